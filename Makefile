@@ -1,0 +1,47 @@
+# gmonlens: `make demo` shows a real profile; `make test` runs every test.
+PYTHON ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.installed
+
+.PHONY: install demo test lint typecheck test-python test-extension vsix bench clean
+
+install: $(STAMP)
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 10))' || { echo "gmonlens needs Python >= 3.10" >&2; exit 1; }
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -e '.[dev]'
+	touch $@
+
+# Builds the bundled example with gcc -pg -g, runs it and prints its profile.
+demo: install
+	@mkdir -p build/demo
+	cp examples/calc/*.[ch] build/demo/
+	cd build/demo && gcc -g -pg -O0 -o calc main.c lexer.c parser.c eval.c && ./calc 2000 >/dev/null
+	cd build/demo && ../../$(VENV)/bin/gmonlens report calc gmon.out
+
+lint: install
+	$(VENV)/bin/ruff check analysis server tests bench
+	$(VENV)/bin/ruff format --check analysis server tests bench
+
+typecheck: install
+	$(VENV)/bin/mypy
+
+test-python: install
+	$(VENV)/bin/pytest -q
+
+test: lint typecheck test-python test-extension
+
+test-extension:
+	@if [ -f vscode-extension/package.json ]; then $(MAKE) -C vscode-extension test; else echo "no extension yet"; fi
+
+vsix:
+	$(MAKE) -C vscode-extension vsix
+
+bench: install
+	$(PY) bench/run.py
+
+clean:
+	rm -rf build .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,3 @@
+"""gmonlens engine: GNU gprof's flat profile and call graph, computed exactly."""
+
+__version__ = "0.1.0"

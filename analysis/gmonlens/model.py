@@ -1,0 +1,202 @@
+"""Frozen domain records of the engine.
+
+Units: times are kept in *ticks* (histogram samples, possibly fractional after gprof's bin-overlap
+credit) because gprof's printed figures are computed from ticks in a fixed order; divide by
+``Profile.hz`` for seconds (``Profile.seconds``). Addresses are link-time addresses as in the ELF
+file. Routine ids are positions in the address-sorted symbol table.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True, slots=True)
+class ElfSymbol:
+    """One raw `.symtab` entry, as far as gprof's routine rules need it."""
+
+    name: str
+    name_offset: int  # st_name: offset of the name in `.strtab` (for the static-name filter)
+    value: int
+    class_letter: str  # BFD/nm class letter (T, t, W, U, D, ...)
+    is_function: bool  # STT_FUNC
+
+
+@dataclass(frozen=True, slots=True)
+class CodeSection:
+    """An executable section's bytes at its link-time address."""
+
+    name: str
+    address: int
+    data: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class Symbol:
+    """A routine of gprof's symbol table (after the §3 keep/alias rules)."""
+
+    name: str  # raw (mangled) symbol name
+    address: int
+    end_address: int  # inclusive: next symbol's address - 1 (gprof's range rule)
+    is_function: bool
+    is_static: bool
+    file: str | None = None  # source file of `address` per the DWARF line table, as recorded there
+    line: int = 0  # 1-based line of `address`, 0 when unknown
+
+
+@dataclass(frozen=True, slots=True)
+class HistogramRecord:
+    """One time histogram: `counts[i]` samples in bin i of [low_pc, high_pc)."""
+
+    low_pc: int
+    high_pc: int
+    counts: tuple[int, ...]
+    prof_rate: int
+    dimension: str = "seconds"
+    dimension_abbrev: str = "s"
+
+    @property
+    def scale(self) -> float:
+        """Units (2 bytes) per bin, exactly as gprof computes it."""
+        return float((self.high_pc - self.low_pc) // 2) / len(self.counts) if self.counts else 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class RawArc:
+    """One call-graph arc record: `from_pc` is the return address in the caller, `self_pc` a pc
+    inside the callee (glibc records the return address of the callee's mcount call)."""
+
+    from_pc: int
+    self_pc: int
+    count: int
+
+
+@dataclass(frozen=True, slots=True)
+class GmonData:
+    """The accumulated content of one or more profile files, summed as gprof sums them."""
+
+    histograms: tuple[HistogramRecord, ...] = ()
+    arcs: tuple[RawArc, ...] = ()  # record order across files
+    hz: int = 0  # 0 when no histogram was read
+    dimension: str = "seconds"
+    dimension_abbrev: str = "s"
+    has_histogram: bool = False
+    has_call_graph: bool = False
+    bb_count: int = 0  # basic-block records seen (reported, not used)
+
+    @property
+    def scale(self) -> float:
+        return self.histograms[0].scale if self.histograms else 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class Routine:
+    """A routine's figures, exactly as gprof computes them."""
+
+    id: int  # position in address order
+    name: str  # raw (mangled) name: sort key
+    display_name: str  # demangled for display, as gprof shows it
+    address: int
+    end_address: int  # inclusive
+    is_static: bool
+    is_function: bool
+    file: str | None  # DWARF line-table file of `address` (None without debug info)
+    line: int  # 1-based, 0 when unknown
+    self_ticks: float  # histogram credit (gprof's `time`)
+    child_ticks: float  # time received from callees, not scaled by fract (flat total/call)
+    prop_self_ticks: float  # pself: self time scaled by fract (call graph)
+    prop_child_ticks: float  # pchild: children time scaled by fract (call graph)
+    calls: int  # calls from other routines (gprof's reduced ncalls)
+    self_calls: int  # recursive calls (self arc count)
+    cycle: int  # cycle number, 0 when not in a cycle
+    index: int  # call-graph index (1-based); printed entries have gaps
+    printed: bool  # gprof's print_flag (call graph entry shown)
+    in_flat: bool  # allowed in the flat profile by -p/-P
+    fract: float  # share of the routine's time that propagates (1.0 normally; -F/-E change it)
+
+    @property
+    def total_ticks(self) -> float:
+        return self.prop_self_ticks + self.prop_child_ticks
+
+
+@dataclass(frozen=True, slots=True)
+class Arc:
+    """A caller -> callee arc after tallying (duplicates summed) and propagation."""
+
+    parent: int  # routine id
+    child: int  # routine id
+    count: int
+    self_ticks: float  # callee self time propagated along the arc (scaled by parent's fract)
+    child_ticks: float  # callee children time propagated along the arc
+    is_static: bool = False  # found only in the machine code (-c); count 0, no time
+    call_sites: tuple[tuple[int, int], ...] = ()  # (return address in caller, count) as recorded
+
+    @property
+    def is_self(self) -> bool:
+        return self.parent == self.child
+
+
+@dataclass(frozen=True, slots=True)
+class Cycle:
+    """A cycle collapsed into one node (gprof's `<cycle N as a whole>`)."""
+
+    number: int
+    index: int  # call-graph index
+    members: tuple[int, ...]  # routine ids in chain order (head first)
+    member_order: tuple[int, ...]  # routine ids in print order
+    self_ticks: float  # sum of members' self time (with fract != 0)
+    prop_self_ticks: float
+    prop_child_ticks: float
+    calls: int  # calls from outside the cycle
+    self_calls: int  # calls between members (self arcs excluded)
+    printed: bool
+
+    @property
+    def total_ticks(self) -> float:
+        return self.prop_self_ticks + self.prop_child_ticks
+
+
+@dataclass(frozen=True, slots=True)
+class GraphEntry:
+    """A position in gprof's call-graph order: a routine (cycle == 0) or a cycle object."""
+
+    routine: int = -1  # routine id, or -1 for a cycle
+    cycle: int = 0  # cycle number when routine == -1
+
+
+@dataclass(frozen=True)
+class Profile:
+    """Everything gprof computes from one binary and its profile files.
+
+    `parents[r]` / `children[r]` hold arc positions in gprof's print order for routine id `r`.
+    """
+
+    routines: tuple[Routine, ...]
+    arcs: tuple[Arc, ...]
+    cycles: tuple[Cycle, ...]
+    graph_order: tuple[GraphEntry, ...]
+    parents: tuple[tuple[int, ...], ...]
+    children: tuple[tuple[int, ...], ...]
+    hz: int
+    dimension: str
+    dimension_abbrev: str
+    scale: float  # histogram units per bin (0.0 without histogram)
+    total_ticks: float  # gprof's total_time (flat profile percent base)
+    print_ticks: float  # gprof's print_time (call graph percent base)
+    has_histogram: bool
+    has_call_graph: bool
+    static_call_graph: bool = False
+    problems: tuple[str, ...] = field(default=())
+
+    def seconds(self, ticks: float) -> float:
+        """Ticks to seconds as gprof divides them (`ticks / hz`)."""
+        return ticks / self.hz if self.hz else float("nan")
+
+    def routine_named(self, name: str) -> Routine | None:
+        for r in self.routines:
+            if r.name == name or r.display_name == name:
+                return r
+        return None
+
+    def cycle(self, number: int) -> Cycle:
+        return self.cycles[number - 1]

@@ -210,7 +210,7 @@ def read_gnu(data: bytes, *, address_size: int = 8, little_endian: bool = True) 
             dimen = data[pos : pos + 15].rstrip(b"\0")
             abbrev = data[pos + 15 : pos + 16]
             pos += 16
-            counts = struct.unpack_from(e + "%dH" % n, data, pos)
+            counts = struct.unpack_from(e + f"{n}H", data, pos)
             pos += 2 * n
             out.append(Hist(lo, hi, counts, rate, dimen, abbrev))
         elif tag == TAG_ARC:

@@ -4,12 +4,12 @@ exception: random bytes, random bytes behind a valid GNU header, and valid files
 from __future__ import annotations
 
 import pytest
-from gmonwriter import Arc, Hist, bsd_file, gnu_file
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from gmonlens.errors import GmonlensError
 from gmonlens.gmon import GmonFile, accumulate, parse_gmon
+from gmonwriter import Arc, Hist, bsd_file, gnu_file
 
 LAYOUT = st.sampled_from([(8, True), (8, False), (4, True), (4, False)])
 FMT = st.sampled_from(["auto", "gnu", "bsd", "4.4bsd"])

@@ -9,10 +9,10 @@ import time
 import tracemalloc
 
 import pytest
-from gmonwriter import BB, Arc, GmonWriter, Hist, bsd_file, gnu_file, gnu_to_bsd
 
 from gmonlens.errors import GmonFormatError, GmonlensError
 from gmonlens.gmon import GmonFile, accumulate, parse_gmon
+from gmonwriter import BB, Arc, GmonWriter, Hist, bsd_file, gnu_file, gnu_to_bsd
 
 LAYOUTS = [
     pytest.param(8, True, id="64le"),

@@ -1,0 +1,24 @@
+"""The engine's exceptions: each renders as one line naming the file and the problem."""
+
+from __future__ import annotations
+
+
+class GmonlensError(Exception):
+    """Bad input or a refusal; `str()` is `PATH: message`."""
+
+    def __init__(self, path: str | None, message: str) -> None:
+        super().__init__(f"{path}: {message}" if path else message)
+        self.path = path
+        self.message = message
+
+
+class GmonFormatError(GmonlensError):
+    """A profile file that is not a valid gmon.out, or that cannot be summed with the others."""
+
+
+class ElfError(GmonlensError):
+    """An executable that cannot serve as gprof's image (not ELF, no symbols, ...)."""
+
+
+class UsageError(GmonlensError):
+    """Bad command-line or option values."""

@@ -1,0 +1,155 @@
+"""Files -> Profile: the engine's entry point for the CLI and the server (an I/O module)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+from . import gmon as gmonio
+from .callgraph import compute_profile
+from .demangle import demangle_all
+from .elf import ElfImage, read_elf
+from .errors import GmonFormatError, GmonlensError
+from .linetable import LineTable
+from .model import GmonData, Profile, Symbol
+from .options import AnalysisOptions, resolve_tables
+from .symbols import SymbolTable, build_symbol_table
+
+# A profile file larger than this is refused before reading (gmon.out of a 4 GiB text is 2 GiB).
+MAX_PROFILE_BYTES = 1 << 31
+
+
+def read_profile_bytes(path: str) -> bytes:
+    """The bytes of one profile file, or a one-line error naming it."""
+    if os.path.isdir(path):
+        raise GmonFormatError(path, "is a directory, not a gmon.out profile")
+    try:
+        size = os.path.getsize(path)
+        if size > MAX_PROFILE_BYTES:
+            raise GmonFormatError(path, f"file of {size} bytes is too large for a gmon.out profile")
+        with open(path, "rb") as fh:
+            return fh.read()
+    except FileNotFoundError:
+        raise GmonFormatError(path, "no such file") from None
+    except OSError as e:
+        raise GmonFormatError(path, e.strerror or str(e)) from None
+
+
+def read_profiles(image: ElfImage, paths: Sequence[str], fmt: str = "auto") -> GmonData:
+    files = [
+        gmonio.parse_gmon(read_profile_bytes(p), path=p, address_size=image.address_size,
+                          little_endian=image.little_endian, fmt=fmt)
+        for p in paths
+    ]
+    return gmonio.accumulate(files)
+
+
+def fit_problems(image: ElfImage, symtab: SymbolTable, data: GmonData, paths: Sequence[str]) -> list[str]:
+    """Check that the profile was written by this binary; raise when it plainly was not.
+
+    gprof prints an empty report for another program's profile; we say so instead.
+    """
+    problems: list[str] = []
+    label = ", ".join(paths)
+    code = [c for c in image.code_sections if c.data]
+    if not code or not symtab.symbols:
+        return problems
+    lo = min(c.address for c in code)
+    hi = max(c.address + len(c.data) for c in code)
+    for h in data.histograms:
+        if h.high_pc <= lo or h.low_pc >= hi:
+            raise GmonlensError(
+                label,
+                f"profile does not fit {image.path}: its histogram covers 0x{h.low_pc:x}-0x{h.high_pc:x} "
+                f"but the program's code is at 0x{lo:x}-0x{hi:x} (profile of another program?)",
+            )
+        if h.high_pc < image.text_end or h.high_pc > hi + 4096 or h.low_pc > image.text_start:
+            problems.append(
+                f"{label}: histogram range 0x{h.low_pc:x}-0x{h.high_pc:x} does not match the code of "
+                f"{image.path} (0x{lo:x}-0x{hi:x}); was the program rebuilt after profiling?"
+            )
+    if data.arcs:
+        landed = sum(1 for a in data.arcs if symtab.lookup(a.from_pc) >= 0 and symtab.lookup(a.self_pc) >= 0)
+        if landed == 0:
+            raise GmonlensError(
+                label,
+                f"profile does not fit {image.path}: none of its {len(data.arcs)} call-graph arcs lands "
+                "on the program's routines (profile of another program?)",
+            )
+    return problems
+
+
+def attach_lines(symtab: SymbolTable, lines: LineTable, all_symbols: bool) -> SymbolTable:
+    """Give routines their source file and line (static ones only unless `all_symbols`)."""
+    syms: list[Symbol] = []
+    for s in symtab.symbols:
+        hit = lines.lookup(s.address) if (all_symbols or s.is_static) else None
+        syms.append(replace(s, file=hit[0], line=hit[1]) if hit else s)
+    return SymbolTable(tuple(syms), symtab.addresses)
+
+
+@dataclass(frozen=True)
+class Loaded:
+    """A computed profile with the inputs it came from."""
+
+    image: ElfImage
+    gmon: GmonData
+    profile: Profile
+
+
+def load_profile(
+    binary: str,
+    profiles: Sequence[str],
+    options: AnalysisOptions | None = None,
+    *,
+    image: ElfImage | None = None,
+    line_table: LineTable | None = None,
+) -> Profile:
+    """Read the binary and its profile files and compute gprof's figures.
+
+    Raises GmonlensError (one line naming the file) for input gprof refuses or that cannot be the
+    program's profile; warnings land in `Profile.problems`.
+    """
+    return load(binary, profiles, options, image=image, line_table=line_table).profile
+
+
+def load(
+    binary: str,
+    profiles: Sequence[str],
+    options: AnalysisOptions | None = None,
+    *,
+    image: ElfImage | None = None,
+    line_table: LineTable | None = None,
+) -> Loaded:
+    """`load_profile`, keeping the ELF image and the summed gmon data (for `-s`)."""
+    opts = options or AnalysisOptions()
+    image = image or read_elf(binary)
+    symtab = build_symbol_table(image.symbols, image.strtab, image.text_end,
+                                no_static=opts.no_static, only_functions=opts.only_functions)
+    data = read_profiles(image, profiles, opts.profile_format)
+    problems = fit_problems(image, symtab, data, profiles)
+    if image.has_debug_info:
+        need_all = opts.needs_source_files
+        if need_all or any(s.is_static for s in symtab.symbols):
+            try:
+                table = line_table if line_table is not None else LineTable.from_elf(binary)
+            except Exception as e:  # a broken .debug_line must not stop the report
+                problems.append(f"{binary}: cannot read DWARF line table ({e}); file names omitted")
+                table = LineTable.empty()
+            symtab = attach_lines(symtab, table, need_all)
+    names = [s.name for s in symtab.symbols]
+    display, problem = demangle_all(names)
+    if problem:
+        problems.append(problem)
+    tables = resolve_tables(opts, symtab.symbols, display)
+    static_arcs: list[tuple[int, int]] = []
+    if opts.static_call_graph:
+        from .staticcalls import find_static_calls
+
+        static_arcs = find_static_calls(
+            image.machine, image.code_sections,
+            [s.address for s in symtab.symbols], [s.end_address for s in symtab.symbols],
+        )
+    profile = compute_profile(symtab, data, tables, display, static_arcs, problems, opts.static_call_graph)
+    return Loaded(image, data, profile)

@@ -1,0 +1,236 @@
+"""Profile -> the text `gprof -b` prints (GNU style, §9), byte for byte."""
+
+from __future__ import annotations
+
+import math
+import os
+from dataclasses import dataclass
+
+from .model import Arc, Profile, Routine
+
+DASHES = "-" * 47 + "\n"
+_PREFIXES = (
+    ("T", 1e-12), ("G", 1e-09), ("M", 1e-06), ("K", 1e-03), (" ", 1.0), ("m", 1e03),
+    ("u", 1e06), ("n", 1e09), ("p", 1e12), ("f", 1e15), ("a", 1e18),
+)
+
+
+@dataclass(frozen=True)
+class ReportOptions:
+    """What to print: which sections, zero entries, index width, demangling."""
+
+    flat: bool = True
+    graph: bool = True
+    zero: bool = False  # -z
+    width: int = 80  # -w
+    demangle: bool = True
+
+
+def _f(spec: str, value: float) -> str:
+    """C printf of a double: NaN prints as glibc prints 0/0 (`-nan`)."""
+    if math.isnan(value):
+        width = int(spec.split(".")[0] or 0)
+        return "-nan".rjust(width)
+    return ("%" + spec + "f") % value
+
+
+def _div(x: float, hz: int) -> float:
+    if hz:
+        return x / hz
+    return math.copysign(math.inf, x) if x else math.nan
+
+
+def render_text(profile: Profile, opts: ReportOptions) -> str:
+    """The brief report: flat profile, call graph and index as selected."""
+    parts: list[str] = []
+    if opts.flat:
+        parts.append(flat_profile(profile, opts))
+    if opts.graph:
+        parts.append(call_graph(profile, opts))
+        parts.append(index_by_name(profile, opts))
+    return "\f\n".join(parts)
+
+
+def _name(p: Profile, r: Routine, opts: ReportOptions) -> str:
+    return r.display_name if opts.demangle else r.name
+
+
+def flat_order(p: Profile) -> list[Routine]:
+    """§8.4: time descending, calls descending, raw name; ties keep address order."""
+    return sorted(
+        p.routines,
+        key=lambda r: (-r.self_ticks, -r.calls, r.name.encode("utf-8", "surrogateescape")),
+    )
+
+
+def call_unit(p: Profile, order: list[Routine]) -> tuple[str, float]:
+    """§9.2: the per-call unit (`ms/call`, `Ts/call`, ...) and its scale."""
+    best = None
+    for r in order:
+        if r.calls:
+            v = (r.self_ticks + r.child_ticks) / r.calls
+            if best is None or v > best:
+                best = v
+    prefix, scale = _PREFIXES[0]
+    if best is not None and best > 0:
+        value = _div(best, p.hz)
+        for pf, sc in _PREFIXES:
+            if 1 <= sc * value < 1000:
+                prefix, scale = pf, sc
+                break
+    return prefix + p.dimension_abbrev + "/call", scale
+
+
+def flat_profile(p: Profile, opts: ReportOptions) -> str:
+    hz = p.hz
+    out = ["Flat profile:\n\n", "Each sample counts as %g %s.\n" % (_div(1.0, hz), p.dimension)]
+    total = p.total_ticks
+    if total <= 0:
+        out.append(" no time accumulated\n\n")
+        total = 1.0
+    order = flat_order(p)
+    unit, scale = call_unit(p, order)
+    dim = p.dimension
+    out.append("%5.5s %10.10s %8.8s %8.8s %8.8s %8.8s  %-8.8s\n"
+               % ("%  ", "cumulative", "self  ", "", "self  ", "total ", ""))
+    out.append("%5.5s %9.9s  %8.8s %8.8s %8.8s %8.8s  %-8.8s\n"
+               % ("time", dim, dim, "calls", unit, unit, "name"))
+    accum = 0.0
+    for r in order:
+        if not r.in_flat:
+            continue
+        if not opts.zero and r.calls == 0 and r.self_ticks == 0:
+            continue
+        accum += r.self_ticks
+        line = "%s %s %s" % (_f("6.2", 100 * r.self_ticks / total), _f("9.2", _div(accum, hz)),
+                             _f("8.2", _div(r.self_ticks, hz)))
+        if r.calls:
+            line += " %8d %s %s  " % (
+                r.calls,
+                _f("8.2", _div(scale * r.self_ticks, hz) / r.calls),
+                _f("8.2", _div(scale * (r.self_ticks + r.child_ticks), hz) / r.calls),
+            )
+        else:
+            line += " %8.8s %8.8s %8.8s  " % ("", "", "")
+        out.append(line + _name(p, r, opts) + "\n")
+    return "".join(out)
+
+
+def _ref(p: Profile, r: Routine, opts: ReportOptions) -> str:
+    """A routine's name as the call graph shows it: cycle tag and [index] or (index)."""
+    s = _name(p, r, opts)
+    if r.cycle:
+        s += " <cycle %d>" % r.cycle
+    return s + (" [%d]" % r.index if r.printed else " (%d)" % r.index)
+
+
+def _arc_line(p: Profile, a: Arc, other: Routine, callee: Routine, opts: ReportOptions) -> str:
+    in_cycle = a.parent == a.child or (
+        p.routines[a.parent].cycle != 0 and p.routines[a.parent].cycle == p.routines[a.child].cycle
+    )
+    if in_cycle:
+        head = "%6.6s %5.5s %7.7s %7.7s %7d %7.7s     " % ("", "", "", "", a.count, "")
+    else:
+        tot = p.cycle(callee.cycle).calls if callee.cycle else callee.calls
+        head = "%6.6s %5.5s %s %s %7d/%-7d     " % (
+            "", "", _f("7.2", _div(a.self_ticks, p.hz)), _f("7.2", _div(a.child_ticks, p.hz)),
+            a.count, tot,
+        )
+    return head + _ref(p, other, opts) + "\n"
+
+
+def call_graph(p: Profile, opts: ReportOptions) -> str:
+    hz = p.hz
+    print_ticks = p.print_ticks
+    out = ["\t\t\tCall graph\n\n"]
+    gran = "\ngranularity: each sample hit covers %d byte(s)" % (int(p.scale) * 2)
+    if print_ticks > 0:
+        gran += " for %.2f%% of %.2f seconds\n\n" % (100.0 / print_ticks, _div(print_ticks, hz))
+    else:
+        gran += " no time propagated\n\n"
+        print_ticks = 1.0
+    out.append(gran)
+    out.append("index % time    self  children    called     name\n")
+    routines = p.routines
+    for entry in p.graph_order:
+        if entry.routine < 0:
+            c = p.cycle(entry.cycle)
+            if not c.printed or (not opts.zero and c.calls == 0 and c.self_calls == 0
+                                 and c.prop_self_ticks == 0 and c.prop_child_ticks == 0):
+                continue
+            line = "%-6.6s %s %s %s %7d" % (
+                "[%d]" % c.index, _f("5.1", 100 * c.total_ticks / print_ticks),
+                _f("7.2", _div(c.prop_self_ticks, hz)), _f("7.2", _div(c.prop_child_ticks, hz)), c.calls,
+            )
+            line += ("+%-7d" % c.self_calls) if c.self_calls else " %7.7s" % ""
+            out.append(line + " <cycle %d as a whole> [%d]\n" % (c.number, c.index))
+            for m in c.member_order:
+                r = routines[m]
+                line = "%6.6s %5.5s %s %s %7d" % (
+                    "", "", _f("7.2", _div(r.prop_self_ticks, hz)), _f("7.2", _div(r.prop_child_ticks, hz)),
+                    r.calls,
+                )
+                line += ("+%-7d" % r.self_calls) if r.self_calls else " %7.7s" % ""
+                out.append(line + "     " + _ref(p, r, opts) + "\n")
+            out.append(DASHES)
+            continue
+        r = routines[entry.routine]
+        if not r.printed or (not opts.zero and r.calls == 0 and r.self_calls == 0
+                             and r.prop_self_ticks == 0 and r.prop_child_ticks == 0):
+            continue
+        parents = p.parents[r.id]
+        if not parents:
+            out.append(" " * 49 + "<spontaneous>\n")
+        for ai in parents:
+            a = p.arcs[ai]
+            out.append(_arc_line(p, a, routines[a.parent], r, opts))
+        line = "%-6.6s %s %s %s" % (
+            "[%d]" % r.index, _f("5.1", 100 * r.total_ticks / print_ticks),
+            _f("7.2", _div(r.prop_self_ticks, hz)), _f("7.2", _div(r.prop_child_ticks, hz)),
+        )
+        if r.calls + r.self_calls:
+            line += " %7d" % r.calls
+            line += ("+%-7d " % r.self_calls) if r.self_calls else " %7.7s " % ""
+        else:
+            line += " %7.7s %7.7s " % ("", "")
+        out.append(line + _ref(p, r, opts) + "\n")
+        for ai in p.children[r.id]:
+            a = p.arcs[ai]
+            child = routines[a.child]
+            out.append(_arc_line(p, a, child, child, opts))
+        out.append(DASHES)
+    return "".join(out)
+
+
+def index_by_name(p: Profile, opts: ReportOptions) -> str:
+    """§9.4: three columns of `[index] name`, routines by raw name then cycles."""
+    items: list[tuple[str, str]] = []
+    rs = [r for r in p.routines if opts.zero or r.calls != 0 or r.self_ticks != 0]
+    rs.sort(key=lambda r: r.name.encode("utf-8", "surrogateescape"))
+    for r in rs:
+        name = _name(p, r, opts)
+        if r.is_static and r.file:
+            name += " (%s)" % os.path.basename(r.file)
+        items.append((("[%d]" if r.printed else "(%d)") % r.index, name))
+    for c in p.cycles:
+        items.append((("[%d]" if c.printed else "(%d)") % c.index, "<cycle %d>" % c.number))
+    out = ["Index by function name\n\n"]
+    total = len(items)
+    rows = (total + 2) // 3
+    colw = (opts.width - 1) // 3
+    for i in range(rows):
+        col = start = 0
+        line: list[str] = []
+        for j in (i, i + rows, i + 2 * rows):
+            if j >= total:
+                break
+            buf, name = items[j]
+            col += len(buf)
+            if col < start + 5:
+                line.append(" " * (start + 5 - col))
+                col = start + 5
+            line.append(" " + buf + " " + name)
+            col += len(name)
+            start += colw
+        out.append("".join(line) + "\n")
+    return "".join(out)

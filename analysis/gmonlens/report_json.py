@@ -1,0 +1,69 @@
+"""Profile -> JSON: the versioned contract for the server and other tools.
+
+Schema `gmonlens-profile/1` (times in seconds, percentages of gprof's totals):
+- `schema`, `sample_period` (seconds per sample), `hz`, `total_seconds` (flat total),
+  `propagated_seconds` (call-graph total), `static_call_graph`, `problems`
+- `routines[]`: id, name (mangled), display_name, address, index, self_seconds, children_seconds,
+  total_seconds, calls, recursive_calls, cycle (number or null), percent (call graph),
+  self_percent (flat), file, line, printed
+- `arcs[]`: caller, callee (routine ids), count, self_seconds, children_seconds, static, call_sites
+  ([return address, count])
+- `cycles[]`: number, index, members (routine ids), self_seconds, children_seconds, calls,
+  internal_calls, percent
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .model import Profile
+
+SCHEMA = "gmonlens-profile/1"
+
+
+def _pct(part: float, whole: float) -> float:
+    return 100.0 * part / whole if whole > 0 else 0.0
+
+
+def to_json(p: Profile) -> dict[str, Any]:
+    sec = p.seconds if p.hz else (lambda t: 0.0)
+    total = p.total_ticks
+    prop = p.print_ticks
+    return {
+        "schema": SCHEMA,
+        "sample_period": 1.0 / p.hz if p.hz else None,
+        "hz": p.hz,
+        "total_seconds": sec(total),
+        "propagated_seconds": sec(prop),
+        "static_call_graph": p.static_call_graph,
+        "problems": list(p.problems),
+        "routines": [
+            {
+                "id": r.id, "name": r.name, "display_name": r.display_name, "address": r.address,
+                "index": r.index, "self_seconds": sec(r.prop_self_ticks),
+                "children_seconds": sec(r.prop_child_ticks), "total_seconds": sec(r.total_ticks),
+                "calls": r.calls, "recursive_calls": r.self_calls, "cycle": r.cycle or None,
+                "percent": _pct(r.total_ticks, prop), "self_percent": _pct(r.self_ticks, total),
+                "file": r.file, "line": r.line or None, "printed": r.printed,
+            }
+            for r in p.routines
+            if r.calls or r.self_calls or r.self_ticks or r.total_ticks or any(
+                True for _ in p.parents[r.id][:1]) or p.children[r.id]
+        ],
+        "arcs": [
+            {
+                "caller": a.parent, "callee": a.child, "count": a.count,
+                "self_seconds": sec(a.self_ticks), "children_seconds": sec(a.child_ticks),
+                "static": a.is_static, "call_sites": [list(s) for s in a.call_sites],
+            }
+            for a in p.arcs
+        ],
+        "cycles": [
+            {
+                "number": c.number, "index": c.index, "members": list(c.members),
+                "self_seconds": sec(c.prop_self_ticks), "children_seconds": sec(c.prop_child_ticks),
+                "calls": c.calls, "internal_calls": c.self_calls, "percent": _pct(c.total_ticks, prop),
+            }
+            for c in p.cycles
+        ],
+    }

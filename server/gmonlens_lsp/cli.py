@@ -1,0 +1,95 @@
+"""`gmonlens report` (a drop-in for `gprof -b`, plus --json) and `gmonlens serve` (the language server).
+
+`report` must stay lean: nothing on its path imports pygls; `serve` imports the server lazily.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+
+from gmonlens import __version__
+from gmonlens.errors import GmonlensError, UsageError
+
+from .gprof_args import USAGE, ReportArgs, parse_report_args
+
+HELP = f"""usage: gmonlens report [gprof options] [--json] [BINARY [PROFILE...]]
+       gmonlens serve [--stdio]
+       gmonlens --version
+
+report  prints what `gprof -b` prints for the same options (defaults: a.out gmon.out).
+        {USAGE}
+        --json  the profile as JSON (schema: README, "JSON output").
+serve   the language server, speaking LSP on stdin/stdout.
+"""
+
+
+def run_report(args: ReportArgs) -> int:
+    from gmonlens.loader import load
+
+    loaded = load(args.binary, args.profiles, args.analysis)
+    profile = loaded.profile
+    for p in profile.problems:
+        print(f"gmonlens: warning: {p}", file=sys.stderr)
+    if args.sum_file:
+        from gmonlens.gmonsum import write_sum
+
+        data = write_sum(loaded.gmon, profile, loaded.image.address_size, loaded.image.little_endian,
+                         args.sum_format)
+        with open("gmon.sum", "wb") as fh:
+            fh.write(data)
+    if args.json:
+        import json
+
+        from gmonlens.report_json import to_json
+
+        json.dump(to_json(profile), sys.stdout, indent=1)
+        sys.stdout.write("\n")
+        return 0
+    from gmonlens.report import render_text
+
+    opts = args.report_options(profile)
+    if opts.flat or opts.graph:
+        sys.stdout.write(render_text(profile, opts))
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if not argv or argv[0] in ("-h", "--help", "help"):
+        print(HELP, end="", file=sys.stdout if argv else sys.stderr)
+        return 0 if argv else 2
+    if argv[0] in ("-V", "--version"):
+        print(f"gmonlens {__version__}")
+        return 0
+    cmd, rest = argv[0], argv[1:]
+    if cmd == "serve":
+        from .serve import main as serve_main
+
+        return serve_main(rest)
+    if cmd != "report":
+        print(f"gmonlens: unknown command '{cmd}' (try: report, serve)", file=sys.stderr)
+        return 2
+    try:
+        args = parse_report_args(rest)
+        if args.help:
+            print(HELP, end="")
+            return 0
+        return run_report(args)
+    except UsageError as e:
+        print(f"gmonlens report: {e.message}", file=sys.stderr)
+        return 2
+    except GmonlensError as e:
+        print(f"gmonlens: {e}", file=sys.stderr)
+        return 1
+    except BrokenPipeError:
+        return 0
+    except KeyboardInterrupt:
+        return 130
+    except MemoryError:
+        print("gmonlens: out of memory", file=sys.stderr)
+        return 70
+
+
+if __name__ == "__main__":
+    sys.exit(main())

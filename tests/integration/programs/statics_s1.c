@@ -1,0 +1,5 @@
+/* File 1: a static 'helper' and a static 'work' that share their names with the other files. */
+static volatile long sink;
+static int helper(int n) { for (int i = 0; i < 1 * 90; i++) sink += i + n; return n & 7; }
+static int work(int n) { return helper(n) + helper(n + 1); }
+int s1_entry(int n) { return work(n) + (1 == 2 ? helper(n) : 0); }

@@ -1,0 +1,146 @@
+"""Loading and reloading folders, and telling the client: progress, problems (said once),
+`gmonlens/status`, code-lens refresh.
+
+Problems that stop loading go out as window/showMessage (Warning/Error); the rest as
+window/logMessage. A text already said for a folder is not said again until the folder loads
+cleanly or the problem changes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import uuid
+from typing import Any
+
+from lsprotocol import types
+from pygls.capabilities import get_capability
+
+from .server import GmonlensServer
+from .session import FolderState, LoadOutcome, finish_index, load_folder, stamp
+from .settings import effective_settings
+
+log = logging.getLogger("gmonlens")
+STATUS = "gmonlens/status"
+
+
+def say(ls: GmonlensServer, state: FolderState, text: str, *, blocking: bool = False) -> None:
+    if text in state.said:
+        return
+    state.said.add(text)
+    log.info("%s", text)
+    if blocking:
+        ls.window_show_message(types.ShowMessageParams(type=types.MessageType.Warning, message=text))
+    else:
+        ls.window_log_message(types.LogMessageParams(type=types.MessageType.Warning, message=text))
+
+
+def note(ls: GmonlensServer, text: str) -> None:
+    log.info("%s", text)
+    ls.window_log_message(types.LogMessageParams(type=types.MessageType.Info, message=text))
+
+
+def send_status(ls: GmonlensServer, state: FolderState, status: str, message: str) -> None:
+    loaded = state.loaded
+    ls.protocol.notify(
+        STATUS,
+        {
+            "state": status,
+            "message": message,
+            "totalSeconds": round(loaded.total_seconds, 6) if loaded else 0.0,
+            "routines": len(loaded.profile.routines) if loaded else 0,
+            "folder": state.uri,
+        },
+    )
+
+
+async def refresh_lenses(ls: GmonlensServer) -> None:
+    if get_capability(ls.client_capabilities, "workspace.code_lens.refresh_support", False):
+        try:
+            await asyncio.wait_for(ls.workspace_code_lens_refresh_async(None), timeout=10)
+        except Exception as exc:  # a client that fails the refresh still gets lenses on request
+            log.info("codeLens/refresh failed: %s", exc)
+
+
+def reload(ls: GmonlensServer, state: FolderState) -> asyncio.Task[Any]:
+    """Start (or restart) loading `state`'s folder; returns the task (awaitable by handlers)."""
+    if state.loading is not None and not state.loading.done():
+        state.loading.cancel()
+    task = ls.spawn(_reload(ls, state))
+    state.loading = task
+    return task
+
+
+async def _reload(ls: GmonlensServer, state: FolderState) -> None:
+    settings, problems = effective_settings(state.path, ls.client_settings)
+    state.settings = settings
+    for p in problems:
+        say(ls, state, p)
+    send_status(ls, state, "loading", f"Loading the profile of {os.path.basename(state.path) or state.path}")
+    token = str(uuid.uuid4())
+    progress = bool(get_capability(ls.client_capabilities, "window.work_done_progress", False))
+    if progress:
+        try:
+            await asyncio.wait_for(ls.work_done_progress.create_async(token), timeout=5)
+            ls.work_done_progress.begin(
+                token, types.WorkDoneProgressBegin(title="gmonlens", message="Loading the profile", cancellable=False)
+            )
+        except Exception as exc:
+            log.info("work done progress refused: %s", exc)
+            progress = False
+    before = stamp(state.watch_paths())
+    outcome: LoadOutcome | None = None
+    try:
+        state.generation += 1
+        outcome = await asyncio.to_thread(load_folder, state.path, settings, state.generation)
+    finally:
+        if progress:
+            done = "Profile loaded" if outcome is not None and outcome.loaded is not None else "No profile"
+            ls.work_done_progress.end(token, types.WorkDoneProgressEnd(message=done))
+    state.inputs = outcome.inputs
+    # files read by this load keep the stamp they had before it: a write during the load is seen
+    now = stamp(state.watch_paths())
+    state.last_stamp = {p: before.get(p, v) for p, v in now.items()}
+    for n in outcome.notes:
+        note(ls, n)
+    if outcome.loaded is None:
+        state.loaded = None
+        state.problem = outcome.blocking
+        say(ls, state, outcome.blocking or "no profile", blocking=True)
+        send_status(ls, state, "problem" if outcome.blocking and "no gmon.out" not in outcome.blocking else "idle",
+                    outcome.blocking or "no profile")  # fmt: skip
+    else:
+        state.loaded = outcome.loaded  # replaced whole
+        state.problem = None
+        state.said = {t for t in state.said if t in outcome.warnings}
+        for w in outcome.warnings:
+            say(ls, state, w)
+        lo = outcome.loaded
+        note(
+            ls,
+            f"loaded {lo.binary} with {', '.join(lo.profiles)}: {len(lo.profile.routines)} routines, "
+            f"{lo.total_seconds:.2f} s ({lo.seconds:.2f} s to load"
+            + (", DWARF index from cache)" if lo.dwarf_cached else ")"),
+        )
+        send_status(ls, state, "loaded", f"{lo.total_seconds:.2f} s in {len(lo.profile.routines)} routines")
+        ls.spawn(_finish(ls, state, lo))
+    await refresh_lenses(ls)
+
+
+async def _finish(ls: GmonlensServer, state: FolderState, loaded: Any) -> None:
+    await asyncio.sleep(0.5)  # let the first requests go first
+    problems = await asyncio.to_thread(finish_index, loaded)
+    if state.loaded is loaded:
+        for p in problems:
+            say(ls, state, p)
+
+
+async def loaded_or_wait(ls: GmonlensServer, state: FolderState, timeout: float = 60.0) -> Any:
+    """The folder's profile; while its first load runs, wait for it (up to `timeout` seconds)."""
+    if state.loading is not None and not state.loading.done():
+        try:
+            await asyncio.wait_for(asyncio.shield(state.loading), timeout)
+        except (asyncio.TimeoutError, asyncio.CancelledError, Exception):
+            pass
+    return state.loaded

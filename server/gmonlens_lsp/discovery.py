@@ -1,0 +1,187 @@
+"""Which profile files and which executable belong to a workspace folder.
+
+Contract of `discover(folder, settings)`:
+- Profiles: `settings.profiles` (files or globs, relative to the folder), else `gmon.out`,
+  `gmon.out.*` and `gmon.sum` in the folder or its usual build folders (`SEARCH_DIRS`, and
+  `cmake-build-*`), from the first folder holding any (newest file decides between folders).
+- Binary: `settings.binary` (relative to the folder), else the ELF executable, in the profiles'
+  folder, the workspace folder or the build folders, whose code the first profile fits (histogram
+  range inside its code, arcs landing on its routines); the newest of those that fit.
+- Never raises: what is missing or wrong becomes `Discovery.problem`, in the CLI's words.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from gmonlens.errors import GmonlensError
+
+from .settings import Settings
+
+SEARCH_DIRS = (".", "build", "out", "bin", "Debug", "Release", "builddir", "_build", "target", "obj", "dist")
+PROFILE_PATTERNS = ("gmon.out", "gmon.out.*", "gmon.sum")
+_MAX_CANDIDATES = 64
+
+
+@dataclass(frozen=True)
+class Discovery:
+    binary: str | None
+    profiles: tuple[str, ...]
+    problem: str | None = None  # why nothing can be loaded, when binary or profiles is missing
+    notes: tuple[str, ...] = ()  # how the choice was made (log messages)
+
+
+def _abs(folder: str, path: str) -> str:
+    path = os.path.expanduser(path.replace("${workspaceFolder}", folder))
+    return os.path.normpath(path if os.path.isabs(path) else os.path.join(folder, path))
+
+
+def search_dirs(folder: str) -> list[str]:
+    dirs = [os.path.join(folder, d) for d in SEARCH_DIRS]
+    dirs += sorted(glob.glob(os.path.join(glob.escape(folder), "cmake-build-*")))
+    return [os.path.normpath(d) for d in dirs if os.path.isdir(d)]
+
+
+def find_profiles(folder: str) -> list[str]:
+    """Default profile files: those of the build folder holding the newest one."""
+    best: tuple[float, list[str]] | None = None
+    for d in search_dirs(folder):
+        found: list[str] = []
+        for pattern in PROFILE_PATTERNS:
+            found += [p for p in glob.glob(os.path.join(glob.escape(d), pattern)) if os.path.isfile(p)]
+        if not found:
+            continue
+        found = sorted(set(found))
+        if "gmon.sum" in {os.path.basename(p) for p in found} and len(found) > 1:
+            # gmon.sum already holds what `gprof -s` summed: do not add the parts again
+            found = [p for p in found if os.path.basename(p) == "gmon.sum"]
+        newest = max(os.path.getmtime(p) for p in found)
+        if best is None or newest > best[0]:
+            best = (newest, found)
+    return best[1] if best else []
+
+
+def expand_profiles(folder: str, patterns: Iterable[str]) -> tuple[list[str], list[str]]:
+    """Files named by the setting, and one problem per pattern that names nothing."""
+    files: list[str] = []
+    problems: list[str] = []
+    for pattern in patterns:
+        full = _abs(folder, pattern)
+        if glob.has_magic(full):
+            hits = sorted(p for p in glob.glob(full) if os.path.isfile(p))
+            if not hits:
+                problems.append(f"{full}: no file matches")
+            files += hits
+        else:
+            files.append(full)  # a missing file is reported by the loader, in its words
+    return list(dict.fromkeys(files)), problems
+
+
+def _is_elf_executable(path: str) -> bool:
+    try:
+        if not os.path.isfile(path) or not os.access(path, os.X_OK):
+            return False
+        with open(path, "rb") as f:
+            head = f.read(18)
+    except OSError:
+        return False
+    # ELF magic, and e_type ET_EXEC (2) or ET_DYN (3: PIE) in either byte order
+    return head[:4] == b"\x7fELF" and (head[16:18] in (b"\x02\x00", b"\x03\x00", b"\x00\x02", b"\x00\x03"))
+
+
+def candidate_binaries(folder: str, profile_dirs: Iterable[str]) -> list[str]:
+    seen: dict[str, None] = {}
+    for d in [*profile_dirs, *search_dirs(folder)]:
+        try:
+            names = sorted(os.listdir(d))
+        except OSError:
+            continue
+        for name in names:
+            path = os.path.join(d, name)
+            if name.endswith((".so", ".o", ".a")) or ".so." in name:
+                continue
+            if _is_elf_executable(path):
+                seen[os.path.normpath(path)] = None
+            if len(seen) >= _MAX_CANDIDATES:
+                break
+    return list(seen)
+
+
+def profile_fits(binary: str, profile: str) -> bool:
+    """Whether `profile`'s histogram range and arcs lie in `binary`'s code (see module contract)."""
+    from gmonlens.elf import read_elf
+    from gmonlens.gmon import accumulate, parse_gmon
+
+    try:
+        image = read_elf(binary)
+        with open(profile, "rb") as f:
+            data = f.read()
+        gmon = accumulate(
+            [parse_gmon(data, path=profile, address_size=image.address_size, little_endian=image.little_endian)]
+        )
+    except (GmonlensError, OSError):
+        return False
+    spans = [(s.address, s.address + len(s.data)) for s in image.code_sections]
+    if not spans:
+        return False
+    low = min(a for a, _ in spans)
+    high = max(b for _, b in spans)
+    for h in gmon.histograms:
+        if h.low_pc < low - 0x1000 or h.high_pc > high + 0x1000:
+            return False
+    starts = sorted(s.value for s in image.symbols if s.is_function)
+    arcs = gmon.arcs[:2000]
+    if arcs:
+        landed = sum(1 for a in arcs if any(lo <= a.self_pc < hi for lo, hi in spans))
+        if landed < len(arcs):
+            return False
+        if starts and not any(a.self_pc in _near(starts, a.self_pc) for a in arcs):
+            return False
+    return bool(gmon.histograms) or bool(arcs)
+
+
+def _near(starts: list[int], pc: int) -> range:
+    """Addresses from the routine start at or before `pc` up to `pc` (mcount's return address lies
+    a few bytes after the routine's entry)."""
+    from bisect import bisect_right
+
+    i = bisect_right(starts, pc)
+    if i == 0:
+        return range(0)
+    start = starts[i - 1]
+    return range(start, pc + 1) if pc - start < 64 else range(0)
+
+
+def discover(folder: str, settings: Settings) -> Discovery:
+    notes: list[str] = []
+    if settings.profiles:
+        profiles, problems = expand_profiles(folder, settings.profiles)
+        if problems and not profiles:
+            return Discovery(None, (), problem=problems[0], notes=tuple(problems))
+        notes += problems
+    else:
+        profiles = find_profiles(folder)
+        if not profiles:
+            return Discovery(
+                None, (), problem=f"{folder}: no gmon.out, gmon.out.* or gmon.sum here or in its build folders"
+            )
+        notes.append("profiles found: " + ", ".join(profiles))
+    if settings.binary:
+        return Discovery(_abs(folder, settings.binary), tuple(profiles), notes=tuple(notes))
+    dirs = list(dict.fromkeys(os.path.dirname(p) for p in profiles))
+    candidates = candidate_binaries(folder, dirs)
+    fitting = [c for c in candidates if os.path.exists(profiles[0]) and profile_fits(c, profiles[0])]
+    if not fitting:
+        return Discovery(
+            None,
+            tuple(profiles),
+            problem=f"{profiles[0]}: no executable in {folder} or its build folders fits this profile "
+            "(set `binary` in gmonlens.yaml or the client settings)",
+            notes=tuple(notes),
+        )
+    fitting.sort(key=lambda p: os.path.getmtime(p), reverse=True)
+    notes.append(f"binary: {fitting[0]} (fits {os.path.basename(profiles[0])}; newest of {len(fitting)})")
+    return Discovery(fitting[0], tuple(profiles), notes=tuple(notes))

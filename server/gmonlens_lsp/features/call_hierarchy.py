@@ -1,0 +1,89 @@
+"""Call hierarchy: gprof's parents (incoming, with call-site ranges from the arcs' return
+addresses) and children (outgoing; static arcs too when the static call graph is on)."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from lsprotocol import types
+from pygls import uris
+
+from .. import render
+from ..server import GmonlensServer, safe
+from ..session import Loaded
+from .hover import routine_under_cursor
+
+
+def _routine(ls: GmonlensServer, item: types.CallHierarchyItem) -> tuple[Loaded, int] | None:
+    """The item's routine in the current profile (re-found by name after a reload)."""
+    data: Any = item.data if isinstance(item.data, dict) else {}
+    for state in ls.folders.values():
+        loaded = state.loaded
+        if loaded is None:
+            continue
+        rid = data.get("routine")
+        routines = loaded.profile.routines
+        if data.get("generation") == loaded.generation and isinstance(rid, int) and 0 <= rid < len(routines):
+            if routines[rid].name == data.get("name", routines[rid].name):
+                return loaded, rid
+        name = data.get("name")
+        if isinstance(name, str):
+            for r in routines:
+                if r.name == name:
+                    return loaded, r.id
+    return None
+
+
+def _incoming(loaded: Loaded, rid: int) -> list[types.CallHierarchyIncomingCall]:
+    p, index = loaded.profile, loaded.index
+    out = []
+    for pos in reversed(p.parents[rid]):  # gprof lists the biggest caller last
+        arc = p.arcs[pos]
+        item = render.call_item(p, index, arc.parent, loaded.binary, loaded.generation)
+        out.append(render.incoming(item, arc, index.call_site_lines(arc), p))
+    return out
+
+
+def _outgoing(loaded: Loaded, rid: int, caller: types.CallHierarchyItem) -> list[types.CallHierarchyOutgoingCall]:
+    p, index = loaded.profile, loaded.index
+    caller_path = uris.to_fs_path(caller.uri) or ""
+    out = []
+    for pos in p.children[rid]:
+        arc = p.arcs[pos]
+        item = render.call_item(p, index, arc.child, loaded.binary, loaded.generation)
+        sites = index.call_site_lines(arc)
+        out.append(render.outgoing(item, arc, sites, caller_path, caller.selection_range, p))
+    return out
+
+
+def register(server: GmonlensServer) -> None:
+    @server.feature(types.TEXT_DOCUMENT_PREPARE_CALL_HIERARCHY)
+    @safe()
+    async def prepare(
+        ls: GmonlensServer, params: types.CallHierarchyPrepareParams
+    ) -> list[types.CallHierarchyItem] | None:
+        hit = await routine_under_cursor(ls, params.text_document.uri, params.position)
+        if hit is None:
+            return None
+        loaded, rid = hit
+        item = await asyncio.to_thread(
+            render.call_item, loaded.profile, loaded.index, rid, loaded.binary, loaded.generation
+        )
+        return [item]
+
+    @server.feature(types.CALL_HIERARCHY_INCOMING_CALLS)
+    @safe(default=list)
+    async def incoming(
+        ls: GmonlensServer, params: types.CallHierarchyIncomingCallsParams
+    ) -> list[types.CallHierarchyIncomingCall]:
+        hit = _routine(ls, params.item)
+        return [] if hit is None else await asyncio.to_thread(_incoming, *hit)
+
+    @server.feature(types.CALL_HIERARCHY_OUTGOING_CALLS)
+    @safe(default=list)
+    async def outgoing(
+        ls: GmonlensServer, params: types.CallHierarchyOutgoingCallsParams
+    ) -> list[types.CallHierarchyOutgoingCall]:
+        hit = _routine(ls, params.item)
+        return [] if hit is None else await asyncio.to_thread(_outgoing, hit[0], hit[1], params.item)

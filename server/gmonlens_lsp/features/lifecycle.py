@@ -1,0 +1,97 @@
+"""initialize / initialized / configuration / workspace folders: settings in, folders loaded."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import uuid
+from typing import Any
+
+from lsprotocol import types
+from pygls.capabilities import get_capability
+
+from .. import control
+from ..server import GmonlensServer, safe
+from ..settings import client_section
+from . import watch
+
+log = logging.getLogger("gmonlens")
+
+
+async def pull_configuration(ls: GmonlensServer) -> None:
+    """Ask the client for its `gmonlens` section (workspace/configuration), when it can answer."""
+    if not get_capability(ls.client_capabilities, "workspace.configuration", False):
+        return
+    try:
+        result = await asyncio.wait_for(
+            ls.workspace_configuration_async(
+                types.ConfigurationParams(items=[types.ConfigurationItem(section="gmonlens")])
+            ),
+            timeout=5,
+        )
+    except Exception as exc:
+        log.info("workspace/configuration failed: %s", exc)
+        return
+    if result and result[0] is not None:
+        ls.client_settings = result[0]
+
+
+def reload_all(ls: GmonlensServer) -> None:
+    for state in ls.folders.values():
+        control.reload(ls, state)
+
+
+def register(server: GmonlensServer) -> None:
+    @server.feature(types.INITIALIZE)
+    @safe()
+    def on_initialize(ls: GmonlensServer, params: types.InitializeParams) -> None:
+        ls.client_settings = client_section(params.initialization_options)
+        ls.sync_folders()
+
+    @server.feature(types.INITIALIZED)
+    @safe()
+    async def on_initialized(ls: GmonlensServer, params: types.InitializedParams) -> None:
+        await pull_configuration(ls)
+        if get_capability(
+            ls.client_capabilities, "workspace.did_change_configuration.dynamic_registration", False
+        ):
+            try:
+                await asyncio.wait_for(
+                    ls.client_register_capability_async(
+                        types.RegistrationParams(
+                            registrations=[
+                                types.Registration(
+                                    id=str(uuid.uuid4()), method=types.WORKSPACE_DID_CHANGE_CONFIGURATION
+                                )
+                            ]
+                        )
+                    ),
+                    timeout=5,
+                )
+            except Exception as exc:
+                log.info("registering didChangeConfiguration failed: %s", exc)
+        ls.sync_folders()
+        reload_all(ls)
+        await watch.start(ls)
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
+    @safe()
+    async def on_configuration(ls: GmonlensServer, params: types.DidChangeConfigurationParams) -> None:
+        settings: Any = client_section(params.settings)
+        if isinstance(settings, dict) and settings:
+            ls.client_settings = settings
+        await pull_configuration(ls)
+        reload_all(ls)
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
+    @safe()
+    async def on_folders(ls: GmonlensServer, params: types.DidChangeWorkspaceFoldersParams) -> None:
+        for state in ls.sync_folders():
+            control.reload(ls, state)
+        await watch.start(ls)
+
+    @server.feature(types.SHUTDOWN)
+    @safe()
+    def on_shutdown(ls: GmonlensServer, params: Any) -> None:
+        for task in list(ls.background):
+            task.cancel()

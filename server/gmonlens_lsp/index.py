@@ -1,0 +1,281 @@
+"""Routines <-> source positions for one loaded profile (no LSP types here).
+
+Contract:
+- Lines are 1-based and columns 1-based character positions, as DWARF records them; `render`
+  converts to LSP's 0-based UTF-16 positions.
+- A routine's `Place` is its DWARF declaration (origin's source for clones and out-of-line inline
+  copies), else the engine's line-table file/line of its address; the path is the file on this
+  machine when `SourceMapper` finds one, else the recorded path (`resolved` False).
+- `routines_in(path)` decodes only the DWARF units whose file tables name that file (lazily, once).
+- Thread-safe: every public method holds one lock (DWARF decoding is not re-entrant).
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from bisect import bisect_right
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Protocol
+
+from gmonlens.dwarf import DwarfIndex, SourceDecl
+from gmonlens.model import Arc, Profile, Routine
+from gmonlens.sourcemap import SourceMapper
+
+
+class LineLookup(Protocol):
+    def lookup(self, address: int) -> tuple[str, int] | None: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Place:
+    path: str  # file on this machine (resolved) or as recorded
+    resolved: bool
+    line: int  # 1-based, 0 when unknown
+    column: int  # 1-based, 0 when unknown
+    name: str  # the identifier written at the declaration (no template arguments)
+
+
+def source_name(decl_name: str, display_name: str) -> str:
+    """The identifier to find in the source line: `accumulate<int>` -> `accumulate`,
+    `geo::Circle::area() const` -> `area`."""
+    name = decl_name
+    if not name:
+        base = display_name.split("(", 1)[0]
+        if " " in base and not base.startswith("operator"):
+            base = base.rsplit(" ", 1)[-1]
+        name = base.rsplit("::", 1)[-1]
+    if name.startswith("operator"):
+        return "operator"
+    if "<" in name:
+        name = name.split("<", 1)[0]
+    for suffix in (".part.", ".constprop.", ".isra.", ".cold", ".clone.", ".lto_priv."):
+        if suffix in name:
+            name = name.split(suffix, 1)[0]
+    return name
+
+
+def _norm(path: str) -> str:
+    return os.path.normcase(os.path.realpath(path))
+
+
+class SourceIndex:
+    def __init__(
+        self,
+        profile: Profile,
+        dwarf: DwarfIndex | None,
+        mapper: SourceMapper,
+        line_table: Callable[[], LineLookup | None] | None = None,
+    ) -> None:
+        self.profile = profile
+        self._dwarf = dwarf
+        self._mapper = mapper
+        self._line_table_factory = line_table
+        self._line_table: LineLookup | None = None
+        self._line_table_tried = False
+        self._lock: threading.RLock = threading.RLock()
+        starts = sorted((r.address, r.id) for r in profile.routines)
+        self._starts = [a for a, _ in starts]
+        self._start_ids = [i for _, i in starts]
+        self._places: dict[int, Place | None] = {}
+        self._by_file: dict[str, list[tuple[int, Place]]] = {}
+        self._recorded_for: dict[str, set[str]] | None = None
+        self._names: dict[str, list[int]] | None = None
+
+    @property
+    def dwarf(self) -> DwarfIndex | None:
+        return self._dwarf
+
+    @property
+    def lock(self) -> threading.RLock:
+        return self._lock
+
+    @property
+    def mapper(self) -> SourceMapper:
+        return self._mapper
+
+    def resolve(self, recorded: str) -> str | None:
+        with self._lock:
+            return self._mapper.resolve(recorded)
+
+    # ---- address -> routine --------------------------------------------------------------------
+
+    def routine_at_address(self, pc: int) -> int | None:
+        i = bisect_right(self._starts, pc) - 1
+        if i < 0:
+            return None
+        rid = self._start_ids[i]
+        return rid if pc <= self.profile.routines[rid].end_address else None
+
+    def _routines_in_ranges(self, ranges: Iterable[tuple[int, int]]) -> list[int]:
+        out: list[int] = []
+        for lo, hi in ranges:
+            i = bisect_right(self._starts, lo - 1)
+            while i < len(self._starts) and self._starts[i] < hi:
+                out.append(self._start_ids[i])
+                i += 1
+        return out
+
+    # ---- places --------------------------------------------------------------------------------
+
+    def _resolve(self, recorded: str) -> tuple[str, bool]:
+        hit = self._mapper.resolve(recorded)
+        return (hit, True) if hit else (recorded, False)
+
+    def _place_from_decl(self, r: Routine, decl: SourceDecl) -> Place | None:
+        if not decl.file:
+            return None
+        path, ok = self._resolve(decl.file)
+        return Place(path, ok, decl.line, decl.column, source_name(decl.name, r.display_name))
+
+    def place(self, rid: int) -> Place | None:
+        """Where routine `rid` is declared (see module contract)."""
+        with self._lock:
+            if rid in self._places:
+                return self._places[rid]
+            r = self.profile.routines[rid]
+            result: Place | None = None
+            if self._dwarf is not None:
+                decl = self._dwarf.decl_at(r.address)
+                if decl is not None:
+                    result = self._place_from_decl(r, decl)
+            if result is None and r.file:
+                path, ok = self._resolve(r.file)
+                result = Place(path, ok, r.line, 0, source_name("", r.display_name))
+            self._places[rid] = result
+            return result
+
+    def _recorded_paths_for(self, path: str) -> set[str]:
+        if self._recorded_for is None:
+            table: dict[str, set[str]] = {}
+            if self._dwarf is not None:
+                for unit in self._dwarf.units():
+                    for recorded in (unit.name, *unit.files):
+                        if recorded:
+                            hit = self._mapper.resolve(recorded)
+                            if hit:
+                                table.setdefault(_norm(hit), set()).add(recorded)
+            self._recorded_for = table
+        return self._recorded_for.get(_norm(path), set())
+
+    def routines_in(self, path: str) -> list[tuple[int, Place]]:
+        """Routines declared in the file `path`, as (routine id, place), by line."""
+        key = _norm(path)
+        with self._lock:
+            cached = self._by_file.get(key)
+            if cached is not None:
+                return cached
+            found: dict[int, Place] = {}
+            if self._dwarf is not None and self._dwarf.has_debug_info:
+                recorded = self._recorded_paths_for(path)
+                for unit in self._dwarf.units_naming(recorded):
+                    for decl in self._dwarf.decls_of_unit(unit):
+                        if decl.file not in recorded:
+                            continue
+                        for rid in self._routines_in_ranges(decl.ranges):
+                            if rid in found:
+                                continue
+                            place = self._place_from_decl(self.profile.routines[rid], decl)
+                            if place is not None:
+                                found[rid] = place
+                                self._places.setdefault(rid, place)
+            else:
+                for r in self.profile.routines:
+                    if r.file and r.line:
+                        hit = self._mapper.resolve(r.file)
+                        if hit and _norm(hit) == key:
+                            found[r.id] = Place(hit, True, r.line, 0, source_name("", r.display_name))
+            result = sorted(found.items(), key=lambda item: (item[1].line, item[0]))
+            self._by_file[key] = result
+            return result
+
+    # ---- names ---------------------------------------------------------------------------------
+
+    def routines_named(self, word: str) -> list[int]:
+        """Routines whose source identifier is `word`, hottest first."""
+        with self._lock:
+            if self._names is None:
+                names: dict[str, list[int]] = {}
+                for r in self.profile.routines:
+                    names.setdefault(source_name("", r.display_name), []).append(r.id)
+                    if r.name != r.display_name:
+                        names.setdefault(r.name, []).append(r.id)
+                self._names = names
+            ids = list(dict.fromkeys(self._names.get(word, [])))
+        routines = self.profile.routines
+        return sorted(ids, key=lambda i: (-routines[i].total_ticks, -routines[i].calls, i))
+
+    # ---- call sites ----------------------------------------------------------------------------
+
+    def _lines(self) -> LineLookup | None:
+        if not self._line_table_tried:
+            self._line_table_tried = True
+            if self._line_table_factory is not None:
+                try:
+                    self._line_table = self._line_table_factory()
+                except Exception:  # a broken line table only costs call-site ranges
+                    self._line_table = None
+        return self._line_table
+
+    def prepare_lines(self) -> None:
+        """Read the line table now (call sites need it)."""
+        with self._lock:
+            self._lines()
+
+    def call_site_lines(self, arc: Arc) -> list[tuple[str, int]]:
+        """(file, 1-based line) of each recorded call site of `arc` (the call instruction's line:
+        the line of return address - 1), deduplicated, in record order."""
+        with self._lock:
+            table = self._lines()
+            out: dict[tuple[str, int], None] = {}
+            if table is not None:
+                for ret, _count in arc.call_sites:
+                    hit = table.lookup(ret - 1)
+                    if hit is not None and hit[1] > 0:
+                        path, _ok = self._resolve(hit[0])
+                        out[(path, hit[1])] = None
+            return list(out)
+
+    def routine_at(self, path: str, line: int, word: str | None) -> int | None:
+        """The routine named at (path, 1-based line): its declaration there, or a call from the
+        routine enclosing that line whose recorded call site is on that line, or (by name) the
+        hottest routine called `word`, preferring those declared in `path`."""
+        here = self.routines_in(path)
+        on_line = [rid for rid, p in here if p.line == line]
+        if on_line:
+            named = [rid for rid in on_line if self._place_name(rid) == word] if word else on_line
+            if named:
+                return named[0]
+        if not word:
+            return None
+        enclosing = [rid for rid, p in here if 0 < p.line <= line]
+        if enclosing:
+            best_line = max(self._place_line(rid) for rid in enclosing)
+            key = _norm(path)
+            for parent in (rid for rid in enclosing if self._place_line(rid) == best_line):
+                for arc_pos in self.profile.children[parent]:
+                    arc = self.profile.arcs[arc_pos]
+                    if source_name("", self.profile.routines[arc.child].display_name) != word:
+                        continue
+                    if any(_norm(p) == key and ln == line for p, ln in self.call_site_lines(arc)):
+                        return arc.child
+        named = self.routines_named(word)
+        if not named:
+            return None
+        local = {rid for rid, _ in here}
+        in_file = [rid for rid in named if rid in local]
+        return in_file[0] if in_file else named[0]
+
+    def _place_name(self, rid: int) -> str:
+        p = self.place(rid)
+        return p.name if p else ""
+
+    def _place_line(self, rid: int) -> int:
+        p = self.place(rid)
+        return p.line if p else 0
+
+    def warm(self, paths: Iterable[str]) -> None:
+        """Decode the units of `paths` ahead of requests."""
+        for p in paths:
+            self.routines_in(p)

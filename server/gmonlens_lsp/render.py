@@ -1,0 +1,298 @@
+"""Analysis objects -> lsprotocol objects and texts. The only module that builds LSP types.
+
+Units: figures are seconds = ticks / hz, printed with two decimals as gprof prints them; percent is
+gprof's call-graph percent (100 * (pself + pchild) / print_ticks, one decimal). Lines from `index`
+are 1-based; LSP positions are 0-based with UTF-16 character offsets.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+from lsprotocol import types
+from pygls import uris
+
+from gmonlens.model import Arc, Profile, Routine
+
+from .index import Place, SourceIndex
+from .settings import DEFAULT_LENS_TITLE
+
+SHOW_CALLERS = "gmonlens.showCallers"
+ASSUMPTION = (
+    "*Children times are propagated by call counts: gprof assumes every call to a routine costs "
+    "the same, whoever the caller.*"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Figures:
+    percent: str  # "42.0"
+    self_s: str  # "0.31"
+    total_s: str  # "0.37"
+    calls: str  # "120" or "120+4"
+    cycle: int  # 0 when not in a cycle
+    name: str
+
+
+def figures(profile: Profile, r: Routine) -> Figures:
+    base = profile.print_ticks if profile.print_ticks > 0 else 1.0
+    percent = 100.0 * r.total_ticks / base
+    calls = f"{r.calls}+{r.self_calls}" if r.self_calls else str(r.calls)
+    return Figures(
+        percent=f"{percent:.1f}",
+        self_s=f"{profile.seconds(r.prop_self_ticks):.2f}",
+        total_s=f"{profile.seconds(r.total_ticks):.2f}",
+        calls=calls,
+        cycle=r.cycle,
+        name=r.display_name,
+    )
+
+
+def lens_title(template: str, f: Figures) -> str:
+    """Fill the lens template; `{cycle}` becomes " · cycle N" or ""."""
+    values = {
+        "percent": f.percent,
+        "self": f.self_s,
+        "total": f.total_s,
+        "calls": f.calls,
+        "cycle": f" · cycle {f.cycle}" if f.cycle else "",
+        "name": f.name,
+    }
+    try:
+        return template.format(**values)
+    except (KeyError, IndexError, ValueError):
+        return DEFAULT_LENS_TITLE.format(**values)
+
+
+# ---- positions -------------------------------------------------------------------------------
+
+
+@lru_cache(maxsize=64)
+def _file_lines(path: str, mtime: float) -> tuple[str, ...]:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            return tuple(f.read().splitlines())
+    except OSError:
+        return ()
+
+
+def line_text(path: str, line: int) -> str:
+    """Text of 1-based `line` of `path` on disk, "" when unavailable."""
+    try:
+        mtime = os.path.getmtime(path)
+    except OSError:
+        return ""
+    lines = _file_lines(path, mtime)
+    return lines[line - 1] if 0 < line <= len(lines) else ""
+
+
+def _utf16(text: str) -> int:
+    return len(text.encode("utf-16-le")) // 2
+
+
+def name_range(place: Place, text: str | None = None) -> types.Range:
+    """Range of the routine's name on its declaration line (whole line start when not found)."""
+    line0 = max(place.line - 1, 0)
+    if text is None:
+        text = line_text(place.path, place.line) if place.resolved else ""
+    start = -1
+    if place.name and text:
+        hint = max(place.column - 1, 0)
+        start = text.find(place.name, hint)
+        if start < 0:
+            start = text.find(place.name)
+    if start < 0:
+        col = _utf16(text[: max(place.column - 1, 0)]) if text else max(place.column - 1, 0)
+        return types.Range(types.Position(line0, col), types.Position(line0, col))
+    a = _utf16(text[:start])
+    b = a + _utf16(place.name)
+    return types.Range(types.Position(line0, a), types.Position(line0, b))
+
+
+def line_range(line: int) -> types.Range:
+    """The start of 1-based `line` (zero width)."""
+    return types.Range(types.Position(max(line - 1, 0), 0), types.Position(max(line - 1, 0), 0))
+
+
+def uri_of(path: str) -> str:
+    return uris.from_fs_path(path) or ("file://" + path)
+
+
+def location_link(name: str, place: Place | None) -> str:
+    label = name.replace("|", "\\|").replace("[", "\\[").replace("]", "\\]")
+    if place is None:
+        return label
+    return f"[{label}]({uri_of(place.path)}#L{max(place.line, 1)})"
+
+
+# ---- lenses ----------------------------------------------------------------------------------
+
+
+def code_lens(profile: Profile, rid: int, place: Place, template: str, generation: int) -> types.CodeLens:
+    r = profile.routines[rid]
+    rng = name_range(place)
+    return types.CodeLens(
+        range=rng,
+        command=types.Command(
+            title=lens_title(template, figures(profile, r)),
+            command=SHOW_CALLERS,
+            arguments=[uri_of(place.path), {"line": rng.start.line, "character": rng.start.character}],
+        ),
+        data={"routine": rid, "generation": generation},
+    )
+
+
+# ---- hover -----------------------------------------------------------------------------------
+
+
+def _name(profile: Profile, r: Routine) -> str:
+    text = r.display_name
+    if r.cycle:
+        text += f" <cycle {r.cycle}>"
+    return text + (f" [{r.index}]" if r.printed and r.index else "")
+
+
+def _arc_row(profile: Profile, arc: Arc, other: Routine, index: SourceIndex, parent_side: bool) -> str:
+    me = profile.routines[arc.child if parent_side else arc.parent]
+    link = location_link(_name(profile, other), index.place(other.id))
+    in_cycle = arc.is_self or (other.cycle != 0 and other.cycle == me.cycle)
+    if in_cycle:
+        return f"| | | | | {arc.count} | {link} |"
+    callee = me if parent_side else other
+    total_calls = profile.cycle(callee.cycle).calls if callee.cycle else callee.calls
+    note = " (static)" if arc.is_static else ""
+    return (
+        f"| | | {profile.seconds(arc.self_ticks):.2f} | {profile.seconds(arc.child_ticks):.2f} "
+        f"| {arc.count}/{total_calls}{note} | {link} |"
+    )
+
+
+def hover_markdown(profile: Profile, index: SourceIndex, rid: int) -> str:
+    """gprof's call-graph entry of routine `rid`: callers, the routine's line, callees."""
+    r = profile.routines[rid]
+    f = figures(profile, r)
+    lines = [f"**{r.display_name}**" + (f" · cycle {r.cycle}" if r.cycle else ""), ""]
+    lines.append("| index | % time | self | children | called | name |")
+    lines.append("|---|---:|---:|---:|---:|---|")
+    parents = profile.parents[rid]
+    if not parents:
+        lines.append("| | | | | | *&lt;spontaneous&gt;* |")
+    for pos in parents:
+        arc = profile.arcs[pos]
+        lines.append(_arc_row(profile, arc, profile.routines[arc.parent], index, parent_side=True))
+    called = (f.calls if r.calls or r.self_calls else "")
+    lines.append(
+        f"| **[{r.index}]** | **{f.percent}** | **{f.self_s}** | "
+        f"**{profile.seconds(r.prop_child_ticks):.2f}** | **{called}** | **{_name(profile, r)}** |"
+    )
+    for pos in profile.children[rid]:
+        arc = profile.arcs[pos]
+        lines.append(_arc_row(profile, arc, profile.routines[arc.child], index, parent_side=False))
+    lines.append("")
+    if r.cycle:
+        cyc = profile.cycle(r.cycle)
+        members = ", ".join(profile.routines[m].display_name for m in cyc.member_order)
+        lines.append(
+            f"Member of **cycle {r.cycle}** ({members}): {profile.seconds(cyc.total_ticks):.2f} s as a whole, "
+            f"{cyc.calls} calls from outside, {cyc.self_calls} between members."
+        )
+        lines.append("")
+    ncalls = r.calls + r.self_calls
+    if ncalls:
+        per_self = profile.seconds(r.self_ticks) / ncalls * 1000.0
+        per_total = profile.seconds(r.self_ticks + r.child_ticks) / ncalls * 1000.0
+        lines.append(f"Per call: self {per_self:.4g} ms, total {per_total:.4g} ms ({ncalls} calls).")
+        lines.append("")
+    lines.append(ASSUMPTION)
+    return "\n".join(lines)
+
+
+def hover(markdown: str, line0: int) -> types.Hover:
+    return types.Hover(
+        contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=markdown),
+        range=types.Range(types.Position(line0, 0), types.Position(line0 + 1, 0)),
+    )
+
+
+# ---- call hierarchy / symbols ----------------------------------------------------------------
+
+
+def _fallback_place(profile: Profile, r: Routine, binary: str) -> Place:
+    return Place(binary, False, 1, 0, r.display_name)
+
+
+def call_item(profile: Profile, index: SourceIndex, rid: int, binary: str, generation: int) -> types.CallHierarchyItem:
+    r = profile.routines[rid]
+    place = index.place(rid) or _fallback_place(profile, r, binary)
+    f = figures(profile, r)
+    rng = name_range(place)
+    return types.CallHierarchyItem(
+        name=r.display_name,
+        kind=types.SymbolKind.Function,
+        uri=uri_of(place.path),
+        range=types.Range(rng.start, rng.end),
+        selection_range=rng,
+        detail=f"{f.percent}% · self {f.self_s} s · total {f.total_s} s · {f.calls} calls"
+        + (f" · cycle {r.cycle}" if r.cycle else ""),
+        data={"routine": rid, "generation": generation, "name": r.name},
+    )
+
+
+def arc_detail(profile: Profile, arc: Arc) -> str:
+    if arc.is_static:
+        return "static call (never counted)"
+    return (
+        f"{arc.count} calls · {profile.seconds(arc.self_ticks):.2f} s self + "
+        f"{profile.seconds(arc.child_ticks):.2f} s children"
+    )
+
+
+def call_ranges(sites: list[tuple[str, int]], in_path: str, fallback: types.Range) -> list[types.Range]:
+    """Ranges of the call-site lines lying in `in_path` (the caller's file), else `fallback`."""
+    key = os.path.realpath(in_path)
+    out = [line_range(line) for path, line in sites if os.path.realpath(path) == key]
+    return out or [fallback]
+
+
+def incoming(item: types.CallHierarchyItem, arc: Arc, sites: list[tuple[str, int]], profile: Profile) -> types.CallHierarchyIncomingCall:
+    item.detail = arc_detail(profile, arc)
+    path = uris.to_fs_path(item.uri) or ""
+    return types.CallHierarchyIncomingCall(from_=item, from_ranges=call_ranges(sites, path, item.selection_range))
+
+
+def outgoing(
+    item: types.CallHierarchyItem, arc: Arc, sites: list[tuple[str, int]], caller_path: str, caller_sel: types.Range, profile: Profile
+) -> types.CallHierarchyOutgoingCall:
+    item.detail = arc_detail(profile, arc)
+    return types.CallHierarchyOutgoingCall(to=item, from_ranges=call_ranges(sites, caller_path, caller_sel))
+
+
+def symbol(profile: Profile, rid: int, place: Place) -> types.WorkspaceSymbol:
+    r = profile.routines[rid]
+    f = figures(profile, r)
+    return types.WorkspaceSymbol(
+        name=r.display_name,
+        kind=types.SymbolKind.Function,
+        location=types.Location(uri=uri_of(place.path), range=name_range(place)),
+        container_name=f"{f.percent}% · total {f.total_s} s",
+    )
+
+
+def hottest_entry(profile: Profile, r: Routine, place: Place | None) -> dict[str, Any]:
+    base = profile.print_ticks if profile.print_ticks > 0 else 1.0
+    return {
+        "name": r.display_name,
+        "selfSeconds": round(profile.seconds(r.prop_self_ticks), 6),
+        "totalSeconds": round(profile.seconds(r.total_ticks), 6),
+        "percent": round(100.0 * r.total_ticks / base, 3),
+        "calls": figures(profile, r).calls,
+        "uri": uri_of(place.path) if place else None,
+        "line": max(place.line - 1, 0) if place else None,
+    }
+
+
+def message(kind: str, text: str) -> types.MessageType:
+    return {"error": types.MessageType.Error, "warning": types.MessageType.Warning}.get(kind, types.MessageType.Info)

@@ -1,0 +1,29 @@
+"""`gmonlens serve [--stdio] [--log-level LEVEL]`: the language server on stdin/stdout.
+
+Logs go to stderr (never stdout: it carries the protocol). `--stdio` is accepted because clients
+such as vscode-languageclient append it; it is the only transport.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from collections.abc import Sequence
+
+
+def main(argv: Sequence[str]) -> int:
+    parser = argparse.ArgumentParser(prog="gmonlens serve", description="gmonlens language server (LSP on stdio)")
+    parser.add_argument("--stdio", action="store_true", help="speak LSP on stdin/stdout (the default)")
+    parser.add_argument("--log-level", default="INFO", choices=["DEBUG", "INFO", "WARNING", "ERROR"])
+    args, unknown = parser.parse_known_args(list(argv))
+    logging.basicConfig(
+        stream=sys.stderr, level=getattr(logging, args.log_level), format="gmonlens %(levelname)s %(message)s"
+    )
+    logging.getLogger("pygls").setLevel(logging.WARNING)
+    if unknown:
+        logging.getLogger("gmonlens").warning("ignoring arguments: %s", " ".join(unknown))
+    from .server import create_server
+
+    create_server().start_io()
+    return 0

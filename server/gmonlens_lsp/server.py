@@ -1,0 +1,130 @@
+"""The language server object and its factory. Feature modules register themselves on it.
+
+Invariants: handlers fetch state, call `index`/`render`, and return an lsprotocol object or None;
+a failing handler logs to stderr and answers empty (`safe`); only the protocol writes to stdout.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import inspect
+import logging
+import os
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from pygls import uris
+from pygls.lsp.server import LanguageServer
+
+from . import __version__
+from .session import FolderState, Loaded
+
+log = logging.getLogger("gmonlens")
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def safe(default: Any = None) -> Callable[[F], F]:
+    """Make a handler answer `default` instead of raising (the error is logged to stderr)."""
+
+    def wrap(fn: F) -> F:
+        if inspect.iscoroutinefunction(fn):
+
+            @functools.wraps(fn)
+            async def run_async(*args: Any, **kwargs: Any) -> Any:
+                try:
+                    return await fn(*args, **kwargs)
+                except asyncio.CancelledError:
+                    raise
+                except Exception:
+                    log.exception("%s failed", fn.__name__)
+                    return default() if callable(default) else default
+
+            return run_async  # type: ignore[return-value]
+
+        @functools.wraps(fn)
+        def run(*args: Any, **kwargs: Any) -> Any:
+            try:
+                return fn(*args, **kwargs)
+            except Exception:
+                log.exception("%s failed", fn.__name__)
+                return default() if callable(default) else default
+
+        return run  # type: ignore[return-value]
+
+    return wrap
+
+
+class GmonlensServer(LanguageServer):
+    def __init__(self) -> None:
+        super().__init__("gmonlens", __version__)
+        self.client_settings: Any = None  # the client's `gmonlens` section, camelCase
+        self.folders: dict[str, FolderState] = {}  # folder uri -> state
+        self.background: set[asyncio.Task[Any]] = set()
+        self.watching_by_client = False
+        self.poller: asyncio.Task[Any] | None = None
+        self.debounce: dict[str, asyncio.Task[Any]] = {}
+
+    # ---- folders -------------------------------------------------------------------------------
+
+    def sync_folders(self) -> list[FolderState]:
+        """Make `folders` match the workspace's folders; returns the new ones."""
+        wanted: dict[str, str] = {}
+        for uri in self.workspace.folders:
+            path = uris.to_fs_path(uri)
+            if path:
+                wanted[uri] = os.path.abspath(path)
+        if not wanted and self.workspace.root_uri:
+            path = uris.to_fs_path(self.workspace.root_uri)
+            if path:
+                wanted[self.workspace.root_uri] = os.path.abspath(path)
+        for uri in list(self.folders):
+            if uri not in wanted:
+                state = self.folders.pop(uri)
+                if state.loading is not None:
+                    state.loading.cancel()
+        added = []
+        for uri, path in wanted.items():
+            if uri not in self.folders:
+                self.folders[uri] = FolderState(uri=uri, path=path)
+                added.append(self.folders[uri])
+        return added
+
+    def folder_of(self, doc_uri: str) -> FolderState | None:
+        """The innermost workspace folder containing the document."""
+        path = uris.to_fs_path(doc_uri)
+        if not path:
+            return None
+        path = os.path.abspath(path)
+        best: FolderState | None = None
+        for state in self.folders.values():
+            root = state.path.rstrip(os.sep) + os.sep
+            if (path.startswith(root) or path == state.path) and (best is None or len(state.path) > len(best.path)):
+                best = state
+        if best is None:
+            # a file outside every folder (a library header, say): any loaded folder that knows it
+            for state in self.folders.values():
+                if state.loaded is not None and state.loaded.index.routines_in(path):
+                    return state
+        return best
+
+    def loaded_for(self, doc_uri: str) -> Loaded | None:
+        state = self.folder_of(doc_uri)
+        return state.loaded if state is not None else None
+
+    def spawn(self, coro: Any) -> asyncio.Task[Any]:
+        """Run a coroutine in the background, keeping a reference until it ends."""
+        task = asyncio.ensure_future(coro)
+        self.background.add(task)
+        task.add_done_callback(self.background.discard)
+        return task
+
+
+def create_server() -> GmonlensServer:
+    """A fresh server with every feature registered."""
+    from .features import call_hierarchy, code_lens, commands, hover, lifecycle, symbols, watch
+
+    server = GmonlensServer()
+    for feature in (lifecycle, code_lens, hover, call_hierarchy, symbols, commands, watch):
+        feature.register(server)
+    return server

@@ -1,0 +1,199 @@
+"""One workspace folder's loaded profile: found, loaded off the event loop, replaced whole.
+
+Contract:
+- `load_folder` is synchronous and thread-safe (run it with `asyncio.to_thread`); it never raises:
+  every failure becomes `LoadOutcome.blocking` (what stops loading, in the CLI's words) or
+  `LoadOutcome.warnings` (the rest).
+- A `Loaded` is immutable once built (its `SourceIndex` decodes lazily behind its own lock) and
+  carries a `generation` that grows by one with every replacement; request data that names an
+  older generation is re-resolved by routine name.
+"""
+
+from __future__ import annotations
+
+import glob
+import logging
+import os
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from gmonlens.errors import GmonlensError
+from gmonlens.model import Profile
+from gmonlens.sourcemap import SourceMapper
+
+from . import cache
+from .discovery import PROFILE_PATTERNS, Discovery, discover, search_dirs
+from .index import SourceIndex
+from .settings import CONFIG_FILE, Settings
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Loaded:
+    generation: int
+    folder: str
+    settings: Settings
+    binary: str
+    profiles: tuple[str, ...]
+    profile: Profile
+    index: SourceIndex
+    dwarf_cache_key: str | None = None
+    dwarf_cached: bool = False
+    seconds: float = 0.0  # wall time of the load
+
+    @property
+    def total_seconds(self) -> float:
+        p = self.profile
+        return p.seconds(p.total_ticks) if p.hz else 0.0
+
+
+@dataclass(frozen=True)
+class LoadOutcome:
+    loaded: Loaded | None
+    blocking: str | None = None
+    warnings: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
+    inputs: tuple[str, ...] = ()  # files whose change means "reload"
+
+
+def _line_table_factory(binary: str) -> Any:
+    def make() -> Any:
+        return cache.load_line_table(binary)
+
+    return make
+
+
+def _stale_problems(binary: str, profiles: tuple[str, ...]) -> list[str]:
+    out: list[str] = []
+    try:
+        bin_mtime = os.path.getmtime(binary)
+    except OSError:
+        return out
+    for p in profiles:
+        try:
+            if bin_mtime > os.path.getmtime(p) + 1.0:
+                out.append(f"{p}: the binary {binary} is newer than this profile (rebuilt since the run?)")
+        except OSError:
+            pass
+    return out
+
+
+def load_folder(folder: str, settings: Settings, generation: int) -> LoadOutcome:
+    """Find and load the profile of `folder` (see module contract)."""
+    started = time.monotonic()
+    found: Discovery = discover(folder, settings)
+    inputs = [os.path.join(folder, CONFIG_FILE), *found.profiles]
+    if found.binary:
+        inputs.append(found.binary)
+    if found.problem or not found.binary or not found.profiles:
+        return LoadOutcome(
+            None,
+            blocking=found.problem or f"{folder}: no profile",
+            notes=found.notes,
+            inputs=tuple(inputs),
+        )
+    try:
+        from gmonlens.linetable import LineTable
+        from gmonlens.loader import load_profile
+        from gmonlens.options import AnalysisOptions
+
+        # routines are placed through DWARF declarations: the line table (costly) is read later,
+        # for call sites only
+        profile = load_profile(
+            found.binary,
+            list(found.profiles),
+            AnalysisOptions(static_call_graph=settings.static_call_graph),
+            line_table=LineTable.empty(),
+        )
+    except GmonlensError as exc:
+        return LoadOutcome(None, blocking=str(exc), notes=found.notes, inputs=tuple(inputs))
+    except Exception as exc:  # an engine bug must not take the server down
+        log.exception("loading %s failed", found.binary)
+        return LoadOutcome(None, blocking=f"{found.binary}: {type(exc).__name__}: {exc}", inputs=tuple(inputs))
+    dwarf, key, cached = cache.load_dwarf(found.binary)
+    mapper = SourceMapper(folder, dict(settings.source_map))
+    index = SourceIndex(profile, dwarf, mapper, _line_table_factory(found.binary))
+    warnings = [*profile.problems, *_stale_problems(found.binary, found.profiles)]
+    loaded = Loaded(
+        generation=generation,
+        folder=folder,
+        settings=settings,
+        binary=found.binary,
+        profiles=found.profiles,
+        profile=profile,
+        index=index,
+        dwarf_cache_key=key,
+        dwarf_cached=cached,
+        seconds=time.monotonic() - started,
+    )
+    return LoadOutcome(loaded, warnings=tuple(dict.fromkeys(warnings)), notes=found.notes, inputs=tuple(inputs))
+
+
+def finish_index(loaded: Loaded) -> list[str]:
+    """Background work after a load: decode every DWARF unit, save the cache, and report source
+    files newer than the binary. Returns the problems (log messages)."""
+    problems: list[str] = []
+    index = loaded.index
+    dwarf = index.dwarf
+    if dwarf is None:
+        return problems
+    try:
+        units = dwarf.units()
+        if not loaded.dwarf_cached:
+            for unit in units:
+                with index.lock:
+                    dwarf.decls_of_unit(unit.offset)
+            with index.lock:
+                dwarf.prepare_ranges()
+                cache.save_dwarf(dwarf, loaded.dwarf_cache_key)
+        index.prepare_lines()
+        bin_mtime = os.path.getmtime(loaded.binary)
+        for unit in units:
+            if not unit.name:
+                continue
+            path = index.resolve(unit.name)
+            if path and index.mapper.inside(path) and os.path.getmtime(path) > bin_mtime + 1.0:
+                problems.append(f"{path}: source file is newer than the binary {loaded.binary} (rebuild to refresh)")
+    except (GmonlensError, OSError) as exc:
+        problems.append(str(exc))
+    return problems
+
+
+@dataclass
+class FolderState:
+    """Mutable holder of one folder's state; touched only on the event-loop thread."""
+
+    uri: str
+    path: str
+    loaded: Loaded | None = None
+    problem: str | None = None
+    generation: int = 0
+    inputs: tuple[str, ...] = ()
+    said: set[str] = field(default_factory=set)
+    loading: Any = None  # asyncio.Task of the load in progress
+    settings: Settings = field(default_factory=Settings)
+    last_stamp: dict[str, tuple[int, int]] | None = None  # what the poller last saw
+
+    def watch_paths(self) -> list[str]:
+        """Files to poll: the inputs, plus where default profiles would appear."""
+        paths = list(self.inputs)
+        if not self.settings.profiles:
+            for d in search_dirs(self.path):
+                for pattern in PROFILE_PATTERNS:
+                    paths += glob.glob(os.path.join(glob.escape(d), pattern))
+        paths.append(os.path.join(self.path, CONFIG_FILE))
+        return list(dict.fromkeys(paths))
+
+
+def stamp(paths: list[str]) -> dict[str, tuple[int, int]]:
+    """(size, mtime ns) of each path; (-1, -1) when missing."""
+    out: dict[str, tuple[int, int]] = {}
+    for p in paths:
+        try:
+            st = os.stat(p)
+            out[p] = (st.st_size, st.st_mtime_ns)
+        except OSError:
+            out[p] = (-1, -1)
+    return out

@@ -1,0 +1,134 @@
+"""Typed, defaulted settings: `gmonlens.yaml` (snake_case) overridden by the client's `gmonlens`
+section (camelCase: initializationOptions and workspace/configuration).
+
+Every bad value falls back to its default (or to the file's value) and yields one problem message;
+unknown keys are reported, never fatal. Client values that are null, "" , [] or {} (and `false` for
+`staticCallGraph`, the client's default) mean "not set": the file decides.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import yaml
+
+CONFIG_FILE = "gmonlens.yaml"
+DEFAULT_LENS_TITLE = "{percent}% · self {self} s · total {total} s · {calls} calls{cycle}"
+PLACEHOLDERS = ("percent", "self", "total", "calls", "cycle", "name")
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Effective settings of one workspace folder. Paths are as written (resolved by discovery)."""
+
+    binary: str | None = None
+    profiles: tuple[str, ...] = ()
+    static_call_graph: bool = False
+    source_map: tuple[tuple[str, str], ...] = ()
+    lens_title: str = DEFAULT_LENS_TITLE
+    sources: tuple[str, ...] = field(default=(), compare=False)  # where values came from, for logs
+
+
+_YAML_KEYS = {"binary": "binary", "profiles": "profiles", "static_call_graph": "static_call_graph",
+              "source_map": "source_map", "lens_title": "lens_title"}  # fmt: skip
+_CLIENT_KEYS = {"binary": "binary", "profiles": "profiles", "staticCallGraph": "static_call_graph",
+                "sourceMap": "source_map", "lensTitle": "lens_title"}  # fmt: skip
+
+
+def _check(name: str, value: Any, origin: str) -> tuple[Any, str | None]:
+    """Validate one value; returns (converted value or None when unusable/unset, problem)."""
+    bad = f"{origin}: `{name}` "
+    if value is None:
+        return None, None
+    if name == "binary":
+        if not isinstance(value, str):
+            return None, bad + "must be a string (the profiled executable); ignored"
+        return (value.strip() or None), None
+    if name == "profiles":
+        if isinstance(value, str):
+            value = [value]
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            return None, bad + "must be a file name or a list of file names/globs; ignored"
+        items = tuple(v.strip() for v in value if v.strip())
+        return (items or None), None
+    if name == "static_call_graph":
+        if not isinstance(value, bool):
+            return None, bad + "must be true or false; ignored"
+        return value, None
+    if name == "source_map":
+        if not isinstance(value, Mapping) or not all(
+            isinstance(k, str) and isinstance(v, str) for k, v in value.items()
+        ):
+            return None, bad + "must map recorded path prefixes to workspace paths (strings); ignored"
+        return (tuple(sorted(value.items())) or None), None
+    if name == "lens_title":
+        if not isinstance(value, str):
+            return None, bad + "must be a string; ignored"
+        if not value.strip():
+            return None, None
+        try:
+            value.format(**dict.fromkeys(PLACEHOLDERS, ""))
+        except (KeyError, IndexError, ValueError) as exc:
+            return None, bad + f"has a bad placeholder ({exc}); known: " + ", ".join(
+                "{" + p + "}" for p in PLACEHOLDERS
+            )
+        return value, None
+    return None, None
+
+
+def _apply(base: Settings, raw: Any, keys: Mapping[str, str], origin: str) -> tuple[Settings, list[str]]:
+    problems: list[str] = []
+    if raw is None:
+        return base, problems
+    if not isinstance(raw, Mapping):
+        return base, [f"{origin}: settings must be a mapping; ignored"]
+    changes: dict[str, Any] = {}
+    for key, value in raw.items():
+        name = keys.get(str(key))
+        if name is None:
+            problems.append(f"{origin}: unknown setting `{key}` ignored")
+            continue
+        checked, problem = _check(name, value, origin)
+        if problem:
+            problems.append(problem)
+        if checked is None:
+            continue
+        if name == "static_call_graph" and checked is False and origin != CONFIG_FILE:
+            continue  # the client's default: not an override
+        changes[name] = checked
+    if changes:
+        base = replace(base, **changes, sources=(*base.sources, origin))
+    return base, problems
+
+
+def read_config_file(folder: str) -> tuple[Settings, list[str]]:
+    """Settings from `<folder>/gmonlens.yaml` (defaults when absent)."""
+    path = os.path.join(folder, CONFIG_FILE)
+    try:
+        with open(path, encoding="utf-8") as f:
+            raw = yaml.safe_load(f)
+    except FileNotFoundError:
+        return Settings(), []
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
+        reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        return Settings(), [f"{path}: cannot read: {reason}"]
+    if raw is None:
+        return Settings(), []
+    return _apply(Settings(), raw, _YAML_KEYS, path)
+
+
+def client_section(raw: Any) -> Any:
+    """The `gmonlens` section of initializationOptions or a didChangeConfiguration payload."""
+    if isinstance(raw, Mapping) and isinstance(raw.get("gmonlens"), Mapping):
+        return raw["gmonlens"]
+    return raw
+
+
+def effective_settings(folder: str, client: Any) -> tuple[Settings, list[str]]:
+    """gmonlens.yaml of `folder`, then the client's values over it."""
+    base, problems = read_config_file(folder)
+    merged, more = _apply(base, client_section(client), _CLIENT_KEYS, "client settings (gmonlens)")
+    return merged, problems + more

@@ -153,7 +153,7 @@ def _parse_bsd(r: _Reader, require_44: bool) -> GmonFile:
     low, high, ncnt = struct.unpack_from(r.e + ("QQI" if p == 8 else "III"), r.data, 0)
     version = struct.unpack_from(r.e + "I", r.data, 2 * p + 4)[0] if len(r.data) >= 2 * p + 8 else None
     if version == BSD44_VERSION:
-        header, fmt = (40 if p == 8 else 28), "4.4bsd"
+        header, fmt = 2 * p + 24, "4.4bsd"  # lpc, hpc, ncnt, version, rate, 3 spare words
         r.need(header, "4.4BSD header")
         rate = struct.unpack_from(r.e + "I", r.data, 2 * p + 8)[0]
     else:

@@ -29,7 +29,7 @@ def write_sum(data: GmonData, profile: Profile, address_size: int, little_endian
         h = data.histograms[0] if data.histograms else None
         nbins = len(h.counts) if h else 0
         if fmt == "4.4bsd":
-            header = 40 if address_size == 8 else 28
+            header = 2 * address_size + 24
         else:
             header = 20 if address_size == 8 else 12
         out += struct.pack(ptr, h.low_pc if h else 0) + struct.pack(ptr, h.high_pc if h else 0)

@@ -64,10 +64,16 @@ def fit_problems(image: ElfImage, symtab: SymbolTable, data: GmonData, paths: Se
                 f"profile does not fit {image.path}: its histogram covers 0x{h.low_pc:x}-0x{h.high_pc:x} "
                 f"but the program's code is at 0x{lo:x}-0x{hi:x} (profile of another program?)",
             )
-        if h.high_pc < image.text_end or h.high_pc > hi + 4096 or h.low_pc > image.text_start:
+        if h.high_pc < image.text_end or h.high_pc > hi + 4096:
+            raise GmonlensError(
+                label,
+                f"profile does not fit {image.path}: its histogram ends at 0x{h.high_pc:x} but the "
+                f"program's code ends at 0x{hi:x} (profile of another program, or rebuilt since?)",
+            )
+        if h.low_pc > image.text_start:
             problems.append(
-                f"{label}: histogram range 0x{h.low_pc:x}-0x{h.high_pc:x} does not match the code of "
-                f"{image.path} (0x{lo:x}-0x{hi:x}); was the program rebuilt after profiling?"
+                f"{label}: histogram starts at 0x{h.low_pc:x}, after the start of {image.path}'s "
+                f".text (0x{image.text_start:x}): early routines get no samples"
             )
     if data.arcs:
         landed = sum(1 for a in data.arcs if symtab.lookup(a.from_pc) >= 0 and symtab.lookup(a.self_pc) >= 0)

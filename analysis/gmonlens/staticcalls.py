@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterator, Sequence
+from typing import Any
 
 from gmonlens.errors import GmonlensError
 from gmonlens.model import CodeSection
@@ -143,6 +144,11 @@ def _aarch64_calls(
         i = tops.find(1, i + 1)
 
 
+# x86 legacy and REX prefixes that may precede the E8 opcode of `call rel32`
+_PREFIXES_32 = frozenset(b"\x26\x2e\x36\x3e\x64\x65\x66\x67\xf0\xf2\xf3")
+_PREFIXES_64 = _PREFIXES_32 | frozenset(range(0x40, 0x50))
+
+
 class _X86Scanner:
     """Finds `call rel32` instructions; decodes only routines that contain a plausible one."""
 
@@ -152,6 +158,8 @@ class _X86Scanner:
         self._cs = _capstone.Cs(_capstone.CS_ARCH_X86, mode)
         self._cs.skipdata = True  # keep going over bytes that are not instructions
         self._mask = (1 << bits) - 1
+        self._prefixes = _PREFIXES_64 if bits == 64 else _PREFIXES_32
+        self._calls = _fast_call_decoder(self._cs) or self._slow_calls
 
     def __call__(
         self, data: bytes, base: int, begin: int, stop: int, callee: Callee
@@ -164,21 +172,66 @@ class _X86Scanner:
         i = data.find(0xE8, off, end)
         while i >= 0:
             if i + 5 <= len(data):
-                target = (
-                    base + i + 5 + int.from_bytes(data[i + 1 : i + 5], "little", signed=True)
-                ) & self._mask
-                if callee(target) is not None:
+                rel = int.from_bytes(data[i + 1 : i + 5], "little", signed=True)
+                if callee((base + i + 5 + rel) & self._mask) is not None:
                     last = i
             i = data.find(0xE8, i + 1, end)
         if last < 0:
             return
-        chunk = data[off : last + 5]
-        for address, size, mnemonic, ops in self._cs.disasm_lite(chunk, base + off):
-            # a direct call prints its absolute target; [prefixes] E8 rel32 ends the instruction
-            if (
-                size >= 5
-                and mnemonic.endswith("call")
-                and ops.startswith("0x")
-                and data[address - base + size - 5] == 0xE8
-            ):
-                yield address, int(ops, 16) & self._mask
+        for address, raw in self._calls(data[off : last + 5], base + off):
+            # direct call: only prefixes before the E8 opcode, then rel32
+            k = len(raw) - 5
+            if k >= 0 and raw[k] == 0xE8 and all(b in self._prefixes for b in raw[:k]):
+                rel = int.from_bytes(raw[k + 1 :], "little", signed=True)
+                yield address, (address + len(raw) + rel) & self._mask
+
+    def _slow_calls(self, chunk: bytes, address: int) -> Iterator[tuple[int, bytes]]:
+        """(address, bytes) of each call instruction, through capstone's public API."""
+        for at, size, mnemonic, _ops in self._cs.disasm_lite(chunk, address):
+            if mnemonic.endswith("call"):
+                yield at, chunk[at - address : at - address + size]
+
+
+def _fast_call_decoder(cs: Any) -> Callable[[bytes, int], Iterator[tuple[int, bytes]]] | None:
+    """The same as `_X86Scanner._slow_calls`, 2-3x faster: calls capstone's C `cs_disasm` through the
+    binding's ctypes handles and reads only the id/address/size/bytes fields of the instruction array,
+    without building Python strings for every instruction. None if the binding's internals differ."""
+    try:
+        import ctypes
+        import struct
+        import sys
+
+        from capstone import x86 as cs_x86
+
+        lib, insn_t, call_id = _capstone._cs, _capstone._cs_insn, int(cs_x86.X86_INS_CALL)  # type: ignore[union-attr]
+        stride = ctypes.sizeof(insn_t)
+        o_id, o_addr, o_size, o_bytes = (
+            getattr(insn_t, f).offset for f in ("id", "address", "size", "bytes")
+        )
+        handle = cs.csh
+        lib.cs_disasm, lib.cs_free  # noqa: B018 - fail now, not later, if they are missing
+    except (AttributeError, ImportError, TypeError):  # pragma: no cover - other capstone bindings
+        return None
+    key = call_id & 0xFF if sys.byteorder == "little" else call_id >> 24
+    o_key = o_id if sys.byteorder == "little" else o_id + 3
+
+    def calls(chunk: bytes, address: int) -> Iterator[tuple[int, bytes]]:
+        insn = ctypes.POINTER(insn_t)()
+        n = lib.cs_disasm(handle, chunk, len(chunk), address, 0, ctypes.byref(insn))
+        if n <= 0:
+            return
+        try:
+            blob = ctypes.string_at(insn, n * stride)
+        finally:
+            lib.cs_free(insn, n)
+        keys = blob[o_key::stride]
+        i = keys.find(key)
+        while i >= 0:
+            at = i * stride
+            if struct.unpack_from("=I", blob, at + o_id)[0] == call_id:
+                (addr,) = struct.unpack_from("=Q", blob, at + o_addr)
+                (size,) = struct.unpack_from("=H", blob, at + o_size)
+                yield addr, blob[at + o_bytes : at + o_bytes + size]
+            i = keys.find(key, i + 1)
+
+    return calls

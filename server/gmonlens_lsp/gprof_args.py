@@ -17,8 +17,8 @@ USAGE = (
 )
 FLAT, GRAPH = "flat", "graph"
 _NO_ARG = set("abcDhsvz")
-_REQ_ARG = set("eEfFkOw")
-_OPT_ARG = set("pPqQnN")
+_REQ_ARG = set("eEfFkOwnN")
+_OPT_ARG = set("pPqQ")
 _UNSUPPORTED = set("AClLTxyrRSImtdiJZ")
 _LONG = {
     "no-static": "a", "brief": "b", "static-call-graph": "c", "ignore-non-functions": "D",

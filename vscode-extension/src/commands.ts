@@ -1,0 +1,127 @@
+/**
+ * The extension's commands. Server work goes through workspace/executeCommand
+ * (`gmonlens.reload`, `gmonlens.report`, `gmonlens.hottest`); the rest is VS Code UI.
+ */
+
+import * as vscode from "vscode";
+import { ExecuteCommandRequest } from "vscode-languageclient/node";
+import type { Gmonlens } from "./extension";
+import { HOTTEST_LIMIT, type HotItem, type HottestBy, hottestItems, parseHottest } from "./hottest";
+
+export const PEEK_CALLERS = "gmonlens.peekCallers";
+
+export function registerCommands(ext: Gmonlens): vscode.Disposable[] {
+  return [
+    vscode.commands.registerCommand("gmonlens.restartServer", () => ext.restart("restart command")),
+    vscode.commands.registerCommand("gmonlens.showOutput", () => ext.output.show(true)),
+    vscode.commands.registerCommand("gmonlens.reloadProfile", async () => {
+      await serverCommand(ext, "gmonlens.reload", withFolder(ext, []));
+    }),
+    vscode.commands.registerCommand("gmonlens.showReport", () => showReport(ext)),
+    vscode.commands.registerCommand("gmonlens.goToHottest", () => goToHottest(ext)),
+    vscode.commands.registerCommand(PEEK_CALLERS, (uri: unknown, position: unknown) => peekCallers(uri, position)),
+  ];
+}
+
+function withFolder(ext: Gmonlens, args: unknown[]): unknown[] {
+  const folder = ext.activeFolderUri();
+  return folder === undefined ? args : [...args, folder];
+}
+
+/** Runs a server command; undefined (after saying why) when there is no running server or it fails. */
+async function serverCommand(ext: Gmonlens, command: string, args: unknown[]): Promise<unknown> {
+  const client = ext.client;
+  if (!client || !client.isRunning()) {
+    void vscode.window.showWarningMessage("gmonlens: the server is not running; see the output.", "Show Output").then(
+      (pick) => pick && ext.output.show(true),
+    );
+    return undefined;
+  }
+  try {
+    return await client.sendRequest(ExecuteCommandRequest.type, { command, arguments: args });
+  } catch (e) {
+    const message = e instanceof Error ? e.message : String(e);
+    ext.log(`${command} failed: ${message}`);
+    void vscode.window.showErrorMessage(`gmonlens: ${command} failed: ${message}`);
+    return undefined;
+  }
+}
+
+async function showReport(ext: Gmonlens): Promise<void> {
+  const text = await serverCommand(ext, "gmonlens.report", withFolder(ext, []));
+  if (text === undefined) {
+    return;
+  }
+  if (typeof text !== "string" || text === "") {
+    void vscode.window.showInformationMessage("gmonlens: no report (no profile is loaded).");
+    return;
+  }
+  const doc = await vscode.workspace.openTextDocument({ content: text, language: "plaintext" });
+  await vscode.window.showTextDocument(doc, { preview: false });
+}
+
+interface HotPickItem extends vscode.QuickPickItem {
+  hot: HotItem;
+}
+
+async function goToHottest(ext: Gmonlens): Promise<void> {
+  const folders = (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.toString());
+  const pick = vscode.window.createQuickPick<HotPickItem>();
+  const toggle = (by: HottestBy): vscode.QuickInputButton => ({
+    iconPath: new vscode.ThemeIcon(by === "self" ? "watch" : "list-tree"),
+    tooltip: by === "self" ? "Sort by total time (self + children)" : "Sort by self time",
+  });
+  let by: HottestBy = "self";
+  const load = async () => {
+    pick.busy = true;
+    pick.title = `gmonlens: hottest routines by ${by} time`;
+    pick.buttons = [toggle(by)];
+    const routines = parseHottest(await serverCommand(ext, "gmonlens.hottest", withFolder(ext, [by, HOTTEST_LIMIT])));
+    pick.items = hottestItems(routines, by, folders).map((hot) => ({
+      label: hot.label,
+      description: hot.description,
+      detail: hot.detail,
+      hot,
+    }));
+    pick.placeholder = routines.length > 0 ? "Type a routine's name" : "No profile is loaded";
+    pick.busy = false;
+  };
+  pick.matchOnDescription = false;
+  pick.matchOnDetail = true;
+  pick.onDidTriggerButton(() => {
+    by = by === "self" ? "total" : "self";
+    void load();
+  });
+  pick.onDidAccept(async () => {
+    const chosen = pick.selectedItems[0]?.hot;
+    pick.hide();
+    if (chosen?.uri === undefined) {
+      if (chosen) {
+        void vscode.window.showInformationMessage(`gmonlens: ${chosen.label} has no source in this workspace.`);
+      }
+      return;
+    }
+    const line = chosen.line ?? 0;
+    const range = new vscode.Range(line, 0, line, 0);
+    await vscode.window.showTextDocument(vscode.Uri.parse(chosen.uri), { selection: range });
+  });
+  pick.onDidHide(() => pick.dispose());
+  pick.show();
+  await load();
+}
+
+/** Opens VS Code's call hierarchy, incoming calls (gprof's callers), at a routine's name. */
+async function peekCallers(uri: unknown, position: unknown): Promise<void> {
+  if (typeof uri !== "string" && !(uri instanceof vscode.Uri)) {
+    return;
+  }
+  const p = position as { line?: unknown; character?: unknown } | undefined;
+  const line = typeof p?.line === "number" ? p.line : 0;
+  const character = typeof p?.character === "number" ? p.character : 0;
+  const target = typeof uri === "string" ? vscode.Uri.parse(uri) : uri;
+  const at = new vscode.Position(line, character);
+  await vscode.window.showTextDocument(target, { selection: new vscode.Range(at, at), preserveFocus: false });
+  await vscode.commands.executeCommand("editor.showCallHierarchy");
+  // The peek opens in the last direction used; make it "incoming" (a no-op when it already is).
+  await Promise.resolve(vscode.commands.executeCommand("editor.showIncomingCalls")).catch(() => undefined);
+}

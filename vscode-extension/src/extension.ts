@@ -1,0 +1,269 @@
+/**
+ * VS Code glue: starts `gmonlens serve` through vscode-languageclient, restarts it on settings changes,
+ * shows the server's `gmonlens/status` in the status bar, and registers the commands.
+ * The decisions (settings, launch, status text, quick pick items) live in the pure modules.
+ */
+
+import { execFile } from "node:child_process";
+import * as os from "node:os";
+import * as vscode from "vscode";
+import {
+  type Executable,
+  LanguageClient,
+  type LanguageClientOptions,
+  State,
+  TransportKind,
+} from "vscode-languageclient/node";
+import { PEEK_CALLERS, registerCommands } from "./commands";
+import { describePlan, planLaunch, VERSION_SNIPPET } from "./launch";
+import { type ServerStatus, parseStatus, pickStatus, statusView, stripSlash } from "./status";
+import { type RawSettings, SERVER_KEYS, clientSettings, serverSettings } from "./settings";
+
+const SECTION = "gmonlens";
+const RESTART_DELAY_MS = 600;
+const DOCUMENT_LANGUAGES = ["c", "cpp", "cuda-cpp", "objective-c", "objective-cpp"];
+
+export class Gmonlens implements vscode.Disposable {
+  readonly output = vscode.window.createOutputChannel("gmonlens", { log: true });
+  client: LanguageClient | undefined;
+  private readonly statusItem = vscode.window.createStatusBarItem("gmonlens.status", vscode.StatusBarAlignment.Left, 50);
+  private readonly statuses = new Map<string, ServerStatus>();
+  private launchProblem: string | undefined;
+  private restartTimer: NodeJS.Timeout | undefined;
+  private queue: Promise<void> = Promise.resolve();
+  private readonly disposables: vscode.Disposable[] = [];
+
+  constructor(private readonly context: vscode.ExtensionContext) {
+    this.statusItem.name = "gmonlens";
+    this.statusItem.command = "gmonlens.showOutput";
+    this.disposables.push(
+      this.output,
+      this.statusItem,
+      vscode.workspace.onDidChangeConfiguration((e) => {
+        if (e.affectsConfiguration(SECTION)) {
+          this.scheduleRestart("settings changed");
+        }
+      }),
+      vscode.window.onDidChangeActiveTextEditor(() => this.refreshStatus()),
+    );
+    this.refreshStatus();
+    this.statusItem.show();
+  }
+
+  /** Starts, or stops then starts, the server. Calls are serialized. */
+  restart(reason: string): Promise<void> {
+    this.queue = this.queue.then(() => this.doRestart(reason)).catch((e) => this.log(`restart failed: ${e}`));
+    return this.queue;
+  }
+
+  scheduleRestart(reason: string): void {
+    if (this.restartTimer) {
+      clearTimeout(this.restartTimer);
+    }
+    this.restartTimer = setTimeout(() => {
+      this.restartTimer = undefined;
+      void this.restart(reason);
+    }, RESTART_DELAY_MS);
+  }
+
+  log(line: string): void {
+    this.output.info(`[client] ${line}`);
+  }
+
+  /** The workspace folder URI of the active editor, else of the only/first folder. */
+  activeFolderUri(): string | undefined {
+    const doc = vscode.window.activeTextEditor?.document;
+    const folder = (doc && vscode.workspace.getWorkspaceFolder(doc.uri)) ?? vscode.workspace.workspaceFolders?.[0];
+    return folder?.uri.toString();
+  }
+
+  private async doRestart(reason: string): Promise<void> {
+    await this.stop();
+    this.statuses.clear();
+    this.launchProblem = undefined;
+    this.refreshStatus();
+    const scope = vscode.workspace.workspaceFolders?.[0];
+    const { settings, problems } = clientSettings(readRaw(scope), variableContext(scope));
+    problems.forEach((p) => this.log(p));
+    const plan = await planLaunch(settings, { root: this.context.extensionPath }, process.platform, probePython);
+    if ("problem" in plan) {
+      this.launchProblem = plan.problem;
+      this.log(`cannot start the server: ${plan.problem}`);
+      this.refreshStatus();
+      return;
+    }
+    this.log(`starting the server (${reason}): ${describePlan(plan)}`);
+    const executable: Executable = { command: plan.command, args: plan.args, transport: TransportKind.stdio };
+    const client = new LanguageClient(SECTION, "gmonlens", { run: executable, debug: executable }, this.clientOptions());
+    client.onNotification("gmonlens/status", (params: unknown) => this.onStatus(params));
+    client.onDidChangeState((e) => {
+      if (this.client !== client) {
+        return;
+      }
+      if (e.newState === State.Stopped) {
+        this.launchProblem = "the server stopped; see the output";
+      } else if (e.newState === State.Running) {
+        this.launchProblem = undefined;
+      }
+      this.refreshStatus();
+    });
+    this.client = client;
+    try {
+      await client.start();
+      this.launchProblem = undefined;
+      this.refreshStatus();
+    } catch (e) {
+      this.launchProblem = `the server did not start: ${e instanceof Error ? e.message : String(e)}`;
+      this.log(this.launchProblem);
+      this.refreshStatus();
+    }
+  }
+
+  async stop(): Promise<void> {
+    const client = this.client;
+    this.client = undefined;
+    if (client) {
+      try {
+        await client.stop(3000);
+      } catch (e) {
+        this.log(`stopping the server: ${e}`);
+      }
+      await client.dispose().catch(() => undefined);
+    }
+  }
+
+  private clientOptions(): LanguageClientOptions {
+    const first = vscode.workspace.workspaceFolders?.[0];
+    const init = serverSettings(readRaw(first), variableContext(first));
+    init.problems.forEach((p) => this.log(p));
+    return {
+      documentSelector: DOCUMENT_LANGUAGES.map((language) => ({ scheme: "file", language })),
+      outputChannel: this.output,
+      traceOutputChannel: this.output,
+      initializationOptions: init.settings,
+      middleware: {
+        workspace: {
+          configuration: async (params, token, next) => {
+            const defaults = await next(params, token);
+            return params.items.map((item, i) => {
+              if (item.section !== SECTION) {
+                return Array.isArray(defaults) ? defaults[i] : null;
+              }
+              const folder = item.scopeUri
+                ? vscode.workspace.getWorkspaceFolder(vscode.Uri.parse(item.scopeUri))
+                : undefined;
+              return serverSettings(readRaw(folder ?? first), variableContext(folder ?? first)).settings;
+            });
+          },
+        },
+        provideCodeLenses: async (document, token, next) => {
+          const lenses = await next(document, token);
+          return lenses?.map(rewriteLens);
+        },
+        resolveCodeLens: async (lens, token, next) => {
+          const resolved = await next(lens, token);
+          return resolved ? rewriteLens(resolved) : resolved;
+        },
+        executeCommand: async (command, args, next) => {
+          if (command === "gmonlens.showCallers") {
+            return vscode.commands.executeCommand(PEEK_CALLERS, ...args);
+          }
+          return next(command, args);
+        },
+      },
+    };
+  }
+
+  private onStatus(params: unknown): void {
+    const status = parseStatus(params);
+    if (!status) {
+      this.log(`ignored a malformed gmonlens/status: ${JSON.stringify(params)}`);
+      return;
+    }
+    this.statuses.set(status.folder ? stripSlash(status.folder) : "", status);
+    this.refreshStatus();
+  }
+
+  refreshStatus(): void {
+    if (this.launchProblem !== undefined) {
+      this.statusItem.text = "$(error) gprof: no server";
+      this.statusItem.tooltip = `gmonlens: ${this.launchProblem}\nClick for the log.`;
+      this.statusItem.backgroundColor = new vscode.ThemeColor("statusBarItem.errorBackground");
+      return;
+    }
+    const active = this.activeFolderUri();
+    const status = pickStatus(this.statuses, active ? stripSlash(active) : undefined);
+    const folders = vscode.workspace.workspaceFolders ?? [];
+    const name =
+      folders.length > 1 && status?.folder
+        ? folders.find((f) => stripSlash(f.uri.toString()) === stripSlash(status.folder ?? ""))?.name
+        : undefined;
+    const view = statusView(status, name);
+    this.statusItem.text = view.text;
+    this.statusItem.tooltip = view.tooltip;
+    this.statusItem.backgroundColor =
+      view.kind === "normal" ? undefined : new vscode.ThemeColor(`statusBarItem.${view.kind}Background`);
+  }
+
+  dispose(): void {
+    if (this.restartTimer) {
+      clearTimeout(this.restartTimer);
+    }
+    this.disposables.forEach((d) => d.dispose());
+  }
+}
+
+
+/** Points the server's `gmonlens.showCallers` lens command at the client's call hierarchy command. */
+function rewriteLens(lens: vscode.CodeLens): vscode.CodeLens {
+  if (lens.command?.command === "gmonlens.showCallers") {
+    lens.command = { ...lens.command, command: PEEK_CALLERS, tooltip: lens.command.tooltip ?? "Show the callers" };
+  }
+  return lens;
+}
+
+/** The "gmonlens" settings of a folder (or the window), with whether each key was set explicitly. */
+function readRaw(scope: vscode.WorkspaceFolder | undefined): RawSettings {
+  const cfg = vscode.workspace.getConfiguration(SECTION, scope);
+  const raw: RawSettings = {};
+  for (const key of [...SERVER_KEYS, "interpreter", "serverCommand"]) {
+    const i = cfg.inspect(key);
+    const isSet =
+      i !== undefined &&
+      [
+        i.globalValue,
+        i.workspaceValue,
+        i.workspaceFolderValue,
+        i.globalLanguageValue,
+        i.workspaceLanguageValue,
+        i.workspaceFolderLanguageValue,
+      ].some((v) => v !== undefined);
+    raw[key] = { value: cfg.get(key), isSet };
+  }
+  return raw;
+}
+
+function variableContext(folder: vscode.WorkspaceFolder | undefined) {
+  return { folder: folder?.uri.scheme === "file" ? folder.uri.fsPath : undefined, home: os.homedir() };
+}
+
+function probePython(python: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    execFile(python, ["-c", VERSION_SNIPPET], { timeout: 10000 }, (err, stdout) =>
+      err ? reject(err) : resolve(stdout),
+    );
+  });
+}
+
+let instance: Gmonlens | undefined;
+
+export async function activate(context: vscode.ExtensionContext): Promise<void> {
+  instance = new Gmonlens(context);
+  context.subscriptions.push(instance, ...registerCommands(instance));
+  await instance.restart("activation");
+}
+
+export async function deactivate(): Promise<void> {
+  await instance?.stop();
+  instance = undefined;
+}

@@ -1,0 +1,126 @@
+/**
+ * How the server process is started. Pure: no `vscode` import; process probing is injected.
+ *
+ * Order: `gmonlens.serverCommand` (an installed gmonlens), else `gmonlens.interpreter`, else the first
+ * of `python3`, `python` on PATH that is >= 3.10, running the bundled server through python/launch.py.
+ * vscode-languageclient appends `--stdio` to the arguments built here.
+ */
+
+import * as path from "node:path";
+import type { ClientSettings } from "./settings";
+
+export const MIN_PYTHON: readonly [number, number] = [3, 10];
+
+export interface ExtensionLayout {
+  /** The extension's root folder (where package.json is). */
+  root: string;
+}
+
+export interface LaunchPlan {
+  command: string;
+  args: string[];
+  /** How the command was chosen, for the output channel. */
+  origin: "serverCommand" | "interpreter" | "PATH";
+}
+
+export interface LaunchProblem {
+  /** One line, shown in the status bar tooltip and the output channel. */
+  problem: string;
+}
+
+/** The script that puts bundled/libs first on sys.path and runs `gmonlens_lsp serve`. */
+export function launcherScript(layout: ExtensionLayout): string {
+  return path.join(layout.root, "python", "launch.py");
+}
+
+export function bundledLibs(layout: ExtensionLayout): string {
+  return path.join(layout.root, "bundled", "libs");
+}
+
+/** argv for an installed gmonlens command: the person's argv plus `serve` unless already given. */
+export function serverCommandPlan(argv: string[]): LaunchPlan {
+  const [command, ...rest] = argv;
+  const args = rest.includes("serve") ? rest : [...rest, "serve"];
+  return { command, args, origin: "serverCommand" };
+}
+
+/** argv for the bundled server run by `python`. `-I` keeps the person's PYTHONPATH and user site out. */
+export function bundledPlan(python: string, layout: ExtensionLayout, origin: LaunchPlan["origin"]): LaunchPlan {
+  return { command: python, args: ["-I", launcherScript(layout), "serve"], origin };
+}
+
+/** "3.11" -> [3, 11]; undefined when the text is not a version. */
+export function parsePythonVersion(text: string): [number, number] | undefined {
+  const m = /^\s*(?:Python\s+)?(\d+)\.(\d+)/.exec(text);
+  return m ? [Number(m[1]), Number(m[2])] : undefined;
+}
+
+export function versionOk(v: [number, number]): boolean {
+  return v[0] > MIN_PYTHON[0] || (v[0] === MIN_PYTHON[0] && v[1] >= MIN_PYTHON[1]);
+}
+
+/** Interpreters tried when no setting names one, in order. */
+export function pythonCandidates(platform: NodeJS.Platform): string[] {
+  return platform === "win32" ? ["python", "py", "python3"] : ["python3", "python"];
+}
+
+/**
+ * Runs `python -c ...` and returns its stdout, or throws (not found, not runnable).
+ * Injected so tests need no interpreter.
+ */
+export type Probe = (python: string) => Promise<string>;
+
+export const VERSION_SNIPPET = "import sys; print('%d.%d' % sys.version_info[:2])";
+
+/** The launch plan for these settings, or the reason there is none (one line). */
+export async function planLaunch(
+  settings: ClientSettings,
+  layout: ExtensionLayout,
+  platform: NodeJS.Platform,
+  probe: Probe,
+): Promise<LaunchPlan | LaunchProblem> {
+  if (settings.serverCommand.length > 0) {
+    return serverCommandPlan(settings.serverCommand);
+  }
+  const want = `${MIN_PYTHON[0]}.${MIN_PYTHON[1]}`;
+  if (settings.interpreter !== "") {
+    const found = await probeVersion(settings.interpreter, probe);
+    if (found === undefined) {
+      return { problem: `gmonlens.interpreter "${settings.interpreter}" does not run` };
+    }
+    if (!versionOk(found)) {
+      return {
+        problem: `gmonlens.interpreter "${settings.interpreter}" is Python ${found.join(".")}; gmonlens needs >= ${want}`,
+      };
+    }
+    return bundledPlan(settings.interpreter, layout, "interpreter");
+  }
+  const tried: string[] = [];
+  for (const candidate of pythonCandidates(platform)) {
+    const found = await probeVersion(candidate, probe);
+    if (found === undefined) {
+      tried.push(`${candidate}: not found`);
+    } else if (!versionOk(found)) {
+      tried.push(`${candidate}: ${found.join(".")}`);
+    } else {
+      return bundledPlan(candidate, layout, "PATH");
+    }
+  }
+  return {
+    problem: `no Python >= ${want} on PATH (${tried.join(", ")}); set gmonlens.interpreter or gmonlens.serverCommand`,
+  };
+}
+
+async function probeVersion(python: string, probe: Probe): Promise<[number, number] | undefined> {
+  try {
+    return parsePythonVersion(await probe(python));
+  } catch {
+    return undefined;
+  }
+}
+
+/** One line for the output channel: the command as a person would type it. */
+export function describePlan(plan: LaunchPlan): string {
+  const quote = (s: string) => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, "'\\''")}'`);
+  return `${[plan.command, ...plan.args, "--stdio"].map(quote).join(" ")}   (from ${plan.origin})`;
+}

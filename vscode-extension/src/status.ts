@@ -1,0 +1,128 @@
+/**
+ * The `gmonlens/status` notification and what the status bar shows for it. Pure: no `vscode` import.
+ */
+
+export type StatusState = "loading" | "loaded" | "problem" | "idle";
+
+/** The server's `gmonlens/status` params (seconds are gprof's total time of the profile). */
+export interface ServerStatus {
+  state: StatusState;
+  message?: string;
+  totalSeconds?: number;
+  routines?: number;
+  /** The workspace folder's URI this status belongs to. */
+  folder?: string;
+}
+
+export interface StatusView {
+  text: string;
+  tooltip: string;
+  kind: "normal" | "warning" | "error";
+}
+
+const STATES: readonly StatusState[] = ["loading", "loaded", "problem", "idle"];
+
+/** Validates a notification's params; undefined when they are not a status. */
+export function parseStatus(params: unknown): ServerStatus | undefined {
+  if (typeof params !== "object" || params === null) {
+    return undefined;
+  }
+  const p = params as Record<string, unknown>;
+  if (typeof p.state !== "string" || !STATES.includes(p.state as StatusState)) {
+    return undefined;
+  }
+  const num = (v: unknown) => (typeof v === "number" && Number.isFinite(v) ? v : undefined);
+  const str = (v: unknown) => (typeof v === "string" ? v : undefined);
+  return {
+    state: p.state as StatusState,
+    message: str(p.message),
+    totalSeconds: num(p.totalSeconds),
+    routines: num(p.routines),
+    folder: str(p.folder),
+  };
+}
+
+/** The problem in a word or two, from the server's one-line message. */
+export function problemWord(message: string | undefined): string {
+  const m = (message ?? "").toLowerCase();
+  const rules: [RegExp, string][] = [
+    [/no (gmon|profile)|profile.*(not found|missing|no such)|cannot find.*profile|no such file/, "no profile"],
+    [/no (elf|binary|executable)|binary.*(not found|missing)|executable.*(not found|missing)/, "no binary"],
+    [/newer than the profile|stale|out of date|older than/, "stale"],
+    [/mismatch|does not (match|fit)|doesn't (match|fit)|not fit/, "mismatch"],
+    [/truncated|corrupt|broken|bad |invalid|malformed|format/, "broken profile"],
+    [/python|interpreter|bundled/, "no Python"],
+    [/exit|crash|stopped|not running/, "stopped"],
+  ];
+  for (const [re, word] of rules) {
+    if (re.test(m)) {
+      return word;
+    }
+  }
+  return "problem";
+}
+
+/** "1.23 s" with gprof's two decimals. */
+export function seconds(s: number): string {
+  return `${s.toFixed(2)} s`;
+}
+
+/** The status bar item's text and tooltip. `status` undefined = the server has said nothing yet. */
+export function statusView(status: ServerStatus | undefined, folderName?: string): StatusView {
+  const where = folderName ? ` (${folderName})` : "";
+  if (status === undefined) {
+    return { text: "$(sync~spin) gprof", tooltip: `gmonlens: starting${where}`, kind: "normal" };
+  }
+  const message = status.message ? `\n${status.message}` : "";
+  switch (status.state) {
+    case "loading":
+      return { text: "$(sync~spin) gprof: loading", tooltip: `gmonlens: loading the profile${where}${message}`, kind: "normal" };
+    case "loaded": {
+      const parts: string[] = [];
+      if (status.totalSeconds !== undefined) {
+        parts.push(seconds(status.totalSeconds));
+      }
+      if (status.routines !== undefined) {
+        parts.push(`${status.routines} routine${status.routines === 1 ? "" : "s"}`);
+      }
+      const summary = parts.length > 0 ? parts.join(" · ") : "loaded";
+      return {
+        text: `$(flame) gprof: ${summary}`,
+        tooltip: `gmonlens: profile loaded${where}: ${summary}${message}\nClick for the log.`,
+        kind: "normal",
+      };
+    }
+    case "problem":
+      return {
+        text: `$(warning) gprof: ${problemWord(status.message)}`,
+        tooltip: `gmonlens${where}: ${status.message ?? "problem"}\nClick for the log.`,
+        kind: "warning",
+      };
+    case "idle":
+      return { text: "$(flame) gprof: no profile", tooltip: `gmonlens: no profile${where}${message}`, kind: "normal" };
+  }
+}
+
+/**
+ * Which folder's status to show: the active editor's folder when it has one, else the only or first
+ * folder that reported. `statuses` maps folder URI (or "" when the server named none) to its status.
+ */
+export function pickStatus(
+  statuses: ReadonlyMap<string, ServerStatus>,
+  activeFolder: string | undefined,
+): ServerStatus | undefined {
+  if (activeFolder !== undefined) {
+    const own = statuses.get(activeFolder) ?? statuses.get(stripSlash(activeFolder));
+    if (own) {
+      return own;
+    }
+  }
+  if (statuses.has("")) {
+    return statuses.get("");
+  }
+  return statuses.values().next().value;
+}
+
+export function stripSlash(uri: string): string {
+  return uri.endsWith("/") ? uri.slice(0, -1) : uri;
+}

@@ -132,7 +132,10 @@ class DwarfIndex:
         return {
             "units": [[u.offset, u.name, u.comp_dir, list(u.files)] for u in self.units()],
             "decls": {
-                str(unit): [[d.name, d.linkage_name, d.file, d.line, d.column, [list(r) for r in d.ranges]] for d in decls]
+                str(unit): [
+                    [d.name, d.linkage_name, d.file, d.line, d.column, [list(r) for r in d.ranges]]
+                    for d in decls
+                ]
                 for unit, decls in self._decls.items()
             },
             "unit_ranges": [list(r) for r in self._unit_ranges] if self._unit_ranges is not None else None,
@@ -170,7 +173,11 @@ class DwarfIndex:
                 for cu in dwarf.iter_CUs():
                     self._cu_by_offset[cu.cu_offset] = cu
                     top = cu.get_top_DIE()
-                    comp_dir = _text(top.attributes["DW_AT_comp_dir"].value) if "DW_AT_comp_dir" in top.attributes else ""
+                    comp_dir = (
+                        _text(top.attributes["DW_AT_comp_dir"].value)
+                        if "DW_AT_comp_dir" in top.attributes
+                        else ""
+                    )
                     name = _text(top.attributes["DW_AT_name"].value) if "DW_AT_name" in top.attributes else ""
                     files = self._file_table(cu, comp_dir)
                     units.append(
@@ -218,7 +225,9 @@ class DwarfIndex:
         decls: list[SourceDecl] = []
         if cu is not None:
             top = cu.get_top_DIE()
-            comp_dir = _text(top.attributes["DW_AT_comp_dir"].value) if "DW_AT_comp_dir" in top.attributes else ""
+            comp_dir = (
+                _text(top.attributes["DW_AT_comp_dir"].value) if "DW_AT_comp_dir" in top.attributes else ""
+            )
             files = self._file_table(cu, comp_dir)
             for die in self._subprograms(cu, top):
                 decl = self._decl(die, files, offset)

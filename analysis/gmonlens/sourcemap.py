@@ -35,7 +35,9 @@ def _common_suffix(a: list[str], b: list[str]) -> int:
 class SourceMapper:
     """Maps recorded source paths to existing files, preferring files of the workspace root."""
 
-    def __init__(self, root: str, source_map: Mapping[str, str] | None = None, max_files: int = 200_000) -> None:
+    def __init__(
+        self, root: str, source_map: Mapping[str, str] | None = None, max_files: int = 200_000
+    ) -> None:
         self.root = os.path.abspath(root)
         self._map = sorted(
             ((posixpath.normpath(k), self._absolute(v)) for k, v in (source_map or {}).items() if k),

@@ -32,7 +32,7 @@ def build_id(path: str) -> str:
 
         with open(path, "rb") as f:
             elf = ELFFile(f)
-            section = elf.get_section_by_name(".note.gnu.build-id")
+            section: Any = elf.get_section_by_name(".note.gnu.build-id")
             if section is None:
                 return ""
             for note in section.iter_notes():
@@ -115,7 +115,9 @@ def load_line_table(binary: str) -> Any:
         data = read("lines", key)
         if data is not None:
             try:
-                return LineTable(tuple(data["addresses"]), tuple((f, ln) for f, ln in data["rows"]), tuple(data["files"]))
+                return LineTable(
+                    tuple(data["addresses"]), tuple((f, ln) for f, ln in data["rows"]), tuple(data["files"])
+                )
             except (KeyError, TypeError, ValueError):
                 pass
     table = LineTable.from_elf(binary)

@@ -9,6 +9,7 @@ cleanly or the problem changes.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
 import uuid
@@ -84,7 +85,10 @@ async def _reload(ls: GmonlensServer, state: FolderState) -> None:
         try:
             await asyncio.wait_for(ls.work_done_progress.create_async(token), timeout=5)
             ls.work_done_progress.begin(
-                token, types.WorkDoneProgressBegin(title="gmonlens", message="Loading the profile", cancellable=False)
+                token,
+                types.WorkDoneProgressBegin(
+                    title="gmonlens", message="Loading the profile", cancellable=False
+                ),
             )
         except Exception as exc:
             log.info("work done progress refused: %s", exc)
@@ -137,10 +141,13 @@ async def _finish(ls: GmonlensServer, state: FolderState, loaded: Any) -> None:
 
 
 async def loaded_or_wait(ls: GmonlensServer, state: FolderState, timeout: float = 60.0) -> Any:
-    """The folder's profile; while its first load runs, wait for it (up to `timeout` seconds)."""
-    if state.loading is not None and not state.loading.done():
-        try:
-            await asyncio.wait_for(asyncio.shield(state.loading), timeout)
-        except (asyncio.TimeoutError, asyncio.CancelledError, Exception):
-            pass
+    """The folder's profile; while none is loaded and a load runs, wait for it (up to `timeout`
+    seconds, following reloads that replace the running one)."""
+    deadline = asyncio.get_running_loop().time() + timeout
+    while state.loaded is None and state.loading is not None and not state.loading.done():
+        left = deadline - asyncio.get_running_loop().time()
+        if left <= 0:
+            break
+        with contextlib.suppress(Exception, asyncio.CancelledError):
+            await asyncio.wait_for(asyncio.shield(state.loading), left)
     return state.loaded

@@ -120,7 +120,11 @@ def profile_fits(binary: str, profile: str) -> bool:
         with open(profile, "rb") as f:
             data = f.read()
         gmon = accumulate(
-            [parse_gmon(data, path=profile, address_size=image.address_size, little_endian=image.little_endian)]
+            [
+                parse_gmon(
+                    data, path=profile, address_size=image.address_size, little_endian=image.little_endian
+                )
+            ]
         )
     except (GmonlensError, OSError):
         return False
@@ -166,7 +170,9 @@ def discover(folder: str, settings: Settings) -> Discovery:
         profiles = find_profiles(folder)
         if not profiles:
             return Discovery(
-                None, (), problem=f"{folder}: no gmon.out, gmon.out.* or gmon.sum here or in its build folders"
+                None,
+                (),
+                problem=f"{folder}: no gmon.out, gmon.out.* or gmon.sum here or in its build folders",
             )
         notes.append("profiles found: " + ", ".join(profiles))
     if settings.binary:

@@ -23,6 +23,8 @@ from gmonlens.dwarf import DwarfIndex, SourceDecl
 from gmonlens.model import Arc, Profile, Routine
 from gmonlens.sourcemap import SourceMapper
 
+from .callsites import CallFinder
+
 
 class LineLookup(Protocol):
     def lookup(self, address: int) -> tuple[str, int] | None: ...
@@ -67,6 +69,7 @@ class SourceIndex:
         dwarf: DwarfIndex | None,
         mapper: SourceMapper,
         line_table: Callable[[], LineLookup | None] | None = None,
+        call_finder: Callable[[], CallFinder | None] | None = None,
     ) -> None:
         self.profile = profile
         self._dwarf = dwarf
@@ -74,6 +77,9 @@ class SourceIndex:
         self._line_table_factory = line_table
         self._line_table: LineLookup | None = None
         self._line_table_tried = False
+        self._finder_factory = call_finder
+        self._finder: CallFinder | None = None
+        self._finder_tried = False
         self._lock: threading.RLock = threading.RLock()
         starts = sorted((r.address, r.id) for r in profile.routines)
         self._starts = [a for a, _ in starts]
@@ -219,19 +225,38 @@ class SourceIndex:
         return self._line_table
 
     def prepare_lines(self) -> None:
-        """Read the line table now (call sites need it)."""
+        """Read the line table and the code now (call sites need them)."""
         with self._lock:
             self._lines()
+            self._calls()
+
+    def _calls(self) -> CallFinder | None:
+        if not self._finder_tried:
+            self._finder_tried = True
+            if self._finder_factory is not None:
+                try:
+                    self._finder = self._finder_factory()
+                except Exception:  # without it, call sites fall back to the recorded address
+                    self._finder = None
+        return self._finder
 
     def call_site_lines(self, arc: Arc) -> list[tuple[str, int]]:
-        """(file, 1-based line) of each recorded call site of `arc` (the call instruction's line:
-        the line of return address - 1), deduplicated, in record order."""
+        """(file, 1-based line) of each call instruction of `arc` (found from the recorded return
+        addresses, see `callsites`), deduplicated, in record order."""
         with self._lock:
             table = self._lines()
             out: dict[tuple[str, int], None] = {}
-            if table is not None:
-                for ret, _count in arc.call_sites:
-                    hit = table.lookup(ret - 1)
+            if table is None:
+                return []
+            finder = self._calls()
+            parent = self.profile.routines[arc.parent]
+            child = self.profile.routines[arc.child]
+            for ret, _count in arc.call_sites:
+                calls = (
+                    finder.calls(ret, (parent.address, parent.end_address), child.address) if finder else []
+                )
+                for address in calls or [ret]:
+                    hit = table.lookup(address)
                     if hit is not None and hit[1] > 0:
                         path, _ok = self._resolve(hit[0])
                         out[(path, hit[1])] = None

@@ -183,7 +183,7 @@ def hover_markdown(profile: Profile, index: SourceIndex, rid: int) -> str:
     for pos in parents:
         arc = profile.arcs[pos]
         lines.append(_arc_row(profile, arc, profile.routines[arc.parent], index, parent_side=True))
-    called = (f.calls if r.calls or r.self_calls else "")
+    called = f.calls if r.calls or r.self_calls else ""
     lines.append(
         f"| **[{r.index}]** | **{f.percent}** | **{f.self_s}** | "
         f"**{profile.seconds(r.prop_child_ticks):.2f}** | **{called}** | **{_name(profile, r)}** |"
@@ -224,7 +224,9 @@ def _fallback_place(profile: Profile, r: Routine, binary: str) -> Place:
     return Place(binary, False, 1, 0, r.display_name)
 
 
-def call_item(profile: Profile, index: SourceIndex, rid: int, binary: str, generation: int) -> types.CallHierarchyItem:
+def call_item(
+    profile: Profile, index: SourceIndex, rid: int, binary: str, generation: int
+) -> types.CallHierarchyItem:
     r = profile.routines[rid]
     place = index.place(rid) or _fallback_place(profile, r, binary)
     f = figures(profile, r)
@@ -257,14 +259,23 @@ def call_ranges(sites: list[tuple[str, int]], in_path: str, fallback: types.Rang
     return out or [fallback]
 
 
-def incoming(item: types.CallHierarchyItem, arc: Arc, sites: list[tuple[str, int]], profile: Profile) -> types.CallHierarchyIncomingCall:
+def incoming(
+    item: types.CallHierarchyItem, arc: Arc, sites: list[tuple[str, int]], profile: Profile
+) -> types.CallHierarchyIncomingCall:
     item.detail = arc_detail(profile, arc)
     path = uris.to_fs_path(item.uri) or ""
-    return types.CallHierarchyIncomingCall(from_=item, from_ranges=call_ranges(sites, path, item.selection_range))
+    return types.CallHierarchyIncomingCall(
+        from_=item, from_ranges=call_ranges(sites, path, item.selection_range)
+    )
 
 
 def outgoing(
-    item: types.CallHierarchyItem, arc: Arc, sites: list[tuple[str, int]], caller_path: str, caller_sel: types.Range, profile: Profile
+    item: types.CallHierarchyItem,
+    arc: Arc,
+    sites: list[tuple[str, int]],
+    caller_path: str,
+    caller_sel: types.Range,
+    profile: Profile,
 ) -> types.CallHierarchyOutgoingCall:
     item.detail = arc_detail(profile, arc)
     return types.CallHierarchyOutgoingCall(to=item, from_ranges=call_ranges(sites, caller_path, caller_sel))
@@ -295,4 +306,6 @@ def hottest_entry(profile: Profile, r: Routine, place: Place | None) -> dict[str
 
 
 def message(kind: str, text: str) -> types.MessageType:
-    return {"error": types.MessageType.Error, "warning": types.MessageType.Warning}.get(kind, types.MessageType.Info)
+    return {"error": types.MessageType.Error, "warning": types.MessageType.Warning}.get(
+        kind, types.MessageType.Info
+    )

@@ -13,7 +13,9 @@ from collections.abc import Sequence
 
 
 def main(argv: Sequence[str]) -> int:
-    parser = argparse.ArgumentParser(prog="gmonlens serve", description="gmonlens language server (LSP on stdio)")
+    parser = argparse.ArgumentParser(
+        prog="gmonlens serve", description="gmonlens language server (LSP on stdio)"
+    )
     parser.add_argument("--stdio", action="store_true", help="speak LSP on stdin/stdout (the default)")
     parser.add_argument("--log-level", default="INFO", choices=["DEBUG", "INFO", "WARNING", "ERROR"])
     args, unknown = parser.parse_known_args(list(argv))

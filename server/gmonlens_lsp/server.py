@@ -99,7 +99,9 @@ class GmonlensServer(LanguageServer):
         best: FolderState | None = None
         for state in self.folders.values():
             root = state.path.rstrip(os.sep) + os.sep
-            if (path.startswith(root) or path == state.path) and (best is None or len(state.path) > len(best.path)):
+            if (path.startswith(root) or path == state.path) and (
+                best is None or len(state.path) > len(best.path)
+            ):
                 best = state
         if best is None:
             # a file outside every folder (a library header, say): any loaded folder that knows it
@@ -114,7 +116,7 @@ class GmonlensServer(LanguageServer):
 
     def spawn(self, coro: Any) -> asyncio.Task[Any]:
         """Run a coroutine in the background, keeping a reference until it ends."""
-        task = asyncio.ensure_future(coro)
+        task: asyncio.Task[Any] = asyncio.ensure_future(coro)
         self.background.add(task)
         task.add_done_callback(self.background.discard)
         return task

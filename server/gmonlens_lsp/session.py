@@ -23,6 +23,7 @@ from gmonlens.model import Profile
 from gmonlens.sourcemap import SourceMapper
 
 from . import cache
+from .callsites import CallFinder
 from .discovery import PROFILE_PATTERNS, Discovery, discover, search_dirs
 from .index import SourceIndex
 from .settings import CONFIG_FILE, Settings
@@ -111,10 +112,15 @@ def load_folder(folder: str, settings: Settings, generation: int) -> LoadOutcome
         return LoadOutcome(None, blocking=str(exc), notes=found.notes, inputs=tuple(inputs))
     except Exception as exc:  # an engine bug must not take the server down
         log.exception("loading %s failed", found.binary)
-        return LoadOutcome(None, blocking=f"{found.binary}: {type(exc).__name__}: {exc}", inputs=tuple(inputs))
+        return LoadOutcome(
+            None, blocking=f"{found.binary}: {type(exc).__name__}: {exc}", inputs=tuple(inputs)
+        )
     dwarf, key, cached = cache.load_dwarf(found.binary)
     mapper = SourceMapper(folder, dict(settings.source_map))
-    index = SourceIndex(profile, dwarf, mapper, _line_table_factory(found.binary))
+    binary = found.binary
+    index = SourceIndex(
+        profile, dwarf, mapper, _line_table_factory(binary), lambda: CallFinder.from_elf(binary)
+    )
     warnings = [*profile.problems, *_stale_problems(found.binary, found.profiles)]
     loaded = Loaded(
         generation=generation,
@@ -128,7 +134,9 @@ def load_folder(folder: str, settings: Settings, generation: int) -> LoadOutcome
         dwarf_cached=cached,
         seconds=time.monotonic() - started,
     )
-    return LoadOutcome(loaded, warnings=tuple(dict.fromkeys(warnings)), notes=found.notes, inputs=tuple(inputs))
+    return LoadOutcome(
+        loaded, warnings=tuple(dict.fromkeys(warnings)), notes=found.notes, inputs=tuple(inputs)
+    )
 
 
 def finish_index(loaded: Loaded) -> list[str]:
@@ -155,7 +163,9 @@ def finish_index(loaded: Loaded) -> list[str]:
                 continue
             path = index.resolve(unit.name)
             if path and index.mapper.inside(path) and os.path.getmtime(path) > bin_mtime + 1.0:
-                problems.append(f"{path}: source file is newer than the binary {loaded.binary} (rebuild to refresh)")
+                problems.append(
+                    f"{path}: source file is newer than the binary {loaded.binary} (rebuild to refresh)"
+                )
     except (GmonlensError, OSError) as exc:
         problems.append(str(exc))
     return problems

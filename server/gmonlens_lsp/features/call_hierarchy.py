@@ -24,9 +24,13 @@ def _routine(ls: GmonlensServer, item: types.CallHierarchyItem) -> tuple[Loaded,
             continue
         rid = data.get("routine")
         routines = loaded.profile.routines
-        if data.get("generation") == loaded.generation and isinstance(rid, int) and 0 <= rid < len(routines):
-            if routines[rid].name == data.get("name", routines[rid].name):
-                return loaded, rid
+        if (
+            data.get("generation") == loaded.generation
+            and isinstance(rid, int)
+            and 0 <= rid < len(routines)
+            and routines[rid].name == data.get("name", routines[rid].name)
+        ):
+            return loaded, rid
         name = data.get("name")
         if isinstance(name, str):
             for r in routines:
@@ -45,7 +49,9 @@ def _incoming(loaded: Loaded, rid: int) -> list[types.CallHierarchyIncomingCall]
     return out
 
 
-def _outgoing(loaded: Loaded, rid: int, caller: types.CallHierarchyItem) -> list[types.CallHierarchyOutgoingCall]:
+def _outgoing(
+    loaded: Loaded, rid: int, caller: types.CallHierarchyItem
+) -> list[types.CallHierarchyOutgoingCall]:
     p, index = loaded.profile, loaded.index
     caller_path = uris.to_fs_path(caller.uri) or ""
     out = []

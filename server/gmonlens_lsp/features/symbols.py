@@ -31,7 +31,9 @@ def _symbols(loaded: Loaded, query: str) -> list[types.WorkspaceSymbol]:
 def register(server: GmonlensServer) -> None:
     @server.feature(types.WORKSPACE_SYMBOL)
     @safe(default=list)
-    async def workspace_symbol(ls: GmonlensServer, params: types.WorkspaceSymbolParams) -> list[types.WorkspaceSymbol]:
+    async def workspace_symbol(
+        ls: GmonlensServer, params: types.WorkspaceSymbolParams
+    ) -> list[types.WorkspaceSymbol]:
         out: list[types.WorkspaceSymbol] = []
         for state in ls.folders.values():
             if state.loaded is not None:

@@ -91,7 +91,7 @@ async def _poll(ls: GmonlensServer) -> None:
             previous = state.last_stamp
             if previous is None:
                 continue
-            now = await asyncio.to_thread(lambda s=state: stamp(s.watch_paths()))
+            now = await asyncio.to_thread(stamp, state.watch_paths())
             if now != previous:
                 state.last_stamp = now
                 changed(ls, state)

@@ -160,42 +160,63 @@ class _X86Scanner:
         self._mask = (1 << bits) - 1
         self._prefixes = _PREFIXES_64 if bits == 64 else _PREFIXES_32
         self._calls = _fast_call_decoder(self._cs) or self._slow_calls
+        self._candidates: dict[int, tuple[bytes, list[int]]] = {}
+
+    def _plausible(self, data: bytes, base: int, callee: Callee) -> list[int]:
+        """Offsets of the 0xE8 bytes of `data` whose rel32 lands on an accepted routine entry, once per
+        section. Routines without one need no decoding (calls to the PLT or to mcount stubs are not
+        routine entries)."""
+        cached = self._candidates.get(base)
+        if cached is not None and cached[0] is data:
+            return cached[1]
+        found, mask, limit = [], self._mask, len(data) - 5
+        i = data.find(0xE8)
+        while 0 <= i <= limit:
+            if (
+                callee((base + i + 5 + int.from_bytes(data[i + 1 : i + 5], "little", signed=True)) & mask)
+                is not None
+            ):
+                found.append(i)
+            i = data.find(0xE8, i + 1)
+        self._candidates[base] = (data, found)
+        return found
 
     def __call__(
         self, data: bytes, base: int, begin: int, stop: int, callee: Callee
     ) -> Iterator[tuple[int, int]]:
         """(address of the call instruction, target) for each real `call rel32` in [begin, stop)."""
         off, end = begin - base, stop - base
-        # Cheap pre-filter: an 0xE8 byte whose rel32 lands on a routine entry. Most routines have none
-        # worth decoding for (calls to the PLT or mcount stubs are not routine entries).
-        last = -1
-        i = data.find(0xE8, off, end)
-        while i >= 0:
-            if i + 5 <= len(data):
-                rel = int.from_bytes(data[i + 1 : i + 5], "little", signed=True)
-                if callee((base + i + 5 + rel) & self._mask) is not None:
-                    last = i
-            i = data.find(0xE8, i + 1, end)
-        if last < 0:
+        plausible = self._plausible(data, base, callee)
+        j = bisect_left(plausible, end)
+        if j == 0 or plausible[j - 1] < off:
             return
-        for address, raw in self._calls(data[off : last + 5], base + off):
+        prefixes, mask = self._prefixes, self._mask
+        for address, raw in self._calls(data[off : plausible[j - 1] + 5], base + off):
             # direct call: only prefixes before the E8 opcode, then rel32
             k = len(raw) - 5
-            if k >= 0 and raw[k] == 0xE8 and all(b in self._prefixes for b in raw[:k]):
+            if k >= 0 and raw[k] == 0xE8 and (k == 0 or prefixes.issuperset(raw[:k])):
                 rel = int.from_bytes(raw[k + 1 :], "little", signed=True)
-                yield address, (address + len(raw) + rel) & self._mask
+                yield address, (address + len(raw) + rel) & mask
 
-    def _slow_calls(self, chunk: bytes, address: int) -> Iterator[tuple[int, bytes]]:
+    def _slow_calls(self, chunk: bytes, address: int) -> list[tuple[int, bytes]]:
         """(address, bytes) of each call instruction, through capstone's public API."""
-        for at, size, mnemonic, _ops in self._cs.disasm_lite(chunk, address):
-            if mnemonic.endswith("call"):
-                yield at, chunk[at - address : at - address + size]
+        return [
+            (at, chunk[at - address : at - address + size])
+            for at, size, mnemonic, _ops in self._cs.disasm_lite(chunk, address)
+            if mnemonic.endswith("call")
+        ]
 
 
-def _fast_call_decoder(cs: Any) -> Callable[[bytes, int], Iterator[tuple[int, bytes]]] | None:
-    """The same as `_X86Scanner._slow_calls`, 2-3x faster: calls capstone's C `cs_disasm` through the
-    binding's ctypes handles and reads only the id/address/size/bytes fields of the instruction array,
-    without building Python strings for every instruction. None if the binding's internals differ."""
+# x86 legacy and REX prefixes that may precede the E8 opcode of `call rel32`
+_PREFIXES_32 = frozenset(b"\x26\x2e\x36\x3e\x64\x65\x66\x67\xf0\xf2\xf3")
+_PREFIXES_64 = _PREFIXES_32 | frozenset(range(0x40, 0x50))
+
+
+def _fast_call_decoder(cs: Any) -> Callable[[bytes, int], list[tuple[int, bytes]]] | None:
+    """The same as `_X86Scanner._slow_calls`, about 2x faster: calls capstone's C `cs_disasm` through
+    the binding's ctypes handles and reads only the id/address/size/bytes fields of the call
+    instructions, in place, without building Python strings for every instruction. None if the
+    binding's internals differ (then the public API is used)."""
     try:
         import ctypes
         import struct
@@ -203,35 +224,40 @@ def _fast_call_decoder(cs: Any) -> Callable[[bytes, int], Iterator[tuple[int, by
 
         from capstone import x86 as cs_x86
 
-        lib, insn_t, call_id = _capstone._cs, _capstone._cs_insn, int(cs_x86.X86_INS_CALL)  # type: ignore[union-attr]
+        lib, insn_t = _capstone._cs, _capstone._cs_insn
+        call_id = int(cs_x86.X86_INS_CALL)
         stride = ctypes.sizeof(insn_t)
         o_id, o_addr, o_size, o_bytes = (
             getattr(insn_t, f).offset for f in ("id", "address", "size", "bytes")
         )
         handle = cs.csh
-        lib.cs_disasm, lib.cs_free  # noqa: B018 - fail now, not later, if they are missing
+        disasm, free = lib.cs_disasm, lib.cs_free
     except (AttributeError, ImportError, TypeError):  # pragma: no cover - other capstone bindings
         return None
-    key = call_id & 0xFF if sys.byteorder == "little" else call_id >> 24
-    o_key = o_id if sys.byteorder == "little" else o_id + 3
+    little = sys.byteorder == "little"
+    key = call_id & 0xFF if little else call_id >> 24
+    o_key = o_id if little else o_id + 3
+    head = struct.Struct("=I")
 
-    def calls(chunk: bytes, address: int) -> Iterator[tuple[int, bytes]]:
+    def calls(chunk: bytes, address: int) -> list[tuple[int, bytes]]:
         insn = ctypes.POINTER(insn_t)()
-        n = lib.cs_disasm(handle, chunk, len(chunk), address, 0, ctypes.byref(insn))
+        n = disasm(handle, chunk, len(chunk), address, 0, ctypes.byref(insn))
         if n <= 0:
-            return
+            return []
         try:
-            blob = ctypes.string_at(insn, n * stride)
+            view = memoryview((ctypes.c_char * (n * stride)).from_address(ctypes.addressof(insn.contents)))
+            keys = view[o_key::stride].tobytes()
+            out = []
+            i = keys.find(key)
+            while i >= 0:
+                at = i * stride
+                if head.unpack_from(view, at + o_id)[0] == call_id:
+                    addr = int.from_bytes(view[at + o_addr : at + o_addr + 8], sys.byteorder)
+                    size = int.from_bytes(view[at + o_size : at + o_size + 2], sys.byteorder)
+                    out.append((addr, view[at + o_bytes : at + o_bytes + size].tobytes()))
+                i = keys.find(key, i + 1)
+            return out
         finally:
-            lib.cs_free(insn, n)
-        keys = blob[o_key::stride]
-        i = keys.find(key)
-        while i >= 0:
-            at = i * stride
-            if struct.unpack_from("=I", blob, at + o_id)[0] == call_id:
-                (addr,) = struct.unpack_from("=Q", blob, at + o_addr)
-                (size,) = struct.unpack_from("=H", blob, at + o_size)
-                yield addr, blob[at + o_bytes : at + o_bytes + size]
-            i = keys.find(key, i + 1)
+            free(insn, n)
 
     return calls

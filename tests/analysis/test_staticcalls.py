@@ -228,3 +228,23 @@ def test_missing_capstone_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
     assert "\n" not in str(info.value)
     # AArch64 does not need it
     assert find_static_calls("EM_AARCH64", [], [], []) == []
+
+
+@pytest.fixture(params=["fast", "public-api"])
+def decoder(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Runs a test with the ctypes fast path and with capstone's public `disasm_lite`."""
+    if request.param == "public-api":
+        monkeypatch.setattr(staticcalls, "_fast_call_decoder", lambda cs: None)
+    return str(request.param)
+
+
+def test_both_x86_decoders_agree(decoder: str) -> None:
+    rel = (A - (C + 1 + 5)) & 0xFFFFFFFF
+    bodies = [
+        pad(b"\x55" + call(A + 1, C) + b"\xff\xd0" + RET),
+        pad(b"\xf2" + call(B + 1, A) + call(B + 6, B) + RET),
+        pad(b"\xb8\xe8" + struct.pack("<I", rel)[:3] + b"\xff\xc0" + RET),
+        pad(b"\xff\x94\xe8" + struct.pack("<i", A - (D + 2 + 5)) + RET),
+    ]
+    assert x86(A, bodies) == [(0, 2), (1, 0), (1, 1)]
+    assert x86(A, bodies, "EM_386") == [(0, 2), (1, 0), (1, 1)]

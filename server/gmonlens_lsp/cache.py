@@ -1,8 +1,9 @@
 """On-disk cache of what is costly to recompute, under `$XDG_CACHE_HOME/gmonlens` (default
 `~/.cache/gmonlens`), keyed by the binary's identity: real path, size, mtime (ns) and GNU build-id.
 
-Entries are JSON files written atomically (temp file + rename); a missing, foreign or corrupt entry
-reads as None. `GMONLENS_CACHE=off` disables the cache.
+Entries are JSON (the DWARF index) or pickles (the line table; each computed profile, keyed also
+by the profile files' identities and the options), written atomically (temp file + rename); a
+missing, foreign or corrupt entry reads as None. `GMONLENS_CACHE=off` disables the cache.
 """
 
 from __future__ import annotations
@@ -10,7 +11,9 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import pickle
 import tempfile
+from collections.abc import Sequence
 from typing import Any
 
 from gmonlens.dwarf import DwarfIndex
@@ -51,6 +54,62 @@ def binary_key(path: str) -> str | None:
         return None
     ident = f"{os.path.realpath(path)}\0{st.st_size}\0{st.st_mtime_ns}\0{build_id(path)}"
     return hashlib.sha256(ident.encode()).hexdigest()[:32]
+
+
+def profile_key(binary: str, profiles: Sequence[str], options: object) -> str | None:
+    """Identity of a computed profile: the binary's, each profile file's, the options and the
+    engine version."""
+    from gmonlens import __version__
+
+    bkey = binary_key(binary)
+    if bkey is None:
+        return None
+    parts = [bkey, repr(options), __version__]
+    for p in profiles:
+        try:
+            st = os.stat(p)
+        except OSError:
+            return None
+        parts.append(f"{os.path.realpath(p)}\0{st.st_size}\0{st.st_mtime_ns}")
+    return hashlib.sha256("\0\0".join(parts).encode()).hexdigest()[:32]
+
+
+def read_pickle(kind: str, key: str | None) -> Any:
+    """An object written by `write_pickle` (this user's own cache), or None."""
+    d = cache_dir()
+    if key is None or d is None:
+        return None
+    try:
+        with open(os.path.join(d, f"{kind}-{key}.pickle"), "rb") as f:
+            data = pickle.load(f)
+    except Exception:  # absent, truncated or from another version: recompute
+        return None
+    if not isinstance(data, dict) or data.get("format") != FORMAT or data.get("key") != key:
+        return None
+    return data.get("value")
+
+
+def write_pickle(kind: str, key: str | None, value: Any) -> bool:
+    d = cache_dir()
+    if key is None or d is None:
+        return False
+    try:
+        os.makedirs(d, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=d, prefix=".tmp-")
+        with os.fdopen(fd, "wb") as f:
+            pickle.dump({"format": FORMAT, "key": key, "value": value}, f, protocol=pickle.HIGHEST_PROTOCOL)
+        os.replace(tmp, os.path.join(d, f"{kind}-{key}.pickle"))
+        return True
+    except (OSError, pickle.PicklingError, TypeError, AttributeError):
+        return False
+
+
+def read_profile(key: str | None) -> Any:
+    return read_pickle("profile", key)
+
+
+def write_profile(key: str | None, profile: Any) -> bool:
+    return write_pickle("profile", key, profile)
 
 
 def _entry(kind: str, key: str) -> str | None:
@@ -108,20 +167,16 @@ def save_dwarf(index: DwarfIndex, key: str | None) -> bool:
 
 def load_line_table(binary: str) -> Any:
     """The binary's `LineTable`, from the cache when its identity matches, else decoded (and saved)."""
+    import dataclasses
+
     from gmonlens.linetable import LineTable
 
-    key = binary_key(binary)
-    if key is not None:
-        data = read("lines", key)
-        if data is not None:
-            try:
-                return LineTable(
-                    tuple(data["addresses"]), tuple((f, ln) for f, ln in data["rows"]), tuple(data["files"])
-                )
-            except (KeyError, TypeError, ValueError):
-                pass
+    shape = ",".join(f.name for f in dataclasses.fields(LineTable))
+    bkey = binary_key(binary)
+    key = hashlib.sha256(f"{bkey}\0{shape}".encode()).hexdigest()[:32] if bkey else None
+    table = read_pickle("lines", key)
+    if isinstance(table, LineTable):
+        return table
     table = LineTable.from_elf(binary)
-    if key is not None:
-        write("lines", key, {"addresses": list(table.addresses), "rows": [list(r) for r in table.rows],
-                             "files": list(table.files)})  # fmt: skip
+    write_pickle("lines", key, table)
     return table

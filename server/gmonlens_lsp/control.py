@@ -125,6 +125,7 @@ async def _reload(ls: GmonlensServer, state: FolderState) -> None:
             ls,
             f"loaded {lo.binary} with {', '.join(lo.profiles)}: {len(lo.profile.routines)} routines, "
             f"{lo.total_seconds:.2f} s ({lo.seconds:.2f} s to load"
+            + (", profile from cache" if lo.profile_cached else "")
             + (", DWARF index from cache)" if lo.dwarf_cached else ")"),
         )
         send_status(ls, state, "loaded", f"{lo.total_seconds:.2f} s in {len(lo.profile.routines)} routines")

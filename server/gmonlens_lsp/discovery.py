@@ -111,52 +111,40 @@ def candidate_binaries(folder: str, profile_dirs: Iterable[str]) -> list[str]:
 
 
 def profile_fits(binary: str, profile: str) -> bool:
-    """Whether `profile`'s histogram range and arcs lie in `binary`'s code (see module contract)."""
-    from gmonlens.elf import read_elf
+    """Whether `profile`'s histogram range and arcs lie in `binary`'s executable sections (see
+    module contract). Reads only the ELF headers and the profile."""
+    from elftools.common.exceptions import ELFError
+    from elftools.elf.constants import SH_FLAGS
+    from elftools.elf.elffile import ELFFile
+
     from gmonlens.gmon import accumulate, parse_gmon
 
     try:
-        image = read_elf(binary)
+        with open(binary, "rb") as f:
+            elf = ELFFile(f)
+            spans = [
+                (int(s["sh_addr"]), int(s["sh_addr"]) + int(s["sh_size"]))
+                for s in elf.iter_sections()
+                if s["sh_flags"] & SH_FLAGS.SHF_EXECINSTR and s["sh_size"]
+            ]
+            address_size = elf.elfclass // 8
+            little = elf.little_endian
         with open(profile, "rb") as f:
             data = f.read()
-        gmon = accumulate(
-            [
-                parse_gmon(
-                    data, path=profile, address_size=image.address_size, little_endian=image.little_endian
-                )
-            ]
-        )
-    except (GmonlensError, OSError):
+        gmon = accumulate([parse_gmon(data, path=profile, address_size=address_size, little_endian=little)])
+    except (GmonlensError, OSError, ELFError, ValueError):
         return False
-    spans = [(s.address, s.address + len(s.data)) for s in image.code_sections]
     if not spans:
         return False
     low = min(a for a, _ in spans)
     high = max(b for _, b in spans)
     for h in gmon.histograms:
-        if h.low_pc < low - 0x1000 or h.high_pc > high + 0x1000:
+        if h.low_pc < low - 0x1000 or h.high_pc > high + 0x1000 or h.high_pc <= low:
             return False
-    starts = sorted(s.value for s in image.symbols if s.is_function)
-    arcs = gmon.arcs[:2000]
-    if arcs:
-        landed = sum(1 for a in arcs if any(lo <= a.self_pc < hi for lo, hi in spans))
-        if landed < len(arcs):
+    for a in gmon.arcs[:5000]:
+        if not any(lo <= a.self_pc < hi for lo, hi in spans) or not any(lo <= a.from_pc < hi for lo, hi in spans):
             return False
-        if starts and not any(a.self_pc in _near(starts, a.self_pc) for a in arcs):
-            return False
-    return bool(gmon.histograms) or bool(arcs)
-
-
-def _near(starts: list[int], pc: int) -> range:
-    """Addresses from the routine start at or before `pc` up to `pc` (mcount's return address lies
-    a few bytes after the routine's entry)."""
-    from bisect import bisect_right
-
-    i = bisect_right(starts, pc)
-    if i == 0:
-        return range(0)
-    start = starts[i - 1]
-    return range(start, pc + 1) if pc - start < 64 else range(0)
+    return bool(gmon.histograms) or bool(gmon.arcs)
 
 
 def discover(folder: str, settings: Settings) -> Discovery:

@@ -81,6 +81,7 @@ class SourceIndex:
         self._finder: CallFinder | None = None
         self._finder_tried = False
         self._lock: threading.RLock = threading.RLock()
+        self._io_lock = threading.Lock()  # line table and code, read once
         starts = sorted((r.address, r.id) for r in profile.routines)
         self._starts = [a for a, _ in starts]
         self._start_ids = [i for _, i in starts]
@@ -168,6 +169,9 @@ class SourceIndex:
     def routines_in(self, path: str) -> list[tuple[int, Place]]:
         """Routines declared in the file `path`, as (routine id, place), by line."""
         key = _norm(path)
+        cached = self._by_file.get(key)
+        if cached is not None:
+            return cached
         with self._lock:
             cached = self._by_file.get(key)
             if cached is not None:
@@ -215,40 +219,42 @@ class SourceIndex:
     # ---- call sites ----------------------------------------------------------------------------
 
     def _lines(self) -> LineLookup | None:
-        if not self._line_table_tried:
-            self._line_table_tried = True
-            if self._line_table_factory is not None:
-                try:
-                    self._line_table = self._line_table_factory()
-                except Exception:  # a broken line table only costs call-site ranges
-                    self._line_table = None
+        """The line table, read once (under its own lock: reading it must not block other queries)."""
+        with self._io_lock:
+            if not self._line_table_tried:
+                if self._line_table_factory is not None:
+                    try:
+                        self._line_table = self._line_table_factory()
+                    except Exception:  # a broken line table only costs call-site ranges
+                        self._line_table = None
+                self._line_table_tried = True
         return self._line_table
 
     def prepare_lines(self) -> None:
         """Read the line table and the code now (call sites need them)."""
-        with self._lock:
-            self._lines()
-            self._calls()
+        self._lines()
+        self._calls()
 
     def _calls(self) -> CallFinder | None:
-        if not self._finder_tried:
-            self._finder_tried = True
-            if self._finder_factory is not None:
-                try:
-                    self._finder = self._finder_factory()
-                except Exception:  # without it, call sites fall back to the recorded address
-                    self._finder = None
+        with self._io_lock:
+            if not self._finder_tried:
+                if self._finder_factory is not None:
+                    try:
+                        self._finder = self._finder_factory()
+                    except Exception:  # without it, call sites fall back to the recorded address
+                        self._finder = None
+                self._finder_tried = True
         return self._finder
 
     def call_site_lines(self, arc: Arc) -> list[tuple[str, int]]:
         """(file, 1-based line) of each call instruction of `arc` (found from the recorded return
         addresses, see `callsites`), deduplicated, in record order."""
+        table = self._lines()
+        finder = self._calls()
         with self._lock:
-            table = self._lines()
             out: dict[tuple[str, int], None] = {}
             if table is None:
                 return []
-            finder = self._calls()
             parent = self.profile.routines[arc.parent]
             child = self.profile.routines[arc.child]
             for ret, _count in arc.call_sites:

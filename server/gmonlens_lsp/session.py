@@ -42,7 +42,10 @@ class Loaded:
     index: SourceIndex
     dwarf_cache_key: str | None = None
     dwarf_cached: bool = False
+    profile_key: str | None = None
+    profile_cached: bool = False
     seconds: float = 0.0  # wall time of the load
+    lens_cache: dict[str, Any] = field(default_factory=dict, compare=False)  # path -> lenses (JSON)
 
     @property
     def total_seconds(self) -> float:
@@ -100,21 +103,19 @@ def load_folder(folder: str, settings: Settings, generation: int) -> LoadOutcome
         from gmonlens.loader import load_profile
         from gmonlens.options import AnalysisOptions
 
-        # routines are placed through DWARF declarations: the line table (costly) is read later,
-        # for call sites only
-        profile = load_profile(
-            found.binary,
-            list(found.profiles),
-            AnalysisOptions(static_call_graph=settings.static_call_graph),
-            line_table=LineTable.empty(),
-        )
+        options = AnalysisOptions(static_call_graph=settings.static_call_graph)
+        pkey = cache.profile_key(found.binary, found.profiles, options)
+        profile = cache.read_profile(pkey)
+        profile_cached = isinstance(profile, Profile)
+        if not profile_cached:
+            # routines are placed through DWARF declarations: the line table (costly) is read
+            # later, for call sites only
+            profile = load_profile(found.binary, list(found.profiles), options, line_table=LineTable.empty())
     except GmonlensError as exc:
         return LoadOutcome(None, blocking=str(exc), notes=found.notes, inputs=tuple(inputs))
     except Exception as exc:  # an engine bug must not take the server down
         log.exception("loading %s failed", found.binary)
-        return LoadOutcome(
-            None, blocking=f"{found.binary}: {type(exc).__name__}: {exc}", inputs=tuple(inputs)
-        )
+        return LoadOutcome(None, blocking=f"{found.binary}: {type(exc).__name__}: {exc}", inputs=tuple(inputs))
     dwarf, key, cached = cache.load_dwarf(found.binary)
     mapper = SourceMapper(folder, dict(settings.source_map))
     binary = found.binary
@@ -132,6 +133,8 @@ def load_folder(folder: str, settings: Settings, generation: int) -> LoadOutcome
         index=index,
         dwarf_cache_key=key,
         dwarf_cached=cached,
+        profile_key=pkey,
+        profile_cached=profile_cached,
         seconds=time.monotonic() - started,
     )
     return LoadOutcome(
@@ -146,8 +149,12 @@ def finish_index(loaded: Loaded) -> list[str]:
     index = loaded.index
     dwarf = index.dwarf
     if dwarf is None:
+        if not loaded.profile_cached:
+            cache.write_profile(loaded.profile_key, loaded.profile)
         return problems
     try:
+        if not loaded.profile_cached:
+            cache.write_profile(loaded.profile_key, loaded.profile)
         units = dwarf.units()
         if not loaded.dwarf_cached:
             for unit in units:

@@ -1,20 +1,47 @@
-"""textDocument/codeLens: one lens per routine declared in the document, with gprof's figures."""
+"""textDocument/codeLens: one lens per routine with time or calls declared in the document, with
+gprof's figures. Lenses are built once per (profile generation, file) and kept as plain JSON."""
 
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
 from lsprotocol import types
 from pygls import uris
+from pygls.protocol import default_converter
 
 from .. import control, render
 from ..server import GmonlensServer, safe
+from ..session import Loaded
+
+_converter = default_converter()
+
+
+def has_figures(loaded: Loaded, rid: int) -> bool:
+    r = loaded.profile.routines[rid]
+    return bool(r.calls or r.self_calls or r.self_ticks or r.total_ticks)
+
+
+def lenses_for(loaded: Loaded, path: str) -> list[Any]:
+    """The lenses of `path` as LSP JSON (cached on `loaded`)."""
+    cached = loaded.lens_cache.get(path)
+    if cached is not None:
+        return cached
+    template = loaded.settings.lens_title
+    lenses = [
+        render.code_lens(loaded.profile, rid, place, template, loaded.generation)
+        for rid, place in loaded.index.routines_in(path)
+        if has_figures(loaded, rid)
+    ]
+    result: list[Any] = _converter.unstructure(lenses, list[types.CodeLens])
+    loaded.lens_cache[path] = result
+    return result
 
 
 def register(server: GmonlensServer) -> None:
     @server.feature(types.TEXT_DOCUMENT_CODE_LENS)
     @safe()
-    async def code_lens(ls: GmonlensServer, params: types.CodeLensParams) -> list[types.CodeLens] | None:
+    async def code_lens(ls: GmonlensServer, params: types.CodeLensParams) -> list[Any] | None:
         state = ls.folder_of(params.text_document.uri)
         path = uris.to_fs_path(params.text_document.uri)
         if state is None or not path:
@@ -22,8 +49,7 @@ def register(server: GmonlensServer) -> None:
         loaded = await control.loaded_or_wait(ls, state)
         if loaded is None:
             return None
-        placed = await asyncio.to_thread(loaded.index.routines_in, path)
-        template = loaded.settings.lens_title
-        return [
-            render.code_lens(loaded.profile, rid, place, template, loaded.generation) for rid, place in placed
-        ] or None
+        cached = loaded.lens_cache.get(path)
+        if cached is None:
+            cached = await asyncio.to_thread(lenses_for, loaded, path)
+        return cached or None

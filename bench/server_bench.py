@@ -1,0 +1,181 @@
+"""Language-server benchmark (issue 4, "Speed").
+
+1. Generated program (bench/gen_program.py: 20,000 routines in 200 files, -O0): time from process
+   start to the first code lenses of one file, cold (empty cache) and warm (second start, cache
+   filled), against the C pipeline an editor plugin would otherwise run: `gprof -b` plus
+   `nm | addr2line` for all routines. Targets: cold <= 1.5x, warm <= 0.5x the C pipeline.
+2. SQLite amalgamation (bench/sqlite_prog.py, sqlite3.c ~9 MB, -O2): first lenses of sqlite3.c
+   within 4 s (cold cache), and each later lens request under 100 ms.
+
+Every figure is the median of `--repeat` runs (C pipeline and server runs interleaved).
+Usage: `.venv/bin/python bench/server_bench.py [--repeat N] [--skip-sqlite] [--json OUT]`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from lsprotocol import types
+from pygls.lsp.client import LanguageClient
+
+BENCH = Path(__file__).resolve().parent
+sys.path.insert(0, str(BENCH))
+
+
+def c_pipeline(exe: Path, gmon: Path) -> float:
+    """Seconds for `gprof -b` plus `nm | addr2line` over every text symbol."""
+    start = time.perf_counter()
+    subprocess.run(["gprof", "-b", str(exe), str(gmon)], check=True, stdout=subprocess.DEVNULL)
+    nm = subprocess.run(["nm", "--defined-only", str(exe)], check=True, capture_output=True, text=True).stdout
+    addrs = "\n".join(
+        line.split()[0] for line in nm.splitlines() if len(line.split()) == 3 and line.split()[1] in "tTW"
+    )
+    subprocess.run(
+        ["addr2line", "-f", "-e", str(exe)], input=addrs, check=True, text=True, stdout=subprocess.DEVNULL
+    )
+    return time.perf_counter() - start
+
+
+async def first_lenses(
+    folder: Path, source: Path, settings: dict[str, Any], cache: Path, later: int = 0
+) -> tuple[float, int, list[float]]:
+    """(seconds from process start to the first lenses of `source`, lens count, later request times)."""
+    env = {**os.environ, "XDG_CACHE_HOME": str(cache)}
+    client = LanguageClient("bench", "0")
+    for method in ("gmonlens/status", types.WINDOW_LOG_MESSAGE, types.WINDOW_SHOW_MESSAGE):
+        client.feature(method)(lambda *a: None)
+    start = time.perf_counter()
+    await client.start_io(sys.executable, "-m", "gmonlens_lsp", "serve", "--stdio", env=env)
+    await client.initialize_async(
+        types.InitializeParams(
+            capabilities=types.ClientCapabilities(),
+            root_uri=folder.as_uri(),
+            workspace_folders=[types.WorkspaceFolder(uri=folder.as_uri(), name=folder.name)],
+            initialization_options={"gmonlens": settings},
+        )
+    )
+    client.initialized(types.InitializedParams())
+    uri = source.as_uri()
+    client.text_document_did_open(
+        types.DidOpenTextDocumentParams(
+            text_document=types.TextDocumentItem(
+                uri=uri, language_id="c", version=1, text=source.read_text(errors="replace")
+            )
+        )
+    )
+    params = types.CodeLensParams(text_document=types.TextDocumentIdentifier(uri=uri))
+    lenses = await client.text_document_code_lens_async(params)
+    elapsed = time.perf_counter() - start
+    later_times = []
+    for _ in range(later):
+        t = time.perf_counter()
+        await client.text_document_code_lens_async(params)
+        later_times.append(time.perf_counter() - t)
+    # let the background indexing finish and fill the cache before stopping
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and not any(cache.glob("gmonlens/dwarf-*.json")):
+        await asyncio.sleep(0.2)
+    await asyncio.sleep(0.5)
+    await client.shutdown_async(None)
+    client.exit(None)
+    await client.stop()
+    return elapsed, len(lenses or []), later_times
+
+
+def bench_generated(repeat: int) -> dict[str, Any]:
+    import gen_program
+
+    src = gen_program.generate(gen_program.WORK_DIR / "gen20000x200", n_routines=20000, n_files=200)
+    exe = gen_program.build(src, opt="-O0")
+    gmon = gen_program.run_program(exe)
+    source = src / "mod_100.c"
+    settings = {"binary": str(exe), "profiles": [str(gmon)]}
+    c_times, cold, warm, counts = [], [], [], []
+    for _ in range(repeat):
+        c_times.append(c_pipeline(exe, gmon))
+        cache = Path(tempfile.mkdtemp(prefix="gmonlens-bench-"))
+        try:
+            t, n, _ = asyncio.run(first_lenses(src, source, settings, cache))
+            cold.append(t)
+            counts.append(n)
+            t, n, _ = asyncio.run(first_lenses(src, source, settings, cache))
+            warm.append(t)
+        finally:
+            shutil.rmtree(cache, ignore_errors=True)
+    c, co, wa = statistics.median(c_times), statistics.median(cold), statistics.median(warm)
+    return {
+        "program": "generated 20,000 routines / 200 files, -O0",
+        "c_pipeline_s": round(c, 3),
+        "cold_first_lenses_s": round(co, 3),
+        "warm_first_lenses_s": round(wa, 3),
+        "cold_ratio": round(co / c, 3),
+        "warm_ratio": round(wa / c, 3),
+        "lenses": counts[0],
+        "targets": "cold <= 1.5, warm <= 0.5",
+        "pass": co / c <= 1.5 and wa / c <= 0.5,
+    }
+
+
+def bench_sqlite(repeat: int) -> dict[str, Any]:
+    import sqlite_prog
+
+    src = sqlite_prog.fetch()
+    exe = sqlite_prog.build(src, opt="-O2")
+    gmon = sqlite_prog.run_workload(exe)
+    source = src / "sqlite3.c"
+    folder = src.parent
+    settings = {"binary": str(exe), "profiles": [str(gmon)]}
+    firsts, laters, counts = [], [], []
+    for _ in range(repeat):
+        cache = Path(tempfile.mkdtemp(prefix="gmonlens-bench-"))
+        try:
+            t, n, later = asyncio.run(first_lenses(folder, source, settings, cache, later=10))
+            firsts.append(t)
+            laters += later
+            counts.append(n)
+        finally:
+            shutil.rmtree(cache, ignore_errors=True)
+    first = statistics.median(firsts)
+    return {
+        "program": "SQLite amalgamation (sqlite3.c), -O2",
+        "first_lenses_s": round(first, 3),
+        "later_lens_max_ms": round(1000 * max(laters), 1),
+        "later_lens_median_ms": round(1000 * statistics.median(laters), 1),
+        "lenses": counts[0],
+        "targets": "first <= 4 s, later < 100 ms",
+        "pass": first <= 4.0 and max(laters) < 0.1,
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description="gmonlens language-server benchmark")
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--skip-sqlite", action="store_true")
+    ap.add_argument("--skip-generated", action="store_true")
+    ap.add_argument("--json", type=Path)
+    args = ap.parse_args(argv)
+    results = []
+    if not args.skip_generated:
+        results.append(bench_generated(args.repeat))
+        print(json.dumps(results[-1], indent=2), flush=True)
+    if not args.skip_sqlite:
+        results.append(bench_sqlite(args.repeat))
+        print(json.dumps(results[-1], indent=2), flush=True)
+    if args.json:
+        args.json.write_text(json.dumps(results, indent=2))
+    return 0 if all(r["pass"] for r in results) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -161,6 +161,18 @@ def test_report_matches_gprof(workshop: Workshop, name: str, args: tuple[str, ..
     compare_reports(NATIVE, [*args, str(b.binary), str(b.gmon["out"])], b.dir)
 
 
+NAMEFILTER = Program("namefilter", ("namefilter.c",))
+
+
+@pytest.mark.parametrize(
+    "args", [(), ("-z",), ("-z", "-a"), ("-z", "-D")], ids=["default", "z", "z-a", "z-D"]
+)
+def test_static_name_filter(workshop: Workshop, args: tuple[str, ...]) -> None:
+    """Local symbols named like gcc clones, in a chosen .strtab order (programs/namefilter.c)."""
+    b = workshop.get(NAMEFILTER)
+    compare_reports(NATIVE, [*args, str(b.binary), str(b.gmon["out"])], b.dir)
+
+
 # ---------------------------------------------------------------------------------------------------
 # Sanity of the fixtures themselves: the programs exercise what they claim to.
 # ---------------------------------------------------------------------------------------------------

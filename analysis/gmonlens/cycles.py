@@ -53,7 +53,10 @@ class _Dfn:
             k -= 1
         uf, nxt, tail = self.uf, self.nxt, self.tail
         for s in stack[k + 1 :]:
-            if uf[s] != s:
+            r = self.find(s)
+            if r == h:
+                continue  # re-headed with its own head earlier in this pass
+            if r != s:
                 raise CycleError(None, "internal error: glommed, but not to head")
             nxt[tail[h]] = s
             tail[h] = tail[s]

@@ -9,24 +9,27 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class LineTable:
-    """Rows of all line programs, sorted by address. `lookup` gives the row covering an address.
+    """All line programs of an executable as address-sorted sequences.
 
-    Files are paths as recorded in DWARF (directory joined, relative to the CU's comp_dir where the
-    table gives a relative directory); lines are 1-based.
+    `lookup` gives the row covering an address: the last row at or below it within a sequence
+    (later rows at one address supersede earlier ones), nothing past a sequence's end. Files are
+    paths as recorded in DWARF (directory joined, made absolute with the CU's comp_dir when
+    relative); lines are 1-based.
     """
 
-    addresses: tuple[int, ...]
-    rows: tuple[tuple[int, int], ...]  # (file id, line); file id -1 marks the end of a sequence
+    starts: tuple[int, ...]  # first address of each sequence, ascending
+    sequences: tuple[tuple[list[int], list[int], list[int]], ...]  # (addresses, file ids, lines)
     files: tuple[str, ...]
 
     def lookup(self, address: int) -> tuple[str, int] | None:
-        i = bisect_right(self.addresses, address) - 1
+        i = bisect_right(self.starts, address) - 1
         if i < 0:
             return None
-        fid, line = self.rows[i]
-        if fid < 0:
+        addrs, fids, lines = self.sequences[i]
+        if address >= addrs[-1]:  # the last entry is the end of the sequence
             return None
-        return self.files[fid], line
+        j = bisect_right(addrs, address) - 1
+        return self.files[fids[j]], lines[j]
 
     @classmethod
     def empty(cls) -> LineTable:
@@ -42,52 +45,34 @@ class LineTable:
             if not elf.has_dwarf_info() or elf.get_section_by_name(".debug_line") is None:
                 return cls.empty()
             dwarf = elf.get_dwarf_info()
+            line_data = dwarf.debug_line_sec.stream.getvalue()
             files: list[str] = []
             file_ids: dict[str, int] = {}
-            raw: list[tuple[int, int, int, int]] = []  # (address, order, file id, line)
-            order = 0
+            seqs: list[tuple[list[int], list[int], list[int]]] = []
             for cu in dwarf.iter_CUs():
                 prog = dwarf.line_program_for_CU(cu)
                 if prog is None:
                     continue
-                top = cu.get_top_DIE()
-                comp_dir = _attr_str(top.attributes.get("DW_AT_comp_dir"))
+                comp_dir = _attr_str(cu.get_top_DIE().attributes.get("DW_AT_comp_dir"))
                 names = _file_names(prog, comp_dir)
                 base = 0 if prog.header.version >= 5 else 1
-                ids: dict[int, int] = {}
-                for entry in prog.get_entries():
-                    st = entry.state
-                    if st is None:
-                        continue
-                    if st.end_sequence:
-                        raw.append((st.address, order, -1, 0))
-                        order += 1
-                        continue
-                    fid = ids.get(st.file)
-                    if fid is None:
-                        idx = st.file - base
-                        name = names[idx] if 0 <= idx < len(names) else "??"
-                        fid = file_ids.get(name)
+                local: dict[int, int] = {}
+                for addrs, fnums, lines in decode_sequences(prog, line_data):
+                    fids = []
+                    for f in fnums:
+                        fid = local.get(f)
                         if fid is None:
-                            fid = file_ids[name] = len(files)
-                            files.append(name)
-                        ids[st.file] = fid
-                    raw.append((st.address, order, fid, st.line))
-                    order += 1
-        raw.sort()
-        # keep the last row at each address (later rows at one address supersede earlier ones),
-        # but an end-of-sequence never hides a row that starts at the same address
-        addrs: list[int] = []
-        rows: list[tuple[int, int]] = []
-        for a, _, fid, line in raw:
-            if addrs and addrs[-1] == a:
-                if fid < 0:
-                    continue
-                rows[-1] = (fid, line)
-                continue
-            addrs.append(a)
-            rows.append((fid, line))
-        return cls(tuple(addrs), tuple(rows), tuple(files))
+                            idx = f - base
+                            name = names[idx] if 0 <= idx < len(names) else "??"
+                            fid = file_ids.get(name)
+                            if fid is None:
+                                fid = file_ids[name] = len(files)
+                                files.append(name)
+                            local[f] = fid
+                        fids.append(fid)
+                    seqs.append((addrs, fids, lines))
+        seqs.sort(key=lambda q: q[0][0])
+        return cls(tuple(q[0][0] for q in seqs), tuple(seqs), tuple(files))
 
 
 def _attr_str(attr: object) -> str:
@@ -113,4 +98,101 @@ def _file_names(prog: object, comp_dir: str) -> list[str]:
         if d and not os.path.isabs(d) and comp_dir:
             d = os.path.join(comp_dir, d)
         out.append(os.path.normpath(os.path.join(d, name)) if d else name)
+    return out
+
+
+def _uleb(data: bytes, pos: int) -> tuple[int, int]:
+    result = shift = 0
+    while True:
+        b = data[pos]
+        pos += 1
+        result |= (b & 0x7F) << shift
+        if b < 0x80:
+            return result, pos
+        shift += 7
+
+
+def _sleb(data: bytes, pos: int) -> tuple[int, int]:
+    result = shift = 0
+    while True:
+        b = data[pos]
+        pos += 1
+        result |= (b & 0x7F) << shift
+        shift += 7
+        if b < 0x80:
+            if b & 0x40:
+                result -= 1 << shift
+            return result, pos
+
+
+def decode_sequences(prog: object, data: bytes) -> list[tuple[list[int], list[int], list[int]]]:
+    """The sequences of one line program as (addresses, file numbers, lines); each sequence's
+    last address is its end (the end_sequence row), with the last row's file and line repeated.
+
+    The header comes from pyelftools; the opcodes are decoded here, over the raw section bytes,
+    because pyelftools' per-opcode objects cost seconds on large programs (DWARF 2-5, §6.2).
+    Empty sequences are dropped.
+    """
+    h = prog.header  # type: ignore[attr-defined]
+    pos = prog.program_start_offset  # type: ignore[attr-defined]
+    end = prog.program_end_offset  # type: ignore[attr-defined]
+    min_len = h["minimum_instruction_length"]
+    line_base, line_range, opcode_base = h["line_base"], h["line_range"], h["opcode_base"]
+    std_lengths = list(h["standard_opcode_lengths"])
+    structs = getattr(prog, "structs")
+    asize = structs.address_size
+    order = "little" if structs.little_endian else "big"
+    out: list[tuple[list[int], list[int], list[int]]] = []
+    addrs: list[int] = []
+    files: list[int] = []
+    lines: list[int] = []
+    address, file, line = 0, 1, 1
+    const_add = ((255 - opcode_base) // line_range) * min_len
+    while pos < end:
+        op = data[pos]
+        pos += 1
+        if op >= opcode_base:
+            adj = op - opcode_base
+            address += (adj // line_range) * min_len
+            line += line_base + adj % line_range
+            addrs.append(address)
+            files.append(file)
+            lines.append(line)
+        elif op == 0:  # extended
+            length, pos = _uleb(data, pos)
+            if length == 0:
+                continue
+            sub = data[pos]
+            nxt = pos + length
+            if sub == 1:  # DW_LNE_end_sequence
+                if addrs:
+                    addrs.append(address)
+                    files.append(files[-1])
+                    lines.append(lines[-1])
+                    out.append((addrs, files, lines))
+                addrs, files, lines = [], [], []
+                address, file, line = 0, 1, 1
+            elif sub == 2:  # DW_LNE_set_address
+                address = int.from_bytes(data[pos + 1 : pos + 1 + min(asize, length - 1)], order)
+            pos = nxt
+        elif op == 1:  # DW_LNS_copy
+            addrs.append(address)
+            files.append(file)
+            lines.append(line)
+        elif op == 2:  # advance_pc
+            v, pos = _uleb(data, pos)
+            address += v * min_len
+        elif op == 3:  # advance_line
+            v, pos = _sleb(data, pos)
+            line += v
+        elif op == 4:  # set_file
+            file, pos = _uleb(data, pos)
+        elif op == 8:  # const_add_pc
+            address += const_add
+        elif op == 9:  # fixed_advance_pc
+            address += int.from_bytes(data[pos : pos + 2], order)
+            pos += 2
+        else:  # set_column, negate_stmt, basic_block, prologue/epilogue, isa, unknown
+            for _ in range(std_lengths[op - 1] if op - 1 < len(std_lengths) else 0):
+                _, pos = _uleb(data, pos)
     return out

@@ -33,7 +33,7 @@ def static_name_ok(strtab: bytes, offset: int) -> bool:
             rest = strtab[p:end]
             for prefix in (_CLONE, _CONSTPROP):
                 if rest.startswith(prefix) and len(rest) > len(prefix):
-                    p = strtab.rfind(b".", p, end)
+                    p += len(prefix) - 1  # to the prefix's last '.'
                     break
             q = p + 1
             while at(q) in _DIGITS and at(q):

@@ -231,3 +231,25 @@ def _keep_tags(data: bytes, keep: set[int], size: int) -> bytes:
             out += data[i : i + length]
         i += length
     return bytes(out)
+
+
+def _lead_cases() -> list[str]:
+    from test_gprof_compare import CASES
+
+    return sorted(CASES)
+
+
+@pytest.mark.parametrize("name", _lead_cases())
+def test_x86_64_c_on_the_comparison_programs(workshop: Workshop, name: str) -> None:
+    """For the gprof comparison programs, where `gprof -b -c` differs from us by the backward calls
+    it misses: our `-c` report equals gprof's report given our static arcs as count-0 records."""
+    from test_gprof_compare import CASES
+
+    b = workshop.get(CASES[name].program)
+    _, pairs, starts, size = static_pairs(b.binary)
+    zero = with_zero_arcs(b.gmon["out"], b.dir / "gmon.zero-arcs", pairs, starts, size)
+    for extra in ((), ("-z",)):
+        expected = gprof(NATIVE, ["-b", *extra, str(b.binary), str(zero)], b.dir)
+        actual = gmonlens(["-b", "-c", *extra, str(b.binary), str(b.gmon["out"])], b.dir)
+        assert expected.returncode == 0 and actual.returncode == 0, (expected.err, actual.err)
+        assert actual.stdout.decode() == expected.stdout.decode()

@@ -1,0 +1,337 @@
+// End-to-end test in a real VS Code (code-server 4.100.3 driven by Debian's chromium via playwright-core).
+//
+// usage: node test/e2e/run.mjs gmonlens-<version>.vsix
+//
+// Builds the fixture with gcc -pg -g, runs it, MOVES it away (DWARF paths then do not exist), installs
+// the .vsix with no settings into a fresh profile, opens the moved folder and checks what a person sees:
+// lenses with gprof's figures, a hover listing the callers, the call hierarchy from a lens click, the
+// status bar item, the report and hottest commands. Screenshots go to test-results/.
+// Prints "SKIP e2e: <reason>" and exits 0 when chromium, gcc, gprof or code-server cannot be had.
+
+import { execFileSync, spawn, spawnSync } from "node:child_process";
+import * as fs from "node:fs";
+import * as net from "node:net";
+import * as os from "node:os";
+import * as path from "node:path";
+import { fileURLToPath } from "node:url";
+import { expectedLens, parseGprof, parseLens } from "./gprof.mjs";
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const EXT = path.resolve(HERE, "..", "..");
+const RESULTS = path.join(EXT, "test-results");
+const LENS_TIMEOUT_MS = Number(process.env.GMONLENS_E2E_TIMEOUT_MS ?? 90000);
+
+const results = [];
+const check = (name, ok, detail = "") => {
+  results.push({ name, ok, detail });
+  console.log(`${ok ? "ok" : "not ok"} - ${name}${detail ? `: ${detail}` : ""}`);
+  return ok;
+};
+const skip = (reason) => {
+  console.log(`SKIP e2e: ${reason}`);
+  process.exit(0);
+};
+const which = (cmd) => spawnSync("sh", ["-c", `command -v ${cmd}`], { encoding: "utf8" }).stdout.trim();
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+async function freePort() {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.once("error", reject);
+    srv.listen(0, "127.0.0.1", () => {
+      const { port } = srv.address();
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+/** Builds and runs the fixture in build/, then moves it to moved/proj; returns its folder and gprof's figures. */
+function buildFixture(work) {
+  const built = path.join(work, "build", "proj");
+  fs.mkdirSync(built, { recursive: true });
+  fs.cpSync(path.join(HERE, "fixture", "src"), path.join(built, "src"), { recursive: true });
+  execFileSync("gcc", ["-pg", "-g", "-O0", "-o", "prog", "src/main.c", "src/work.c"], { cwd: built });
+  execFileSync("./prog", [], { cwd: built });
+  const moved = path.join(work, "moved", "proj");
+  fs.mkdirSync(path.dirname(moved), { recursive: true });
+  fs.renameSync(built, moved);
+  const gprof = execFileSync("gprof", ["-b", "prog", "gmon.out"], { cwd: moved, encoding: "utf8" });
+  fs.writeFileSync(path.join(RESULTS, "gprof-b.txt"), gprof);
+  return { folder: moved, gprof: parseGprof(gprof) };
+}
+
+function dumpLogs(dataDir) {
+  const out = [];
+  const walk = (d) => {
+    for (const e of fs.existsSync(d) ? fs.readdirSync(d, { withFileTypes: true }) : []) {
+      const p = path.join(d, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (/gmonlens/i.test(path.relative(dataDir, p)) && e.name.endsWith(".log")) out.push(p);
+    }
+  };
+  walk(path.join(dataDir, "logs"));
+  for (const p of out) {
+    const text = fs.readFileSync(p, "utf8");
+    fs.copyFileSync(p, path.join(RESULTS, `log-${path.basename(path.dirname(p))}-${path.basename(p)}`));
+    console.log(`---- ${p} (last 40 lines)\n${text.split("\n").slice(-40).join("\n")}`);
+  }
+  return out.map((p) => fs.readFileSync(p, "utf8")).join("\n");
+}
+
+/** F1, type a command's title, Enter. */
+async function runCommand(page, title) {
+  await page.keyboard.press("F1");
+  const input = page.locator(".quick-input-widget input");
+  await input.waitFor({ state: "visible", timeout: 10000 });
+  await input.fill(`>${title}`);
+  await page.locator(".quick-input-list .monaco-list-row").first().waitFor({ timeout: 10000 });
+  await sleep(300);
+  await page.keyboard.press("Enter");
+}
+
+/** Moves the cursor to a 1-based line and column with Go to Line. */
+async function goTo(page, line, column) {
+  await page.keyboard.press("Control+G");
+  const input = page.locator(".quick-input-widget input");
+  await input.waitFor({ state: "visible", timeout: 10000 });
+  await input.fill(`:${line}:${column}`);
+  await sleep(200);
+  await page.keyboard.press("Enter");
+  await sleep(300);
+}
+
+/** Each lens with the routine defined on the editor line right below it. */
+async function lensesWithLines(page) {
+  return page.evaluate(() => {
+    const lines = [...document.querySelectorAll(".monaco-editor .view-lines .view-line")].map((el) => ({
+      top: el.getBoundingClientRect().top,
+      text: el.textContent.replace(/\u00a0/g, " "),
+    }));
+    return [...document.querySelectorAll(".monaco-editor .codelens-decoration")].map((el) => {
+      const bottom = el.getBoundingClientRect().bottom;
+      const below = lines.filter((l) => l.top >= bottom - 2).sort((a, b) => a.top - b.top)[0];
+      return { lens: el.textContent.replace(/\u00a0/g, " "), line: below ? below.text : "" };
+    });
+  });
+}
+
+async function main() {
+  const vsix = path.resolve(process.argv[2] ?? "");
+  if (!process.argv[2] || !fs.existsSync(vsix)) {
+    console.error("usage: node test/e2e/run.mjs gmonlens-<version>.vsix");
+    process.exit(2);
+  }
+  const chromiumPath = process.env.CHROMIUM ?? (which("chromium") || which("chromium-browser"));
+  if (!chromiumPath) skip("chromium is not installed (Debian package chromium)");
+  for (const tool of ["gcc", "gprof", "python3"]) {
+    if (!which(tool)) skip(`${tool} is not installed`);
+  }
+  const install = spawnSync("bash", [path.join(HERE, "install-code-server.sh")], { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] });
+  if (install.status === 3) skip("code-server is not available (see the reason above)");
+  if (install.status !== 0) throw new Error(`install-code-server.sh failed with ${install.status}`);
+  const codeServer = install.stdout.trim().split("\n").pop();
+
+  fs.rmSync(RESULTS, { recursive: true, force: true });
+  fs.mkdirSync(RESULTS, { recursive: true });
+  const work = fs.mkdtempSync(path.join(os.tmpdir(), "gmonlens-e2e-"));
+  const { folder, gprof } = buildFixture(work);
+  console.log(`fixture built, run and moved to ${folder}; gprof total ${gprof.totalSeconds.toFixed(2)} s`);
+
+  const home = path.join(work, "home");
+  const dataDir = path.join(work, "data");
+  const extDir = path.join(work, "extensions");
+  for (const d of [home, dataDir, extDir, path.join(dataDir, "User")]) fs.mkdirSync(d, { recursive: true });
+  fs.writeFileSync(
+    path.join(dataDir, "User", "settings.json"),
+    JSON.stringify({
+      "security.workspace.trust.enabled": false,
+      "workbench.startupEditor": "none",
+      "extensions.autoUpdate": false,
+      "extensions.autoCheckUpdates": false,
+      "telemetry.telemetryLevel": "off",
+      "workbench.tips.enabled": false,
+      "editor.minimap.enabled": false,
+      "window.commandCenter": false,
+      "chat.commandCenter.enabled": false,
+      "workbench.colorTheme": "Default Light Modern",
+    }),
+  );
+  const env = {
+    ...process.env,
+    HOME: home,
+    XDG_CONFIG_HOME: path.join(home, ".config"),
+    XDG_DATA_HOME: path.join(home, ".local", "share"),
+    XDG_CACHE_HOME: path.join(home, ".cache"),
+    XDG_STATE_HOME: path.join(home, ".local", "state"),
+  };
+  const common = ["--user-data-dir", dataDir, "--extensions-dir", extDir];
+  execFileSync(codeServer, [...common, "--install-extension", vsix], { env, stdio: "inherit", timeout: 120000 });
+
+  const port = await freePort();
+  const serverLog = fs.openSync(path.join(RESULTS, "code-server.log"), "w");
+  const server = spawn(
+    codeServer,
+    [...common, "--auth", "none", "--bind-addr", `127.0.0.1:${port}`, "--disable-telemetry", "--disable-update-check",
+      "--disable-workspace-trust", "--disable-getting-started-override", folder],
+    { env, detached: true, stdio: ["ignore", serverLog, serverLog] },
+  );
+  let browser;
+  try {
+    const deadline = Date.now() + 60000;
+    for (;;) {
+      try {
+        const r = await fetch(`http://127.0.0.1:${port}/healthz`);
+        if (r.ok) break;
+      } catch {}
+      if (Date.now() > deadline) throw new Error("code-server did not answer /healthz within 60 s");
+      await sleep(300);
+    }
+    const { chromium } = await import("playwright-core");
+    browser = await chromium.launch({
+      executablePath: chromiumPath,
+      headless: true,
+      args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage"],
+    });
+    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(folder)}`);
+    await page.locator(".monaco-workbench").waitFor({ timeout: 60000 });
+    await sleep(2000);
+
+    // Open src/work.c with Quick Open.
+    await page.keyboard.press("Control+P");
+    const qo = page.locator(".quick-input-widget input");
+    await qo.waitFor({ state: "visible", timeout: 10000 });
+    await qo.fill("work.c");
+    await page.locator(".quick-input-list .monaco-list-row").first().waitFor({ timeout: 15000 });
+    await sleep(300);
+    await page.keyboard.press("Enter");
+    await page.locator(".monaco-editor .view-lines", { hasText: "spin" }).first().waitFor({ timeout: 15000 });
+
+    // Lenses: one above each routine of work.c, with gprof's figures.
+    const want = ["spin", "square", "mix", "churn"];
+    let lenses = [];
+    const lensDeadline = Date.now() + LENS_TIMEOUT_MS;
+    while (Date.now() < lensDeadline) {
+      lenses = await lensesWithLines(page);
+      if (want.every((name) => lenses.some((l) => new RegExp(`\\b${name}\\(`).test(l.line) && parseLens(l.lens)))) break;
+      await sleep(1000);
+    }
+    await page.screenshot({ path: path.join(RESULTS, "1-lenses.png") });
+    console.log(`lenses seen: ${JSON.stringify(lenses)}`);
+    for (const name of want) {
+      const seen = lenses.find((l) => new RegExp(`\\b${name}\\(`).test(l.line));
+      const expected = gprof.routines.get(name);
+      if (!expected) {
+        check(`gprof lists ${name}`, false, "not in gprof -b's flat profile");
+        continue;
+      }
+      const problem = seen ? expectedLens(seen.lens, expected, gprof.totalSeconds) : "no lens above it";
+      check(`lens above ${name} shows gprof's figures`, problem === undefined, problem ?? seen.lens);
+    }
+
+    // Status bar item.
+    const status = page.locator(".statusbar-item", { hasText: "gprof" }).first();
+    const statusText = (await status.textContent({ timeout: 5000 }).catch(() => ""))?.replace(/\u00a0/g, " ").trim() ?? "";
+    const wantStatus = `${gprof.totalSeconds.toFixed(2)} s`;
+    check("status bar shows the total time and routines", statusText.includes(wantStatus) && /\d+ routines?/.test(statusText),
+      `"${statusText}" (gprof total ${wantStatus})`);
+
+    // Hover on spin's name at its definition: its callers mix and churn with their call counts.
+    const source = fs.readFileSync(path.join(folder, "src", "work.c"), "utf8").split("\n");
+    const spinLine = source.findIndex((l) => /\bspin\(long n\)/.test(l));
+    await page.locator(".monaco-editor .view-lines").first().click();
+    await goTo(page, spinLine + 1, source[spinLine].indexOf("spin") + 2);
+    await runCommand(page, "Show or Focus Hover");
+    let hoverText = "";
+    const hoverDeadline = Date.now() + 15000;
+    while (Date.now() < hoverDeadline && !/called/.test(hoverText)) {
+      await sleep(300);
+      hoverText = await page.evaluate(() =>
+        [...document.querySelectorAll(".monaco-hover")]
+          .filter((el) => el.getBoundingClientRect().height > 0 && !el.classList.contains("hidden"))
+          .map((el) => el.textContent.replace(/\u00a0/g, " "))
+          .join("\n"),
+      );
+    }
+    await sleep(500);
+    await page.screenshot({ path: path.join(RESULTS, "2-hover.png") });
+    const callers = gprof.callers.get("spin") ?? [];
+    check("hover on spin lists its callers with gprof's counts",
+      callers.length > 0 && callers.every((c) => hoverText.includes(c.name) && hoverText.includes(c.called)),
+      `${hoverText.slice(0, 300).replace(/\s+/g, " ")} (want ${callers.map((c) => `${c.name} ${c.called}`).join(", ")})`);
+    await page.keyboard.press("Escape");
+
+    // Clicking the lens above spin opens the call hierarchy with the incoming calls: mix and churn.
+    const lensLink = page.locator(".codelens-decoration a").filter({ hasText: parseLensText(lenses, "spin") }).first();
+    let rows = await lensLink.click({ timeout: 5000 }).then(() => callHierarchyRows(page), (e) => [`(${e.message.split("\n")[0]})`]);
+    await page.screenshot({ path: path.join(RESULTS, "3-call-hierarchy.png") });
+    check("lens click shows the call hierarchy with spin's callers",
+      callers.length > 0 && callers.every((c) => rows.some((r) => r.includes(c.name))), JSON.stringify(rows));
+    await page.keyboard.press("Escape");
+    await sleep(300);
+
+    // The same through the menu: cursor inside the name, "Peek Call Hierarchy".
+    await page.locator(".monaco-editor .view-lines").first().click();
+    await goTo(page, spinLine + 1, source[spinLine].indexOf("spin") + 3);
+    await runCommand(page, "Peek Call Hierarchy");
+    rows = await callHierarchyRows(page);
+    await page.screenshot({ path: path.join(RESULTS, "3b-peek-call-hierarchy.png") });
+    check("Peek Call Hierarchy on spin lists its callers",
+      callers.length > 0 && callers.every((c) => rows.some((r) => r.includes(c.name))), JSON.stringify(rows));
+    await page.keyboard.press("Escape");
+    await sleep(300);
+
+    // The report command opens gprof's text.
+    await runCommand(page, "gmonlens: Show gprof Report");
+    const report = page.locator(".monaco-editor .view-lines", { hasText: "Flat profile" }).first();
+    const reportOk = await report.waitFor({ timeout: 15000 }).then(() => true, () => false);
+    await page.screenshot({ path: path.join(RESULTS, "4-report.png") });
+    check("Show gprof Report opens the flat profile", reportOk);
+
+    // Go to Hottest Routines lists the hottest first and jumps to its source.
+    await runCommand(page, "gmonlens: Go to Hottest Routines");
+    const hotRow = page.locator(".quick-input-list .monaco-list-row").first();
+    const hotText = await hotRow.waitFor({ timeout: 15000 }).then(() => hotRow.textContent(), () => "");
+    await sleep(500);
+    await page.screenshot({ path: path.join(RESULTS, "5-hottest.png") });
+    check("Go to Hottest Routines lists gprof's hottest routine first",
+      (hotText ?? "").includes(gprof.hottest), `${(hotText ?? "").replace(/\u00a0/g, " ")} (want ${gprof.hottest})`);
+    await page.keyboard.press("Escape");
+  } finally {
+    await browser?.close().catch(() => undefined);
+    try {
+      process.kill(-server.pid, "SIGTERM");
+    } catch {}
+    const logs = dumpLogs(dataDir);
+    check("the output channel has the server's log", /starting the server/.test(logs));
+    fs.rmSync(work, { recursive: true, force: true });
+  }
+  const failed = results.filter((r) => !r.ok).length;
+  console.log(`screenshots: ${RESULTS}`);
+  console.log(`e2e: ${results.length - failed} passed, ${failed} failed`);
+  process.exit(failed === 0 ? 0 : 1);
+}
+
+/** The rows of the call hierarchy peek once it has settled ([] when it shows none). */
+async function callHierarchyRows(page) {
+  const tree = page.locator(".peekview-widget .monaco-list-row");
+  try {
+    await tree.first().waitFor({ timeout: 15000 });
+  } catch {
+    return [];
+  }
+  await sleep(1500);
+  return (await tree.allTextContents()).map((t) => t.replace(/\u00a0/g, " "));
+}
+
+function parseLensText(lenses, name) {
+  const seen = lenses.find((l) => new RegExp(`\\b${name}\\(`).test(l.line));
+  return seen ? seen.lens.split("|")[0].trim() : name;
+}
+
+main().catch((e) => {
+  console.error(e);
+  console.log(`e2e: ${results.filter((r) => r.ok).length} passed, ${results.filter((r) => !r.ok).length + 1} failed`);
+  process.exit(1);
+});

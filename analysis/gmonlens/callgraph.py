@@ -25,9 +25,7 @@ class _Arc:
         self.sites: dict[int, int] = {}
 
 
-def _tally(
-    symtab: SymbolTable, gmon: GmonData, tables: Tables
-) -> tuple[list[_Arc], list[int], int]:
+def _tally(symtab: SymbolTable, gmon: GmonData, tables: Tables) -> tuple[list[_Arc], list[int], int]:
     """§5.1: arcs summed by (caller, callee); returns (arcs in creation order, ncalls, dropped)."""
     syms = symtab.symbols
     n = len(syms)
@@ -247,35 +245,58 @@ def compute_profile(
         tuple(pos[id(a)] for a in sorted(children[r], key=arc_key, reverse=True)) for r in range(n)
     )
     if dropped:
-        problems = (*problems, f"{dropped} call-graph arc record(s) point outside the program's "
-                    "routines and were ignored")
+        problems = (
+            *problems,
+            f"{dropped} call-graph arc record(s) point outside the program's routines and were ignored",
+        )
     routines = tuple(
         Routine(
-            id=i, name=s.name, display_name=display_names[i], address=s.address,
-            end_address=s.end_address, is_static=s.is_static, is_function=s.is_function,
-            file=s.file, line=s.line, self_ticks=time[i], child_ticks=child_time[i],
-            prop_self_ticks=pself[i], prop_child_ticks=pchild[i], calls=ncalls[i],
-            self_calls=self_calls[i], cycle=cycle_of[i], index=index[i], printed=flag[i],
-            in_flat=in_flat[i], fract=fract[i],
+            id=i,
+            name=s.name,
+            display_name=display_names[i],
+            address=s.address,
+            end_address=s.end_address,
+            is_static=s.is_static,
+            is_function=s.is_function,
+            file=s.file,
+            line=s.line,
+            self_ticks=time[i],
+            child_ticks=child_time[i],
+            prop_self_ticks=pself[i],
+            prop_child_ticks=pchild[i],
+            calls=ncalls[i],
+            self_calls=self_calls[i],
+            cycle=cycle_of[i],
+            index=index[i],
+            printed=flag[i],
+            in_flat=in_flat[i],
+            fract=fract[i],
         )
         for i, s in enumerate(syms)
     )
     cycles = tuple(
         Cycle(
-            number=k, index=index[n + k - 1], members=tuple(chains[k]),
-            member_order=tuple(sorted(
-                chains[k], key=lambda m: (pself[m] + pchild[m], ncalls[m] + self_calls[m]), reverse=True
-            )),
-            self_ticks=ctime[k], prop_self_ticks=cpself[k], prop_child_ticks=c_pchild[k],
-            calls=cyc_calls[k], self_calls=cyc_self_calls[k], printed=cflag[k],
+            number=k,
+            index=index[n + k - 1],
+            members=tuple(chains[k]),
+            member_order=tuple(
+                sorted(
+                    chains[k], key=lambda m: (pself[m] + pchild[m], ncalls[m] + self_calls[m]), reverse=True
+                )
+            ),
+            self_ticks=ctime[k],
+            prop_self_ticks=cpself[k],
+            prop_child_ticks=c_pchild[k],
+            calls=cyc_calls[k],
+            self_calls=cyc_self_calls[k],
+            printed=cflag[k],
         )
         for k in range(1, ncyc + 1)
     )
     return Profile(
         routines=routines,
         arcs=tuple(
-            Arc(a.parent, a.child, a.count, a.time, a.ctime, a.static, tuple(a.sites.items()))
-            for a in arcs
+            Arc(a.parent, a.child, a.count, a.time, a.ctime, a.static, tuple(a.sites.items())) for a in arcs
         ),
         cycles=cycles,
         graph_order=tuple(GraphEntry(e, 0) if e < n else GraphEntry(-1, e - n + 1) for e in graph),

@@ -29,13 +29,18 @@ def demangle_all(names: Sequence[str]) -> tuple[list[str], str | None]:
         return out, "c++filt (GNU binutils) not found: C++ names are shown mangled"
     text = "\n".join(names[i] for i in todo) + "\n"
     try:
-        res = subprocess.run([exe, "-i"], input=text.encode("utf-8", "surrogateescape"),
-                             capture_output=True, timeout=60, check=True)
+        res = subprocess.run(
+            [exe, "-i"],
+            input=text.encode("utf-8", "surrogateescape"),
+            capture_output=True,
+            timeout=60,
+            check=True,
+        )
     except (OSError, subprocess.SubprocessError) as e:
         return out, f"c++filt failed ({e}): C++ names are shown mangled"
     lines = res.stdout.decode("utf-8", "surrogateescape").split("\n")
     if len(lines) < len(todo):
         return out, "c++filt gave short output: C++ names are shown mangled"
-    for i, d in zip(todo, lines):
+    for i, d in zip(todo, lines[: len(todo)], strict=True):
         out[i] = d
     return out, None

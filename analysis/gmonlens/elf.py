@@ -116,7 +116,7 @@ def _image(path: str, elf: object, blob: bytes) -> ElfImage:
         text_start = text_end = 0
     build_id = None
     for s in sections:
-        if s.name == ".note.gnu.build-id":
+        if s.name == ".note.gnu.build-id" and hasattr(s, "iter_notes"):
             for note in s.iter_notes():
                 if note["n_type"] == "NT_GNU_BUILD_ID":
                     build_id = str(note["n_desc"])
@@ -144,9 +144,7 @@ def _section_bytes(blob: bytes, sec: object, path: str) -> bytes:
     return blob[off : off + size]
 
 
-def _symbols(
-    raw: bytes, strtab: bytes, asize: int, little: bool, flags: list[int]
-) -> tuple[ElfSymbol, ...]:
+def _symbols(raw: bytes, strtab: bytes, asize: int, little: bool, flags: list[int]) -> tuple[ElfSymbol, ...]:
     e = "<" if little else ">"
     if asize == 8:
         fmt, size = e + "IBBHQQ", 24

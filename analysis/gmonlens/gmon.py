@@ -209,8 +209,10 @@ def accumulate(files: Sequence[GmonFile]) -> GmonData:
                 hz, dimen, abbrev, scale = h.prof_rate, h.dimension, h.dimension_abbrev, h.scale
             else:
                 if (h.dimension, h.dimension_abbrev) != (dimen, abbrev):
-                    raise GmonFormatError(f.path, f"dimension unit changed between histogram records "
-                                          f"('{dimen}' then '{h.dimension}')")
+                    raise GmonFormatError(
+                        f.path,
+                        f"dimension unit changed between histogram records ('{dimen}' then '{h.dimension}')",
+                    )
                 if abs(h.scale - scale) > 1e-6:
                     raise GmonFormatError(f.path, "different scales in histogram records")
             for i, old in enumerate(hists):
@@ -232,8 +234,9 @@ def accumulate(files: Sequence[GmonFile]) -> GmonData:
         arcs.extend(f.arcs)
         bb += f.bb_count
     merged = tuple(
-        h if s is None else HistogramRecord(h.low_pc, h.high_pc, tuple(s), h.prof_rate, h.dimension,
-                                            h.dimension_abbrev)
-        for h, s in zip(hists, sums)
+        h
+        if s is None
+        else HistogramRecord(h.low_pc, h.high_pc, tuple(s), h.prof_rate, h.dimension, h.dimension_abbrev)
+        for h, s in zip(hists, sums, strict=True)
     )
     return GmonData(merged, tuple(arcs), hz, dimen, abbrev, has_hist, has_cg, bb)

@@ -8,8 +8,9 @@ from .gmon import BSD44_VERSION, GNU_MAGIC, TAG_ARC, TAG_HIST
 from .model import GmonData, Profile
 
 
-def write_sum(data: GmonData, profile: Profile, address_size: int, little_endian: bool,
-              fmt: str = "auto") -> bytes:
+def write_sum(
+    data: GmonData, profile: Profile, address_size: int, little_endian: bool, fmt: str = "auto"
+) -> bytes:
     """Bytes of gmon.sum: histograms (bins truncated to 16 bits) and normalised arcs (caller and
     callee routine addresses), callers in address order, each caller's arcs newest first."""
     e = "<" if little_endian else ">"
@@ -46,7 +47,9 @@ def write_sum(data: GmonData, profile: Profile, address_size: int, little_endian
         out.append(TAG_HIST)
         out += struct.pack(ptr, h.low_pc) + struct.pack(ptr, h.high_pc)
         out += struct.pack(e + "II", len(h.counts), data.hz)
-        out += h.dimension.encode("latin-1")[:15].ljust(15, b"\0") + h.dimension_abbrev.encode("latin-1")[:1].ljust(1, b"\0")
+        out += h.dimension.encode("latin-1")[:15].ljust(15, b"\0") + h.dimension_abbrev.encode("latin-1")[
+            :1
+        ].ljust(1, b"\0")
         out += struct.pack(e + "%dH" % len(h.counts), *(c & 0xFFFF for c in h.counts))
     for frm, slf, count in arcs:
         out.append(TAG_ARC)

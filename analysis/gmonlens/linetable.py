@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from bisect import bisect_right
 from dataclasses import dataclass
+from typing import Any, Literal
 
 
 @dataclass(frozen=True)
@@ -45,7 +46,11 @@ class LineTable:
             if not elf.has_dwarf_info() or elf.get_section_by_name(".debug_line") is None:
                 return cls.empty()
             dwarf = elf.get_dwarf_info()
-            line_data = dwarf.debug_line_sec.stream.getvalue()
+            sec = dwarf.debug_line_sec
+            if sec is None:
+                return cls.empty()
+            sec.stream.seek(0)
+            line_data = sec.stream.read()
             files: list[str] = []
             file_ids: dict[str, int] = {}
             seqs: list[tuple[list[int], list[int], list[int]]] = []
@@ -84,8 +89,9 @@ def _attr_str(attr: object) -> str:
 
 def _file_names(prog: object, comp_dir: str) -> list[str]:
     header = prog.header  # type: ignore[attr-defined]
-    dirs = [d.decode("utf-8", "replace") if isinstance(d, bytes) else str(d)
-            for d in header["include_directory"]]
+    dirs = [
+        d.decode("utf-8", "replace") if isinstance(d, bytes) else str(d) for d in header["include_directory"]
+    ]
     version = header.version
     out = []
     for fe in header["file_entry"]:
@@ -125,7 +131,7 @@ def _sleb(data: bytes, pos: int) -> tuple[int, int]:
             return result, pos
 
 
-def decode_sequences(prog: object, data: bytes) -> list[tuple[list[int], list[int], list[int]]]:
+def decode_sequences(prog: Any, data: bytes) -> list[tuple[list[int], list[int], list[int]]]:
     """The sequences of one line program as (addresses, file numbers, lines); each sequence's
     last address is its end (the end_sequence row), with the last row's file and line repeated.
 
@@ -139,26 +145,34 @@ def decode_sequences(prog: object, data: bytes) -> list[tuple[list[int], list[in
     min_len = h["minimum_instruction_length"]
     line_base, line_range, opcode_base = h["line_base"], h["line_range"], h["opcode_base"]
     std_lengths = list(h["standard_opcode_lengths"])
-    structs = getattr(prog, "structs")
+    structs = prog.structs
     asize = structs.address_size
-    order = "little" if structs.little_endian else "big"
+    order: Literal["little", "big"] = "little" if structs.little_endian else "big"
     out: list[tuple[list[int], list[int], list[int]]] = []
     addrs: list[int] = []
     files: list[int] = []
     lines: list[int] = []
     address, file, line = 0, 1, 1
     const_add = ((255 - opcode_base) // line_range) * min_len
+    addr_step = [(max(op - opcode_base, 0) // line_range) * min_len for op in range(256)]
+    line_step = [line_base + max(op - opcode_base, 0) % line_range for op in range(256)]
+    a_add, f_add, l_add = addrs.append, files.append, lines.append
     while pos < end:
         op = data[pos]
         pos += 1
         if op >= opcode_base:
-            adj = op - opcode_base
-            address += (adj // line_range) * min_len
-            line += line_base + adj % line_range
-            addrs.append(address)
-            files.append(file)
-            lines.append(line)
-        elif op == 0:  # extended
+            address += addr_step[op]
+            line += line_step[op]
+            a_add(address)
+            f_add(file)
+            l_add(line)
+            continue
+        if op == 5:  # set_column: skip its ULEB operand
+            while data[pos] & 0x80:
+                pos += 1
+            pos += 1
+            continue
+        if op == 0:  # extended
             length, pos = _uleb(data, pos)
             if length == 0:
                 continue
@@ -171,6 +185,7 @@ def decode_sequences(prog: object, data: bytes) -> list[tuple[list[int], list[in
                     lines.append(lines[-1])
                     out.append((addrs, files, lines))
                 addrs, files, lines = [], [], []
+                a_add, f_add, l_add = addrs.append, files.append, lines.append
                 address, file, line = 0, 1, 1
             elif sub == 2:  # DW_LNE_set_address
                 address = int.from_bytes(data[pos + 1 : pos + 1 + min(asize, length - 1)], order)

@@ -6,6 +6,7 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
+from . import diskcache
 from . import gmon as gmonio
 from .callgraph import compute_profile
 from .demangle import demangle_all
@@ -38,8 +39,13 @@ def read_profile_bytes(path: str) -> bytes:
 
 def read_profiles(image: ElfImage, paths: Sequence[str], fmt: str = "auto") -> GmonData:
     files = [
-        gmonio.parse_gmon(read_profile_bytes(p), path=p, address_size=image.address_size,
-                          little_endian=image.little_endian, fmt=fmt)
+        gmonio.parse_gmon(
+            read_profile_bytes(p),
+            path=p,
+            address_size=image.address_size,
+            little_endian=image.little_endian,
+            fmt=fmt,
+        )
         for p in paths
     ]
     return gmonio.accumulate(files)
@@ -86,11 +92,36 @@ def fit_problems(image: ElfImage, symtab: SymbolTable, data: GmonData, paths: Se
     return problems
 
 
-def attach_lines(symtab: SymbolTable, lines: LineTable, all_symbols: bool) -> SymbolTable:
+def routine_lines(
+    image: ElfImage,
+    binary: str,
+    line_table: LineTable | None = None,
+) -> dict[int, tuple[str, int]]:
+    """Source (file, line) of every candidate routine address (T/t/W symbols), cached per binary.
+
+    Decoding the line programs is the costly part of a report on a large program; the result
+    depends only on the binary, so it is kept under $XDG_CACHE_HOME (see diskcache).
+    """
+    key = diskcache.binary_key(binary, image.build_id)
+    cached = diskcache.load("lines", key)
+    if isinstance(cached, dict):
+        return cached
+    table = line_table if line_table is not None else LineTable.from_elf(binary)
+    out: dict[int, tuple[str, int]] = {}
+    for s in image.symbols:
+        if s.class_letter in ("T", "t", "W") and s.value not in out:
+            hit = table.lookup(s.value)
+            if hit is not None:
+                out[s.value] = hit
+    diskcache.store("lines", key, out)
+    return out
+
+
+def attach_lines(symtab: SymbolTable, lines: dict[int, tuple[str, int]], all_symbols: bool) -> SymbolTable:
     """Give routines their source file and line (static ones only unless `all_symbols`)."""
     syms: list[Symbol] = []
     for s in symtab.symbols:
-        hit = lines.lookup(s.address) if (all_symbols or s.is_static) else None
+        hit = lines.get(s.address) if (all_symbols or s.is_static) else None
         syms.append(replace(s, file=hit[0], line=hit[1]) if hit else s)
     return SymbolTable(tuple(syms), symtab.addresses)
 
@@ -131,19 +162,24 @@ def load(
     """`load_profile`, keeping the ELF image and the summed gmon data (for `-s`)."""
     opts = options or AnalysisOptions()
     image = image or read_elf(binary)
-    symtab = build_symbol_table(image.symbols, image.strtab, image.text_end,
-                                no_static=opts.no_static, only_functions=opts.only_functions)
+    symtab = build_symbol_table(
+        image.symbols,
+        image.strtab,
+        image.text_end,
+        no_static=opts.no_static,
+        only_functions=opts.only_functions,
+    )
     data = read_profiles(image, profiles, opts.profile_format)
     problems = fit_problems(image, symtab, data, profiles)
     if image.has_debug_info:
         need_all = opts.needs_source_files
         if need_all or any(s.is_static for s in symtab.symbols):
             try:
-                table = line_table if line_table is not None else LineTable.from_elf(binary)
+                lines = routine_lines(image, binary, line_table)
             except Exception as e:  # a broken .debug_line must not stop the report
                 problems.append(f"{binary}: cannot read DWARF line table ({e}); file names omitted")
-                table = LineTable.empty()
-            symtab = attach_lines(symtab, table, need_all)
+                lines = {}
+            symtab = attach_lines(symtab, lines, need_all)
     names = [s.name for s in symtab.symbols]
     display, problem = demangle_all(names)
     if problem:
@@ -154,8 +190,10 @@ def load(
         from .staticcalls import find_static_calls
 
         static_arcs = find_static_calls(
-            image.machine, image.code_sections,
-            [s.address for s in symtab.symbols], [s.end_address for s in symtab.symbols],
+            image.machine,
+            image.code_sections,
+            [s.address for s in symtab.symbols],
+            [s.end_address for s in symtab.symbols],
         )
     profile = compute_profile(symtab, data, tables, display, static_arcs, problems, opts.static_call_graph)
     return Loaded(image, data, profile)

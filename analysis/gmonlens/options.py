@@ -78,16 +78,21 @@ class AnalysisOptions:
     @property
     def needs_source_files(self) -> bool:
         specs: list[SymSpec] = [
-            *self.incl_flat, *self.excl_flat, *self.incl_graph, *self.excl_graph,
-            *self.incl_time, *self.excl_time,
+            *self.incl_flat,
+            *self.excl_flat,
+            *self.incl_graph,
+            *self.excl_graph,
+            *self.incl_time,
+            *self.excl_time,
         ]
         for a in (*self.incl_arcs, *self.excl_arcs):
             specs += [a.parent, a.child]
         return any(s.file is not None or s.line for s in specs)
 
 
-def table(specs: Sequence[SymSpec], symbols: Sequence[Symbol], names: Sequence[str],
-          defaults: bool = False) -> frozenset[int]:
+def table(
+    specs: Sequence[SymSpec], symbols: Sequence[Symbol], names: Sequence[str], defaults: bool = False
+) -> frozenset[int]:
     """Positions of the routines any spec matches (plus gprof's default excludes if asked)."""
     out = set()
     if specs:

@@ -10,8 +10,17 @@ from .model import Arc, Profile, Routine
 
 DASHES = "-" * 47 + "\n"
 _PREFIXES = (
-    ("T", 1e-12), ("G", 1e-09), ("M", 1e-06), ("K", 1e-03), (" ", 1.0), ("m", 1e03),
-    ("u", 1e06), ("n", 1e09), ("p", 1e12), ("f", 1e15), ("a", 1e18),
+    ("T", 1e-12),
+    ("G", 1e-09),
+    ("M", 1e-06),
+    ("K", 1e-03),
+    (" ", 1.0),
+    ("m", 1e03),
+    ("u", 1e06),
+    ("n", 1e09),
+    ("p", 1e12),
+    ("f", 1e15),
+    ("a", 1e18),
 )
 
 
@@ -91,10 +100,13 @@ def flat_profile(p: Profile, opts: ReportOptions) -> str:
     order = flat_order(p)
     unit, scale = call_unit(p, order)
     dim = p.dimension
-    out.append("%5.5s %10.10s %8.8s %8.8s %8.8s %8.8s  %-8.8s\n"
-               % ("%  ", "cumulative", "self  ", "", "self  ", "total ", ""))
-    out.append("%5.5s %9.9s  %8.8s %8.8s %8.8s %8.8s  %-8.8s\n"
-               % ("time", dim, dim, "calls", unit, unit, "name"))
+    out.append(
+        "%5.5s %10.10s %8.8s %8.8s %8.8s %8.8s  %-8.8s\n"
+        % ("%  ", "cumulative", "self  ", "", "self  ", "total ", "")
+    )
+    out.append(
+        "%5.5s %9.9s  %8.8s %8.8s %8.8s %8.8s  %-8.8s\n" % ("time", dim, dim, "calls", unit, unit, "name")
+    )
     accum = 0.0
     for r in order:
         if not r.in_flat:
@@ -102,8 +114,11 @@ def flat_profile(p: Profile, opts: ReportOptions) -> str:
         if not opts.zero and r.calls == 0 and r.self_ticks == 0:
             continue
         accum += r.self_ticks
-        line = "%s %s %s" % (_f("6.2", 100 * r.self_ticks / total), _f("9.2", _div(accum, hz)),
-                             _f("8.2", _div(r.self_ticks, hz)))
+        line = "%s %s %s" % (
+            _f("6.2", 100 * r.self_ticks / total),
+            _f("9.2", _div(accum, hz)),
+            _f("8.2", _div(r.self_ticks, hz)),
+        )
         if r.calls:
             line += " %8d %s %s  " % (
                 r.calls,
@@ -133,8 +148,12 @@ def _arc_line(p: Profile, a: Arc, other: Routine, callee: Routine, opts: ReportO
     else:
         tot = p.cycle(callee.cycle).calls if callee.cycle else callee.calls
         head = "%6.6s %5.5s %s %s %7d/%-7d     " % (
-            "", "", _f("7.2", _div(a.self_ticks, p.hz)), _f("7.2", _div(a.child_ticks, p.hz)),
-            a.count, tot,
+            "",
+            "",
+            _f("7.2", _div(a.self_ticks, p.hz)),
+            _f("7.2", _div(a.child_ticks, p.hz)),
+            a.count,
+            tot,
         )
     return head + _ref(p, other, opts) + "\n"
 
@@ -155,19 +174,30 @@ def call_graph(p: Profile, opts: ReportOptions) -> str:
     for entry in p.graph_order:
         if entry.routine < 0:
             c = p.cycle(entry.cycle)
-            if not c.printed or (not opts.zero and c.calls == 0 and c.self_calls == 0
-                                 and c.prop_self_ticks == 0 and c.prop_child_ticks == 0):
+            if not c.printed or (
+                not opts.zero
+                and c.calls == 0
+                and c.self_calls == 0
+                and c.prop_self_ticks == 0
+                and c.prop_child_ticks == 0
+            ):
                 continue
             line = "%-6.6s %s %s %s %7d" % (
-                "[%d]" % c.index, _f("5.1", 100 * c.total_ticks / print_ticks),
-                _f("7.2", _div(c.prop_self_ticks, hz)), _f("7.2", _div(c.prop_child_ticks, hz)), c.calls,
+                "[%d]" % c.index,
+                _f("5.1", 100 * c.total_ticks / print_ticks),
+                _f("7.2", _div(c.prop_self_ticks, hz)),
+                _f("7.2", _div(c.prop_child_ticks, hz)),
+                c.calls,
             )
             line += ("+%-7d" % c.self_calls) if c.self_calls else " %7.7s" % ""
             out.append(line + " <cycle %d as a whole> [%d]\n" % (c.number, c.index))
             for m in c.member_order:
                 r = routines[m]
                 line = "%6.6s %5.5s %s %s %7d" % (
-                    "", "", _f("7.2", _div(r.prop_self_ticks, hz)), _f("7.2", _div(r.prop_child_ticks, hz)),
+                    "",
+                    "",
+                    _f("7.2", _div(r.prop_self_ticks, hz)),
+                    _f("7.2", _div(r.prop_child_ticks, hz)),
                     r.calls,
                 )
                 line += ("+%-7d" % r.self_calls) if r.self_calls else " %7.7s" % ""
@@ -175,8 +205,13 @@ def call_graph(p: Profile, opts: ReportOptions) -> str:
             out.append(DASHES)
             continue
         r = routines[entry.routine]
-        if not r.printed or (not opts.zero and r.calls == 0 and r.self_calls == 0
-                             and r.prop_self_ticks == 0 and r.prop_child_ticks == 0):
+        if not r.printed or (
+            not opts.zero
+            and r.calls == 0
+            and r.self_calls == 0
+            and r.prop_self_ticks == 0
+            and r.prop_child_ticks == 0
+        ):
             continue
         parents = p.parents[r.id]
         if not parents:
@@ -185,8 +220,10 @@ def call_graph(p: Profile, opts: ReportOptions) -> str:
             a = p.arcs[ai]
             out.append(_arc_line(p, a, routines[a.parent], r, opts))
         line = "%-6.6s %s %s %s" % (
-            "[%d]" % r.index, _f("5.1", 100 * r.total_ticks / print_ticks),
-            _f("7.2", _div(r.prop_self_ticks, hz)), _f("7.2", _div(r.prop_child_ticks, hz)),
+            "[%d]" % r.index,
+            _f("5.1", 100 * r.total_ticks / print_ticks),
+            _f("7.2", _div(r.prop_self_ticks, hz)),
+            _f("7.2", _div(r.prop_child_ticks, hz)),
         )
         if r.calls + r.self_calls:
             line += " %7d" % r.calls

@@ -39,30 +39,53 @@ def to_json(p: Profile) -> dict[str, Any]:
         "problems": list(p.problems),
         "routines": [
             {
-                "id": r.id, "name": r.name, "display_name": r.display_name, "address": r.address,
-                "index": r.index, "self_seconds": sec(r.prop_self_ticks),
-                "children_seconds": sec(r.prop_child_ticks), "total_seconds": sec(r.total_ticks),
-                "calls": r.calls, "recursive_calls": r.self_calls, "cycle": r.cycle or None,
-                "percent": _pct(r.total_ticks, prop), "self_percent": _pct(r.self_ticks, total),
-                "file": r.file, "line": r.line or None, "printed": r.printed,
+                "id": r.id,
+                "name": r.name,
+                "display_name": r.display_name,
+                "address": r.address,
+                "index": r.index,
+                "self_seconds": sec(r.prop_self_ticks),
+                "children_seconds": sec(r.prop_child_ticks),
+                "total_seconds": sec(r.total_ticks),
+                "calls": r.calls,
+                "recursive_calls": r.self_calls,
+                "cycle": r.cycle or None,
+                "percent": _pct(r.total_ticks, prop),
+                "self_percent": _pct(r.self_ticks, total),
+                "file": r.file,
+                "line": r.line or None,
+                "printed": r.printed,
             }
             for r in p.routines
-            if r.calls or r.self_calls or r.self_ticks or r.total_ticks or any(
-                True for _ in p.parents[r.id][:1]) or p.children[r.id]
+            if r.calls
+            or r.self_calls
+            or r.self_ticks
+            or r.total_ticks
+            or any(True for _ in p.parents[r.id][:1])
+            or p.children[r.id]
         ],
         "arcs": [
             {
-                "caller": a.parent, "callee": a.child, "count": a.count,
-                "self_seconds": sec(a.self_ticks), "children_seconds": sec(a.child_ticks),
-                "static": a.is_static, "call_sites": [list(s) for s in a.call_sites],
+                "caller": a.parent,
+                "callee": a.child,
+                "count": a.count,
+                "self_seconds": sec(a.self_ticks),
+                "children_seconds": sec(a.child_ticks),
+                "static": a.is_static,
+                "call_sites": [list(s) for s in a.call_sites],
             }
             for a in p.arcs
         ],
         "cycles": [
             {
-                "number": c.number, "index": c.index, "members": list(c.members),
-                "self_seconds": sec(c.prop_self_ticks), "children_seconds": sec(c.prop_child_ticks),
-                "calls": c.calls, "internal_calls": c.self_calls, "percent": _pct(c.total_ticks, prop),
+                "number": c.number,
+                "index": c.index,
+                "members": list(c.members),
+                "self_seconds": sec(c.prop_self_ticks),
+                "children_seconds": sec(c.prop_child_ticks),
+                "calls": c.calls,
+                "internal_calls": c.self_calls,
+                "percent": _pct(c.total_ticks, prop),
             }
             for c in p.cycles
         ],

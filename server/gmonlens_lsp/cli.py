@@ -25,7 +25,11 @@ serve   the language server, speaking LSP on stdin/stdout.
 
 
 def run_report(args: ReportArgs) -> int:
+    import gc
+
     from gmonlens.loader import load
+
+    gc.disable()  # one short-lived computation over many small objects: collection only costs time
 
     loaded = load(args.binary, args.profiles, args.analysis)
     profile = loaded.profile
@@ -34,8 +38,9 @@ def run_report(args: ReportArgs) -> int:
     if args.sum_file:
         from gmonlens.gmonsum import write_sum
 
-        data = write_sum(loaded.gmon, profile, loaded.image.address_size, loaded.image.little_endian,
-                         args.sum_format)
+        data = write_sum(
+            loaded.gmon, profile, loaded.image.address_size, loaded.image.little_endian, args.sum_format
+        )
         with open("gmon.sum", "wb") as fh:
             fh.write(data)
     if args.json:

@@ -21,14 +21,39 @@ _REQ_ARG = set("eEfFkOwnN")
 _OPT_ARG = set("pPqQ")
 _UNSUPPORTED = set("AClLTxyrRSImtdiJZ")
 _LONG = {
-    "no-static": "a", "brief": "b", "static-call-graph": "c", "ignore-non-functions": "D",
-    "help": "h", "sum": "s", "version": "v", "display-unused-functions": "z",
-    "exclude": "e", "flat-profile": "p", "no-flat-profile": "P", "graph": "q", "no-graph": "Q",
-    "time": "n", "no-time": "N", "file-format": "O", "width": "w",
-    "annotated-source": "A", "exec-counts": "C", "line": "l", "print-path": "L",
-    "traditional": "T", "all-lines": "x", "separate-files": "y", "function-ordering": "r",
-    "file-ordering": "R", "external-symbol-table": "S", "directory-path": "I", "min-count": "m",
-    "table-length": "t", "debug": "d", "file-info": "i", "inline-file-names": "Z",
+    "no-static": "a",
+    "brief": "b",
+    "static-call-graph": "c",
+    "ignore-non-functions": "D",
+    "help": "h",
+    "sum": "s",
+    "version": "v",
+    "display-unused-functions": "z",
+    "exclude": "e",
+    "flat-profile": "p",
+    "no-flat-profile": "P",
+    "graph": "q",
+    "no-graph": "Q",
+    "time": "n",
+    "no-time": "N",
+    "file-format": "O",
+    "width": "w",
+    "annotated-source": "A",
+    "exec-counts": "C",
+    "line": "l",
+    "print-path": "L",
+    "traditional": "T",
+    "all-lines": "x",
+    "separate-files": "y",
+    "function-ordering": "r",
+    "file-ordering": "R",
+    "external-symbol-table": "S",
+    "directory-path": "I",
+    "min-count": "m",
+    "table-length": "t",
+    "debug": "d",
+    "file-info": "i",
+    "inline-file-names": "Z",
 }
 
 
@@ -65,8 +90,13 @@ class ReportArgs:
             raise GmonlensError(label, "profile is missing histogram (flat profile requested)")
         if GRAPH in styles and not profile.has_call_graph:
             raise GmonlensError(label, "profile is missing call-graph data (call graph requested)")
-        return ReportOptions(flat=FLAT in styles, graph=GRAPH in styles, zero=self.zero,
-                             width=self.width, demangle=self.demangle)
+        return ReportOptions(
+            flat=FLAT in styles,
+            graph=GRAPH in styles,
+            zero=self.zero,
+            width=self.width,
+            demangle=self.demangle,
+        )
 
 
 def _tokens(argv: Sequence[str]) -> tuple[list[tuple[str, str | None]], list[str]]:
@@ -127,9 +157,19 @@ def parse_report_args(argv: Sequence[str]) -> ReportArgs:
     opts, operands = _tokens(argv)
     r = ReportArgs()
     a: dict[str, object] = {}
-    lists: dict[str, list[object]] = {k: [] for k in (
-        "incl_flat", "excl_flat", "incl_graph", "excl_graph", "incl_time", "excl_time",
-        "incl_arcs", "excl_arcs")}
+    lists: dict[str, list[object]] = {
+        k: []
+        for k in (
+            "incl_flat",
+            "excl_flat",
+            "incl_graph",
+            "excl_graph",
+            "incl_time",
+            "excl_time",
+            "incl_arcs",
+            "excl_arcs",
+        )
+    }
 
     def style(kind: str, on: bool) -> None:
         r.user_styles.add(kind)
@@ -155,9 +195,7 @@ def parse_report_args(argv: Sequence[str]) -> ReportArgs:
             a["static_call_graph"] = True
         elif c == "D":
             a["only_functions"] = True
-        elif c == "h":
-            r.help = True
-        elif c == "v":
+        elif c == "h" or c == "v":
             r.help = True
         elif c == "z":
             r.zero = True

@@ -140,8 +140,8 @@ def decode_sequences(prog: Any, data: bytes) -> list[tuple[list[int], list[int],
     Empty sequences are dropped.
     """
     h = prog.header  # type: ignore[attr-defined]
-    pos = prog.program_start_offset  # type: ignore[attr-defined]
-    end = prog.program_end_offset  # type: ignore[attr-defined]
+    pos = prog.program_start_offset
+    end = prog.program_end_offset
     min_len = h["minimum_instruction_length"]
     line_base, line_range, opcode_base = h["line_base"], h["line_range"], h["opcode_base"]
     std_lengths = list(h["standard_opcode_lengths"])

@@ -10,8 +10,18 @@ import { HOTTEST_LIMIT, type HotItem, type HottestBy, hottestItems, parseHottest
 
 export const PEEK_CALLERS = "gmonlens.peekCallers";
 
+/** Read-only documents holding report texts, by URI path. */
+const REPORT_SCHEME = "gmonlens-report";
+const reports = new Map<string, string>();
+const reportChanged = new vscode.EventEmitter<vscode.Uri>();
+
 export function registerCommands(ext: Gmonlens): vscode.Disposable[] {
   return [
+    reportChanged,
+    vscode.workspace.registerTextDocumentContentProvider(REPORT_SCHEME, {
+      onDidChange: reportChanged.event,
+      provideTextDocumentContent: (uri) => reports.get(uri.path) ?? "",
+    }),
     vscode.commands.registerCommand("gmonlens.restartServer", () => ext.restart("restart command")),
     vscode.commands.registerCommand("gmonlens.showOutput", () => ext.output.show(true)),
     vscode.commands.registerCommand("gmonlens.reloadProfile", async () => {
@@ -56,7 +66,12 @@ async function showReport(ext: Gmonlens): Promise<void> {
     void vscode.window.showInformationMessage("gmonlens: no report (no profile is loaded).");
     return;
   }
-  const doc = await vscode.workspace.openTextDocument({ content: text, language: "plaintext" });
+  const folderUri = ext.activeFolderUri();
+  const folderName = folderUri ? vscode.workspace.getWorkspaceFolder(vscode.Uri.parse(folderUri))?.name : undefined;
+  const uri = vscode.Uri.from({ scheme: REPORT_SCHEME, path: `/gprof report${folderName ? ` (${folderName})` : ""}.txt` });
+  reports.set(uri.path, text);
+  reportChanged.fire(uri);
+  const doc = await vscode.workspace.openTextDocument(uri);
   await vscode.window.showTextDocument(doc, { preview: false });
 }
 

@@ -256,6 +256,11 @@ async function main() {
     }
     await sleep(500);
     await page.screenshot({ path: path.join(RESULTS, "2-hover.png") });
+    // The Marketplace README's picture: the editor with its lenses and this hover.
+    await page.screenshot({ path: path.join(RESULTS, "readme-screenshot.png"), clip: { x: 348, y: 64, width: 932, height: 420 } });
+    if (process.env.UPDATE_README_SCREENSHOT === "1") {
+      fs.copyFileSync(path.join(RESULTS, "readme-screenshot.png"), path.join(EXT, "images", "screenshot.png"));
+    }
     const callers = gprof.callers.get("spin") ?? [];
     check("hover on spin lists its callers with gprof's counts",
       callers.length > 0 && callers.every((c) => hoverText.includes(c.name) && hoverText.includes(c.called)),
@@ -297,7 +302,31 @@ async function main() {
     await page.screenshot({ path: path.join(RESULTS, "5-hottest.png") });
     check("Go to Hottest Routines lists gprof's hottest routine first",
       (hotText ?? "").includes(gprof.hottest), `${(hotText ?? "").replace(/\u00a0/g, " ")} (want ${gprof.hottest})`);
-    await page.keyboard.press("Escape");
+    await page.keyboard.press("Enter");
+    const hotLine = source.findIndex((l) => new RegExp(`\\b${gprof.hottest}\\(`).test(l)) + 1;
+    const cursor = page.locator(".statusbar-item", { hasText: /Ln \d+, Col \d+/ }).first();
+    let where = "";
+    for (let i = 0; i < 20 && !where.includes(`Ln ${hotLine},`); i++) {
+      await sleep(300);
+      where = ((await cursor.textContent().catch(() => "")) ?? "").replace(/\u00a0/g, " ");
+    }
+    const tab = ((await page.locator(".tab.active").first().textContent().catch(() => "")) ?? "").trim();
+    check("choosing it jumps to its source", where.includes(`Ln ${hotLine},`) && tab.includes("work.c"), `${tab} ${where} (want work.c line ${hotLine})`);
+
+    // A workspace setting (per folder) restarts the server and changes the lens title.
+    fs.mkdirSync(path.join(folder, ".vscode"), { recursive: true });
+    fs.writeFileSync(path.join(folder, ".vscode", "settings.json"), JSON.stringify({ "gmonlens.lensTitle": "{name}: self {self} s of {percent}%" }));
+    const spinSelf = gprof.routines.get("spin")?.self;
+    let retitled = "";
+    const titleDeadline = Date.now() + 45000;
+    while (Date.now() < titleDeadline) {
+      retitled = (await lensesWithLines(page)).map((l) => l.lens).join(" | ");
+      if (retitled.includes(`spin: self ${spinSelf} s of`)) break;
+      await sleep(1000);
+    }
+    await page.screenshot({ path: path.join(RESULTS, "6-lens-title-setting.png") });
+    check("changing gmonlens.lensTitle in the folder's settings restarts the server with the new title",
+      retitled.includes(`spin: self ${spinSelf} s of`), retitled);
   } finally {
     await browser?.close().catch(() => undefined);
     try {

@@ -18,7 +18,7 @@ calling its own entry gives a self arc, as AArch64 gprof reports it. Indirect ca
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 from gmonlens.errors import GmonlensError
@@ -31,7 +31,8 @@ except ImportError:  # pragma: no cover - exercised by a test that hides the mod
 
 
 Callee = Callable[[int], "int | None"]  # target address -> routine position, None if not an arc
-Scanner = Callable[[bytes, int, int, int, Callee], Iterator[tuple[int, int]]]
+# (section bytes, section address, begin, stop, callee) -> (call site address, callee position)
+Scanner = Callable[[bytes, int, int, int, Callee], Iterable[tuple[int, int]]]
 
 
 class StaticCallsUnsupported(GmonlensError):
@@ -94,11 +95,9 @@ def find_static_calls(
     ordered = sorted((s for s in sections if s.name == _SCANNED_SECTION), key=lambda s: s.address)
     sec_starts = [s.address for s in ordered]
 
-    def callee(target: int) -> int | None:
-        pos = entry.get(target)
-        if pos is None or (ranges is not None and not any(lo <= target < hi for lo, hi in ranges)):
-            return None
-        return pos
+    if ranges is not None:  # a target counts only inside a histogram range
+        entry = {a: pos for a, pos in entry.items() if any(lo <= a < hi for lo, hi in ranges)}
+    callee: Callee = entry.get
 
     pairs: list[tuple[int, int]] = []
     for pos, (start, end) in enumerate(zip(starts, ends, strict=True)):
@@ -117,19 +116,19 @@ def find_static_calls(
                 continue
             # decode from the routine's entry (or the section start) so instruction boundaries are real
             begin = max(start, sec.address)
-            for site, target in scan(sec.data, sec.address, begin, min(hi, sec_end), callee):
-                if site >= lo:
-                    found = callee(target)
-                    if found is not None:
-                        pairs.append((pos, found))
+            pairs.extend(
+                (pos, found)
+                for site, found in scan(sec.data, sec.address, begin, min(hi, sec_end), callee)
+                if site >= lo
+            )
     return pairs
 
 
 def _aarch64_calls(
     data: bytes, base: int, begin: int, stop: int, callee: Callee
 ) -> Iterator[tuple[int, int]]:
-    """(address, target) of every B/BL in [begin, stop), at 4-byte-aligned offsets from `begin`
-    (`data` holds the section at address `base`)."""
+    """(address, callee) of every B/BL in [begin, stop), at 4-byte-aligned offsets from `begin`, whose
+    target `callee` accepts (`data` holds the section at address `base`)."""
     off = begin - base
     end = stop - base
     tops = data[off + 3 : end : 4].translate(_B_BL_TOP)
@@ -140,7 +139,9 @@ def _aarch64_calls(
             imm = int.from_bytes(data[at : at + 4], "little") & 0x3FFFFFF
             if imm & 0x2000000:
                 imm -= 0x4000000
-            yield base + at, base + at + 4 * imm
+            found = callee(base + at + 4 * imm)
+            if found is not None:
+                yield base + at, found
         i = tops.find(1, i + 1)
 
 
@@ -160,63 +161,60 @@ class _X86Scanner:
         self._mask = (1 << bits) - 1
         self._prefixes = _PREFIXES_64 if bits == 64 else _PREFIXES_32
         self._calls = _fast_call_decoder(self._cs) or self._slow_calls
-        self._candidates: dict[int, tuple[bytes, list[int]]] = {}
+        self._candidates: dict[int, tuple[bytes, list[int], dict[int, int]]] = {}
 
-    def _plausible(self, data: bytes, base: int, callee: Callee) -> list[int]:
-        """Offsets of the 0xE8 bytes of `data` whose rel32 lands on an accepted routine entry, once per
-        section. Routines without one need no decoding (calls to the PLT or to mcount stubs are not
-        routine entries)."""
+    def _plausible(self, data: bytes, base: int, callee: Callee) -> tuple[list[int], dict[int, int]]:
+        """Offsets of the 0xE8 bytes of `data` whose rel32 lands on an accepted routine entry (sorted,
+        and mapped to the callee), once per section. Routines without one need no decoding (calls to
+        the PLT or to mcount stubs are not routine entries)."""
         cached = self._candidates.get(base)
         if cached is not None and cached[0] is data:
-            return cached[1]
-        found, mask, limit = [], self._mask, len(data) - 5
-        i = data.find(0xE8)
+            return cached[1], cached[2]
+        found: dict[int, int] = {}
+        mask, limit, find, at = self._mask, len(data) - 5, data.find, base + 5
+        i = find(0xE8)
         while 0 <= i <= limit:
-            if (
-                callee((base + i + 5 + int.from_bytes(data[i + 1 : i + 5], "little", signed=True)) & mask)
-                is not None
-            ):
-                found.append(i)
-            i = data.find(0xE8, i + 1)
-        self._candidates[base] = (data, found)
-        return found
+            pos = callee((at + i + int.from_bytes(data[i + 1 : i + 5], "little", signed=True)) & mask)
+            if pos is not None:
+                found[i] = pos
+            i = find(0xE8, i + 1)
+        self._candidates[base] = (data, list(found), found)
+        return list(found), found
 
     def __call__(
         self, data: bytes, base: int, begin: int, stop: int, callee: Callee
-    ) -> Iterator[tuple[int, int]]:
-        """(address of the call instruction, target) for each real `call rel32` in [begin, stop)."""
+    ) -> list[tuple[int, int]]:
+        """(address, callee) of each real `call rel32` in [begin, stop) whose target `callee` accepts."""
         off, end = begin - base, stop - base
-        plausible = self._plausible(data, base, callee)
-        j = bisect_left(plausible, end)
-        if j == 0 or plausible[j - 1] < off:
-            return
-        prefixes, mask = self._prefixes, self._mask
-        for address, raw in self._calls(data[off : plausible[j - 1] + 5], base + off):
-            # direct call: only prefixes before the E8 opcode, then rel32
-            k = len(raw) - 5
-            if k >= 0 and raw[k] == 0xE8 and (k == 0 or prefixes.issuperset(raw[:k])):
-                rel = int.from_bytes(raw[k + 1 :], "little", signed=True)
-                yield address, (address + len(raw) + rel) & mask
+        offsets, target_of = self._plausible(data, base, callee)
+        j = bisect_left(offsets, end)
+        if j == 0 or offsets[j - 1] < off:
+            return []
+        out = []
+        for address, size in self._calls(data[off : offsets[j - 1] + 5], base + off):
+            # a direct call ends with E8 rel32, preceded by prefixes only
+            e8 = address - base + size - 5
+            pos = target_of.get(e8)
+            if pos is not None and (
+                e8 == address - base or self._prefixes.issuperset(data[address - base : e8])
+            ):
+                out.append((address, pos))
+        return out
 
-    def _slow_calls(self, chunk: bytes, address: int) -> list[tuple[int, bytes]]:
-        """(address, bytes) of each call instruction, through capstone's public API."""
+    def _slow_calls(self, chunk: bytes, address: int) -> list[tuple[int, int]]:
+        """(address, size) of each call instruction, through capstone's public API."""
         return [
-            (at, chunk[at - address : at - address + size])
+            (at, size)
             for at, size, mnemonic, _ops in self._cs.disasm_lite(chunk, address)
             if mnemonic.endswith("call")
         ]
 
 
-# x86 legacy and REX prefixes that may precede the E8 opcode of `call rel32`
-_PREFIXES_32 = frozenset(b"\x26\x2e\x36\x3e\x64\x65\x66\x67\xf0\xf2\xf3")
-_PREFIXES_64 = _PREFIXES_32 | frozenset(range(0x40, 0x50))
-
-
-def _fast_call_decoder(cs: Any) -> Callable[[bytes, int], list[tuple[int, bytes]]] | None:
+def _fast_call_decoder(cs: Any) -> Callable[[bytes, int], list[tuple[int, int]]] | None:
     """The same as `_X86Scanner._slow_calls`, about 2x faster: calls capstone's C `cs_disasm` through
-    the binding's ctypes handles and reads only the id/address/size/bytes fields of the call
-    instructions, in place, without building Python strings for every instruction. None if the
-    binding's internals differ (then the public API is used)."""
+    the binding's ctypes handles and reads only the id, address and size of the call instructions,
+    in place, without building Python strings for every instruction. None if the binding's internals
+    differ (then the public API is used)."""
     try:
         import ctypes
         import struct
@@ -227,9 +225,7 @@ def _fast_call_decoder(cs: Any) -> Callable[[bytes, int], list[tuple[int, bytes]
         lib, insn_t = _capstone._cs, _capstone._cs_insn
         call_id = int(cs_x86.X86_INS_CALL)
         stride = ctypes.sizeof(insn_t)
-        o_id, o_addr, o_size, o_bytes = (
-            getattr(insn_t, f).offset for f in ("id", "address", "size", "bytes")
-        )
+        o_id, o_addr, o_size = (getattr(insn_t, f).offset for f in ("id", "address", "size"))
         handle = cs.csh
         disasm, free = lib.cs_disasm, lib.cs_free
     except (AttributeError, ImportError, TypeError):  # pragma: no cover - other capstone bindings
@@ -237,24 +233,25 @@ def _fast_call_decoder(cs: Any) -> Callable[[bytes, int], list[tuple[int, bytes]
     little = sys.byteorder == "little"
     key = call_id & 0xFF if little else call_id >> 24
     o_key = o_id if little else o_id + 3
-    head = struct.Struct("=I")
+    if o_size != o_addr + 8:  # pragma: no cover - read address and size with one unpack
+        return None
+    ident, addr_size = struct.Struct("=I"), struct.Struct("=QH")
+    char_p, pointer, byref, addressof = ctypes.c_char, ctypes.POINTER(insn_t), ctypes.byref, ctypes.addressof
 
-    def calls(chunk: bytes, address: int) -> list[tuple[int, bytes]]:
-        insn = ctypes.POINTER(insn_t)()
-        n = disasm(handle, chunk, len(chunk), address, 0, ctypes.byref(insn))
+    def calls(chunk: bytes, address: int) -> list[tuple[int, int]]:
+        insn = pointer()
+        n = disasm(handle, chunk, len(chunk), address, 0, byref(insn))
         if n <= 0:
             return []
         try:
-            view = memoryview((ctypes.c_char * (n * stride)).from_address(ctypes.addressof(insn.contents)))
+            view = memoryview((char_p * (n * stride)).from_address(addressof(insn.contents)))
             keys = view[o_key::stride].tobytes()
             out = []
             i = keys.find(key)
             while i >= 0:
                 at = i * stride
-                if head.unpack_from(view, at + o_id)[0] == call_id:
-                    addr = int.from_bytes(view[at + o_addr : at + o_addr + 8], sys.byteorder)
-                    size = int.from_bytes(view[at + o_size : at + o_size + 2], sys.byteorder)
-                    out.append((addr, view[at + o_bytes : at + o_bytes + size].tobytes()))
+                if ident.unpack_from(view, at + o_id)[0] == call_id:
+                    out.append(addr_size.unpack_from(view, at + o_addr))
                 i = keys.find(key, i + 1)
             return out
         finally:

@@ -207,7 +207,6 @@ def test_profile_without_arcs_has_no_call_graph_even_with_c(workshop: Workshop, 
     compare_reports(NATIVE, ["-c", str(b.binary), str(hist_only)], b.dir)
 
 
-@pytest.mark.xfail(strict=True, reason="loader does not pass pc_ranges yet (notes/engine-bugs.md)")
 def test_profile_without_histogram_gets_no_static_arcs(workshop: Workshop, tmp_path: Path) -> None:
     """gprof only scans inside histogram ranges: with no histogram, -c adds nothing."""
     b = get(workshop, PIN, AARCH64)

@@ -32,6 +32,7 @@ class GmonFile:
     arcs: tuple[RawArc, ...]
     bb_count: int = 0
     bsd_header: tuple[int, int, int] | None = None  # (lowpc, highpc, nbins) of a BSD file
+    last_hist_header: bytes = b""  # raw bytes of the last histogram header in this file
 
 
 def _counts(raw: bytes, little_endian: bool) -> tuple[int, ...]:
@@ -97,6 +98,7 @@ def _parse_gnu(r: _Reader) -> GmonFile:
     hists: list[HistogramRecord] = []
     arcs: list[RawArc] = []
     bb = 0
+    last_header = b""
     arc_fmt = r.e + ("QQI" if r.asize == 8 else "III")
     arc_size = struct.calcsize(arc_fmt)
     data, n = r.data, len(r.data)
@@ -110,6 +112,7 @@ def _parse_gnu(r: _Reader) -> GmonFile:
             r.pos += arc_size
             arcs.append(RawArc(frm, slf, cnt))
         elif tag == TAG_HIST:
+            last_header = r.data[r.pos : r.pos + 2 * r.asize + 24]
             hists.append(_gnu_histogram(r))
         elif tag == TAG_BB:
             (count,) = r.unpack(r.e + "I", "basic-block record")
@@ -118,7 +121,7 @@ def _parse_gnu(r: _Reader) -> GmonFile:
             bb += count
         else:
             raise GmonFormatError(r.path, f"found bad tag {tag} at offset {r.pos - 1} (file corrupted?)")
-    return GmonFile(r.path, "gnu", tuple(hists), tuple(arcs), bb)
+    return GmonFile(r.path, "gnu", tuple(hists), tuple(arcs), bb, None, last_header)
 
 
 def _gnu_histogram(r: _Reader) -> HistogramRecord:
@@ -177,7 +180,7 @@ def _parse_bsd(r: _Reader, require_44: bool) -> GmonFile:
         )
     arcs = tuple(RawArc(f, s, c) for f, s, c in struct.iter_unpack(arc_fmt, r.data[ncnt:]))
     hist = HistogramRecord(low, high, counts, rate, "seconds", "s")
-    return GmonFile(r.path, fmt, (hist,), arcs, 0, (low, high, nbins))
+    return GmonFile(r.path, fmt, (hist,), arcs, 0, (low, high, nbins), r.data[:header])
 
 
 def accumulate(files: Sequence[GmonFile]) -> GmonData:
@@ -189,7 +192,10 @@ def accumulate(files: Sequence[GmonFile]) -> GmonData:
     first_bsd: tuple[tuple[int, int, int], int] | None = None
     has_hist = has_cg = False
     bb = 0
+    last_header = b""
     for f in files:
+        if f.last_hist_header:
+            last_header = f.last_hist_header
         if f.bsd_header is not None:
             has_hist = has_cg = True
             if first_bsd is None:
@@ -239,4 +245,4 @@ def accumulate(files: Sequence[GmonFile]) -> GmonData:
         else HistogramRecord(h.low_pc, h.high_pc, tuple(s), h.prof_rate, h.dimension, h.dimension_abbrev)
         for h, s in zip(hists, sums, strict=True)
     )
-    return GmonData(merged, tuple(arcs), hz, dimen, abbrev, has_hist, has_cg, bb)
+    return GmonData(merged, tuple(arcs), hz, dimen, abbrev, has_hist, has_cg, bb, last_header)

@@ -1,55 +1,93 @@
-"""`-s`: the summed profile written back as gprof writes `gmon.sum` (§2.5)."""
+"""`-s`: the summed profile written back as gprof writes `gmon.sum` (§2.5).
+
+gprof writes what its own tables hold at that point: `-s` switches on line granularity, so an
+arc's caller is the *line symbol* holding its return address (the start of the run of bytes with
+the same DWARF file:line, or the routine's start if later); the callee is the routine. Bins are
+truncated to 16 bits. The header's spare bytes repeat bytes 8..19 of the last histogram header
+gprof read (a buffer it reuses); we write the same bytes.
+"""
 
 from __future__ import annotations
 
 import struct
+from bisect import bisect_right
 
 from .gmon import BSD44_VERSION, GNU_MAGIC, TAG_ARC, TAG_HIST
+from .linetable import LineTable
 from .model import GmonData, Profile
 
 
+def sum_arcs(data: GmonData, profile: Profile, lines: LineTable | None) -> list[tuple[int, int, int]]:
+    """(caller address, callee address, count) records in gprof's order: callers ascending, each
+    caller's arcs newest first."""
+    routines = profile.routines
+    addrs = [r.address for r in routines]
+    func_at: list[int] = []
+    last = -1
+    for i, r in enumerate(routines):
+        last = i if r.is_function else last
+        func_at.append(i if r.is_function or last < 0 else last)
+
+    def at(pc: int) -> int:
+        i = bisect_right(addrs, pc) - 1
+        return i if i >= 0 and pc <= routines[i].end_address else -1
+
+    totals: dict[tuple[int, int], int] = {}
+    for raw in data.arcs:
+        p, c = at(raw.from_pc), at(raw.self_pc)
+        if p < 0 or c < 0:
+            continue
+        caller = routines[p].address
+        if lines is not None:
+            start = lines.run_start(raw.from_pc)
+            if start is not None and start > caller:
+                caller = start
+        key = (caller, routines[func_at[c]].address)
+        totals[key] = totals.get(key, 0) + raw.count
+    by_caller: dict[int, list[tuple[int, int]]] = {}
+    for (caller, callee), count in totals.items():
+        by_caller.setdefault(caller, []).append((callee, count))
+    return [
+        (caller, callee, count)
+        for caller in sorted(by_caller)
+        for callee, count in reversed(by_caller[caller])
+    ]
+
+
 def write_sum(
-    data: GmonData, profile: Profile, address_size: int, little_endian: bool, fmt: str = "auto"
+    data: GmonData,
+    profile: Profile,
+    address_size: int,
+    little_endian: bool,
+    fmt: str = "auto",
+    lines: LineTable | None = None,
 ) -> bytes:
-    """Bytes of gmon.sum: histograms (bins truncated to 16 bits) and normalised arcs (caller and
-    callee routine addresses), callers in address order, each caller's arcs newest first."""
+    """The bytes of gmon.sum (GNU format unless `fmt` is "bsd" or "4.4bsd")."""
     e = "<" if little_endian else ">"
     ptr = e + ("Q" if address_size == 8 else "I")
-    routines = profile.routines
-    by_parent: dict[int, list[int]] = {}
-    for i, a in enumerate(profile.arcs):
-        if not a.is_static:
-            by_parent.setdefault(a.parent, []).append(i)
-    arcs = []
-    for parent in sorted(by_parent, key=lambda r: routines[r].address):
-        for i in reversed(by_parent[parent]):
-            a = profile.arcs[i]
-            arcs.append((routines[a.parent].address, routines[a.child].address, a.count))
+    arcs = sum_arcs(data, profile, lines)
     out = bytearray()
     if fmt in ("bsd", "4.4bsd"):
         h = data.histograms[0] if data.histograms else None
         nbins = len(h.counts) if h else 0
-        if fmt == "4.4bsd":
-            header = 2 * address_size + 24
-        else:
-            header = 20 if address_size == 8 else 12
+        header = 2 * address_size + (24 if fmt == "4.4bsd" else 4)
         out += struct.pack(ptr, h.low_pc if h else 0) + struct.pack(ptr, h.high_pc if h else 0)
         out += struct.pack(e + "I", header + 2 * nbins)
         if fmt == "4.4bsd":
-            out += struct.pack(e + "II", BSD44_VERSION, data.hz) + bytes(header - 2 * address_size - 12)
+            out += struct.pack(e + "II", BSD44_VERSION, data.hz) + bytes(12)
         if h:
             out += struct.pack(e + "%dH" % nbins, *(c & 0xFFFF for c in h.counts))
         for frm, slf, count in arcs:
             out += struct.pack(ptr, frm) + struct.pack(ptr, slf) + struct.pack(ptr, count)
         return bytes(out)
-    out += GNU_MAGIC + struct.pack(e + "I", 1) + bytes(12)
+    spare = data.last_hist_header[8:20].ljust(12, b"\0")
+    out += GNU_MAGIC + struct.pack(e + "I", 1) + spare
     for h in data.histograms:
         out.append(TAG_HIST)
         out += struct.pack(ptr, h.low_pc) + struct.pack(ptr, h.high_pc)
         out += struct.pack(e + "II", len(h.counts), data.hz)
-        out += h.dimension.encode("latin-1")[:15].ljust(15, b"\0") + h.dimension_abbrev.encode("latin-1")[
-            :1
-        ].ljust(1, b"\0")
+        out += h.dimension.encode("latin-1")[:15].ljust(15, b"\0")
+        out += h.dimension_abbrev.encode("latin-1")[:1].ljust(1, b"\0")
         out += struct.pack(e + "%dH" % len(h.counts), *(c & 0xFFFF for c in h.counts))
     for frm, slf, count in arcs:
         out.append(TAG_ARC)

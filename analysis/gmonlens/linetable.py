@@ -32,6 +32,26 @@ class LineTable:
         j = bisect_right(addrs, address) - 1
         return self.files[fids[j]], lines[j]
 
+    def run_start(self, address: int) -> int | None:
+        """Start of the run of bytes around `address` that map to the same (file, line): where
+        gprof's line-granularity symbol for `address` begins. None without line information."""
+        i = bisect_right(self.starts, address) - 1
+        if i < 0:
+            return None
+        addrs, fids, lines = self.sequences[i]
+        if address >= addrs[-1]:
+            return None
+        j = bisect_right(addrs, address) - 1
+        key = (fids[j], lines[j])
+        while True:
+            a = addrs[j]
+            if a == addrs[0]:
+                return a
+            k = bisect_right(addrs, a - 1) - 1  # the row covering the byte before this row
+            if (fids[k], lines[k]) != key:
+                return a
+            j = k
+
     @classmethod
     def empty(cls) -> LineTable:
         return cls((), (), ())

@@ -70,7 +70,8 @@ def fit_problems(image: ElfImage, symtab: SymbolTable, data: GmonData, paths: Se
                 f"profile does not fit {image.path}: its histogram covers 0x{h.low_pc:x}-0x{h.high_pc:x} "
                 f"but the program's code is at 0x{lo:x}-0x{hi:x} (profile of another program?)",
             )
-        if h.high_pc < image.text_end or h.high_pc > hi + 4096:
+        # glibc writes [rounddown(start, 4), roundup(etext, 4)): never past the code's end
+        if h.high_pc < image.text_end or h.high_pc > (hi + 3) // 4 * 4:
             raise GmonlensError(
                 label,
                 f"profile does not fit {image.path}: its histogram ends at 0x{h.high_pc:x} but the "
@@ -186,14 +187,18 @@ def load(
         problems.append(problem)
     tables = resolve_tables(opts, symtab.symbols, display)
     static_arcs: list[tuple[int, int]] = []
-    if opts.static_call_graph:
-        from .staticcalls import find_static_calls
+    if opts.static_call_graph and data.has_call_graph:
+        from .staticcalls import StaticCallsUnsupported, find_static_calls
 
-        static_arcs = find_static_calls(
-            image.machine,
-            image.code_sections,
-            [s.address for s in symtab.symbols],
-            [s.end_address for s in symtab.symbols],
-        )
+        try:
+            static_arcs = find_static_calls(
+                image.machine,
+                image.code_sections,
+                [s.address for s in symtab.symbols],
+                [s.end_address for s in symtab.symbols],
+                pc_ranges=[(h.low_pc, h.high_pc) for h in data.histograms],
+            )
+        except StaticCallsUnsupported as e:  # gprof warns and goes on without static arcs
+            problems.append(str(e))
     profile = compute_profile(symtab, data, tables, display, static_arcs, problems, opts.static_call_graph)
     return Loaded(image, data, profile)

@@ -37,9 +37,12 @@ def run_report(args: ReportArgs) -> int:
         print(f"gmonlens: warning: {p}", file=sys.stderr)
     if args.sum_file:
         from gmonlens.gmonsum import write_sum
+        from gmonlens.linetable import LineTable
 
+        image = loaded.image
+        lines = LineTable.from_elf(args.binary) if image.has_debug_info else None
         data = write_sum(
-            loaded.gmon, profile, loaded.image.address_size, loaded.image.little_endian, args.sum_format
+            loaded.gmon, profile, image.address_size, image.little_endian, args.sum_format, lines
         )
         with open("gmon.sum", "wb") as fh:
             fh.write(data)

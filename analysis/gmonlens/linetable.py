@@ -159,7 +159,7 @@ def decode_sequences(prog: Any, data: bytes) -> list[tuple[list[int], list[int],
     because pyelftools' per-opcode objects cost seconds on large programs (DWARF 2-5, §6.2).
     Empty sequences are dropped.
     """
-    h = prog.header  # type: ignore[attr-defined]
+    h = prog.header
     pos = prog.program_start_offset
     end = prog.program_end_offset
     min_len = h["minimum_instruction_length"]

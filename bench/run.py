@@ -22,11 +22,11 @@ import argparse
 import datetime
 import os
 import platform
+import shutil
 import statistics
 import subprocess
 import sys
 import time
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -62,6 +62,8 @@ class Sample:
 class Command:
     label: str
     argv: list[str]
+    env: dict[str, str] = field(default_factory=dict)
+    cold_cache: Path | None = None  # emptied before every run (the disk cache of a first run)
     samples: list[Sample] = field(default_factory=list)
     output: bytes = b""
     status: int = 0
@@ -78,14 +80,21 @@ class Case:
     key: str
     title: str
     base: Command
-    other: Command
+    other: Command  # the command the target is about
     compare_outputs: bool
     target: str  # human-readable
     max_ratio: float  # on median wall time, other/base
     max_rss_mb: float | None = None
+    extra: list[Command] = field(default_factory=list)  # reported against base, no target
 
-    def ratio(self, attr: str = "wall") -> float:
-        return self.other.median(attr) / self.base.median(attr)
+    def commands(self) -> list[Command]:
+        return [self.base, self.other, *self.extra]
+
+    def ratio(self, attr: str = "wall", cmd: Command | None = None) -> float:
+        return (cmd or self.other).median(attr) / self.base.median(attr)
+
+    def failed(self) -> bool:
+        return any(c.status != 0 for c in self.commands())
 
     def meets(self, attr: str = "wall") -> bool:
         if self.failed():
@@ -95,48 +104,57 @@ class Case:
             ok = ok and self.other.peak_rss() < self.max_rss_mb
         return ok
 
-    def failed(self) -> bool:
-        return self.base.status != 0 or self.other.status != 0
-
     def verdict(self) -> str:
         if self.failed():
-            bad = self.base if self.base.status else self.other
+            bad = next(c for c in self.commands() if c.status)
             return f"**{bad.label} failed (exit {bad.status})**"
         return "/".join("yes" if self.meets(attr) else "**no**" for attr in ("wall", "cpu"))
 
+    def differing(self) -> list[Command]:
+        """Commands whose output differs from the base command's (when outputs are compared)."""
+        if not self.compare_outputs:
+            return []
+        return [c for c in self.commands()[1:] if c.status != 0 or c.output != self.base.output]
+
     def identical(self) -> bool:
-        return self.base.status == 0 and self.other.status == 0 and self.base.output == self.other.output
+        return self.base.status == 0 and not self.differing()
 
 
-def measure(argv: Sequence[str], cwd: Path, out_path: Path | None = None) -> tuple[Sample, bytes, int]:
-    """Run ``argv`` once; its stdout goes to ``out_path`` (or is discarded) and is returned."""
+def measure(cmd: Command, cwd: Path, out_path: Path | None = None) -> tuple[Sample, bytes, int]:
+    """Run ``cmd`` once; its stdout goes to ``out_path`` (or is discarded) and is returned."""
+    if cmd.cold_cache is not None:
+        shutil.rmtree(cmd.cold_cache, ignore_errors=True)
+    env = {**os.environ, **cmd.env}
     with open(out_path or os.devnull, "wb") as out:
         t0 = time.perf_counter()
-        proc = subprocess.Popen(argv, cwd=cwd, stdout=out, stderr=subprocess.PIPE)
+        proc = subprocess.Popen(cmd.argv, cwd=cwd, stdout=out, stderr=subprocess.PIPE, env=env)
         assert proc.stderr is not None
         err = proc.stderr.read()
         _, status, ru = os.wait4(proc.pid, 0)
         wall = time.perf_counter() - t0
         proc.returncode = os.waitstatus_to_exitcode(status)
     if proc.returncode != 0:
-        sys.stderr.write(f"{' '.join(argv)}: exit {proc.returncode}\n{err.decode(errors='replace')[-2000:]}")
+        sys.stderr.write(
+            f"{' '.join(cmd.argv)}: exit {proc.returncode}\n{err.decode(errors='replace')[-2000:]}"
+        )
     data = out_path.read_bytes() if out_path else b""
     return Sample(wall, ru.ru_utime + ru.ru_stime, ru.ru_maxrss / 1024.0), data, proc.returncode
 
 
 def run_case(case: Case, cwd: Path, reps: int) -> None:
     OUT_DIR.mkdir(parents=True, exist_ok=True)
-    for cmd in (case.base, case.other):  # warm-up, also keeps the outputs
-        path = OUT_DIR / f"{case.key}-{cmd.label.replace(' ', '_')}.txt"
-        _, cmd.output, cmd.status = measure(cmd.argv, cwd, path)
+    cmds = case.commands()
+    for i, cmd in enumerate(cmds):  # warm-up (fills the warm cache), also keeps the outputs
+        _, cmd.output, cmd.status = measure(cmd, cwd, OUT_DIR / f"{case.key}-{i}.txt")
     for rep in range(reps):
-        order = (case.base, case.other) if rep % 2 == 0 else (case.other, case.base)
-        for cmd in order:
-            sample, _, _ = measure(cmd.argv, cwd)
+        k = rep % len(cmds)  # rotate the order: no command always runs first
+        for cmd in cmds[k:] + cmds[:k]:
+            sample, _, _ = measure(cmd, cwd)
             cmd.samples.append(sample)
     print(
-        f"  {case.key}: {case.base.label} {case.base.median('wall'):.3f} s, "
-        f"{case.other.label} {case.other.median('wall'):.3f} s, ratio {case.ratio():.2f}"
+        f"  {case.key}: "
+        + ", ".join(f"{c.label} {c.median('wall'):.3f} s (CPU {c.median('cpu'):.3f})" for c in cmds)
+        + f"; ratio {case.ratio():.2f}"
         + (f", identical: {case.identical()}" if case.compare_outputs else ""),
         flush=True,
     )
@@ -186,23 +204,23 @@ def markdown(cases: list[Case], facts: dict[str, str], reps: int) -> str:
     ]
     for c in cases:
         ident = ("yes" if c.identical() else "**no**") if c.compare_outputs else "n/a"
-        for i, cmd in enumerate((c.base, c.other)):
-            lines.append(
-                f"| {c.key if i == 0 else ''} | `{' '.join(_short(a) for a in cmd.argv)}` | "
-                f"{cmd.median('wall'):.3f} | {cmd.median('cpu'):.3f} | {cmd.peak_rss():.0f} | "
-                + (
-                    f"{c.ratio():.2f} ({c.ratio('cpu'):.2f}) | {c.target} | {c.verdict()} | {ident} |"
-                    if i == 1
-                    else "| | | |"
-                )
-            )
+        for i, cmd in enumerate(c.commands()):
+            row = f"| {c.key if i == 0 else ''} | {cmd.label}: `{' '.join(_short(a) for a in cmd.argv)}` | "
+            row += f"{cmd.median('wall'):.3f} | {cmd.median('cpu'):.3f} | {cmd.peak_rss():.0f} | "
+            if i == 0:
+                row += "| | | |"
+            elif i == 1:
+                row += f"{c.ratio():.2f} ({c.ratio('cpu'):.2f}) | {c.target} | {c.verdict()} | {ident} |"
+            else:
+                row += f"{c.ratio('wall', cmd):.2f} ({c.ratio('cpu', cmd):.2f}) | (for information) | | |"
+            lines.append(row)
     lines += ["", "Programs:", ""]
     for c in cases:
         lines.append(f"- **{c.key}**: {c.title}. {facts.get(c.key, '')}")
-    diffs = [c for c in cases if c.compare_outputs and not c.identical()]
+    diffs = [(c, d) for c in cases for d in c.differing()]
     if diffs:
         lines += ["", "Output differences (first differing line):", ""]
-        lines += [f"- {c.key}: {first_difference(c.base.output, c.other.output)}" for c in diffs]
+        lines += [f"- {c.key}, {d.label}: {first_difference(c.base.output, d.output)}" for c, d in diffs]
     return "\n".join(lines) + "\n"
 
 
@@ -226,25 +244,35 @@ def main(argv: list[str] | None = None) -> int:
     cases: list[tuple[Case, Path]] = []
     facts: dict[str, str] = {}
     gl = [str(GMONLENS), "report", "-b"]
+    cache_root = BENCH_DIR / "work" / "cache"
+
+    def gmonlens(label: str, args: list[str], cache: str) -> Command:
+        """`gmonlens report` with its disk cache in bench/work/cache/NAME; "cold*" caches are
+        emptied before every run (what a first run pays), others are warmed by the warm-up run."""
+        d = cache_root / cache
+        return Command(
+            label, [*gl, *args], {"XDG_CACHE_HOME": str(d)}, d if cache.startswith("cold") else None
+        )
+
+    def pair(key: str, title: str, args: list[str], target: str, max_ratio: float, rss: float | None) -> Case:
+        return Case(
+            key,
+            title,
+            Command("gprof", ["gprof", "-b", *args]),
+            gmonlens("gmonlens, cold cache", args, "cold"),
+            True,
+            target,
+            max_ratio,
+            rss,
+            [gmonlens("gmonlens, warm cache", args, f"warm-{key}")],
+        )
+
     if "a" in wanted:
         print("preparing SQLite (fetch, build -O2, run workload)...", flush=True)
         exe = sqlite_prog.build(sqlite_prog.fetch(), opt="-O2")
         gmon = sqlite_prog.run_workload(exe)
-        args = [exe.name, gmon.name]
-        cases.append(
-            (
-                Case(
-                    "a",
-                    "SQLite 3.53 amalgamation + bench/sqlite_workload.c, gcc -pg -g -O2",
-                    Command("gprof -b", ["gprof", "-b", *args]),
-                    Command("gmonlens report -b", [*gl, *args]),
-                    True,
-                    "<= 3x gprof",
-                    3.0,
-                ),
-                exe.parent,
-            )
-        )
+        title = "SQLite 3.53 amalgamation + bench/sqlite_workload.c, gcc -pg -g -O2"
+        cases.append((pair("a", title, [exe.name, gmon.name], "<= 3x gprof", 3.0, None), exe.parent))
     if wanted & {"b", "b2", "c"}:
         print("preparing the generated program (generate, build, run)...", flush=True)
         src = gen_program.generate(gen_program.WORK_DIR / "gen20000x200")
@@ -252,41 +280,29 @@ def main(argv: list[str] | None = None) -> int:
         if key in wanted or (key == "b" and "c" in wanted):
             exe = gen_program.build(src, opt=opt)
             gmon = gen_program.run_program(exe)
-            if key not in wanted:
-                continue
-            args = [exe.name, gmon.name]
-            cases.append(
-                (
-                    Case(
-                        key,
-                        f"generated: 20,000 routines in 200 files, one huge cycle, gcc -pg -g {opt}",
-                        Command("gprof -b", ["gprof", "-b", *args]),
-                        Command("gmonlens report -b", [*gl, *args]),
-                        True,
-                        "< 1x gprof, < 300 MB",
-                        1.0,
-                        300.0,
-                    ),
-                    exe.parent,
-                )
-            )
+            if key in wanted:
+                title = f"generated: 20,000 routines in 200 files, one huge cycle, gcc -pg -g {opt}"
+                case = pair(key, title, [exe.name, gmon.name], "< 1x gprof, < 300 MB", 1.0, 300.0)
+                cases.append((case, exe.parent))
     if "c" in wanted:
         exe = src / "build-O0" / "prog"
         args = [exe.name, "gmon.out"]
-        cases.append(
-            (
-                Case(
-                    "c",
-                    "generated program (-O0), static call graph: gmonlens without and with -c",
-                    Command("gmonlens report -b", [*gl, *args]),
-                    Command("gmonlens report -b -c", [*gl, "-c", *args]),
-                    False,
-                    "<= 1.5x without -c",
-                    1.5,
-                ),
-                exe.parent,
-            )
+        case = Case(
+            "c",
+            "generated program (-O0), static call graph: gmonlens without and with -c (gprof -c, which "
+            "finds only forward calls on x86-64, for information)",
+            gmonlens("gmonlens, cold cache", args, "cold"),
+            gmonlens("gmonlens -c, cold cache", ["-c", *args], "cold"),
+            False,
+            "<= 1.5x without -c",
+            1.5,
+            None,
+            [
+                gmonlens("gmonlens -c, warm cache", ["-c", *args], "warm-c"),
+                Command("gprof -c", ["gprof", "-b", "-c", *args]),
+            ],
         )
+        cases.append((case, exe.parent))
 
     print(f"running {len(cases)} case(s), {a.reps} repetitions each...", flush=True)
     LOAD[0] = _load()

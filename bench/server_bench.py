@@ -84,7 +84,8 @@ async def first_lenses(
         later_times.append(time.perf_counter() - t)
     # let the background indexing finish and fill the cache before stopping
     deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and not any(cache.glob("gmonlens/dwarf-*.json")):
+    kinds = ("dwarf-*.json", "lines-*.pickle", "profile-*.pickle")
+    while time.monotonic() < deadline and not all(any(cache.glob(f"gmonlens/{k}")) for k in kinds):
         await asyncio.sleep(0.2)
     await asyncio.sleep(0.5)
     await client.shutdown_async(None)

@@ -8,8 +8,10 @@ missing, foreign or corrupt entry reads as None. `GMONLENS_CACHE=off` disables t
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
+import marshal
 import os
 import pickle
 import tempfile
@@ -61,10 +63,14 @@ def profile_key(binary: str, profiles: Sequence[str], options: object) -> str | 
     engine version."""
     from gmonlens import __version__
 
+    from gmonlens import model
+
     bkey = binary_key(binary)
     if bkey is None:
         return None
-    parts = [bkey, repr(options), __version__]
+    shape = ";".join(f"{c.__name__}:" + ",".join(f.name for f in dataclasses.fields(c))
+                     for c in (model.Profile, model.Routine, model.Arc, model.Cycle, model.GraphEntry))  # fmt: skip
+    parts = [bkey, repr(options), __version__, shape]
     for p in profiles:
         try:
             st = os.stat(p)
@@ -104,12 +110,71 @@ def write_pickle(kind: str, key: str | None, value: Any) -> bool:
         return False
 
 
+def _encode_profile(profile: Any) -> dict[str, Any]:
+    """A Profile as plain tuples (marshal-able): one level of dataclass records per field."""
+    out: dict[str, Any] = {}
+    for f in dataclasses.fields(profile):
+        value = getattr(profile, f.name)
+        if isinstance(value, tuple) and value and dataclasses.is_dataclass(value[0]):
+            names = [g.name for g in dataclasses.fields(value[0])]
+            out[f.name] = (type(value[0]).__name__, tuple(tuple(getattr(v, n) for n in names) for v in value))
+        else:
+            out[f.name] = value
+    return out
+
+
+def _decode_profile(data: dict[str, Any]) -> Any:
+    from gmonlens import model
+
+    kwargs: dict[str, Any] = {}
+    for f in dataclasses.fields(model.Profile):
+        value = data[f.name]
+        if (
+            isinstance(value, tuple)
+            and len(value) == 2
+            and isinstance(value[0], str)
+            and isinstance(value[1], tuple)
+        ):
+            cls = getattr(model, value[0])
+            value = tuple(cls(*vals) for vals in value[1])
+        kwargs[f.name] = value
+    return model.Profile(**kwargs)
+
+
+def _profile_path(key: str) -> str | None:
+    d = cache_dir()
+    return os.path.join(d, f"profile-{key}.marshal") if d else None
+
+
 def read_profile(key: str | None) -> Any:
-    return read_pickle("profile", key)
+    """A computed `Profile` written by `write_profile`, or None (absent, stale format, corrupt)."""
+    path = _profile_path(key) if key else None
+    if path is None:
+        return None
+    try:
+        with open(path, "rb") as f:
+            data = marshal.loads(f.read())
+        if data.get("format") != FORMAT or data.get("key") != key:
+            return None
+        return _decode_profile(data["profile"])
+    except Exception:  # absent, truncated, or written by another model version: recompute
+        return None
 
 
 def write_profile(key: str | None, profile: Any) -> bool:
-    return write_pickle("profile", key, profile)
+    path = _profile_path(key) if key else None
+    if path is None:
+        return False
+    try:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        blob = marshal.dumps({"format": FORMAT, "key": key, "profile": _encode_profile(profile)})
+        fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), prefix=".tmp-")
+        with os.fdopen(fd, "wb") as f:
+            f.write(blob)
+        os.replace(tmp, path)
+        return True
+    except (OSError, ValueError, TypeError):
+        return False
 
 
 def _entry(kind: str, key: str) -> str | None:

@@ -12,12 +12,14 @@ import asyncio
 import contextlib
 import logging
 import os
+import sys
 import uuid
 from typing import Any
 
 from lsprotocol import types
 from pygls.capabilities import get_capability
 
+from . import cache
 from .server import GmonlensServer
 from .session import FolderState, LoadOutcome, finish_index, load_folder, stamp
 from .settings import effective_settings
@@ -135,6 +137,18 @@ async def _reload(ls: GmonlensServer, state: FolderState) -> None:
 
 async def _finish(ls: GmonlensServer, state: FolderState, loaded: Any) -> None:
     await asyncio.sleep(0.5)  # let the first requests go first
+    if cache.cache_dir() is not None and not (loaded.dwarf_cached and loaded.profile_cached):
+        args = [loaded.binary, *loaded.profiles]
+        if loaded.settings.static_call_graph:
+            args.append("--static-call-graph")
+        try:
+            proc = await asyncio.create_subprocess_exec(
+                sys.executable, "-m", "gmonlens_lsp.warm", *args,
+                stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.DEVNULL,
+            )  # fmt: skip
+            await proc.wait()
+        except OSError as exc:
+            log.info("cache warm-up failed: %s", exc)
     problems = await asyncio.to_thread(finish_index, loaded)
     if state.loaded is loaded:
         for p in problems:

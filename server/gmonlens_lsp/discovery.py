@@ -142,7 +142,9 @@ def profile_fits(binary: str, profile: str) -> bool:
         if h.low_pc < low - 0x1000 or h.high_pc > high + 0x1000 or h.high_pc <= low:
             return False
     for a in gmon.arcs[:5000]:
-        if not any(lo <= a.self_pc < hi for lo, hi in spans) or not any(lo <= a.from_pc < hi for lo, hi in spans):
+        if not any(lo <= a.self_pc < hi for lo, hi in spans) or not any(
+            lo <= a.from_pc < hi for lo, hi in spans
+        ):
             return False
     return bool(gmon.histograms) or bool(gmon.arcs)
 

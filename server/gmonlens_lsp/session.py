@@ -115,7 +115,9 @@ def load_folder(folder: str, settings: Settings, generation: int) -> LoadOutcome
         return LoadOutcome(None, blocking=str(exc), notes=found.notes, inputs=tuple(inputs))
     except Exception as exc:  # an engine bug must not take the server down
         log.exception("loading %s failed", found.binary)
-        return LoadOutcome(None, blocking=f"{found.binary}: {type(exc).__name__}: {exc}", inputs=tuple(inputs))
+        return LoadOutcome(
+            None, blocking=f"{found.binary}: {type(exc).__name__}: {exc}", inputs=tuple(inputs)
+        )
     dwarf, key, cached = cache.load_dwarf(found.binary)
     mapper = SourceMapper(folder, dict(settings.source_map))
     binary = found.binary
@@ -143,29 +145,18 @@ def load_folder(folder: str, settings: Settings, generation: int) -> LoadOutcome
 
 
 def finish_index(loaded: Loaded) -> list[str]:
-    """Background work after a load: decode every DWARF unit, save the cache, and report source
-    files newer than the binary. Returns the problems (log messages)."""
+    """After a load (and the cache warm-up): report source files newer than the binary, and fill
+    what the warm-up could not (no cache). Returns the problems (log messages)."""
     problems: list[str] = []
     index = loaded.index
     dwarf = index.dwarf
-    if dwarf is None:
-        if not loaded.profile_cached:
-            cache.write_profile(loaded.profile_key, loaded.profile)
-        return problems
     try:
-        if not loaded.profile_cached:
-            cache.write_profile(loaded.profile_key, loaded.profile)
-        units = dwarf.units()
-        if not loaded.dwarf_cached:
-            for unit in units:
-                with index.lock:
-                    dwarf.decls_of_unit(unit.offset)
-            with index.lock:
-                dwarf.prepare_ranges()
-                cache.save_dwarf(dwarf, loaded.dwarf_cache_key)
-        index.prepare_lines()
+        if cache.cache_dir() is None:
+            index.prepare_lines()
+        if dwarf is None:
+            return problems
         bin_mtime = os.path.getmtime(loaded.binary)
-        for unit in units:
+        for unit in dwarf.units():
             if not unit.name:
                 continue
             path = index.resolve(unit.name)

@@ -1,0 +1,44 @@
+"""`python -m gmonlens_lsp.warm BINARY [--static-call-graph] PROFILE...`: fill the cache for one
+binary and profile set (full DWARF index, line table, computed profile), at low priority, in a
+process of its own so that the server's requests never wait for this work (the GIL)."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+
+from . import cache
+
+
+def warm(binary: str, profiles: list[str], static_call_graph: bool) -> None:
+    from gmonlens.linetable import LineTable
+    from gmonlens.loader import load_profile
+    from gmonlens.options import AnalysisOptions
+
+    options = AnalysisOptions(static_call_graph=static_call_graph)
+    key = cache.profile_key(binary, profiles, options)
+    if key is not None and cache.read_profile(key) is None:
+        cache.write_profile(key, load_profile(binary, profiles, options, line_table=LineTable.empty()))
+    dwarf, dkey, cached = cache.load_dwarf(binary)
+    if not cached and dwarf.has_debug_info:
+        for unit in dwarf.units():
+            dwarf.decls_of_unit(unit.offset)
+        dwarf.prepare_ranges()
+        cache.save_dwarf(dwarf, dkey)
+    cache.load_line_table(binary)
+
+
+def main(argv: list[str]) -> int:
+    with contextlib.suppress(OSError):
+        os.nice(10)
+    args = [a for a in argv if a != "--static-call-graph"]
+    if not args:
+        print("usage: python -m gmonlens_lsp.warm BINARY [--static-call-graph] PROFILE...", file=sys.stderr)
+        return 2
+    warm(args[0], args[1:], "--static-call-graph" in argv)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

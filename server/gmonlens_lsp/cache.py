@@ -61,9 +61,7 @@ def binary_key(path: str) -> str | None:
 def profile_key(binary: str, profiles: Sequence[str], options: object) -> str | None:
     """Identity of a computed profile: the binary's, each profile file's, the options and the
     engine version."""
-    from gmonlens import __version__
-
-    from gmonlens import model
+    from gmonlens import __version__, model
 
     bkey = binary_key(binary)
     if bkey is None:

@@ -113,6 +113,11 @@ def candidate_binaries(folder: str, profile_dirs: Iterable[str]) -> list[str]:
 def profile_fits(binary: str, profile: str) -> bool:
     """Whether `profile`'s histogram range and arcs lie in `binary`'s executable sections (see
     module contract). Reads only the ELF headers and the profile."""
+    return _fit(binary, profile)[0]
+
+
+def _fit(binary: str, profile: str) -> tuple[bool, str | None]:
+    """(fits, the profile's own error in the engine's words when it cannot be read at all)."""
     from elftools.common.exceptions import ELFError
     from elftools.elf.constants import SH_FLAGS
     from elftools.elf.elffile import ELFFile
@@ -129,24 +134,30 @@ def profile_fits(binary: str, profile: str) -> bool:
             ]
             address_size = elf.elfclass // 8
             little = elf.little_endian
+    except (OSError, ELFError, ValueError):
+        return False, None
+    try:
         with open(profile, "rb") as f:
             data = f.read()
         gmon = accumulate([parse_gmon(data, path=profile, address_size=address_size, little_endian=little)])
-    except (GmonlensError, OSError, ELFError, ValueError):
-        return False
+    except GmonlensError as exc:
+        return False, str(exc)
+    except OSError as exc:
+        return False, f"{profile}: {exc.strerror or exc}"
     if not spans:
-        return False
+        return False, None
     low = min(a for a, _ in spans)
     high = max(b for _, b in spans)
     for h in gmon.histograms:
         if h.low_pc < low - 0x1000 or h.high_pc > high + 0x1000 or h.high_pc <= low:
-            return False
+            return False, None
     for a in gmon.arcs[:5000]:
-        if not any(lo <= a.self_pc < hi for lo, hi in spans) or not any(
+        inside = any(lo <= a.self_pc < hi for lo, hi in spans) and any(
             lo <= a.from_pc < hi for lo, hi in spans
-        ):
-            return False
-    return bool(gmon.histograms) or bool(gmon.arcs)
+        )
+        if not inside:
+            return False, None
+    return bool(gmon.histograms) or bool(gmon.arcs), None
 
 
 def discover(folder: str, settings: Settings) -> Discovery:
@@ -169,7 +180,16 @@ def discover(folder: str, settings: Settings) -> Discovery:
         return Discovery(_abs(folder, settings.binary), tuple(profiles), notes=tuple(notes))
     dirs = list(dict.fromkeys(os.path.dirname(p) for p in profiles))
     candidates = candidate_binaries(folder, dirs)
-    fitting = [c for c in candidates if os.path.exists(profiles[0]) and profile_fits(c, profiles[0])]
+    fitting: list[str] = []
+    errors: list[str] = []
+    for c in candidates:
+        ok, error = _fit(c, profiles[0])
+        if ok:
+            fitting.append(c)
+        elif error:
+            errors.append(error)
+    if not fitting and errors and len(errors) == len(candidates):
+        return Discovery(None, tuple(profiles), problem=errors[0], notes=tuple(notes))  # unreadable profile
     if not fitting:
         return Discovery(
             None,

@@ -86,6 +86,14 @@ def _stale_problems(binary: str, profiles: tuple[str, ...]) -> list[str]:
 
 def load_folder(folder: str, settings: Settings, generation: int) -> LoadOutcome:
     """Find and load the profile of `folder` (see module contract)."""
+    try:
+        return _load_folder(folder, settings, generation)
+    except Exception as exc:  # a bug must not leave the folder "loading" forever
+        log.exception("loading %s failed", folder)
+        return LoadOutcome(None, blocking=f"{folder}: internal error: {type(exc).__name__}: {exc}")
+
+
+def _load_folder(folder: str, settings: Settings, generation: int) -> LoadOutcome:
     started = time.monotonic()
     found: Discovery = discover(folder, settings)
     inputs = [os.path.join(folder, CONFIG_FILE), *found.profiles]

@@ -38,9 +38,10 @@ _CLIENT_KEYS = {"binary": "binary", "profiles": "profiles", "staticCallGraph": "
                 "sourceMap": "source_map", "lensTitle": "lens_title"}  # fmt: skip
 
 
-def _check(name: str, value: Any, origin: str) -> tuple[Any, str | None]:
-    """Validate one value; returns (converted value or None when unusable/unset, problem)."""
-    bad = f"{origin}: `{name}` "
+def _check(name: str, value: Any, origin: str, written: str | None = None) -> tuple[Any, str | None]:
+    """Validate one value; returns (converted value or None when unusable/unset, problem).
+    `written`: the key as the user wrote it (for the message)."""
+    bad = f"{origin}: `{written or name}` "
     if value is None:
         return None, None
     if name == "binary":
@@ -91,7 +92,7 @@ def _apply(base: Settings, raw: Any, keys: Mapping[str, str], origin: str) -> tu
         if name is None:
             problems.append(f"{origin}: unknown setting `{key}` ignored")
             continue
-        checked, problem = _check(name, value, origin)
+        checked, problem = _check(name, value, origin, str(key))
         if problem:
             problems.append(problem)
         if checked is None:

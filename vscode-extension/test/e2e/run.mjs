@@ -257,7 +257,7 @@ async function main() {
     await sleep(500);
     await page.screenshot({ path: path.join(RESULTS, "2-hover.png") });
     // The Marketplace README's picture: the editor with its lenses and this hover.
-    await page.screenshot({ path: path.join(RESULTS, "readme-screenshot.png"), clip: { x: 348, y: 64, width: 932, height: 420 } });
+    await page.screenshot({ path: path.join(RESULTS, "readme-screenshot.png"), clip: { x: 348, y: 64, width: 932, height: 560 } });
     if (process.env.UPDATE_README_SCREENSHOT === "1") {
       fs.copyFileSync(path.join(RESULTS, "readme-screenshot.png"), path.join(EXT, "images", "screenshot.png"));
     }
@@ -282,6 +282,10 @@ async function main() {
     await runCommand(page, "Peek Call Hierarchy");
     rows = await callHierarchyRows(page);
     await page.screenshot({ path: path.join(RESULTS, "3b-peek-call-hierarchy.png") });
+    await page.screenshot({ path: path.join(RESULTS, "readme-call-hierarchy.png"), clip: { x: 348, y: 64, width: 932, height: 420 } });
+    if (process.env.UPDATE_README_SCREENSHOT === "1") {
+      fs.copyFileSync(path.join(RESULTS, "readme-call-hierarchy.png"), path.join(EXT, "images", "call-hierarchy.png"));
+    }
     check("Peek Call Hierarchy on spin lists its callers",
       callers.length > 0 && callers.every((c) => rows.some((r) => r.includes(c.name))), JSON.stringify(rows));
     await page.keyboard.press("Escape");

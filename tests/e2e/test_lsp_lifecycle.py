@@ -163,5 +163,5 @@ async def test_two_workspace_folders(cproject: Path, cppproject: Path, tmp_path:
 async def test_unknown_request_gets_an_error(cproject: Path, tmp_path: Path) -> None:
     async with session([cproject], tmp_path / "cache") as client:
         await wait_status(client)
-        with pytest.raises(Exception, match="(?i)method not found|unknown method"):
+        with pytest.raises(Exception, match=r"(?i)method not found|unknown method"):
             await client.protocol.send_request_async("gmonlens/noSuchRequest", {})

@@ -143,6 +143,8 @@ export class Gmonlens implements vscode.Disposable {
       initializationOptions: init.settings,
       middleware: {
         workspace: {
+          // Any gmonlens.* change restarts the server (debounced), which then pulls the new values.
+          didChangeConfiguration: async () => undefined,
           configuration: async (params, token, next) => {
             const defaults = await next(params, token);
             return params.items.map((item, i) => {

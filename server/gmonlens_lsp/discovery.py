@@ -132,6 +132,20 @@ def _fit(binary: str, profile: str) -> tuple[bool, str | None]:
                 for s in elf.iter_sections()
                 if s["sh_flags"] & SH_FLAGS.SHF_EXECINSTR and s["sh_size"]
             ]
+            text_sec = elf.get_section_by_name(".text")
+            text = (
+                (int(text_sec["sh_addr"]), int(text_sec["sh_addr"]) + int(text_sec["sh_size"]))
+                if text_sec
+                else None
+            )
+            starts: list[int] = []
+            symtab = elf.get_section_by_name(".symtab")
+            if symtab is not None and text is None:
+                starts = sorted(
+                    int(sym["st_value"])
+                    for sym in symtab.iter_symbols()
+                    if sym["st_info"]["type"] == "STT_FUNC"
+                )
             address_size = elf.elfclass // 8
             little = elf.little_endian
     except (OSError, ELFError, ValueError):
@@ -149,13 +163,26 @@ def _fit(binary: str, profile: str) -> tuple[bool, str | None]:
     low = min(a for a, _ in spans)
     high = max(b for _, b in spans)
     for h in gmon.histograms:
+        # glibc profiles [lowpc, etext): the histogram starts at or before .text and ends at its end
         if h.low_pc < low - 0x1000 or h.high_pc > high + 0x1000 or h.high_pc <= low:
+            return False, None
+        if text is not None and not (h.low_pc <= text[0] and text[1] - 0x10 <= h.high_pc <= high + 0x1000):
             return False, None
     for a in gmon.arcs[:5000]:
         inside = any(lo <= a.self_pc < hi for lo, hi in spans) and any(
             lo <= a.from_pc < hi for lo, hi in spans
         )
         if not inside:
+            return False, None
+    if starts and gmon.arcs:
+        from bisect import bisect_right
+
+        near = sum(
+            1
+            for a in gmon.arcs[:5000]
+            if (i := bisect_right(starts, a.self_pc)) and a.self_pc - starts[i - 1] < 64
+        )
+        if near < len(gmon.arcs[:5000]):
             return False, None
     return bool(gmon.histograms) or bool(gmon.arcs), None
 

@@ -1,0 +1,78 @@
+"""SourceIndex, discovery and the cache on built fixtures."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import time
+from pathlib import Path
+
+from gmonlens.linetable import LineTable
+from gmonlens.loader import load_profile
+from gmonlens_lsp import cache
+from gmonlens_lsp.discovery import discover, find_profiles, profile_fits
+from gmonlens_lsp.session import load_folder
+from gmonlens_lsp.settings import Settings
+
+from .conftest import line_of
+
+
+def test_routines_in_and_routine_at(c_ws: Path) -> None:
+    loaded = load_folder(str(c_ws), Settings(), 1).loaded
+    assert loaded is not None
+    ix, p = loaded.index, loaded.profile
+    main_c, util_c = c_ws / "src" / "main.c", c_ws / "src" / "util.c"
+    names = [(p.routines[rid].name, place.line) for rid, place in ix.routines_in(str(main_c))]
+    assert names == [("helper", line_of(main_c, "static long helper")), ("work", line_of(main_c, "long work(")),
+                     ("main", line_of(main_c, "int main("))]  # fmt: skip
+    # call site in work of main.c's static helper
+    rid = ix.routine_at(str(main_c), line_of(main_c, "total = helper(n)"), "helper")
+    assert rid is not None and ix.place(rid).path == str(main_c)
+    rid = ix.routine_at(str(util_c), line_of(util_c, "return helper(n)"), "helper")
+    assert rid is not None and ix.place(rid).path == str(util_c)
+    assert ix.routine_at(str(main_c), line_of(main_c, "long acc = 0"), "acc") is None
+    # call sites of the arc work -> util_sum
+    arc = next(
+        a for a in p.arcs if p.routines[a.parent].name == "work" and p.routines[a.child].name == "util_sum"
+    )
+    assert ix.call_site_lines(arc) == [(str(main_c), line_of(main_c, "util_sum(n)"))]
+
+
+def test_discovery_finds_profile_and_fitting_binary(c_ws: Path, cpp_ws: Path, tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    shutil.copytree(c_ws, ws)
+    # a second executable that does not fit, newer than the right one
+    shutil.copy(cpp_ws / "build" / "shapes", ws / "build" / "shapes")
+    os.utime(ws / "build" / "shapes", (time.time() + 10, time.time() + 10))
+    found = discover(str(ws), Settings())
+    assert found.problem is None
+    assert found.binary == str(ws / "build" / "app")
+    assert found.profiles == (str(ws / "build" / "gmon.out"),)
+    assert not profile_fits(str(ws / "build" / "shapes"), str(ws / "build" / "gmon.out"))
+    # gmon.sum, when present with the parts, is used alone
+    shutil.copy(ws / "build" / "gmon.out", ws / "build" / "gmon.sum")
+    shutil.copy(ws / "build" / "gmon.out", ws / "build" / "gmon.out.2")
+    assert find_profiles(str(ws)) == [str(ws / "build" / "gmon.sum")]
+
+
+def test_discovery_problems(tmp_path: Path) -> None:
+    assert "no gmon.out" in (discover(str(tmp_path), Settings()).problem or "")
+    found = discover(str(tmp_path), Settings(profiles=("runs/gmon.*",)))
+    assert found.problem == f"{tmp_path}/runs/gmon.*: no file matches"
+
+
+def test_profile_cache_round_trip(c_ws: Path, tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    binary, gmon = str(c_ws / "build" / "app"), str(c_ws / "build" / "gmon.out")
+    profile = load_profile(binary, [gmon], line_table=LineTable.empty())
+    key = cache.profile_key(binary, [gmon], "opts")
+    assert key and cache.read_profile(key) is None
+    assert cache.write_profile(key, profile)
+    assert cache.read_profile(key) == profile
+    (tmp_path / "gmonlens" / f"profile-{key}.marshal").write_bytes(b"garbage")
+    assert cache.read_profile(key) is None
+    # the key follows the binary's identity
+    os.utime(binary, (time.time() + 5, time.time() + 5))
+    assert cache.profile_key(binary, [gmon], "opts") != key
+    monkeypatch.setenv("GMONLENS_CACHE", "off")
+    assert cache.cache_dir() is None and not cache.write_profile(key, profile)

@@ -1,0 +1,65 @@
+"""render: lens titles, name ranges (UTF-16), hover markdown, on a real small profile."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from lsprotocol import types
+
+from gmonlens_lsp import render
+from gmonlens_lsp.index import Place, source_name
+from gmonlens_lsp.session import load_folder
+from gmonlens_lsp.settings import DEFAULT_LENS_TITLE, Settings
+
+
+def test_lens_title_template() -> None:
+    f = render.Figures(percent="42.0", self_s="0.31", total_s="0.37", calls="120", cycle=0, name="work")
+    assert render.lens_title(DEFAULT_LENS_TITLE, f) == "42.0% · self 0.31 s · total 0.37 s · 120 calls"
+    g = render.Figures(percent="1.5", self_s="0.00", total_s="0.01", calls="5+7", cycle=2, name="odd")
+    assert (
+        render.lens_title(DEFAULT_LENS_TITLE, g) == "1.5% · self 0.00 s · total 0.01 s · 5+7 calls · cycle 2"
+    )
+    assert render.lens_title("{name}: {calls}", g) == "odd: 5+7"
+    assert render.lens_title("{bad}", f) == render.lens_title(DEFAULT_LENS_TITLE, f)  # falls back
+
+
+@pytest.mark.parametrize(
+    ("decl", "display", "expected"),
+    [("accumulate<int>", "", "accumulate"), ("", "geo::Circle::area() const", "area"), ("", "kern.constprop.0", "kern"),
+     ("operator!=<int>", "", "operator"), ("", "int geo::accumulate<int>(std::vector<int> const&)", "accumulate")],
+)  # fmt: skip
+def test_source_name(decl: str, display: str, expected: str) -> None:
+    assert source_name(decl, display) == expected
+
+
+def test_name_range_utf16(tmp_path: Path) -> None:
+    p = Place(str(tmp_path / "x.c"), True, 3, 10, "work")
+    text = "/* é😀 */ long work(int n)"
+    r = render.name_range(p, text)
+    # "😀" is two UTF-16 units: the name starts at UTF-16 offset len("/* é😀 */ long ") + 1
+    start = len("/* é😀 */ long ") + 1
+    assert r == types.Range(types.Position(2, start), types.Position(2, start + 4))
+    missing = render.name_range(Place("/nope.c", False, 7, 5, "work"))
+    assert missing.start == types.Position(6, 4)
+
+
+def test_hover_markdown_and_items(c_ws: Path) -> None:
+    loaded = load_folder(str(c_ws), Settings(), 1).loaded
+    assert loaded is not None
+    p = loaded.profile
+    work = next(r for r in p.routines if r.name == "work")
+    md = render.hover_markdown(p, loaded.index, work.id)
+    rows = md.splitlines()
+    assert rows[0] == "**work**"
+    assert any("400/400" in row and "[main" in row for row in rows)  # the caller
+    assert any(row.startswith("| **[") and "**work" in row for row in rows)  # the primary line
+    assert any("util_sum" in row for row in rows)
+    assert "costs the same" in md and "Per call" in md
+    even = next(r for r in p.routines if r.name == "is_even")
+    assert "Member of **cycle" in render.hover_markdown(p, loaded.index, even.id)
+    item = render.call_item(p, loaded.index, work.id, loaded.binary, 1)
+    assert item.name == "work" and item.uri.endswith("/src/main.c") and item.data["name"] == "work"
+    assert item.detail.endswith("400 calls")
+    hot = render.hottest_entry(p, work, loaded.index.place(work.id))
+    assert hot["calls"] == "400" and hot["line"] == item.selection_range.start.line

@@ -338,6 +338,8 @@ async function main() {
     } catch {}
     const logs = dumpLogs(dataDir);
     check("the output channel has the server's log", /starting the server/.test(logs));
+    const errors = logs.split("\n").filter((l) => /Traceback|Error while|ModuleNotFoundError|No module named|\[error\] (?!gmonlens (INFO|DEBUG))/.test(l));
+    check("the output channel shows no errors", errors.length === 0, errors.slice(0, 5).join(" / "));
     fs.rmSync(work, { recursive: true, force: true });
   }
   const failed = results.filter((r) => !r.ok).length;

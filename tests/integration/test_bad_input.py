@@ -15,7 +15,7 @@ from gprof_harness import GMONLENS, NATIVE, Built, Program, Result, Workshop, gm
 
 from gmonlens.errors import GmonlensError
 from gmonlens.gmon import parse_gmon
-from gmonwriter import Arc, GmonWriter, gnu_file
+from gmonwriter import Arc, GmonWriter, Hist, bsd_file, gnu_file
 
 PROGRAM = Program("recursion", ("recursion.c",), args=("30000",))
 OTHER = Program("cycles", ("cycles.c",), args=("40000",))
@@ -229,3 +229,36 @@ def test_arcs_outside_program(prog: Built, tmp_path: Path) -> None:
     lines = actual.err.splitlines()
     assert len(lines) == 1, f"expected one warning line, got {actual.err!r}"
     assert "arc" in lines[0], lines[0]
+
+
+# ---------------------------------------------------------------------------------------------------
+# gprof's refusals when summing several files: both tools fail; gmonlens says why in one line.
+# ---------------------------------------------------------------------------------------------------
+def _refusal_files(kind: str, tmp_path: Path) -> list[Path]:
+    end = 0x1448  # the recursion program's glibc high_pc region; exact value irrelevant here
+    if kind == "scales":
+        a, b = Hist(0, end, [1] * (end // 4)), Hist(0, end, [1] * (end // 8))
+        datas = [gnu_file([a]), gnu_file([b])]
+    elif kind == "overlap":
+        a, b = Hist(0, end, [1] * (end // 4)), Hist(0x800, end + 0x800, [1] * (end // 4))
+        datas = [gnu_file([a]), gnu_file([b])]
+    elif kind == "bsd-headers":
+        a, b = Hist(0, end, [1] * (end // 4)), Hist(0, end, [1] * (end // 4 + 8))
+        datas = [bsd_file(a, bsd44=False), bsd_file(b, bsd44=False)]
+    else:  # bsd44-rates
+        a, b = Hist(0, end, [1] * (end // 4), prof_rate=100), Hist(0, end, [1] * (end // 4), prof_rate=1000)
+        datas = [bsd_file(a), bsd_file(b)]
+    paths = []
+    for i, d in enumerate(datas):
+        paths.append(bad_profile(tmp_path, d, f"{kind}{i}.out"))
+    return paths
+
+
+@pytest.mark.parametrize("kind", ["scales", "overlap", "bsd-headers", "bsd44-rates"])
+def test_summing_refusals(prog: Built, tmp_path: Path, kind: str) -> None:
+    paths = _refusal_files(kind, tmp_path)
+    argv = [str(prog.binary), *map(str, paths)]
+    expected = gprof(NATIVE, ["-b", *argv], tmp_path)
+    assert expected.returncode != 0, f"gprof accepted {kind}: {expected.stdout[:200]!r}"
+    actual = gmonlens(["-b", *argv], tmp_path)
+    assert_one_line_error(actual, paths[1])

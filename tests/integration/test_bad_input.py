@@ -15,7 +15,7 @@ from gprof_harness import GMONLENS, NATIVE, Built, Program, Result, Workshop, gm
 
 from gmonlens.errors import GmonlensError
 from gmonlens.gmon import parse_gmon
-from gmonwriter import Arc, GmonWriter, Hist, bsd_file, gnu_file
+from gmonwriter import BB, Arc, GmonWriter, Hist, bsd_file, gnu_file
 
 PROGRAM = Program("recursion", ("recursion.c",), args=("30000",))
 OTHER = Program("cycles", ("cycles.c",), args=("40000",))
@@ -262,3 +262,16 @@ def test_summing_refusals(prog: Built, tmp_path: Path, kind: str) -> None:
     assert expected.returncode != 0, f"gprof accepted {kind}: {expected.stdout[:200]!r}"
     actual = gmonlens(["-b", *argv], tmp_path)
     assert_one_line_error(actual, paths[1])
+
+
+@pytest.mark.parametrize("with_profile", [True, False], ids=["after-profile", "bb-only"])
+def test_basic_block_records_ignored(prog: Built, tmp_path: Path, with_profile: bool) -> None:
+    """Tag-2 records: gprof warns "ignoring basic-block exec counts" and prints the same report."""
+    bb = GmonWriter().gnu_bb(BB([(0x1220, 5), (0x1300, 7)])).bytes()  # a tag 2 record
+    head = prog.gmon["out"].read_bytes() if with_profile else gnu_file([])
+    p = bad_profile(tmp_path, head + bb, "bb.out")
+    expected = gprof(NATIVE, ["-b", str(prog.binary), str(p)], tmp_path)
+    actual = gmonlens(["-b", str(prog.binary), str(p)], tmp_path)
+    assert "Traceback" not in actual.err
+    assert actual.returncode == expected.returncode == 0, actual.err
+    assert actual.stdout == expected.stdout

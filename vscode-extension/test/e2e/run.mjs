@@ -134,7 +134,9 @@ async function main() {
   fs.rmSync(RESULTS, { recursive: true, force: true });
   fs.mkdirSync(RESULTS, { recursive: true });
   const work = fs.mkdtempSync(path.join(os.tmpdir(), "gmonlens-e2e-"));
-  const { folder, gprof } = buildFixture(work);
+  const built = buildFixture(work);
+  const folder = built.folder;
+  let gprof = built.gprof;
   console.log(`fixture built, run and moved to ${folder}; gprof total ${gprof.totalSeconds.toFixed(2)} s`);
 
   const home = path.join(work, "home");
@@ -317,6 +319,36 @@ async function main() {
     const tab = ((await page.locator(".tab.active").first().textContent().catch(() => "")) ?? "").trim();
     check("choosing it jumps to its source", where.includes(`Ln ${hotLine},`) && tab.includes("work.c"), `${tab} ${where} (want work.c line ${hotLine})`);
 
+    // Restart Server: a new server process, the status bar comes back to the loaded profile.
+    await runCommand(page, "gmonlens: Restart Server");
+    let restarted = "";
+    for (let i = 0; i < 60 && !restarted.includes(`${gprof.totalSeconds.toFixed(2)} s`); i++) {
+      await sleep(500);
+      restarted = ((await status.textContent().catch(() => "")) ?? "").replace(/\u00a0/g, " ");
+    }
+    check("Restart Server brings the profile back", restarted.includes(`${gprof.totalSeconds.toFixed(2)} s`), restarted);
+
+    // A new run of the program rewrites gmon.out: the lenses follow without any command.
+    execFileSync("./prog", [], { cwd: folder });
+    gprof = parseGprof(execFileSync("gprof", ["-b", "prog", "gmon.out"], { cwd: folder, encoding: "utf8" }));
+    let reloaded = [];
+    let mismatch = "";
+    const reloadDeadline = Date.now() + 30000;
+    while (Date.now() < reloadDeadline) {
+      reloaded = await lensesWithLines(page);
+      mismatch = want
+        .map((name) => {
+          const seen = reloaded.find((l) => new RegExp(`\\b${name}\\(`).test(l.line));
+          return seen ? expectedLens(seen.lens, gprof.routines.get(name), gprof.totalSeconds) : `no lens above ${name}`;
+        })
+        .filter(Boolean)
+        .join("; ");
+      if (!mismatch) break;
+      await sleep(1000);
+    }
+    check("after a new run of the program the lenses show the new gmon.out's figures", !mismatch,
+      mismatch || reloaded.map((l) => l.lens).join(" | "));
+
     // A workspace setting (per folder) restarts the server and changes the lens title.
     fs.mkdirSync(path.join(folder, ".vscode"), { recursive: true });
     fs.writeFileSync(path.join(folder, ".vscode", "settings.json"), JSON.stringify({ "gmonlens.lensTitle": "{name}: self {self} s of {percent}%" }));
@@ -337,7 +369,9 @@ async function main() {
       process.kill(-server.pid, "SIGTERM");
     } catch {}
     const logs = dumpLogs(dataDir);
-    check("the output channel has the server's log", /starting the server/.test(logs));
+    check("the output channel has the server's log", /starting the server \(activation\)/.test(logs) && /loaded .*routines/.test(logs));
+    check("the log shows the restarts: command and settings change",
+      /starting the server \(restart command\)/.test(logs) && /starting the server \(settings changed\)/.test(logs));
     const errors = logs.split("\n").filter((l) => /Traceback|Error while|ModuleNotFoundError|No module named|\[error\] (?!gmonlens (INFO|DEBUG))/.test(l));
     check("the output channel shows no errors", errors.length === 0, errors.slice(0, 5).join(" / "));
     fs.rmSync(work, { recursive: true, force: true });

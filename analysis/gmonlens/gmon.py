@@ -32,7 +32,7 @@ class GmonFile:
     arcs: tuple[RawArc, ...]
     bb_count: int = 0
     bsd_header: tuple[int, int, int] | None = None  # (lowpc, highpc, nbins) of a BSD file
-    last_hist_header: bytes = b""  # raw bytes of the last histogram header in this file
+    last_hist_header: bytes = b""  # gprof's in-memory view of the last histogram header (-s)
 
 
 def _counts(raw: bytes, little_endian: bool) -> tuple[int, ...]:
@@ -65,6 +65,12 @@ class _Reader:
         values = struct.unpack_from(fmt, self.data, self.pos)
         self.pos += size
         return values
+
+
+def _memory_header(low: int, high: int, count: int) -> bytes:
+    """The last histogram header as gprof holds it in memory (64-bit addresses, 32-bit count, host
+    order, whatever the target): `-s` writes bytes 8..19 of it into gmon.sum's spare field."""
+    return struct.pack("<QQI", low, high, count)
 
 
 def detect_format(data: bytes) -> str:
@@ -112,8 +118,9 @@ def _parse_gnu(r: _Reader) -> GmonFile:
             r.pos += arc_size
             arcs.append(RawArc(frm, slf, cnt))
         elif tag == TAG_HIST:
-            last_header = r.data[r.pos : r.pos + 2 * r.asize + 24]
-            hists.append(_gnu_histogram(r))
+            h = _gnu_histogram(r)
+            last_header = _memory_header(h.low_pc, h.high_pc, len(h.counts))
+            hists.append(h)
         elif tag == TAG_BB:
             (count,) = r.unpack(r.e + "I", "basic-block record")
             r.need(count * 2 * r.asize, "basic-block record")
@@ -180,7 +187,7 @@ def _parse_bsd(r: _Reader, require_44: bool) -> GmonFile:
         )
     arcs = tuple(RawArc(f, s, c) for f, s, c in struct.iter_unpack(arc_fmt, r.data[ncnt:]))
     hist = HistogramRecord(low, high, counts, rate, "seconds", "s")
-    return GmonFile(r.path, fmt, (hist,), arcs, 0, (low, high, nbins), r.data[:header])
+    return GmonFile(r.path, fmt, (hist,), arcs, 0, (low, high, nbins), _memory_header(low, high, ncnt))
 
 
 def accumulate(files: Sequence[GmonFile]) -> GmonData:

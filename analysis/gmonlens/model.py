@@ -83,7 +83,7 @@ class GmonData:
     has_histogram: bool = False
     has_call_graph: bool = False
     bb_count: int = 0  # basic-block records seen (reported, not used)
-    last_hist_header: bytes = b""  # raw header of the last histogram read (gprof reuses it in -s)
+    last_hist_header: bytes = b""  # gprof's in-memory copy of the last histogram header (for -s)
 
     @property
     def scale(self) -> float:

@@ -242,6 +242,12 @@ def parse_report_args(argv: Sequence[str]) -> ReportArgs:
             if "/" not in str(val):
                 raise UsageError(None, f"-k takes FROM/TO, got '{val}'")
             lists["excl_arcs"].append(ArcSpec.parse(str(val)))
+    if r.sum_file and (r.styles - {"sum"}):
+        raise UsageError(
+            None,
+            "-s with -p/-q/-P/-Q: gprof then prints line-granularity output (-l), which gmonlens "
+            "does not produce; run -s alone to write gmon.sum",
+        )
     if operands:
         r.binary = operands[0]
         if len(operands) > 1:

@@ -4,7 +4,8 @@
 The cases come from a seeded generator (reproducible by seed: the test id names it): random
 histograms (glibc-like non-integer scales, exact scale 2.0, arbitrary scales, two records),
 60/100/1000 Hz, arcs between the routines (self arcs, duplicate records, big cycles, count 0),
-sometimes no histogram or no arcs. Both tools run on the same file; runs go two at a time."""
+sometimes no histogram or no arcs; every 4th case also with a filtering option (-E/-F/-e/-f/-k/
+-a/-q/-p/-P/-Q). Both tools run on the same file; runs go two at a time."""
 
 from __future__ import annotations
 
@@ -22,6 +23,28 @@ from gmonwriter import Arc, Hist, gnu_file
 N_CASES = 120
 SEEDS = range(1, N_CASES + 1)
 Z_EVERY = 2  # -z on every other case
+SPEC_EVERY = 4  # a symspec/option variant on every 4th case (chosen by seed)
+
+
+def spec_variant(seed: int) -> tuple[str, tuple[str, ...]]:
+    """A filtering option for this seed: these stress print flags and fract on random graphs."""
+    rng = random.Random(seed * 7919)
+    f, g = (f"f{rng.randrange(30):02d}" for _ in range(2))
+    choices = [
+        ("E", ("-E", f)),
+        ("F", ("-F", f)),
+        ("e", ("-e", f)),
+        ("f", ("-f", f)),
+        ("k", ("-k", f"{f}/{g}")),
+        ("a", ("-a",)),
+        ("q", ("-q",)),
+        ("p", ("-p",)),
+        ("P", (f"-P{f}",)),
+        ("Q", (f"-Q{f}",)),
+        ("EF", ("-E", f, "-F", g)),
+        ("zq", ("-z", f"-q{f}")),
+    ]
+    return choices[(seed // SPEC_EVERY) % len(choices)]
 
 
 @dataclass(frozen=True)
@@ -123,6 +146,8 @@ def outcomes(synth: tuple[Path, Layout]) -> dict[tuple[int, str], tuple[Result, 
         jobs.append((seed, "default", (), p))
         if seed % Z_EVERY == 0:
             jobs.append((seed, "z", ("-z",), p))
+        if seed % SPEC_EVERY == 0:
+            jobs.append((seed, *spec_variant(seed), p))
 
     def run(
         job: tuple[int, str, tuple[str, ...], Path],
@@ -135,8 +160,14 @@ def outcomes(synth: tuple[Path, Layout]) -> dict[tuple[int, str], tuple[Result, 
         return dict(pool.map(run, jobs))
 
 
-PARAMS = [pytest.param(s, "default", id=f"seed{s}") for s in SEEDS] + [
-    pytest.param(s, "z", id=f"seed{s}-z") for s in SEEDS if s % Z_EVERY == 0
+PARAMS = [
+    *(pytest.param(s, "default", id=f"seed{s}") for s in SEEDS),
+    *(pytest.param(s, "z", id=f"seed{s}-z") for s in SEEDS if s % Z_EVERY == 0),
+    *(
+        pytest.param(s, spec_variant(s)[0], id=f"seed{s}-{spec_variant(s)[0]}")
+        for s in SEEDS
+        if s % SPEC_EVERY == 0
+    ),
 ]
 
 

@@ -8,11 +8,13 @@ that several runs of one binary coexist.
 
 from __future__ import annotations
 
+import atexit
 import difflib
 import os
 import re
 import shutil
 import subprocess
+import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -143,19 +145,35 @@ class Result:
         return self.stderr.decode(errors="replace")
 
 
-def run_tool(argv: Sequence[str], cwd: Path, timeout: float = TIMEOUT) -> Result:
-    proc = subprocess.run(list(argv), cwd=cwd, capture_output=True, timeout=timeout)
+def run_tool(
+    argv: Sequence[str], cwd: Path, timeout: float = TIMEOUT, env: Mapping[str, str] | None = None
+) -> Result:
+    proc = subprocess.run(list(argv), cwd=cwd, capture_output=True, timeout=timeout, env=env)
     return Result(tuple(argv), proc.returncode, proc.stdout, proc.stderr)
+
+
+_CACHE_HOME: list[str] = []
+
+
+def gmonlens_env(**extra: str) -> dict[str, str]:
+    """The environment for gmonlens runs: a cache directory private to this test session (so runs
+    never read or write the user's ~/.cache/gmonlens), shared by the session's runs."""
+    if not _CACHE_HOME:
+        _CACHE_HOME.append(tempfile.mkdtemp(prefix="gmonlens-test-cache-"))
+        atexit.register(shutil.rmtree, _CACHE_HOME[0], True)
+    return {**os.environ, "XDG_CACHE_HOME": _CACHE_HOME[0], **extra}
 
 
 def gprof(target: Target, args: Sequence[str], cwd: Path) -> Result:
     return run_tool([target.gprof, *args], cwd)
 
 
-def gmonlens(args: Sequence[str], cwd: Path, timeout: float = TIMEOUT) -> Result:
+def gmonlens(
+    args: Sequence[str], cwd: Path, timeout: float = TIMEOUT, env: Mapping[str, str] | None = None
+) -> Result:
     if not GMONLENS.exists():
         pytest.fail(f"{GMONLENS} missing: run `make install`")
-    return run_tool([str(GMONLENS), "report", *args], cwd, timeout)
+    return run_tool([str(GMONLENS), "report", *args], cwd, timeout, env or gmonlens_env())
 
 
 def unified_diff(expected: bytes, actual: bytes, expected_label: str, actual_label: str) -> str:

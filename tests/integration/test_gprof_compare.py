@@ -6,6 +6,7 @@ the unified diff (gprof = expected)."""
 from __future__ import annotations
 
 import filecmp
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -168,6 +169,19 @@ def check(opts: tuple[str, ...], argv: list[str], cwd: Path) -> None:
         compare_reports_x86_static(NATIVE, argv, cwd)
     else:
         compare_reports(NATIVE, argv, cwd)
+
+
+@pytest.mark.parametrize("name", ["calc", "shapes"])
+def test_cache_states_agree(workshop: Workshop, tmp_path: Path, name: str) -> None:
+    """The report is the same with the on-disk cache off, cold and warm."""
+    b = built(workshop, name)
+    argv = ["-b", str(b.binary), str(b.gmon["out"])]
+    expected = gprof(NATIVE, argv, b.dir).stdout
+    cold = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache")}
+    for env in ({**os.environ, "GMONLENS_CACHE": "off"}, cold, cold):
+        r = gmonlens(argv, b.dir, env=env)
+        assert r.returncode == 0, r.err
+        assert r.stdout == expected
 
 
 NAMEFILTER = Program("namefilter", ("namefilter.c",))

@@ -84,7 +84,7 @@ async def first_lenses(
         later_times.append(time.perf_counter() - t)
     # let the background indexing finish and fill the cache before stopping
     deadline = time.monotonic() + 120
-    kinds = ("dwarf-*.json", "lines-*.pickle", "profile-*.pickle")
+    kinds = ("dwarf-*.json", "lines-*.pickle", "profile-*.marshal")
     while time.monotonic() < deadline and not all(any(cache.glob(f"gmonlens/{k}")) for k in kinds):
         await asyncio.sleep(0.2)
     await asyncio.sleep(0.5)
@@ -112,6 +112,7 @@ def bench_generated(repeat: int) -> dict[str, Any]:
             counts.append(n)
             t, n, _ = asyncio.run(first_lenses(src, source, settings, cache))
             warm.append(t)
+            print(f"generated: C {c_times[-1]:.2f} s, cold {cold[-1]:.2f} s, warm {warm[-1]:.2f} s", file=sys.stderr)
         finally:
             shutil.rmtree(cache, ignore_errors=True)
     c, co, wa = statistics.median(c_times), statistics.median(cold), statistics.median(warm)
@@ -144,6 +145,7 @@ def bench_sqlite(repeat: int) -> dict[str, Any]:
             t, n, later = asyncio.run(first_lenses(folder, source, settings, cache, later=10))
             firsts.append(t)
             laters += later
+            print(f"sqlite: first {t:.2f} s, later max {1000 * max(later):.0f} ms", file=sys.stderr)
             counts.append(n)
         finally:
             shutil.rmtree(cache, ignore_errors=True)

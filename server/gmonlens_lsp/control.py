@@ -76,7 +76,8 @@ def reload(ls: GmonlensServer, state: FolderState) -> asyncio.Task[Any]:
 
 
 async def _reload(ls: GmonlensServer, state: FolderState) -> None:
-    settings, problems = effective_settings(state.path, ls.client_settings)
+    client = state.client_settings if state.client_settings is not None else ls.client_settings
+    settings, problems = effective_settings(state.path, client)
     state.settings = settings
     for p in problems:
         say(ls, state, p)

@@ -16,6 +16,7 @@ import glob
 import os
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 from gmonlens.errors import GmonlensError
 
@@ -139,7 +140,7 @@ def _fit(binary: str, profile: str) -> tuple[bool, str | None]:
                 else None
             )
             starts: list[int] = []
-            symtab = elf.get_section_by_name(".symtab")
+            symtab: Any = elf.get_section_by_name(".symtab")
             if symtab is not None and text is None:
                 starts = sorted(
                     int(sym["st_value"])

@@ -191,6 +191,7 @@ class FolderState:
     loading: Any = None  # asyncio.Task of the load in progress
     settings: Settings = field(default_factory=Settings)
     last_stamp: dict[str, tuple[int, int]] | None = None  # what the poller last saw
+    client_settings: Any = None  # the client's `gmonlens` section for this folder (scopeUri)
 
     def watch_paths(self) -> list[str]:
         """Files to poll: the inputs, plus where default profiles would appear."""

@@ -26,6 +26,7 @@ async def session(
     init_options: dict[str, Any] | None = None,
     capabilities: str = "visual-studio-code",
     configuration: dict[str, Any] | None = None,
+    folder_configuration: dict[Path, dict[str, Any]] | None = None,
 ) -> Any:
     env = {"XDG_CACHE_HOME": str(cache), "PATH": "/usr/bin:/bin", "HOME": str(cache)}
     config = ClientServerConfig(
@@ -45,6 +46,8 @@ async def session(
 
     if configuration is not None:
         client.set_configuration(configuration, section="gmonlens")
+    for folder, values in (folder_configuration or {}).items():
+        client.set_configuration(values, section="gmonlens", scope_uri=uri(folder))
     caps = client_capabilities(capabilities)
     await client.initialize_session(
         types.InitializeParams(

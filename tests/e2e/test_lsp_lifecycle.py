@@ -160,6 +160,24 @@ async def test_two_workspace_folders(cproject: Path, cppproject: Path, tmp_path:
         assert {"main.c", "shapes.cpp"} <= files, files
 
 
+async def test_configuration_per_folder(cproject: Path, cppproject: Path, tmp_path: Path) -> None:
+    async with session(
+        [cproject, cppproject],
+        tmp_path / "cache",
+        configuration={"lensTitle": "G {name}"},
+        folder_configuration={cppproject: {"lensTitle": "C {name} {calls}"}},
+    ) as client:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            if len({s.folder for s in client.statuses if s.state == "loaded"}) == 2:
+                break
+            await asyncio.sleep(0.1)
+        c_titles = await lens_titles(client, cproject / "src" / "main.c")
+        cpp_titles = await lens_titles(client, cppproject / "src" / "shapes.cpp")
+        assert c_titles and all(t.startswith("G ") for t in c_titles), c_titles
+        assert cpp_titles and all(t.startswith("C geo::") for t in cpp_titles), cpp_titles
+
+
 async def test_unknown_request_gets_an_error(cproject: Path, tmp_path: Path) -> None:
     async with session([cproject], tmp_path / "cache") as client:
         await wait_status(client)

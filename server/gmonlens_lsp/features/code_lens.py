@@ -14,7 +14,7 @@ from .. import control, render
 from ..server import GmonlensServer, safe
 from ..session import Loaded
 
-_converter = default_converter()
+_converter = default_converter()  # type: ignore[no-untyped-call]
 
 
 def has_figures(loaded: Loaded, rid: int) -> bool:
@@ -24,7 +24,7 @@ def has_figures(loaded: Loaded, rid: int) -> bool:
 
 def lenses_for(loaded: Loaded, path: str) -> list[Any]:
     """The lenses of `path` as LSP JSON (cached on `loaded`)."""
-    cached = loaded.lens_cache.get(path)
+    cached: list[Any] | None = loaded.lens_cache.get(path)
     if cached is not None:
         return cached
     template = loaded.settings.lens_title

@@ -19,21 +19,26 @@ log = logging.getLogger("gmonlens")
 
 
 async def pull_configuration(ls: GmonlensServer) -> None:
-    """Ask the client for its `gmonlens` section (workspace/configuration), when it can answer."""
+    """Ask the client for its `gmonlens` section (workspace/configuration), globally and for each
+    workspace folder (per-folder values win), when it can answer."""
     if not get_capability(ls.client_capabilities, "workspace.configuration", False):
         return
+    states = list(ls.folders.values())
+    items = [types.ConfigurationItem(section="gmonlens")]
+    items += [types.ConfigurationItem(section="gmonlens", scope_uri=s.uri) for s in states]
     try:
         result = await asyncio.wait_for(
-            ls.workspace_configuration_async(
-                types.ConfigurationParams(items=[types.ConfigurationItem(section="gmonlens")])
-            ),
-            timeout=5,
+            ls.workspace_configuration_async(types.ConfigurationParams(items=items)), timeout=5
         )
     except Exception as exc:
         log.info("workspace/configuration failed: %s", exc)
         return
-    if result and result[0] is not None:
+    if not result:
+        return
+    if result[0] is not None:
         ls.client_settings = result[0]
+    for state, value in zip(states, result[1:]):
+        state.client_settings = value
 
 
 def reload_all(ls: GmonlensServer) -> None:

@@ -78,6 +78,19 @@ function dumpLogs(dataDir) {
   return out.map((p) => fs.readFileSync(p, "utf8")).join("\n");
 }
 
+/** Opens a file by its absolute path with Quick Open and waits for its text. */
+async function openFile(page, file) {
+  await page.keyboard.press("Control+P");
+  const qo = page.locator(".quick-input-widget input");
+  await qo.waitFor({ state: "visible", timeout: 10000 });
+  await qo.fill(file);
+  await page.locator(".quick-input-list .monaco-list-row").first().waitFor({ timeout: 15000 });
+  await sleep(500);
+  await page.keyboard.press("Enter");
+  await page.locator(".monaco-editor .view-lines", { hasText: "spin" }).first().waitFor({ timeout: 15000 });
+  await sleep(500);
+}
+
 /** F1, type a command's title, Enter. */
 async function runCommand(page, title) {
   await page.keyboard.press("F1");
@@ -200,15 +213,7 @@ async function main() {
     await page.locator(".monaco-workbench").waitFor({ timeout: 60000 });
     await sleep(2000);
 
-    // Open src/work.c with Quick Open.
-    await page.keyboard.press("Control+P");
-    const qo = page.locator(".quick-input-widget input");
-    await qo.waitFor({ state: "visible", timeout: 10000 });
-    await qo.fill("work.c");
-    await page.locator(".quick-input-list .monaco-list-row").first().waitFor({ timeout: 15000 });
-    await sleep(300);
-    await page.keyboard.press("Enter");
-    await page.locator(".monaco-editor .view-lines", { hasText: "spin" }).first().waitFor({ timeout: 15000 });
+    await openFile(page, path.join(folder, "src", "work.c"));
 
     // Lenses: one above each routine of work.c, with gprof's figures.
     const want = ["spin", "square", "mix", "churn"];
@@ -363,6 +368,32 @@ async function main() {
     await page.screenshot({ path: path.join(RESULTS, "6-lens-title-setting.png") });
     check("changing gmonlens.lensTitle in the folder's settings restarts the server with the new title",
       retitled.includes(`spin: self ${spinSelf} s of`), retitled);
+
+    // Multi-root: two copies of the program, each folder with its own gmonlens.lensTitle.
+    const multi = path.join(work, "multi");
+    const titles = { a: "A: {name} self {self} s", b: "B: {name} {calls} calls" };
+    for (const name of Object.keys(titles)) {
+      fs.cpSync(folder, path.join(multi, name), { recursive: true, filter: (p) => !p.includes(`${path.sep}.vscode`) });
+      fs.mkdirSync(path.join(multi, name, ".vscode"));
+      fs.writeFileSync(path.join(multi, name, ".vscode", "settings.json"), JSON.stringify({ "gmonlens.lensTitle": titles[name] }));
+    }
+    const wsFile = path.join(multi, "both.code-workspace");
+    fs.writeFileSync(wsFile, JSON.stringify({ folders: [{ path: "a" }, { path: "b" }] }));
+    await page.goto(`http://127.0.0.1:${port}/?workspace=${encodeURIComponent(wsFile)}`);
+    await page.locator(".monaco-workbench").waitFor({ timeout: 60000 });
+    await sleep(2000);
+    const spin = gprof.routines.get("spin");
+    for (const [name, wantTitle] of [["a", `A: spin self ${spin.self} s`], ["b", `B: spin ${spin.calls} calls`]]) {
+      await openFile(page, path.join(multi, name, "src", "work.c"));
+      let seen = "";
+      const deadline = Date.now() + 45000;
+      while (Date.now() < deadline && !seen.includes(wantTitle)) {
+        await sleep(1000);
+        seen = (await lensesWithLines(page)).map((l) => l.lens).join(" | ");
+      }
+      await page.screenshot({ path: path.join(RESULTS, `7-multi-root-${name}.png`) });
+      check(`multi-root: folder ${name} uses its own gmonlens.lensTitle`, seen.includes(wantTitle), `${seen} (want ${wantTitle})`);
+    }
   } finally {
     await browser?.close().catch(() => undefined);
     try {

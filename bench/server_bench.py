@@ -26,9 +26,6 @@ import time
 from pathlib import Path
 from typing import Any
 
-from lsprotocol import types
-from pygls.lsp.client import LanguageClient
-
 BENCH = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH))
 
@@ -47,50 +44,94 @@ def c_pipeline(exe: Path, gmon: Path) -> float:
     return time.perf_counter() - start
 
 
+class RawClient:
+    """A minimal JSON-RPC client over the server's stdio: plain JSON in and out (no structuring
+    into lsprotocol objects, as an editor written in another language would do)."""
+
+    def __init__(self, proc: asyncio.subprocess.Process) -> None:
+        self.proc = proc
+        self.next_id = 0
+
+    def send(self, payload: dict[str, Any]) -> None:
+        body = json.dumps(payload).encode()
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+
+    async def read(self) -> dict[str, Any]:
+        assert self.proc.stdout is not None
+        length = 0
+        while True:
+            line = await self.proc.stdout.readline()
+            if not line:
+                raise EOFError("server closed its output")
+            if line in (b"\r\n", b"\n"):
+                break
+            if line.lower().startswith(b"content-length:"):
+                length = int(line.split(b":")[1])
+        return json.loads(await self.proc.stdout.readexactly(length))
+
+    async def request(self, method: str, params: Any) -> Any:
+        self.next_id += 1
+        my_id = self.next_id
+        self.send({"jsonrpc": "2.0", "id": my_id, "method": method, "params": params})
+        while True:
+            msg = await self.read()
+            if msg.get("id") == my_id and "method" not in msg:
+                if "error" in msg:
+                    raise RuntimeError(msg["error"])
+                return msg.get("result")
+            if "method" in msg and "id" in msg:  # a request from the server: answer null
+                self.send({"jsonrpc": "2.0", "id": msg["id"], "result": None})
+
+    def notify(self, method: str, params: Any) -> None:
+        self.send({"jsonrpc": "2.0", "method": method, "params": params})
+
+
 async def first_lenses(
     folder: Path, source: Path, settings: dict[str, Any], cache: Path, later: int = 0
 ) -> tuple[float, int, list[float]]:
     """(seconds from process start to the first lenses of `source`, lens count, later request times)."""
     env = {**os.environ, "XDG_CACHE_HOME": str(cache)}
-    client = LanguageClient("bench", "0")
-    for method in ("gmonlens/status", types.WINDOW_LOG_MESSAGE, types.WINDOW_SHOW_MESSAGE):
-        client.feature(method)(lambda *a: None)
     start = time.perf_counter()
-    await client.start_io(sys.executable, "-m", "gmonlens_lsp", "serve", "--stdio", env=env)
-    await client.initialize_async(
-        types.InitializeParams(
-            capabilities=types.ClientCapabilities(),
-            root_uri=folder.as_uri(),
-            workspace_folders=[types.WorkspaceFolder(uri=folder.as_uri(), name=folder.name)],
-            initialization_options={"gmonlens": settings},
-        )
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "gmonlens_lsp", "serve", "--stdio", env=env,
+        stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.DEVNULL,
+        limit=1 << 26,
+    )  # fmt: skip
+    client = RawClient(proc)
+    await client.request(
+        "initialize",
+        {
+            "processId": os.getpid(),
+            "capabilities": {},
+            "rootUri": folder.as_uri(),
+            "workspaceFolders": [{"uri": folder.as_uri(), "name": folder.name}],
+            "initializationOptions": {"gmonlens": settings},
+        },
     )
-    client.initialized(types.InitializedParams())
+    client.notify("initialized", {})
     uri = source.as_uri()
-    client.text_document_did_open(
-        types.DidOpenTextDocumentParams(
-            text_document=types.TextDocumentItem(
-                uri=uri, language_id="c", version=1, text=source.read_text(errors="replace")
-            )
-        )
+    text = source.read_text(errors="replace")
+    client.notify(
+        "textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "c", "version": 1, "text": text}}
     )
-    params = types.CodeLensParams(text_document=types.TextDocumentIdentifier(uri=uri))
-    lenses = await client.text_document_code_lens_async(params)
+    params = {"textDocument": {"uri": uri}}
+    lenses = await client.request("textDocument/codeLens", params)
     elapsed = time.perf_counter() - start
     later_times = []
     for _ in range(later):
         t = time.perf_counter()
-        await client.text_document_code_lens_async(params)
+        await client.request("textDocument/codeLens", params)
         later_times.append(time.perf_counter() - t)
     # let the background indexing finish and fill the cache before stopping
-    deadline = time.monotonic() + 120
+    deadline = time.monotonic() + 180
     kinds = ("dwarf-*.json", "lines-*.pickle", "profile-*.marshal")
     while time.monotonic() < deadline and not all(any(cache.glob(f"gmonlens/{k}")) for k in kinds):
         await asyncio.sleep(0.2)
     await asyncio.sleep(0.5)
-    await client.shutdown_async(None)
-    client.exit(None)
-    await client.stop()
+    await client.request("shutdown", None)
+    client.notify("exit", None)
+    await proc.wait()
     return elapsed, len(lenses or []), later_times
 
 
@@ -112,7 +153,10 @@ def bench_generated(repeat: int) -> dict[str, Any]:
             counts.append(n)
             t, n, _ = asyncio.run(first_lenses(src, source, settings, cache))
             warm.append(t)
-            print(f"generated: C {c_times[-1]:.2f} s, cold {cold[-1]:.2f} s, warm {warm[-1]:.2f} s", file=sys.stderr)
+            print(
+                f"generated: C {c_times[-1]:.2f} s, cold {cold[-1]:.2f} s, warm {warm[-1]:.2f} s",
+                file=sys.stderr,
+            )
         finally:
             shutil.rmtree(cache, ignore_errors=True)
     c, co, wa = statistics.median(c_times), statistics.median(cold), statistics.median(warm)

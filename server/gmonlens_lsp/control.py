@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import logging
 import os
 import sys
@@ -119,6 +120,7 @@ async def _reload(ls: GmonlensServer, state: FolderState) -> None:
                     outcome.blocking or "no profile")  # fmt: skip
     else:
         state.loaded = outcome.loaded  # replaced whole
+        gc.freeze()  # the profile lives until the next load: keep its objects out of GC passes
         state.problem = None
         state.said = {t for t in state.said if t in outcome.warnings}
         for w in outcome.warnings:

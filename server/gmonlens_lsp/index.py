@@ -166,6 +166,11 @@ class SourceIndex:
             self._recorded_for = table
         return self._recorded_for.get(_norm(path), set())
 
+    def knows(self, path: str) -> bool:
+        """Whether the DWARF units name the file `path` (cheap once the file tables are read)."""
+        with self._lock:
+            return bool(self._recorded_paths_for(path))
+
     def routines_in(self, path: str) -> list[tuple[int, Place]]:
         """Routines declared in the file `path`, as (routine id, place), by line."""
         key = _norm(path)

@@ -7,6 +7,7 @@ such as vscode-languageclient append it; it is the only transport.
 from __future__ import annotations
 
 import argparse
+import gc
 import logging
 import sys
 from collections.abc import Sequence
@@ -26,6 +27,10 @@ def main(argv: Sequence[str]) -> int:
     if unknown:
         logging.getLogger("gmonlens").warning("ignoring arguments: %s", " ".join(unknown))
     from .server import create_server
+
+    # a loaded profile is hundreds of thousands of long-lived objects: collect young objects less
+    # often (the loaded ones are frozen out of collections, see control/code_lens)
+    gc.set_threshold(20_000, 20, 50)
 
     create_server().start_io()
     return 0

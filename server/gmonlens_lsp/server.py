@@ -106,7 +106,7 @@ class GmonlensServer(LanguageServer):
         if best is None:
             # a file outside every folder (a library header, say): any loaded folder that knows it
             for state in self.folders.values():
-                if state.loaded is not None and state.loaded.index.routines_in(path):
+                if state.loaded is not None and state.loaded.index.knows(path):
                     return state
         return best
 

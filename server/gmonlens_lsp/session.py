@@ -164,7 +164,9 @@ def finish_index(loaded: Loaded) -> list[str]:
         if dwarf is None:
             return problems
         bin_mtime = os.path.getmtime(loaded.binary)
-        for unit in dwarf.units():
+        with index.lock:
+            units = dwarf.units()
+        for unit in units:
             if not unit.name:
                 continue
             path = index.resolve(unit.name)

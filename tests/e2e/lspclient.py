@@ -40,6 +40,12 @@ async def session(
     def on_status(params: Any) -> None:
         client.statuses.append(params)  # type: ignore[attr-defined]
 
+    client.registrations = []  # type: ignore[attr-defined]
+
+    @client.feature(types.CLIENT_REGISTER_CAPABILITY)
+    def on_register(params: Any) -> None:
+        client.registrations.extend(params.registrations)  # type: ignore[attr-defined]
+
     @client.feature(types.WORKSPACE_CODE_LENS_REFRESH)
     def on_refresh(params: Any) -> None:
         client.refreshes += 1  # type: ignore[attr-defined]

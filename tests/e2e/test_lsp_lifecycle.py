@@ -51,6 +51,28 @@ async def test_reload_when_profile_rewritten(cproject: Path, tmp_path: Path) -> 
         assert any(p for p in client.progress_reports.values())  # work-done progress while loading
 
 
+async def test_file_watchers_registered_and_events_reload(cproject: Path, tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    shutil.copytree(cproject, ws)
+    async with session([ws], tmp_path / "cache") as client:
+        assert state_of(await wait_status(client)) == "loaded"
+        watched = [r for r in client.registrations if r.method == types.WORKSPACE_DID_CHANGE_WATCHED_FILES]
+        assert watched, client.registrations
+        patterns = {w["globPattern"] for w in watched[0].register_options["watchers"]}
+        assert {"**/gmon.out", "**/gmon.out.*", "**/gmon.sum", "**/gmonlens.yaml"} <= patterns
+        before = len(client.statuses)
+        subprocess.run(["./app", "120"], cwd=ws / "build", check=True, capture_output=True)
+        client.workspace_did_change_watched_files(
+            types.DidChangeWatchedFilesParams(
+                changes=[
+                    types.FileEvent(uri=uri(ws / "build" / "gmon.out"), type=types.FileChangeType.Changed)
+                ]
+            )
+        )
+        await wait_status(client, ("loaded",), after=before, timeout=30)
+        assert any(t.endswith("120 calls") for t in await lens_titles(client, ws / "src" / "main.c"))
+
+
 async def test_missing_and_broken_profile(cproject: Path, tmp_path: Path) -> None:
     ws = tmp_path / "ws"
     shutil.copytree(cproject, ws)

@@ -4,6 +4,7 @@ gprof's figures. Lenses are built once per (profile generation, file) and kept a
 from __future__ import annotations
 
 import asyncio
+import gc
 from typing import Any
 
 from lsprotocol import types
@@ -35,6 +36,7 @@ def lenses_for(loaded: Loaded, path: str) -> list[Any]:
     ]
     result: list[Any] = _converter.unstructure(lenses, list[types.CodeLens])
     loaded.lens_cache[path] = result
+    gc.freeze()  # the decoded DWARF and these lenses live long: keep them out of GC passes
     return result
 
 

@@ -37,7 +37,7 @@ async def pull_configuration(ls: GmonlensServer) -> None:
         return
     if result[0] is not None:
         ls.client_settings = result[0]
-    for state, value in zip(states, result[1:]):
+    for state, value in zip(states, result[1:], strict=False):
         state.client_settings = value
 
 

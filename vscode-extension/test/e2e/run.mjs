@@ -72,7 +72,7 @@ function dumpLogs(dataDir) {
   walk(path.join(dataDir, "logs"));
   for (const p of out) {
     const text = fs.readFileSync(p, "utf8");
-    fs.copyFileSync(p, path.join(RESULTS, `log-${path.basename(path.dirname(p))}-${path.basename(p)}`));
+    fs.copyFileSync(p, path.join(RESULTS, `log-${path.relative(path.join(dataDir, "logs"), p).replace(/[\\/]/g, "-")}`));
     console.log(`---- ${p} (last 40 lines)\n${text.split("\n").slice(-40).join("\n")}`);
   }
   return out.map((p) => fs.readFileSync(p, "utf8")).join("\n");
@@ -208,7 +208,7 @@ async function main() {
       args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
         "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage"],
     });
-    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    let page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
     await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(folder)}`);
     await page.locator(".monaco-workbench").waitFor({ timeout: 60000 });
     await sleep(2000);
@@ -378,10 +378,14 @@ async function main() {
       fs.writeFileSync(path.join(multi, name, ".vscode", "settings.json"), JSON.stringify({ "gmonlens.lensTitle": titles[name] }));
     }
     const wsFile = path.join(multi, "both.code-workspace");
-    fs.writeFileSync(wsFile, JSON.stringify({ folders: [{ path: "a" }, { path: "b" }] }));
+    fs.writeFileSync(wsFile, JSON.stringify({ folders: [{ path: path.join(multi, "a") }, { path: path.join(multi, "b") }] }));
+    await page.close();
+    page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
     await page.goto(`http://127.0.0.1:${port}/?workspace=${encodeURIComponent(wsFile)}`);
     await page.locator(".monaco-workbench").waitFor({ timeout: 60000 });
-    await sleep(2000);
+    const roots = page.locator(".explorer-folders-view .monaco-list-row");
+    for (let i = 0; i < 40 && (await roots.count()) < 2; i++) await sleep(500);
+    await sleep(1500);
     const spin = gprof.routines.get("spin");
     for (const [name, wantTitle] of [["a", `A: spin self ${spin.self} s`], ["b", `B: spin ${spin.calls} calls`]]) {
       await openFile(page, path.join(multi, name, "src", "work.c"));

@@ -259,10 +259,11 @@ function probePython(python: string): Promise<string> {
 
 let instance: Gmonlens | undefined;
 
-export async function activate(context: vscode.ExtensionContext): Promise<void> {
+export function activate(context: vscode.ExtensionContext): void {
   instance = new Gmonlens(context);
   context.subscriptions.push(instance, ...registerCommands(instance));
-  await instance.restart("activation");
+  // Not awaited: activation must not wait for Python or the server's initialize answer.
+  void instance.restart("activation");
 }
 
 export async function deactivate(): Promise<void> {

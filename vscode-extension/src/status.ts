@@ -42,17 +42,20 @@ export function parseStatus(params: unknown): ServerStatus | undefined {
   };
 }
 
-/** The problem in a word or two, from the server's one-line message. */
+/** The problem in a word or two, from the server's one-line message ("PATH: what is wrong", the CLI's words). */
 export function problemWord(message: string | undefined): string {
-  const m = (message ?? "").toLowerCase();
+  // Drop the leading "PATH: " so that words in file names cannot match.
+  const m = (message ?? "").replace(/^[^:\s]*[/\\.][^:]*:\s+/, "").toLowerCase();
   const rules: [RegExp, string][] = [
-    [/no (gmon|profile)|profile.*(not found|missing|no such)|cannot find.*profile|no such file/, "no profile"],
-    [/no (elf|binary|executable)|binary.*(not found|missing)|executable.*(not found|missing)/, "no binary"],
-    [/newer than the profile|stale|out of date|older than/, "stale"],
-    [/mismatch|does not (match|fit)|doesn't (match|fit)|not fit/, "mismatch"],
-    [/truncated|corrupt|broken|bad |invalid|malformed|format/, "broken profile"],
+    [/internal error/, "internal error"],
+    [/newer than/, "stale"],
+    [/no executable|no binary/, "no binary"],
+    [/does not fit|incompatible with|different scales|overlapping histogram/, "mismatch"],
+    [/no gmon\.out|no file matches|no profile/, "no profile"],
+    [/no such file|not found|cannot open|permission denied/, "not found"],
+    [/elf|dwarf|no symbols|not an executable|section .* extends/, "bad binary"],
+    [/magic|empty file|bad tag|corrupt|unsupported gmon|bad header|too large|no bins|not a gmon|truncated|format/, "broken profile"],
     [/python|interpreter|bundled/, "no Python"],
-    [/exit|crash|stopped|not running/, "stopped"],
   ];
   for (const [re, word] of rules) {
     if (re.test(m)) {

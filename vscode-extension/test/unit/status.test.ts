@@ -28,7 +28,7 @@ describe("statusView", () => {
   test("loading spins", () => assert.equal(statusView({ state: "loading" }).text, "$(sync~spin) gprof: loading"));
   test("problem in a word, full message in the tooltip", () => {
     const v = statusView({ state: "problem", message: "gmon.out: no such file" }, "proj");
-    assert.equal(v.text, "$(warning) gprof: no profile");
+    assert.equal(v.text, "$(warning) gprof: not found");
     assert.match(v.tooltip, /gmonlens \(proj\): gmon.out: no such file/);
     assert.equal(v.kind, "warning");
   });
@@ -37,11 +37,19 @@ describe("statusView", () => {
 
 describe("problemWord", () => {
   const cases: [string, string][] = [
-    ["no gmon.out, gmon.out.* or gmon.sum found", "no profile"],
-    ["/w/calc: the binary is newer than the profile", "stale"],
-    ["the profile does not fit /w/calc (histogram range)", "mismatch"],
-    ["gmon.out: truncated histogram record at offset 20", "broken profile"],
-    ["no executable found for the profile", "no binary"],
+    ["/w: no gmon.out, gmon.out.* or gmon.sum here or in its build folders", "no profile"],
+    ["/w/gmon.out.*: no file matches", "no profile"],
+    ["/w/gmon.out: no such file", "not found"],
+    ["/w/gmon.out: the binary /w/calc is newer than this profile (rebuilt since the run?)", "stale"],
+    ["gmon.out: profile does not fit /w/calc: its histogram covers 0x1000-0x2000", "mismatch"],
+    ["/w/gmon.out.2: incompatible with first gmon file", "mismatch"],
+    ["/w/gmon.out: no executable in /w or its build folders fits this profile", "no binary"],
+    ["/w/gmon.out: bad magic: not a GNU gmon.out file", "broken profile"],
+    ["/w/gmon.out: found bad tag 9 at offset 20 (file corrupted?)", "broken profile"],
+    ["/w/calc: not an ELF executable (bad magic)", "bad binary"],
+    ["/w/calc: has no symbols (stripped binary?); gprof needs the symbol table", "bad binary"],
+    ["/w: internal error: KeyError: 3", "internal error"],
+    ["/home/me/format-tool/gmon.out: no such file", "not found"],
     ["something odd", "problem"],
   ];
   for (const [message, word] of cases) {

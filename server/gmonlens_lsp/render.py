@@ -141,7 +141,6 @@ def code_lens(profile: Profile, rid: int, place: Place, template: str, generatio
             command=SHOW_CALLERS,
             arguments=[uri_of(place.path), {"line": rng.start.line, "character": rng.start.character}],
         ),
-        data={"routine": rid, "generation": generation},
     )
 
 

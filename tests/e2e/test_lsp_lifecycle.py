@@ -40,6 +40,7 @@ async def test_reload_when_profile_rewritten(cproject: Path, tmp_path: Path) -> 
         status = await wait_status(client, ("loaded",), after=before, timeout=30)
         delay = time.monotonic() - written
         assert state_of(status) == "loaded"
+        print(f"reload: new lenses' status {delay:.2f} s after the profile was written")
         assert delay < 1.5, f"reload took {delay:.2f} s after the profile was written"
         titles = await lens_titles(client, main_c)
         assert any(t.endswith("150 calls") for t in titles), titles

@@ -60,12 +60,14 @@ def _relevant(state: FolderState, path: str) -> bool:
     return name == "gmon.out" or name.startswith("gmon.out.")
 
 
-def changed(ls: GmonlensServer, state: FolderState) -> None:
-    """Schedule a reload of `state` once its files are stable (debounced)."""
+def changed(ls: GmonlensServer, state: FolderState) -> bool:
+    """Schedule a reload of `state` once its files are stable (debounced); False when one is
+    already scheduled or running (the poller will see the change again after it)."""
     old = ls.debounce.get(state.uri)
     if old is not None and not old.done():
-        return
+        return False
     ls.debounce[state.uri] = ls.spawn(_settle_and_reload(ls, state))
+    return True
 
 
 async def _settle_and_reload(ls: GmonlensServer, state: FolderState) -> None:
@@ -92,9 +94,8 @@ async def _poll(ls: GmonlensServer) -> None:
             if previous is None:
                 continue
             now = await asyncio.to_thread(stamp, state.watch_paths())
-            if now != previous:
+            if now != previous and changed(ls, state):
                 state.last_stamp = now
-                changed(ls, state)
 
 
 def register(server: GmonlensServer) -> None:

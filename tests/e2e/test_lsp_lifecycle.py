@@ -4,6 +4,7 @@ several workspace folders, the static call graph."""
 from __future__ import annotations
 
 import asyncio
+import os
 import shutil
 import subprocess
 import time
@@ -72,6 +73,27 @@ async def test_file_watchers_registered_and_events_reload(cproject: Path, tmp_pa
         )
         await wait_status(client, ("loaded",), after=before, timeout=30)
         assert any(t.endswith("120 calls") for t in await lens_titles(client, ws / "src" / "main.c"))
+
+
+async def test_stale_binary_and_newer_source_are_logged(cproject: Path, tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    shutil.copytree(cproject, ws)
+    now = time.time()
+    os.utime(ws / "build" / "gmon.out", (now - 100, now - 100))
+    os.utime(ws / "build" / "app", (now - 50, now - 50))  # rebuilt after the run
+    os.utime(ws / "src" / "util.c", (now, now))  # edited after the build
+    async with session([ws], tmp_path / "cache") as client:
+        assert state_of(await wait_status(client)) == "loaded"
+        deadline = time.monotonic() + 60
+        wanted = ("is newer than this profile", "source file is newer than the binary")
+        while time.monotonic() < deadline:
+            logged = " ".join(m.message for m in client.log_messages)
+            if all(w in logged for w in wanted):
+                break
+            await asyncio.sleep(0.1)
+        assert "util.c: source file is newer than the binary" in logged, logged
+        assert "the binary" in logged and "is newer than this profile" in logged, logged
+        assert not any("newer" in m.message for m in client.messages)  # not blocking: logged only
 
 
 async def test_missing_and_broken_profile(cproject: Path, tmp_path: Path) -> None:

@@ -2,8 +2,8 @@
 section (camelCase: initializationOptions and workspace/configuration).
 
 Every bad value falls back to its default (or to the file's value) and yields one problem message;
-unknown keys are reported, never fatal. Client values that are null, "" , [] or {} (and `false` for
-`staticCallGraph`, the client's default) mean "not set": the file decides.
+unknown keys are reported, never fatal. Client values that are null, "", [] or {} mean "not set":
+the file decides (`staticCallGraph: false` is a value: it turns the file's `true` off).
 """
 
 from __future__ import annotations
@@ -97,8 +97,6 @@ def _apply(base: Settings, raw: Any, keys: Mapping[str, str], origin: str) -> tu
             problems.append(problem)
         if checked is None:
             continue
-        if name == "static_call_graph" and checked is False and origin != CONFIG_FILE:
-            continue  # the client's default: not an override
         changes[name] = checked
     if changes:
         base = replace(base, **changes, sources=(*base.sources, origin))

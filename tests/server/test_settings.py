@@ -64,7 +64,7 @@ def test_client_overrides_file_and_empty_means_unset(tmp_path: Path) -> None:
     assert problems == []
     assert s.binary == "from-client"
     assert s.profiles == ("a.out",)  # [] is "not set"
-    assert s.static_call_graph is True  # false is the client's default, not an override
+    assert s.static_call_graph is False  # an explicit false overrides the file
     assert s.lens_title == "{name} {calls}"
 
 

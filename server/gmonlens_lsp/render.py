@@ -201,12 +201,22 @@ def hover_markdown(profile: Profile, index: SourceIndex, rid: int) -> str:
         lines.append("")
     ncalls = r.calls + r.self_calls
     if ncalls:
-        per_self = profile.seconds(r.self_ticks) / ncalls * 1000.0
-        per_total = profile.seconds(r.self_ticks + r.child_ticks) / ncalls * 1000.0
-        lines.append(f"Per call: self {per_self:.4g} ms, total {per_total:.4g} ms ({ncalls} calls).")
+        per_self = duration(profile.seconds(r.self_ticks) / ncalls)
+        per_total = duration(profile.seconds(r.self_ticks + r.child_ticks) / ncalls)
+        lines.append(f"Per call: self {per_self}, total {per_total} ({ncalls} calls).")
         lines.append("")
     lines.append(ASSUMPTION)
     return "\n".join(lines)
+
+
+def duration(seconds: float) -> str:
+    """Seconds in the unit that reads best: `0`, `12.5 µs`, `3.2 ms`, `1.05 s` (3 significant digits)."""
+    if seconds != seconds or seconds <= 0:
+        return "0"
+    for scale, unit in ((1.0, "s"), (1e-3, "ms"), (1e-6, "µs")):
+        if seconds >= scale:
+            return f"{seconds / scale:.3g} {unit}"
+    return f"{seconds / 1e-9:.3g} ns"
 
 
 def hover(markdown: str, line0: int) -> types.Hover:

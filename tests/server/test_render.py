@@ -33,6 +33,14 @@ def test_source_name(decl: str, display: str, expected: str) -> None:
     assert source_name(decl, display) == expected
 
 
+@pytest.mark.parametrize(
+    ("seconds", "text"),
+    [(0.0, "0"), (2.5, "2.5 s"), (0.0031, "3.1 ms"), (1.25e-5, "12.5 µs"), (3e-9, "3 ns")],
+)
+def test_duration(seconds: float, text: str) -> None:
+    assert render.duration(seconds) == text
+
+
 def test_name_range_utf16(tmp_path: Path) -> None:
     p = Place(str(tmp_path / "x.c"), True, 3, 10, "work")
     text = "/* é😀 */ long work(int n)"

@@ -238,10 +238,18 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--cases", default="a,b,b2,c", help="comma-separated subset of a,b,b2,c (c includes c-warm)"
     )
-    ap.add_argument("--results", type=Path, default=BENCH_DIR / "results.md")
+    ap.add_argument(
+        "--results",
+        type=Path,
+        default=None,
+        help="markdown output (default: bench/results.md for a full run, bench/work/results-partial.md otherwise)",
+    )
     ap.add_argument("--strict", action="store_true", help="exit 1 if a target or identity check fails")
     a = ap.parse_args(argv)
     wanted = set(a.cases.split(","))
+    if a.results is None:
+        full = wanted >= {"a", "b", "b2", "c"}
+        a.results = BENCH_DIR / "results.md" if full else BENCH_DIR / "work" / "results-partial.md"
     missing = [t for t in ("gcc", "gprof", "nm") if shutil.which(t) is None]
     if missing:
         print(f"bench needs {', '.join(missing)} (Debian: gcc, binutils)", file=sys.stderr)

@@ -340,6 +340,7 @@ def main(argv: list[str] | None = None) -> int:
             facts[case.key] = gmon_facts(cwd / case.base.argv[-2], cwd / case.base.argv[-1], case.base.output)
     only = [c for c, _ in cases]
     text = markdown(only, facts, a.reps)
+    a.results.parent.mkdir(parents=True, exist_ok=True)
     a.results.write_text(text)
     print()
     print(text)

@@ -107,7 +107,6 @@ def _load_folder(folder: str, settings: Settings, generation: int) -> LoadOutcom
             inputs=tuple(inputs),
         )
     try:
-        from gmonlens.linetable import LineTable
         from gmonlens.loader import load_profile
         from gmonlens.options import AnalysisOptions
 
@@ -116,9 +115,7 @@ def _load_folder(folder: str, settings: Settings, generation: int) -> LoadOutcom
         profile = cache.read_profile(pkey)
         profile_cached = isinstance(profile, Profile)
         if not profile_cached:
-            # routines are placed through DWARF declarations: the line table (costly) is read
-            # later, for call sites only
-            profile = load_profile(found.binary, list(found.profiles), options, line_table=LineTable.empty())
+            profile = load_profile(found.binary, list(found.profiles), options)
     except GmonlensError as exc:
         return LoadOutcome(None, blocking=str(exc), notes=found.notes, inputs=tuple(inputs))
     except Exception as exc:  # an engine bug must not take the server down

@@ -12,14 +12,13 @@ from . import cache
 
 
 def warm(binary: str, profiles: list[str], static_call_graph: bool) -> None:
-    from gmonlens.linetable import LineTable
     from gmonlens.loader import load_profile
     from gmonlens.options import AnalysisOptions
 
     options = AnalysisOptions(static_call_graph=static_call_graph)
     key = cache.profile_key(binary, profiles, options)
     if key is not None and cache.read_profile(key) is None:
-        cache.write_profile(key, load_profile(binary, profiles, options, line_table=LineTable.empty()))
+        cache.write_profile(key, load_profile(binary, profiles, options))
     dwarf, dkey, cached = cache.load_dwarf(binary)
     if not cached and dwarf.has_debug_info:
         for unit in dwarf.units():

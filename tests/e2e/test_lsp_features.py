@@ -4,6 +4,8 @@ workspaces moved away from where they were built."""
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -203,6 +205,11 @@ async def test_symbols_and_commands(cproject: Path, tmp_path: Path) -> None:
             types.ExecuteCommandParams(command="gmonlens.report", arguments=[uri(cproject)])
         )
         assert report.startswith("Flat profile:") and "Call graph" in report
+        cli = subprocess.run(
+            [sys.executable, "-m", "gmonlens_lsp", "report", str(cproject / "build" / "app"), str(cproject / "build" / "gmon.out")],
+            capture_output=True, text=True, check=True,
+        )  # fmt: skip
+        assert report == cli.stdout
         main_c = cproject / "src" / "main.c"
         await open_doc(client, main_c)
         pos = position_of(main_c, "work(int n)")

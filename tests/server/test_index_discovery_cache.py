@@ -7,7 +7,6 @@ import shutil
 import time
 from pathlib import Path
 
-from gmonlens.linetable import LineTable
 from gmonlens.loader import load_profile
 from gmonlens_lsp import cache
 from gmonlens_lsp.discovery import discover, find_profiles, profile_fits
@@ -64,7 +63,7 @@ def test_discovery_problems(tmp_path: Path) -> None:
 def test_profile_cache_round_trip(c_ws: Path, tmp_path: Path, monkeypatch) -> None:
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     binary, gmon = str(c_ws / "build" / "app"), str(c_ws / "build" / "gmon.out")
-    profile = load_profile(binary, [gmon], line_table=LineTable.empty())
+    profile = load_profile(binary, [gmon])
     key = cache.profile_key(binary, [gmon], "opts")
     assert key and cache.read_profile(key) is None
     assert cache.write_profile(key, profile)

@@ -27,15 +27,13 @@ def _report(loaded: Loaded) -> str:
     from gmonlens.options import AnalysisOptions
     from gmonlens.report import ReportOptions, render_text
 
-    from ..cache import load_line_table
-
-    # the CLI's report names static routines' files: load with the line table, as the CLI does
-    profile = load_profile(
-        loaded.binary,
-        list(loaded.profiles),
-        AnalysisOptions(static_call_graph=loaded.settings.static_call_graph),
-        line_table=load_line_table(loaded.binary),
-    )
+    profile = loaded.profile
+    if not any(r.file for r in profile.routines):  # a profile loaded without source names
+        profile = load_profile(
+            loaded.binary,
+            list(loaded.profiles),
+            AnalysisOptions(static_call_graph=loaded.settings.static_call_graph),
+        )
     return render_text(profile, ReportOptions())
 
 

@@ -16,6 +16,7 @@ import functools
 import gc
 import io
 import os
+import resource
 import statistics
 import sys
 import time
@@ -24,6 +25,7 @@ from collections.abc import Callable
 from typing import Any
 
 TIMES: dict[str, list[tuple[float, float]]] = defaultdict(list)
+PEAK_MB: dict[str, float] = {}  # peak RSS of the process when the stage first ended
 _DEPTH = [0]
 
 
@@ -36,6 +38,7 @@ def _timed(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
             return fn(*args, **kwargs)
         finally:
             TIMES[name].append((time.perf_counter() - w0, time.process_time() - c0))
+            PEAK_MB.setdefault(name, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
             _DEPTH[0] -= 1
 
     return wrapper
@@ -82,19 +85,25 @@ def main(argv: list[str] | None = None) -> int:
         finally:
             sys.stdout = real
         TIMES["report (total, in-process)"].append((time.perf_counter() - w0, time.process_time() - c0))
+        PEAK_MB.setdefault(
+            "report (total, in-process)", resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        )
         gc.enable()
         gc.collect()
     print(
         f"import gmonlens_lsp.cli: wall {import_times[0] * 1000:.0f} ms, CPU {import_times[1] * 1000:.0f} ms"
     )
-    print(f"{'stage':36s} {'calls/run':>9s} {'wall ms':>9s} {'CPU ms':>9s}  (median over {a.reps} runs)")
+    print(
+        f"{'stage':36s} {'calls/run':>9s} {'wall ms':>9s} {'CPU ms':>9s} {'peak MB':>8s}"
+        f"  (median over {a.reps} runs; peak RSS when the stage first ended)"
+    )
     for name, vals in sorted(TIMES.items(), key=lambda kv: -sum(v[1] for v in kv[1])):
         per_run = len(vals) / a.reps
         k = max(1, int(per_run))
         runs = [vals[i : i + k] for i in range(0, len(vals), k)]
         wall = statistics.median(sum(v[0] for v in r) for r in runs)
         cpu = statistics.median(sum(v[1] for v in r) for r in runs)
-        print(f"{name:36s} {per_run:9.1f} {wall * 1000:9.0f} {cpu * 1000:9.0f}")
+        print(f"{name:36s} {per_run:9.1f} {wall * 1000:9.0f} {cpu * 1000:9.0f} {PEAK_MB.get(name, 0):8.0f}")
     return 0
 
 

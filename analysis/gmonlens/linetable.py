@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from bisect import bisect_right
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -59,45 +60,72 @@ class LineTable:
     @classmethod
     def from_elf(cls, path: str) -> LineTable:
         """Read every CU's line program; an ELF without `.debug_line` gives an empty table."""
-        from elftools.elf.elffile import ELFFile
-
-        with open(path, "rb") as fh:
-            elf = ELFFile(fh)
-            if not elf.has_dwarf_info() or elf.get_section_by_name(".debug_line") is None:
-                return cls.empty()
-            dwarf = elf.get_dwarf_info()
-            sec = dwarf.debug_line_sec
-            if sec is None:
-                return cls.empty()
-            sec.stream.seek(0)
-            line_data = sec.stream.read()
-            files: list[str] = []
-            file_ids: dict[str, int] = {}
-            seqs: list[tuple[list[int], list[int], list[int]]] = []
-            for cu in dwarf.iter_CUs():
-                prog = dwarf.line_program_for_CU(cu)
-                if prog is None:
-                    continue
-                comp_dir = _attr_str(cu.get_top_DIE().attributes.get("DW_AT_comp_dir"))
-                names = _file_names(prog, comp_dir)
-                base = 0 if prog.header.version >= 5 else 1
-                local: dict[int, int] = {}
-                for addrs, fnums, lines in decode_sequences(prog, line_data):
-                    fids = []
-                    for f in fnums:
-                        fid = local.get(f)
+        files: list[str] = []
+        file_ids: dict[str, int] = {}
+        seqs: list[tuple[list[int], list[int], list[int]]] = []
+        for prog, names, base, data in _programs(path):
+            local: dict[int, int] = {}
+            for addrs, fnums, lines in decode_sequences(prog, data):
+                fids = []
+                for f in fnums:
+                    fid = local.get(f)
+                    if fid is None:
+                        idx = f - base
+                        name = names[idx] if 0 <= idx < len(names) else "??"
+                        fid = file_ids.get(name)
                         if fid is None:
-                            idx = f - base
-                            name = names[idx] if 0 <= idx < len(names) else "??"
-                            fid = file_ids.get(name)
-                            if fid is None:
-                                fid = file_ids[name] = len(files)
-                                files.append(name)
-                            local[f] = fid
-                        fids.append(fid)
-                    seqs.append((addrs, fids, lines))
+                            fid = file_ids[name] = len(files)
+                            files.append(name)
+                        local[f] = fid
+                    fids.append(fid)
+                seqs.append((addrs, fids, lines))
         seqs.sort(key=lambda q: q[0][0])
         return cls(tuple(q[0][0] for q in seqs), tuple(seqs), tuple(files))
+
+
+def lines_at(path: str, wanted: set[int]) -> dict[int, tuple[str, int]]:
+    """(file, line) of each address in `wanted` that a line-table row covers, as `lookup` gives.
+
+    Cheaper than a whole LineTable: only rows at wanted addresses are kept. An address covered by
+    a sequence without a row of its own (rare: code entered mid-row) falls back to a full table.
+    """
+    out: dict[int, tuple[str, int]] = {}
+    spans: list[tuple[int, int]] = []
+    for prog, names, base, data in _programs(path):
+        for addrs, fnums, lines in decode_sequences(prog, data, wanted, spans):
+            for address, f, line in zip(addrs[:-1], fnums[:-1], lines[:-1], strict=True):
+                idx = f - base
+                out[address] = (names[idx] if 0 <= idx < len(names) else "??", line)
+    missing = [a for a in wanted if a not in out and any(lo <= a < hi for lo, hi in spans)]
+    if missing:
+        table = LineTable.from_elf(path)
+        for a in missing:
+            hit = table.lookup(a)
+            if hit is not None:
+                out[a] = hit
+    return out
+
+
+def _programs(path: str) -> Iterator[tuple[Any, list[str], int, bytes]]:
+    """Each CU's line program with its file names, first file number and the section bytes."""
+    from elftools.elf.elffile import ELFFile
+
+    with open(path, "rb") as fh:
+        elf = ELFFile(fh)
+        if not elf.has_dwarf_info() or elf.get_section_by_name(".debug_line") is None:
+            return
+        dwarf = elf.get_dwarf_info()
+        sec = dwarf.debug_line_sec
+        if sec is None:
+            return
+        sec.stream.seek(0)
+        data = sec.stream.read()
+        for cu in dwarf.iter_CUs():
+            prog = dwarf.line_program_for_CU(cu)
+            if prog is None:
+                continue
+            comp_dir = _attr_str(cu.get_top_DIE().attributes.get("DW_AT_comp_dir"))
+            yield prog, _file_names(prog, comp_dir), (0 if prog.header.version >= 5 else 1), data
 
 
 def _attr_str(attr: object) -> str:
@@ -151,9 +179,16 @@ def _sleb(data: bytes, pos: int) -> tuple[int, int]:
             return result, pos
 
 
-def decode_sequences(prog: Any, data: bytes) -> list[tuple[list[int], list[int], list[int]]]:
+def decode_sequences(
+    prog: Any,
+    data: bytes,
+    wanted: set[int] | None = None,
+    spans: list[tuple[int, int]] | None = None,
+) -> list[tuple[list[int], list[int], list[int]]]:
     """The sequences of one line program as (addresses, file numbers, lines); each sequence's
     last address is its end (the end_sequence row), with the last row's file and line repeated.
+    With `wanted`, only rows at those addresses are kept (and each sequence's [start, end) is
+    appended to `spans`).
 
     The header comes from pyelftools; the opcodes are decoded here, over the raw section bytes,
     because pyelftools' per-opcode objects cost seconds on large programs (DWARF 2-5, §6.2).
@@ -177,20 +212,29 @@ def decode_sequences(prog: Any, data: bytes) -> list[tuple[list[int], list[int],
     addr_step = [(max(op - opcode_base, 0) // line_range) * min_len for op in range(256)]
     line_step = [line_base + max(op - opcode_base, 0) % line_range for op in range(256)]
     a_add, f_add, l_add = addrs.append, files.append, lines.append
+    keep_all = wanted is None
+    keep: set[int] = wanted or set()
+    seq_start = -1
     while pos < end:
         op = data[pos]
         pos += 1
         if op >= opcode_base:
             address += addr_step[op]
             line += line_step[op]
-            a_add(address)
-            f_add(file)
-            l_add(line)
+            if keep_all or address in keep:
+                a_add(address)
+                f_add(file)
+                l_add(line)
+            if seq_start < 0:
+                seq_start = address
             continue
+        # the other opcodes, most frequent first (gcc: set_column, negate_stmt, copy)
         if op == 5:  # set_column: skip its ULEB operand
             while data[pos] & 0x80:
                 pos += 1
             pos += 1
+            continue
+        if op == 6 or op == 7 or op == 10 or op == 11:  # negate_stmt, basic_block, prologue/epilogue
             continue
         if op == 0:  # extended
             length, pos = _uleb(data, pos)
@@ -199,6 +243,9 @@ def decode_sequences(prog: Any, data: bytes) -> list[tuple[list[int], list[int],
             sub = data[pos]
             nxt = pos + length
             if sub == 1:  # DW_LNE_end_sequence
+                if spans is not None and seq_start >= 0:
+                    spans.append((seq_start, address))
+                seq_start = -1
                 if addrs:
                     addrs.append(address)
                     files.append(files[-1])
@@ -211,15 +258,28 @@ def decode_sequences(prog: Any, data: bytes) -> list[tuple[list[int], list[int],
                 address = int.from_bytes(data[pos + 1 : pos + 1 + min(asize, length - 1)], order)
             pos = nxt
         elif op == 1:  # DW_LNS_copy
-            addrs.append(address)
-            files.append(file)
-            lines.append(line)
+            if keep_all or address in keep:
+                addrs.append(address)
+                files.append(file)
+                lines.append(line)
+            if seq_start < 0:
+                seq_start = address
         elif op == 2:  # advance_pc
-            v, pos = _uleb(data, pos)
-            address += v * min_len
+            b = data[pos]
+            if b < 0x80:
+                pos += 1
+                address += b * min_len
+            else:
+                v, pos = _uleb(data, pos)
+                address += v * min_len
         elif op == 3:  # advance_line
-            v, pos = _sleb(data, pos)
-            line += v
+            b = data[pos]
+            if b < 0x80:  # one-byte SLEB128
+                pos += 1
+                line += b - 0x80 if b & 0x40 else b
+            else:
+                v, pos = _sleb(data, pos)
+                line += v
         elif op == 4:  # set_file
             file, pos = _uleb(data, pos)
         elif op == 8:  # const_add_pc

@@ -12,7 +12,7 @@ from .callgraph import compute_profile
 from .demangle import demangle_all
 from .elf import ElfImage, read_elf
 from .errors import GmonFormatError, GmonlensError
-from .linetable import LineTable
+from .linetable import LineTable, lines_at
 from .model import GmonData, Profile, Symbol
 from .options import AnalysisOptions, resolve_tables
 from .symbols import SymbolTable, build_symbol_table
@@ -113,13 +113,15 @@ def routine_lines(
     cached = diskcache.load("lines", key)
     if isinstance(cached, dict):
         return cached
-    table = line_table if line_table is not None else LineTable.from_elf(binary)
-    out: dict[int, tuple[str, int]] = {}
-    for s in image.symbols:
-        if s.class_letter in ("T", "t", "W") and s.value not in out:
-            hit = table.lookup(s.value)
+    wanted = {s.value for s in image.symbols if s.class_letter in ("T", "t", "W")}
+    if line_table is None:
+        out = lines_at(binary, wanted)
+    else:
+        out = {}
+        for a in wanted:
+            hit = line_table.lookup(a)
             if hit is not None:
-                out[s.value] = hit
+                out[a] = hit
     diskcache.store("lines", key, out)
     return out
 

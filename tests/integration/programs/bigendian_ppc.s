@@ -1,0 +1,494 @@
+# Big-endian 32-bit PowerPC program for the byte-order tests: never run; synthetic gmon files
+# (big-endian, 4-byte addresses) supply its histogram and arcs. Built with powerpc-linux-gnu-as/ld.
+# Symbol kinds: global and local functions, a weak function, an alias pair, a NOTYPE label.
+    .text
+    .globl _start
+    .type _start, @function
+_start:
+    nop
+    blr
+    .globl g00
+    .type g00, @function
+g00:
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    blr
+    .globl g01
+    .type g01, @function
+g01:
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    blr
+    .local g02
+    .type g02, @function
+g02:
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    blr
+    .globl g03
+    .type g03, @function
+g03:
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    blr
+    .globl g04
+    .type g04, @function
+g04:
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    blr
+    .globl g05
+    .type g05, @function
+g05:
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    blr
+    .globl g06
+    .type g06, @function
+g06:
+    nop
+    nop
+    nop
+    blr
+    .local g07
+    .type g07, @function
+g07:
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    blr
+    .weak g08
+    .type g08, @function
+g08:
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    blr
+    .globl g09
+    .type g09, @function
+g09:
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    blr
+    .globl g10
+    .type g10, @function
+g10:
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    blr
+    .globl g11
+    .type g11, @function
+    .globl g11_alias
+    .type g11_alias, @function
+g11_alias:
+g11:
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    blr
+    .local g12
+    .type g12, @function
+g12:
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    blr
+    .globl g13
+    .type g13, @function
+g13:
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    blr
+    .globl g14
+    .type g14, @function
+g14:
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    blr
+    .globl g15
+    .type g15, @function
+g15:
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    .globl g15_label
+g15_label:
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    blr
+    .globl g16
+    .type g16, @function
+g16:
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    blr
+    .local g17
+    .type g17, @function
+g17:
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    blr
+    .globl g18
+    .type g18, @function
+g18:
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    blr
+    .globl g19
+    .type g19, @function
+g19:
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    nop
+    blr

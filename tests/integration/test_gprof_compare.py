@@ -234,7 +234,7 @@ def test_opt2_really_has_clones(workshop: Workshop) -> None:
         assert any(suffix in s for s in syms), f"gcc made no {suffix} clone: {sorted(syms)}"
 
 
-@pytest.mark.parametrize("name", ["recursion", "cycles", "statics", "shapes", "opt2", "mathcalls", "calc"])
+@pytest.mark.parametrize("name", list(CASES))
 def test_programs_got_samples(workshop: Workshop, name: str) -> None:
     b = built(workshop, name)
     out = gprof(NATIVE, ["-b", "-p", str(b.binary), str(b.gmon["out"])], b.dir).stdout.decode()

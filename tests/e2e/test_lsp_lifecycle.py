@@ -205,6 +205,24 @@ async def test_two_workspace_folders(cproject: Path, cppproject: Path, tmp_path:
         assert {"main.c", "shapes.cpp"} <= files, files
 
 
+async def test_folder_added_later(cproject: Path, cppproject: Path, tmp_path: Path) -> None:
+    async with session([cproject], tmp_path / "cache") as client:
+        assert state_of(await wait_status(client)) == "loaded"
+        client.workspace_did_change_workspace_folders(
+            types.DidChangeWorkspaceFoldersParams(
+                event=types.WorkspaceFoldersChangeEvent(
+                    added=[types.WorkspaceFolder(uri=uri(cppproject), name="cpp")], removed=[]
+                )
+            )
+        )
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            if any(s.folder == uri(cppproject) and s.state == "loaded" for s in client.statuses):
+                break
+            await asyncio.sleep(0.1)
+        assert await lens_titles(client, cppproject / "src" / "shapes.cpp")
+
+
 async def test_configuration_per_folder(cproject: Path, cppproject: Path, tmp_path: Path) -> None:
     async with session(
         [cproject, cppproject],

@@ -119,7 +119,11 @@ async def _reload(ls: GmonlensServer, state: FolderState) -> None:
         send_status(ls, state, "problem" if outcome.blocking and "no gmon.out" not in outcome.blocking else "idle",
                     outcome.blocking or "no profile")  # fmt: skip
     else:
+        replaced = state.loaded is not None
         state.loaded = outcome.loaded  # replaced whole
+        if replaced:  # the previous profile's reference cycles (DWARF objects) must be collected
+            gc.unfreeze()
+            gc.collect()
         gc.freeze()  # the profile lives until the next load: keep its objects out of GC passes
         state.problem = None
         state.said = {t for t in state.said if t in outcome.warnings}

@@ -84,6 +84,17 @@ CASES = {
             ("e-file-func", ("-e", "statics_s1.c:helper")),
             ("p-file", ("-pstatics_s2.c",)),
             ("a-p", ("-a", "-p")),
+            ("k-file-func", ("-k", "statics_s1.c:work/statics_s1.c:helper")),
+            ("e-line", ("-e", "statics_s2.c:4")),
+            ("q-arc", ("-qstatics_s1.c:work/helper",)),
+            ("Q-arc", ("-Qhelper/helper",)),
+            ("k-any-caller", ("-k", "/helper")),
+            ("k-any-callee", ("-k", "work/")),
+            ("E-F", ("-E", "work", "-F", "s2_entry")),
+            ("f-e", ("-f", "s1_entry", "-e", "work")),
+            ("n", ("-n", "helper")),
+            ("N", ("-N", "s2_entry")),
+            ("w120", ("-w", "120")),
         ),
     ),
     "shapes": Case(
@@ -313,6 +324,21 @@ def test_bsd_files(workshop: Workshop, name: str, bsd44: bool, args: tuple[str, 
     from_bsd = gprof(NATIVE, ["-b", *args, str(b.binary), str(bsd)], b.dir)
     from_gnu = gprof(NATIVE, ["-b", *args, str(b.binary), str(gnu)], b.dir)
     assert from_bsd.stdout == from_gnu.stdout
+
+
+@pytest.mark.parametrize(
+    ("fmt", "bsd44"),
+    [("-Oa", None), ("-Om", None), ("-Ob", False), ("-O4", True), ("-Ob", None), ("-O4", False)],
+    ids=["auto-gnu", "magic-gnu", "bsd-oldbsd", "44-bsd44", "bsd-on-gnu", "44-on-oldbsd"],
+)
+def test_forced_formats(workshop: Workshop, fmt: str, bsd44: bool | None) -> None:
+    """-O forces the format read: the right one works, a wrong one fails in both tools."""
+    b = built(workshop, "recursion")
+    path = b.gmon["out"]
+    if bsd44 is not None:
+        path = b.dir / f"gmon.forced-{'bsd44' if bsd44 else 'oldbsd'}"
+        path.write_bytes(gnu_to_bsd(b.gmon["out"].read_bytes(), bsd44=bsd44))
+    compare_reports(NATIVE, [fmt, str(b.binary), str(path)], b.dir)
 
 
 @pytest.mark.parametrize("fmt", ["b", "4"])

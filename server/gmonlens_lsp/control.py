@@ -165,9 +165,15 @@ async def _finish(ls: GmonlensServer, state: FolderState, loaded: Any) -> None:
 async def loaded_or_wait(ls: GmonlensServer, state: FolderState, timeout: float = 60.0) -> Any:
     """The folder's profile; while none is loaded and a load runs, wait for it (up to `timeout`
     seconds, following reloads that replace the running one)."""
-    deadline = asyncio.get_running_loop().time() + timeout
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    # a request can arrive before `initialized` has started the first load (it waits for the
+    # client's configuration first): give it a moment to start
+    start_by = loop.time() + 5.0
+    while state.loaded is None and state.loading is None and loop.time() < start_by:
+        await asyncio.sleep(0.05)
     while state.loaded is None and state.loading is not None and not state.loading.done():
-        left = deadline - asyncio.get_running_loop().time()
+        left = deadline - loop.time()
         if left <= 0:
             break
         with contextlib.suppress(Exception, asyncio.CancelledError):

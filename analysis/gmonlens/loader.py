@@ -100,28 +100,22 @@ def fit_problems(image: ElfImage, symtab: SymbolTable, data: GmonData, paths: Se
 
 
 def routine_lines(
-    image: ElfImage,
-    binary: str,
-    line_table: LineTable | None = None,
+    image: ElfImage, binary: str, line_table: LineTable | None = None
 ) -> dict[int, tuple[str, int]]:
-    """Source (file, line) of every candidate routine address (T/t/W symbols), cached per binary.
+    """Source (file, line) of every candidate routine address (T/t/W symbols).
 
-    Decoding the line programs is the costly part of a report on a large program; the result
-    depends only on the binary, so it is kept under $XDG_CACHE_HOME (see diskcache).
+    Decoding the line programs is the costly part of a report on a large program and depends only
+    on the binary, so the result is cached under $XDG_CACHE_HOME (see diskcache). A caller-supplied
+    `line_table` is used as given and never cached.
     """
+    wanted = {s.value for s in image.symbols if s.class_letter in ("T", "t", "W")}
+    if line_table is not None:
+        return {a: hit for a in wanted if (hit := line_table.lookup(a)) is not None}
     key = diskcache.binary_key(binary, image.build_id)
     cached = diskcache.load("lines", key)
     if isinstance(cached, dict):
         return cached
-    wanted = {s.value for s in image.symbols if s.class_letter in ("T", "t", "W")}
-    if line_table is None:
-        out = lines_at(binary, wanted)
-    else:
-        out = {}
-        for a in wanted:
-            hit = line_table.lookup(a)
-            if hit is not None:
-                out[a] = hit
+    out = lines_at(binary, wanted)
     diskcache.store("lines", key, out)
     return out
 

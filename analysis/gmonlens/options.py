@@ -22,7 +22,9 @@ class SymSpec:
 
     @classmethod
     def parse(cls, text: str) -> SymSpec:
-        """`FUNC`, `FILE.c`, `123`, `FILE:FUNC`, `FILE:LINE`, `:FUNC.with.dots`."""
+        """`FUNC`, `FILE.c`, `123`, `FILE:FUNC`, `FILE:LINE`, `:FUNC.with.dots`; "" matches any."""
+        if not text:
+            return cls()
         if ":" in text:
             file, _, rest = text.rpartition(":")
             if rest.isdigit():

@@ -31,6 +31,8 @@ def run_report(args: ReportArgs) -> int:
 
     gc.disable()  # one short-lived computation over many small objects: collection only costs time
 
+    for w in args.warnings:
+        print(f"gmonlens: warning: {w}", file=sys.stderr)
     loaded = load(args.binary, args.profiles, args.analysis)
     profile = loaded.profile
     for p in profile.problems:

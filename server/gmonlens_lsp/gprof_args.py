@@ -73,6 +73,7 @@ class ReportArgs:
     styles: set[str] = field(default_factory=set)
     user_styles: set[str] = field(default_factory=set)
     analysis: AnalysisOptions = field(default_factory=AnalysisOptions)
+    warnings: list[str] = field(default_factory=list)
 
     def report_options(self, profile: Profile) -> ReportOptions:
         """Which sections to print, by gprof's rules (§1); missing requested data is an error."""
@@ -239,8 +240,9 @@ def parse_report_args(argv: Sequence[str]) -> ReportArgs:
             lists["incl_time"].append(SymSpec.parse(str(val)))
             lists["incl_graph"].append(SymSpec.parse(str(val)))
         elif c == "k":
-            if "/" not in str(val):
-                raise UsageError(None, f"-k takes FROM/TO, got '{val}'")
+            if "/" not in str(val):  # gprof accepts it and does nothing
+                r.warnings.append(f"-k {val}: not an arc spec FROM/TO, ignored")
+                continue
             lists["excl_arcs"].append(ArcSpec.parse(str(val)))
     if r.sum_file and (r.styles - {"sum"}):
         raise UsageError(

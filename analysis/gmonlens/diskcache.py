@@ -49,10 +49,11 @@ def load(kind: str, key: str | None) -> Any:
     return value[1]
 
 
-def store(kind: str, key: str | None, value: Any) -> None:
+def store(kind: str, key: str | None, value: Any) -> bool:
+    """Write an entry (plain data: marshal's types); False when nothing was written."""
     d = cache_dir()
     if d is None or key is None:
-        return
+        return False
     tmp = None
     try:
         os.makedirs(d, exist_ok=True)
@@ -60,7 +61,9 @@ def store(kind: str, key: str | None, value: Any) -> None:
         with os.fdopen(fd, "wb") as fh:
             marshal.dump((key, value), fh)
         os.replace(tmp, os.path.join(d, f"{kind}-{key}.marshal"))
+        return True
     except (OSError, ValueError):
         if tmp is not None:
             with contextlib.suppress(OSError):
                 os.unlink(tmp)
+        return False

@@ -135,6 +135,21 @@ def _image(path: str, elf: object, blob: bytes) -> ElfImage:
     )
 
 
+def read_build_id(path: str) -> str:
+    """The GNU build-id note of an ELF file as hex; "" when absent or unreadable."""
+    from elftools.elf.elffile import ELFFile
+
+    try:
+        with open(path, "rb") as fh:
+            section = ELFFile(fh).get_section_by_name(".note.gnu.build-id")
+            for note in getattr(section, "iter_notes", lambda: ())():
+                if note["n_type"] == "NT_GNU_BUILD_ID":
+                    return str(note["n_desc"])
+    except Exception:  # identity then rests on path, size and mtime
+        return ""
+    return ""
+
+
 def _section_bytes(blob: bytes, sec: object, path: str) -> bytes:
     off, size = sec["sh_offset"], sec["sh_size"]  # type: ignore[index]
     if sec["sh_type"] == "SHT_NOBITS":  # type: ignore[index]

@@ -33,5 +33,19 @@ for pkg in "$ROOT/analysis/gmonlens" "$ROOT/server/gmonlens_lsp"; do
 done
 find "$LIBS" -name '__pycache__' -type d -prune -exec rm -rf {} +
 # Smoke check: the bundle imports with no site-packages at all (what `python -I launch.py` sees).
-"$PY" -I -S -c "import sys; sys.path.insert(0, '$LIBS'); import gmonlens, gmonlens_lsp, pygls, lsprotocol, elftools, yaml; assert not yaml.__with_libyaml__"
+"$PY" -B -I -S -c "
+import importlib, pkgutil, sys
+sys.path.insert(0, '$LIBS')
+import gmonlens, gmonlens_lsp, yaml
+assert not yaml.__with_libyaml__
+for pkg in (gmonlens, gmonlens_lsp):
+    for m in pkgutil.walk_packages(pkg.__path__, pkg.__name__ + '.'):
+        if m.name.endswith('__main__'):
+            continue
+        try:
+            importlib.import_module(m.name)
+        except ImportError as e:
+            if 'capstone' not in str(e):
+                raise SystemExit(f'bundle check: {m.name}: {e}')
+"
 echo "bundled/libs: $(du -sh "$LIBS" | cut -f1), $(find "$LIBS" -type f | wc -l) files"

@@ -73,7 +73,8 @@ def test_alias_choice(symbols: list[ElfSymbol], kept: str) -> None:
 def test_ranges_and_lookup() -> None:
     table = build_symbol_table([sym("b", 0x20), sym("a", 0x10), sym("D", 0x30, "D")], b"\0", 0x40)
     assert [(s.name, s.address, s.end_address) for s in table.symbols] == [
-        ("a", 0x10, 0x1F), ("b", 0x20, 0x3F),
+        ("a", 0x10, 0x1F),
+        ("b", 0x20, 0x3F),
     ]
     assert table.lookup(0x0F) == -1
     assert table.lookup(0x10) == 0

@@ -90,7 +90,7 @@ class GmonWriter:
         self.out += b
         return self
 
-    def bytes(self) -> bytes:
+    def getvalue(self) -> bytes:
         return bytes(self.out)
 
     # -- GNU tagged format -----------------------------------------------------------------------
@@ -170,7 +170,7 @@ def gnu_file(
     w = GmonWriter(address_size, little_endian).gnu_header(version)
     for r in records:
         w.gnu_record(r)
-    return w.bytes()
+    return w.getvalue()
 
 
 def bsd_file(
@@ -189,7 +189,7 @@ def bsd_file(
         w.u16(c)  # samples, u16 each
     for a in arcs:
         w.bsd_arc(a)
-    return w.bytes()
+    return w.getvalue()
 
 
 # -- reading (for the GNU -> BSD converter) ----------------------------------------------------------

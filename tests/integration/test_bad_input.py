@@ -105,7 +105,7 @@ def test_huge_histogram_fails_fast(prog: Built, tmp_path: Path, bins: int) -> No
     w.u32(100)  # prof_rate
     w.raw(b"seconds".ljust(15, b"\0") + b"s")  # dimen, dimen_abbrev
     w.raw(b"\0" * 200)  # a few bins only
-    p = bad_profile(tmp_path, w.bytes())
+    p = bad_profile(tmp_path, w.getvalue())
     r, elapsed, peak_kb = run_measured([str(GMONLENS), "report", str(prog.binary), str(p)], tmp_path)
     assert_one_line_error(r, p)
     assert elapsed < 10, f"took {elapsed:.1f} s"
@@ -267,7 +267,7 @@ def test_summing_refusals(prog: Built, tmp_path: Path, kind: str) -> None:
 @pytest.mark.parametrize("with_profile", [True, False], ids=["after-profile", "bb-only"])
 def test_basic_block_records_ignored(prog: Built, tmp_path: Path, with_profile: bool) -> None:
     """Tag-2 records: gprof warns "ignoring basic-block exec counts" and prints the same report."""
-    bb = GmonWriter().gnu_bb(BB([(0x1220, 5), (0x1300, 7)])).bytes()  # a tag 2 record
+    bb = GmonWriter().gnu_bb(BB([(0x1220, 5), (0x1300, 7)])).getvalue()  # a tag 2 record
     head = prog.gmon["out"].read_bytes() if with_profile else gnu_file([])
     p = bad_profile(tmp_path, head + bb, "bb.out")
     expected = gprof(NATIVE, ["-b", str(prog.binary), str(p)], tmp_path)

@@ -68,6 +68,14 @@ async def test_hover_definition_and_call_site(cproject: Path, tmp_path: Path) ->
         assert hover is not None
         text = hover.contents.value
         assert "**work**" in text
+        # on the name's first character too (where VS Code puts the cursor for a lens's command)
+        first = await client.text_document_hover_async(
+            types.HoverParams(
+                text_document=types.TextDocumentIdentifier(uri=u),
+                position=position_of(main_c, "work(int n)", offset=0),
+            )
+        )
+        assert first is not None and "**work**" in first.contents.value
         assert "main" in text and "util_sum" in text and "helper" in text
         assert "400/400" in text
         assert "costs the same" in text

@@ -12,7 +12,8 @@ from .. import render
 from ..server import GmonlensServer, safe
 from ..session import Loaded
 
-WORD = re.compile(r"[A-Za-z_~][A-Za-z0-9_]*$")
+# the part of the word before the cursor may be empty: the cursor can sit on its first character
+WORD = re.compile(r"(?:[A-Za-z_~][A-Za-z0-9_]*)?$")
 WORD_END = re.compile(r"^[A-Za-z0-9_]*")
 
 

@@ -1,5 +1,7 @@
 """`gmonlens serve [--stdio] [--log-level LEVEL]`: the language server on stdin/stdout.
 
+stderr gets WARNING and worse by default (the client already receives INFO as logMessage).
+
 Logs go to stderr (never stdout: it carries the protocol). `--stdio` is accepted because clients
 such as vscode-languageclient append it; it is the only transport.
 """
@@ -18,7 +20,8 @@ def main(argv: Sequence[str]) -> int:
         prog="gmonlens serve", description="gmonlens language server (LSP on stdio)"
     )
     parser.add_argument("--stdio", action="store_true", help="speak LSP on stdin/stdout (the default)")
-    parser.add_argument("--log-level", default="INFO", choices=["DEBUG", "INFO", "WARNING", "ERROR"])
+    # INFO lines already reach the client as window/logMessage; stderr carries warnings and worse
+    parser.add_argument("--log-level", default="WARNING", choices=["DEBUG", "INFO", "WARNING", "ERROR"])
     args, unknown = parser.parse_known_args(list(argv))
     logging.basicConfig(
         stream=sys.stderr, level=getattr(logging, args.log_level), format="gmonlens %(levelname)s %(message)s"

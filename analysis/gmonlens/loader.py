@@ -70,22 +70,26 @@ def fit_problems(image: ElfImage, symtab: SymbolTable, data: GmonData, paths: Se
                 f"profile does not fit {image.path}: its histogram covers 0x{h.low_pc:x}-0x{h.high_pc:x} "
                 f"but the program's code is at 0x{lo:x}-0x{hi:x} (profile of another program?)",
             )
-        # glibc writes [rounddown(start, 4), roundup(etext, 4)): all of .text, never past the code
-        if h.high_pc > (hi + 3) // 4 * 4:
+    if data.histograms:
+        # glibc writes [rounddown(start, 4), roundup(etext, 4)): all of .text, never past the code.
+        # A file may hold several records: their union is what must fit.
+        low = min(h.low_pc for h in data.histograms)
+        high = max(h.high_pc for h in data.histograms)
+        if high > (hi + 3) // 4 * 4:
             raise GmonlensError(
                 label,
-                f"profile does not fit {image.path}: its histogram ends at 0x{h.high_pc:x} but the "
+                f"profile does not fit {image.path}: its histogram ends at 0x{high:x} but the "
                 f"program's code ends at 0x{hi:x} (profile of another program, or rebuilt since?)",
             )
-        if h.high_pc < image.text_end:
+        if high < image.text_end:
             problems.append(
                 f"{label}: profile does not fit {image.path}: its histogram ends at "
-                f"0x{h.high_pc:x}, before the end of .text (0x{image.text_end:x}); "
+                f"0x{high:x}, before the end of .text (0x{image.text_end:x}); "
                 "profile of another program, or rebuilt since?"
             )
-        if h.low_pc > image.text_start:
+        if low > image.text_start:
             problems.append(
-                f"{label}: histogram starts at 0x{h.low_pc:x}, after the start of {image.path}'s "
+                f"{label}: histogram starts at 0x{low:x}, after the start of {image.path}'s "
                 f".text (0x{image.text_start:x}): early routines get no samples"
             )
     if data.arcs:

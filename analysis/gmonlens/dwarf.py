@@ -117,6 +117,14 @@ class DwarfIndex:
             raise ElfError(self.path, f"cannot read DWARF: {exc}") from exc
         return self._dwarf
 
+    def cu(self, offset: int) -> Any:
+        """The pyelftools CU at `offset` (None without DWARF)."""
+        return self._cu(offset)
+
+    def code_ranges(self, die: Any) -> list[tuple[int, int]]:
+        """A DIE's code ranges (DW_AT_low_pc/high_pc or DW_AT_ranges), half-open, sorted."""
+        return self._die_ranges(die)
+
     def _cu(self, offset: int) -> Any:
         if offset not in self._cu_by_offset:
             dwarf = self._open()

@@ -2,7 +2,8 @@
 
 gprof writes what its own tables hold at that point: `-s` switches on line granularity, so an
 arc's caller is the *line symbol* holding its return address (the start of the run of bytes with
-the same DWARF file:line, or the routine's start if later); the callee is the routine. Bins are
+the same DWARF file:line and the same innermost (possibly inlined) function, or the routine's
+start if later); the callee is the routine. Bins are
 truncated to 16 bits. The header's spare bytes repeat bytes 8..19 of the last histogram header
 gprof read (a buffer it reuses); we write the same bytes.
 """
@@ -15,9 +16,12 @@ from bisect import bisect_right
 from .gmon import BSD44_VERSION, GNU_MAGIC, TAG_ARC, TAG_HIST
 from .linetable import LineTable
 from .model import GmonData, Profile
+from .scopes import FunctionScopes
 
 
-def sum_arcs(data: GmonData, profile: Profile, lines: LineTable | None) -> list[tuple[int, int, int]]:
+def sum_arcs(
+    data: GmonData, profile: Profile, lines: LineTable | None, scopes: FunctionScopes | None = None
+) -> list[tuple[int, int, int]]:
     """(caller address, callee address, count) records in gprof's order: callers ascending, each
     caller's arcs newest first."""
     routines = profile.routines
@@ -38,8 +42,8 @@ def sum_arcs(data: GmonData, profile: Profile, lines: LineTable | None) -> list[
         if p < 0 or c < 0:
             continue
         caller = routines[p].address
-        if lines is not None:
-            start = lines.run_start(raw.from_pc)
+        for source in (lines, scopes):
+            start = source.run_start(raw.from_pc) if source is not None else None
             if start is not None and start > caller:
                 caller = start
         key = (caller, routines[func_at[c]].address)
@@ -61,11 +65,12 @@ def write_sum(
     little_endian: bool,
     fmt: str = "auto",
     lines: LineTable | None = None,
+    scopes: FunctionScopes | None = None,
 ) -> bytes:
     """The bytes of gmon.sum (GNU format unless `fmt` is "bsd" or "4.4bsd")."""
     e = "<" if little_endian else ">"
     ptr = e + ("Q" if address_size == 8 else "I")
-    arcs = sum_arcs(data, profile, lines)
+    arcs = sum_arcs(data, profile, lines, scopes)
     out = bytearray()
     if fmt in ("bsd", "4.4bsd"):
         h = data.histograms[0] if data.histograms else None

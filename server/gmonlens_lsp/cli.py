@@ -42,9 +42,15 @@ def run_report(args: ReportArgs) -> int:
         from gmonlens.linetable import LineTable
 
         image = loaded.image
-        lines = LineTable.from_elf(args.binary) if image.has_debug_info else None
+        lines = scopes = None
+        if image.has_debug_info:
+            from gmonlens.dwarf import DwarfIndex
+            from gmonlens.scopes import function_scopes
+
+            lines = LineTable.from_elf(args.binary)
+            scopes = function_scopes(DwarfIndex(args.binary))
         data = write_sum(
-            loaded.gmon, profile, image.address_size, image.little_endian, args.sum_format, lines
+            loaded.gmon, profile, image.address_size, image.little_endian, args.sum_format, lines, scopes
         )
         with open("gmon.sum", "wb") as fh:
             fh.write(data)

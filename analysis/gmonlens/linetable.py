@@ -124,26 +124,30 @@ def _programs(path: str) -> Iterator[tuple[Any, list[str], int, bytes]]:
             prog = dwarf.line_program_for_CU(cu)
             if prog is None:
                 continue
-            comp_dir = _attr_str(cu.get_top_DIE().attributes.get("DW_AT_comp_dir"))
-            yield prog, _file_names(prog, comp_dir), (0 if prog.header.version >= 5 else 1), data
+            version = prog.header.version
+            dirs = prog.header["include_directory"]
+            if version >= 5 and dirs:  # directory 0 is the compilation directory (DWARF 5 §6.2.4)
+                comp_dir = _text(dirs[0])
+            else:  # DWARF 2-4: from the unit's DIE (parsing it is the costly part)
+                comp_dir = _attr_str(cu.get_top_DIE().attributes.get("DW_AT_comp_dir"))
+            yield prog, _file_names(prog, comp_dir), (0 if version >= 5 else 1), data
+
+
+def _text(value: object) -> str:
+    return value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value)
 
 
 def _attr_str(attr: object) -> str:
-    if attr is None:
-        return ""
-    value = getattr(attr, "value", b"")
-    return value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value)
+    return "" if attr is None else _text(getattr(attr, "value", b""))
 
 
 def _file_names(prog: object, comp_dir: str) -> list[str]:
     header = prog.header  # type: ignore[attr-defined]
-    dirs = [
-        d.decode("utf-8", "replace") if isinstance(d, bytes) else str(d) for d in header["include_directory"]
-    ]
+    dirs = [_text(d) for d in header["include_directory"]]
     version = header.version
     out = []
     for fe in header["file_entry"]:
-        name = fe.name.decode("utf-8", "replace") if isinstance(fe.name, bytes) else str(fe.name)
+        name = _text(fe.name)
         di = fe.dir_index
         if version >= 5:
             d = dirs[di] if 0 <= di < len(dirs) else ""

@@ -35,6 +35,17 @@ def binary_key(path: str, build_id: str | None) -> str | None:
     return hashlib.sha256(ident.encode("utf-8", "surrogateescape")).hexdigest()[:32]
 
 
+def derived_key(base: str | None, *parts: bytes) -> str | None:
+    """A key for a value computed from the binary `base` identifies and `parts` (bytes)."""
+    if base is None:
+        return None
+    h = hashlib.sha256(base.encode())
+    for p in parts:
+        h.update(len(p).to_bytes(8, "little"))
+        h.update(p)
+    return h.hexdigest()[:32]
+
+
 def load(kind: str, key: str | None) -> Any:
     d = cache_dir()
     if d is None or key is None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
@@ -196,15 +197,25 @@ def load(
     if opts.static_call_graph and data.has_call_graph:
         from .staticcalls import StaticCallsUnsupported, find_static_calls
 
-        try:
-            static_arcs = find_static_calls(
-                image.machine,
-                image.code_sections,
-                [s.address for s in symtab.symbols],
-                [s.end_address for s in symtab.symbols],
-                pc_ranges=[(h.low_pc, h.high_pc) for h in data.histograms],
-            )
-        except StaticCallsUnsupported as e:  # gprof warns and goes on without static arcs
-            problems.append(str(e))
+        starts = [s.address for s in symtab.symbols]
+        ends = [s.end_address for s in symtab.symbols]
+        ranges = [(h.low_pc, h.high_pc) for h in data.histograms]
+        key = diskcache.derived_key(
+            diskcache.binary_key(binary, image.build_id),
+            array("Q", starts).tobytes(),
+            array("q", ends).tobytes(),
+            repr(ranges).encode(),
+        )
+        cached = diskcache.load("staticcalls", key)
+        if isinstance(cached, list):
+            static_arcs = cached
+        else:
+            try:
+                static_arcs = find_static_calls(
+                    image.machine, image.code_sections, starts, ends, pc_ranges=ranges
+                )
+                diskcache.store("staticcalls", key, static_arcs)
+            except StaticCallsUnsupported as e:  # gprof warns and goes on without static arcs
+                problems.append(str(e))
     profile = compute_profile(symtab, data, tables, display, static_arcs, problems, opts.static_call_graph)
     return Loaded(image, data, profile)

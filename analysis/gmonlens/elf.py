@@ -114,12 +114,7 @@ def _image(path: str, elf: object, blob: bytes) -> ElfImage:
         text_end = max(c.address + len(c.data) for c in code)
     else:
         text_start = text_end = 0
-    build_id = None
-    for s in sections:
-        if s.name == ".note.gnu.build-id" and hasattr(s, "iter_notes"):
-            for note in s.iter_notes():
-                if note["n_type"] == "NT_GNU_BUILD_ID":
-                    build_id = str(note["n_desc"])
+    build_id = _build_id(next((s for s in sections if s.name == ".note.gnu.build-id"), None))
     return ElfImage(
         path=path,
         machine=str(elf["e_machine"]),
@@ -131,8 +126,16 @@ def _image(path: str, elf: object, blob: bytes) -> ElfImage:
         text_end=text_end,
         code_sections=code,
         has_debug_info=any(s.name == ".debug_line" for s in sections),
-        build_id=build_id,
+        build_id=build_id or None,
     )
+
+
+def _build_id(section: object) -> str:
+    """The NT_GNU_BUILD_ID of a `.note.gnu.build-id` section as hex ("" when absent)."""
+    for note in getattr(section, "iter_notes", lambda: ())():
+        if note["n_type"] == "NT_GNU_BUILD_ID":
+            return str(note["n_desc"])
+    return ""
 
 
 def read_build_id(path: str) -> str:
@@ -141,13 +144,9 @@ def read_build_id(path: str) -> str:
 
     try:
         with open(path, "rb") as fh:
-            section = ELFFile(fh).get_section_by_name(".note.gnu.build-id")
-            for note in getattr(section, "iter_notes", lambda: ())():
-                if note["n_type"] == "NT_GNU_BUILD_ID":
-                    return str(note["n_desc"])
+            return _build_id(ELFFile(fh).get_section_by_name(".note.gnu.build-id"))
     except Exception:  # identity then rests on path, size and mtime
         return ""
-    return ""
 
 
 def _section_bytes(blob: bytes, sec: object, path: str) -> bytes:

@@ -11,9 +11,11 @@ import functools
 import inspect
 import logging
 import os
+import uuid
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+from lsprotocol import types
 from pygls import uris
 from pygls.lsp.server import LanguageServer
 
@@ -113,6 +115,20 @@ class GmonlensServer(LanguageServer):
     def loaded_for(self, doc_uri: str) -> Loaded | None:
         state = self.folder_of(doc_uri)
         return state.loaded if state is not None else None
+
+    async def register_dynamically(self, method: str, options: Any = None) -> bool:
+        """Ask the client to register `method` (client/registerCapability); False when it fails
+        or does not answer within 5 s."""
+        registration = types.Registration(id=str(uuid.uuid4()), method=method, register_options=options)
+        try:
+            await asyncio.wait_for(
+                self.client_register_capability_async(types.RegistrationParams(registrations=[registration])),
+                timeout=5,
+            )
+            return True
+        except Exception as exc:
+            log.info("registering %s failed: %s", method, exc)
+            return False
 
     def spawn(self, coro: Any) -> asyncio.Task[Any]:
         """Run a coroutine in the background, keeping a reference until it ends."""

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import uuid
 from typing import Any
 
 from lsprotocol import types
@@ -60,21 +59,7 @@ def register(server: GmonlensServer) -> None:
         if get_capability(
             ls.client_capabilities, "workspace.did_change_configuration.dynamic_registration", False
         ):
-            try:
-                await asyncio.wait_for(
-                    ls.client_register_capability_async(
-                        types.RegistrationParams(
-                            registrations=[
-                                types.Registration(
-                                    id=str(uuid.uuid4()), method=types.WORKSPACE_DID_CHANGE_CONFIGURATION
-                                )
-                            ]
-                        )
-                    ),
-                    timeout=5,
-                )
-            except Exception as exc:
-                log.info("registering didChangeConfiguration failed: %s", exc)
+            await ls.register_dynamically(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
         ls.sync_folders()
         reload_all(ls)
         await watch.start(ls)

@@ -7,7 +7,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-import uuid
 
 from lsprotocol import types
 from pygls import uris
@@ -28,26 +27,12 @@ async def start(ls: GmonlensServer) -> None:
     if not ls.watching_by_client and get_capability(
         ls.client_capabilities, "workspace.did_change_watched_files.dynamic_registration", False
     ):
-        try:
-            await asyncio.wait_for(
-                ls.client_register_capability_async(
-                    types.RegistrationParams(
-                        registrations=[
-                            types.Registration(
-                                id=str(uuid.uuid4()),
-                                method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
-                                register_options=types.DidChangeWatchedFilesRegistrationOptions(
-                                    watchers=[types.FileSystemWatcher(glob_pattern=p) for p in PATTERNS]
-                                ),
-                            )
-                        ]
-                    )
-                ),
-                timeout=5,
-            )
-            ls.watching_by_client = True
-        except Exception as exc:
-            log.info("registering file watchers failed (%s): polling instead", exc)
+        options = types.DidChangeWatchedFilesRegistrationOptions(
+            watchers=[types.FileSystemWatcher(glob_pattern=p) for p in PATTERNS]
+        )
+        ls.watching_by_client = await ls.register_dynamically(
+            types.WORKSPACE_DID_CHANGE_WATCHED_FILES, options
+        )
     if ls.poller is None or ls.poller.done():
         ls.poller = ls.spawn(_poll(ls))
 

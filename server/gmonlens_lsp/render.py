@@ -184,7 +184,7 @@ def hover_markdown(profile: Profile, index: SourceIndex, rid: int) -> str:
         lines.append(_arc_row(profile, arc, profile.routines[arc.parent], index, parent_side=True))
     called = f.calls if r.calls or r.self_calls else ""
     lines.append(
-        f"| **[{r.index}]** | **{f.percent}** | **{f.self_s}** | "
+        f"| **[{r.index}]** | **{f.percent}%** | **{f.self_s}** | "
         f"**{profile.seconds(r.prop_child_ticks):.2f}** | **{called}** | **{_name(profile, r)}** |"
     )
     for pos in profile.children[rid]:

@@ -3,7 +3,7 @@
 Schema `gmonlens-profile/1` (times in seconds, percentages of gprof's totals):
 - `schema`, `sample_period` (seconds per sample), `hz`, `total_seconds` (flat total),
   `propagated_seconds` (call-graph total), `static_call_graph`, `problems`
-- `routines[]`: id, name (mangled), display_name, address, index, self_seconds, children_seconds,
+- `routines[]` (those with time, calls or arcs): id, name (mangled), display_name, address, index, self_seconds, children_seconds,
   total_seconds, calls, recursive_calls, cycle (number or null), percent (call graph),
   self_percent (flat), file, line, printed
 - `arcs[]`: caller, callee (routine ids), count, self_seconds, children_seconds, static, call_sites
@@ -57,12 +57,7 @@ def to_json(p: Profile) -> dict[str, Any]:
                 "printed": r.printed,
             }
             for r in p.routines
-            if r.calls
-            or r.self_calls
-            or r.self_ticks
-            or r.total_ticks
-            or any(True for _ in p.parents[r.id][:1])
-            or p.children[r.id]
+            if r.calls or r.self_calls or r.self_ticks or r.total_ticks or p.parents[r.id] or p.children[r.id]
         ],
         "arcs": [
             {

@@ -185,6 +185,18 @@ def unified_diff(expected: bytes, actual: bytes, expected_label: str, actual_lab
     return "".join(lines).replace("\f", "\\f")
 
 
+def assert_same_outcome(expected: Result, actual: Result, path: Path, label: str) -> None:
+    """gmonlens fails where gprof fails (without a traceback) and prints gprof's stdout otherwise."""
+    assert "Traceback" not in actual.err, actual.err
+    if expected.returncode != 0:
+        assert actual.returncode != 0, f"gprof failed ({expected.err.strip()}), gmonlens did not"
+        return
+    assert actual.returncode == 0, f"gmonlens failed on {path}: {actual.err}"
+    if expected.stdout != actual.stdout:
+        diff = unified_diff(expected.stdout, actual.stdout, "gprof -b", "gmonlens report -b")
+        pytest.fail(f"{label} ({path}):\n{diff}", pytrace=False)
+
+
 def compare_reports(
     target: Target, args: Sequence[str], cwd: Path, *, gprof_args: Sequence[str] | None = None
 ) -> tuple[Result, Result]:

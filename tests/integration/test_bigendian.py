@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from elftools.elf.elffile import ELFFile
-from gprof_harness import PROGRAMS_DIR, Result, Target, gmonlens, gprof, nm_symbols, unified_diff
+from gprof_harness import PROGRAMS_DIR, Result, Target, assert_same_outcome, gmonlens, gprof, nm_symbols
 from synth_gmon import Layout, make_gmon
 
 from gmonwriter import gnu_to_bsd
@@ -98,14 +98,7 @@ def test_big_endian_matches_gprof(outcomes: dict[str, tuple[Result, Result, Path
     if cid not in outcomes:
         pytest.skip("this seed's profile has no single histogram: no BSD form")
     expected, actual, path = outcomes[cid]
-    assert "Traceback" not in actual.err, actual.err
-    if expected.returncode != 0:
-        assert actual.returncode != 0, f"gprof failed ({expected.err.strip()}), gmonlens did not"
-        return
-    assert actual.returncode == 0, f"gmonlens failed on {path}: {actual.err}"
-    if expected.stdout != actual.stdout:
-        diff = unified_diff(expected.stdout, actual.stdout, "gprof -b", "gmonlens report -b")
-        pytest.fail(f"{cid} ({path}):\n{diff}", pytrace=False)
+    assert_same_outcome(expected, actual, path, cid)
 
 
 def test_symbol_kinds_present(ppc: tuple[Path, Layout]) -> None:

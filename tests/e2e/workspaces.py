@@ -5,26 +5,14 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
 from pathlib import Path
 
-import pytest
-
-FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "workspaces"
-
-
-def need_tools(*tools: str) -> None:
-    for tool in tools:
-        if shutil.which(tool) is None:
-            pytest.skip(f"{tool} is not installed")
+from workspace_builds import build_workspace
 
 
 def build_moved(name: str, base: Path) -> Path:
     """Copy fixture `name` to base/built/, run its build.sh there, move it to base/moved/."""
-    need_tools("gcc", "g++" if name.startswith("cpp") else "gcc")
-    built = base / "built" / name
-    shutil.copytree(FIXTURES / name, built)
-    subprocess.run([str(built / "build.sh")], check=True, capture_output=True, timeout=120)
+    built = build_workspace(name, base / "built" / name)
     moved = base / "moved" / name
     moved.parent.mkdir(parents=True, exist_ok=True)
     shutil.move(str(built), str(moved))

@@ -88,3 +88,15 @@ def make_gmon(seed: int, lay: Layout) -> bytes:
             arcs.append(arc(main, rng.choice(routines), rng.randint(1, 50)))
         rng.shuffle(arcs)
     return gnu_file([*records, *arcs], address_size=lay.address_size, little_endian=lay.little_endian)
+
+
+def synth30_layout(syms: dict[str, int], address_size: int = 8, little_endian: bool = True) -> Layout:
+    """The Layout of programs/synth30.c from its symbol values (`nm`): routines f00..f29 and main,
+    each ending where the next symbol above it starts; text_end = roundup(etext, 4)."""
+    names = [f"f{i:02d}" for i in range(30)] + ["main"]
+    starts = sorted(syms[n] for n in names)
+    after = sorted(v for v in syms.values() if v > starts[-1])
+    bounds = [*starts[1:], after[0]]
+    by_addr = {syms[n]: n for n in names}
+    routines = [(by_addr[s], s, e) for s, e in zip(starts, bounds, strict=True)]
+    return Layout(routines, -(-syms["etext"] // 4) * 4, 0, "main", address_size, little_endian)

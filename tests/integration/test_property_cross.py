@@ -21,7 +21,7 @@ from gprof_harness import (
     gprof,
     nm_symbols,
 )
-from synth_gmon import Layout, make_gmon
+from synth_gmon import Layout, make_gmon, synth30_layout
 
 TARGETS = {"i686": I686, "aarch64": AARCH64}
 SEEDS = range(2001, 2041)
@@ -29,14 +29,7 @@ NM = {"i686": "nm", "aarch64": "aarch64-linux-gnu-nm"}
 
 
 def _layout(binary: Path, target: Target, nm: str) -> Layout:
-    syms = nm_symbols(binary, nm)
-    names = [f"f{i:02d}" for i in range(30)] + ["main"]
-    starts = sorted(syms[n] for n in names)
-    after = sorted(v for v in syms.values() if v > starts[-1])
-    bounds = [*starts[1:], after[0]]
-    by_addr = {syms[n]: n for n in names}
-    routines = [(by_addr[s], s, e) for s, e in zip(starts, bounds, strict=True)]
-    return Layout(routines, -(-syms["etext"] // 4) * 4, 0, "main", target.address_size, target.little_endian)
+    return synth30_layout(nm_symbols(binary, nm), target.address_size, target.little_endian)
 
 
 @pytest.fixture(scope="module")

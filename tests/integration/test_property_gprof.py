@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 from gprof_harness import NATIVE, Program, Result, assert_same_outcome, build, gmonlens, gprof, nm_symbols
-from synth_gmon import Layout, make_gmon
+from synth_gmon import Layout, make_gmon, synth30_layout
 
 from gmonwriter import Arc, Hist
 
@@ -54,15 +54,7 @@ def synth(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, Layo
         pytest.skip(reason)
     d = tmp_path_factory.mktemp("synth30")
     b = build(Program("synth30", ("synth30.c",)), NATIVE, d)
-    syms = nm_symbols(b.binary)
-    names = [f"f{i:02d}" for i in range(30)] + ["main"]
-    starts = sorted(syms[n] for n in names)
-    after = sorted(v for v in syms.values() if v > starts[-1])
-    bounds = [*starts[1:], after[0]]
-    by_addr = {syms[n]: n for n in names}
-    routines = [(by_addr[s], s, e) for s, e in zip(starts, bounds, strict=True)]
-    etext = syms["etext"]
-    yield b.binary, Layout(routines, -(-etext // 4) * 4)
+    yield b.binary, synth30_layout(nm_symbols(b.binary))
 
 
 @pytest.fixture(scope="module")

@@ -1,21 +1,14 @@
 from __future__ import annotations
 
-import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
 
-FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "workspaces"
+from workspace_builds import build_workspace
 
 
 def built(name: str, base: Path) -> Path:
-    if shutil.which("gcc") is None or (name.startswith("cpp") and shutil.which("g++") is None):
-        pytest.skip("gcc/g++ is not installed")
-    ws = base / name
-    shutil.copytree(FIXTURES / name, ws)
-    subprocess.run([str(ws / "build.sh")], check=True, capture_output=True, timeout=120)
-    return ws
+    return build_workspace(name, base / name)
 
 
 @pytest.fixture(scope="session")

@@ -12,8 +12,9 @@ import pytest
 
 from gmonlens_lsp.session import load_folder
 from gmonlens_lsp.settings import Settings
+from workspace_builds import FIXTURES
 
-from .conftest import FIXTURES, line_of
+from .conftest import line_of
 
 TARGETS = {
     "i686": (

@@ -43,6 +43,11 @@ class FunctionScopes:
             names.append(heap[0][3] if heap else None)
         return cls(tuple(bounds), tuple(names))
 
+    def name_at(self, address: int) -> str | None:
+        """The innermost function at `address` (None: no function covers it)."""
+        j = bisect_right(self.bounds, address) - 1
+        return self.names[j] if 0 <= j < len(self.names) else None
+
     def run_start(self, address: int) -> int | None:
         """Start of the run of bytes around `address` that name the same function."""
         j = bisect_right(self.bounds, address) - 1

@@ -271,6 +271,7 @@ def compute_profile(
             printed=flag[i],
             in_flat=in_flat[i],
             fract=fract[i],
+            is_line=s.is_line,
         )
         for i, s in enumerate(syms)
     )

@@ -134,6 +134,24 @@ def attach_lines(symtab: SymbolTable, lines: dict[int, tuple[str, int]], all_sym
     return SymbolTable(tuple(syms), symtab.addresses)
 
 
+def _line_symbols(
+    image: ElfImage, symtab: SymbolTable, line_table: LineTable | None, code_end: int, problems: list[str]
+) -> SymbolTable:
+    """-l: the routines plus gprof's line symbols (report_lines.py)."""
+    from .dwarf import DwarfIndex
+    from .report_lines import with_line_symbols
+    from .scopes import function_scopes
+
+    binary = image.path
+    try:
+        table = line_table or LineTable.from_elf(binary)
+        scopes = function_scopes(DwarfIndex(binary))
+    except Exception as e:  # a broken DWARF section must not stop the report
+        problems.append(f"{binary}: cannot read DWARF line information ({e}); no line symbols")
+        return symtab
+    return with_line_symbols(symtab, table, scopes, image.symbols, code_end)
+
+
 @dataclass(frozen=True)
 class Loaded:
     """A computed profile with the inputs it came from."""
@@ -188,6 +206,9 @@ def load(
                 problems.append(f"{binary}: cannot read DWARF line table ({e}); file names omitted")
                 lines = {}
             symtab = attach_lines(symtab, lines, need_all)
+        if opts.line_granularity:
+            code_end = max((c.address + len(c.data) for c in image.code_sections), default=0)
+            symtab = _line_symbols(image, symtab, line_table, code_end, problems)
     names = [s.name for s in symtab.symbols]
     display, problem = demangle_all(names)
     if problem:

@@ -42,6 +42,7 @@ class Symbol:
     is_static: bool
     file: str | None = None  # source file of `address` per the DWARF line table, as recorded there
     line: int = 0  # 1-based line of `address`, 0 when unknown
+    is_line: bool = False  # a -l line symbol (report_lines.py), not a routine
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,6 +115,7 @@ class Routine:
     printed: bool  # gprof's print_flag (call graph entry shown)
     in_flat: bool  # allowed in the flat profile by -p/-P
     fract: float  # share of the routine's time that propagates (1.0 normally; -F/-E change it)
+    is_line: bool = False  # a -l line symbol: never printed as a call-graph entry
 
     @property
     def total_ticks(self) -> float:

@@ -68,6 +68,7 @@ class AnalysisOptions:
     no_static: bool = False  # -a
     only_functions: bool = False  # -D
     profile_format: str = "auto"  # -O
+    line_granularity: bool = False  # -l (report_lines.py)
     incl_flat: tuple[SymSpec, ...] = ()  # -p NAME
     excl_flat: tuple[SymSpec, ...] = ()  # -P NAME
     incl_graph: tuple[SymSpec, ...] = ()  # -q NAME, -f, -F

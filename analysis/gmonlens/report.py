@@ -7,6 +7,7 @@ import os
 from dataclasses import dataclass
 
 from .model import Arc, Profile, Routine
+from .report_lines import line_suffix
 
 DASHES = "-" * 47 + "\n"
 _PREFIXES = (
@@ -33,6 +34,8 @@ class ReportOptions:
     zero: bool = False  # -z
     width: int = 80  # -w
     demangle: bool = True
+    lines: bool = False  # -l: names carry ` (file:line @ addr)`, line symbols get no graph entry
+    full_paths: bool = False  # -L: file names as recorded, not their basename
 
 
 def _f(spec: str, value: float) -> str:
@@ -61,7 +64,10 @@ def render_text(profile: Profile, opts: ReportOptions) -> str:
 
 
 def _name(p: Profile, r: Routine, opts: ReportOptions) -> str:
-    return r.display_name if opts.demangle else r.name
+    name = r.display_name if opts.demangle else r.name
+    if opts.lines:
+        name += line_suffix(r.file, r.line, r.address, opts.full_paths)
+    return name
 
 
 def flat_order(p: Profile) -> list[Routine]:
@@ -205,7 +211,9 @@ def call_graph(p: Profile, opts: ReportOptions) -> str:
             out.append(DASHES)
             continue
         r = routines[entry.routine]
-        if not r.printed or (
+        # -l: only functions get an entry (line symbols and non-function routines like `etext`
+        # are numbered and indexed, never printed)
+        if (opts.lines and not r.is_function) or not r.printed or (
             not opts.zero
             and r.calls == 0
             and r.self_calls == 0
@@ -246,7 +254,7 @@ def index_by_name(p: Profile, opts: ReportOptions) -> str:
     rs.sort(key=lambda r: r.name.encode("utf-8", "surrogateescape"))
     for r in rs:
         name = _name(p, r, opts)
-        if r.is_static and r.file:
+        if r.is_static and r.file and not opts.lines:
             name += " (%s)" % os.path.basename(r.file)
         items.append((("[%d]" if r.printed else "(%d)") % r.index, name))
     for c in p.cycles:

@@ -16,10 +16,10 @@ USAGE = (
     "        -e SPEC -E SPEC -f SPEC -F SPEC -k FROM/TO -s -O a|m|b|4 -w N --[no-]demangle"
 )
 FLAT, GRAPH = "flat", "graph"
-_NO_ARG = set("abcDhsvz")
+_NO_ARG = set("abcDhlsvz")
 _REQ_ARG = set("eEfFkOwnN")
 _OPT_ARG = set("pPqQ")
-_UNSUPPORTED = set("AClLTxyrRSImtdiJZ")
+_UNSUPPORTED = set("ACLTxyrRSImtdiJZ")
 _LONG = {
     "no-static": "a",
     "brief": "b",
@@ -70,6 +70,7 @@ class ReportArgs:
     width: int = 80
     sum_file: bool = False
     sum_format: str = "auto"
+    lines: bool = False
     styles: set[str] = field(default_factory=set)
     user_styles: set[str] = field(default_factory=set)
     analysis: AnalysisOptions = field(default_factory=AnalysisOptions)
@@ -97,6 +98,7 @@ class ReportArgs:
             zero=self.zero,
             width=self.width,
             demangle=self.demangle,
+            lines=self.lines,
         )
 
 
@@ -200,6 +202,9 @@ def parse_report_args(argv: Sequence[str]) -> ReportArgs:
             r.help = True
         elif c == "z":
             r.zero = True
+        elif c == "l":
+            r.lines = True
+            a["line_granularity"] = True
         elif c == "s":
             r.sum_file = True
             r.styles.add("sum")

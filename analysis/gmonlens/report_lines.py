@@ -1,0 +1,128 @@
+"""`-l`: gprof's line-granularity symbol table (and the names it prints for it).
+
+With `-l` (and with `-s`, which switches it on) gprof's symbol table holds, besides the routines,
+one *line symbol* for every run of consecutive bytes for which BFD reports the same source file,
+line and innermost (possibly inlined) function. Established by running gprof 2.40 on -O0 and -O2
+C and C++ programs:
+
+- A line symbol is named after that function (the DWARF linkage name, else the name; so code of a
+  clone such as `refresh.part.0`, which the static-name filter drops as a routine, shows as
+  `refresh`, and code inlined from `sq` shows as `sq`). It is not a function (`is_func` false):
+  arcs into it step back to the routine, as for any non-function symbol, and the call graph never
+  prints its entry, although it is numbered, sorted and listed in the index like any symbol.
+- A routine keeps its own symbol; a line symbol starting at a routine's address is dropped, and a
+  routine start splits a run of equal lines. Bytes without line information belong to the symbol
+  before them (gprof's ranges run to the next symbol).
+- Every symbol with a known source line is printed `name (basename:line @ hexaddr)`; routines
+  without line information (crt code) keep their bare name; the index's ` (file)` suffix for
+  static routines is not added.
+- Everything else (samples, arcs, cycles, propagation, sorting) runs unchanged over this table, so
+  time lands on line symbols, calls on routines, and callers are the lines holding the call.
+"""
+
+from __future__ import annotations
+
+import os
+from bisect import bisect_right
+from collections.abc import Sequence
+
+from .linetable import LineTable
+from .model import ElfSymbol, Symbol
+from .scopes import FunctionScopes
+from .symbols import SymbolTable
+
+
+class _Names:
+    """BFD's function name at an address: the innermost DWARF function, else the nearest ELF code
+    symbol at or below it (any, also those gprof's routine rules reject, e.g. `refresh.part.0`;
+    seen on the padding after a function, which the line table covers and no DIE does)."""
+
+    def __init__(self, scopes: FunctionScopes | None, elf_symbols: Sequence[ElfSymbol]) -> None:
+        self.scopes = scopes
+        code = sorted(
+            ((s.value, i, s.name) for i, s in enumerate(elf_symbols) if s.class_letter in ("T", "t") and s.name),
+        )
+        self.addrs = [a for a, _, _ in code]
+        self.names = [n for _, _, n in code]
+
+    def at(self, address: int) -> str:
+        sc = self.scopes
+        if sc is not None:
+            j = bisect_right(sc.bounds, address) - 1
+            if 0 <= j < len(sc.names) and sc.names[j] is not None:
+                return sc.names[j] or ""
+        k = bisect_right(self.addrs, address) - 1
+        if k < 0:
+            return ""
+        a = self.addrs[k]
+        while k > 0 and self.addrs[k - 1] == a:  # aliases: the first in .symtab order
+            k -= 1
+        return self.names[k]
+
+
+def line_runs(lines: LineTable, names: _Names, lo: int, hi: int) -> list[tuple[int, str, int, str]]:
+    """(start, file, line, function) of every run of equal (file, line, function) in [lo, hi)."""
+    scopes = names.scopes
+    points: set[int] = set()
+    for addrs, _fids, _lines in lines.sequences:
+        if addrs[-1] <= lo or addrs[0] >= hi:
+            continue
+        points.update(a for a in addrs if lo <= a < hi)
+    if scopes is not None:
+        k = bisect_right(scopes.bounds, lo)
+        while k < len(scopes.bounds) and scopes.bounds[k] < hi:
+            points.add(scopes.bounds[k])
+            k += 1
+    runs: list[tuple[int, str, int, str]] = []
+    prev: tuple[str, int, str] | None = None
+    for a in sorted(points):
+        hit = lines.lookup(a)
+        if hit is None:
+            prev = None
+            continue
+        key = (hit[0], hit[1], names.at(a))
+        if key != prev:
+            runs.append((a, *key))
+        prev = key
+    return runs
+
+
+def with_line_symbols(
+    symtab: SymbolTable,
+    lines: LineTable,
+    scopes: FunctionScopes | None,
+    elf_symbols: Sequence[ElfSymbol],
+    code_end: int,
+) -> SymbolTable:
+    """The routines (each with the file:line of its address) plus gprof's line symbols.
+
+    Routines past the end of the code (`code_end`, exclusive end of the last executable section:
+    `data_start`) are not in gprof's -l table; one at the very end (`etext`) is.
+    """
+    text_end = symtab.symbols[-1].end_address + 1 if symtab.symbols else 0
+    routines = tuple(s for s in symtab.symbols if s.address <= code_end)
+    if not routines:
+        return symtab
+    starts = {s.address for s in routines}
+    lo, hi = routines[0].address, max(text_end, routines[-1].address + 1)
+    merged: list[tuple[int, int, Symbol]] = []
+    for s in routines:
+        hit = lines.lookup(s.address)
+        merged.append((s.address, 0, Symbol(s.name, s.address, 0, s.is_function, s.is_static, *(hit or (None, 0)))))
+    for start, file, line, func in line_runs(lines, _Names(scopes, elf_symbols), lo, hi):
+        if start in starts:
+            continue
+        merged.append((start, 1, Symbol(func, start, 0, False, True, file, line, is_line=True)))
+    merged.sort(key=lambda m: (m[0], m[1]))
+    out: list[Symbol] = []
+    for i, (_a, _k, s) in enumerate(merged):
+        end = merged[i + 1][0] - 1 if i + 1 < len(merged) else text_end - 1
+        out.append(Symbol(s.name, s.address, end, s.is_function, s.is_static, s.file, s.line, s.is_line))
+    return SymbolTable(tuple(out), tuple(s.address for s in out))
+
+
+def line_suffix(file: str | None, line: int, address: int, full_path: bool = False) -> str:
+    """` (file.c:12 @ 11db)`, as -l prints a symbol with a known line; "" without one."""
+    if file is None:
+        return ""
+    return " (%s:%d @ %x)" % (file if full_path else os.path.basename(file), line, address)

@@ -180,12 +180,16 @@ def call_graph(p: Profile, opts: ReportOptions) -> str:
     for entry in p.graph_order:
         if entry.routine < 0:
             c = p.cycle(entry.cycle)
-            if not c.printed or (
-                not opts.zero
-                and c.calls == 0
-                and c.self_calls == 0
-                and c.prop_self_ticks == 0
-                and c.prop_child_ticks == 0
+            if (
+                opts.lines
+                or not c.printed
+                or (  # -l: no cycle entries either
+                    not opts.zero
+                    and c.calls == 0
+                    and c.self_calls == 0
+                    and c.prop_self_ticks == 0
+                    and c.prop_child_ticks == 0
+                )
             ):
                 continue
             line = "%-6.6s %s %s %s %7d" % (
@@ -213,12 +217,16 @@ def call_graph(p: Profile, opts: ReportOptions) -> str:
         r = routines[entry.routine]
         # -l: only functions get an entry (line symbols and non-function routines like `etext`
         # are numbered and indexed, never printed)
-        if (opts.lines and not r.is_function) or not r.printed or (
-            not opts.zero
-            and r.calls == 0
-            and r.self_calls == 0
-            and r.prop_self_ticks == 0
-            and r.prop_child_ticks == 0
+        if (
+            (opts.lines and not r.is_function)
+            or not r.printed
+            or (
+                not opts.zero
+                and r.calls == 0
+                and r.self_calls == 0
+                and r.prop_self_ticks == 0
+                and r.prop_child_ticks == 0
+            )
         ):
             continue
         parents = p.parents[r.id]

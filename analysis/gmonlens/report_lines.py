@@ -40,7 +40,11 @@ class _Names:
     def __init__(self, scopes: FunctionScopes | None, elf_symbols: Sequence[ElfSymbol]) -> None:
         self.scopes = scopes
         code = sorted(
-            ((s.value, i, s.name) for i, s in enumerate(elf_symbols) if s.class_letter in ("T", "t") and s.name),
+            (
+                (s.value, i, s.name)
+                for i, s in enumerate(elf_symbols)
+                if s.class_letter in ("T", "t") and s.name
+            ),
         )
         self.addrs = [a for a, _, _ in code]
         self.names = [n for _, _, n in code]
@@ -108,7 +112,9 @@ def with_line_symbols(
     merged: list[tuple[int, int, Symbol]] = []
     for s in routines:
         hit = lines.lookup(s.address)
-        merged.append((s.address, 0, Symbol(s.name, s.address, 0, s.is_function, s.is_static, *(hit or (None, 0)))))
+        merged.append(
+            (s.address, 0, Symbol(s.name, s.address, 0, s.is_function, s.is_static, *(hit or (None, 0))))
+        )
     for start, file, line, func in line_runs(lines, _Names(scopes, elf_symbols), lo, hi):
         if start in starts:
             continue

@@ -250,11 +250,9 @@ def parse_report_args(argv: Sequence[str]) -> ReportArgs:
                 continue
             lists["excl_arcs"].append(ArcSpec.parse(str(val)))
     if r.sum_file and (r.styles - {"sum"}):
-        raise UsageError(
-            None,
-            "-s with -p/-q/-P/-Q: gprof then prints line-granularity output (-l), which gmonlens "
-            "does not produce; run -s alone to write gmon.sum",
-        )
+        # gprof's -s switches on line granularity: with -p/-q it prints what -l prints
+        r.lines = True
+        a["line_granularity"] = True
     if operands:
         r.binary = operands[0]
         if len(operands) > 1:

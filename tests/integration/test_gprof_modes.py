@@ -1,0 +1,101 @@
+"""gprof's other output modes against `gmonlens report`, byte for byte: `-l` (line granularity) on
+C, C++ and -O2 programs, x86-64, i686 and AArch64, alone and with the options already matched."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from gprof_harness import (
+    AARCH64,
+    I686,
+    NATIVE,
+    ROOT,
+    Program,
+    Target,
+    Workshop,
+    compare_reports,
+    compare_reports_x86_static,
+)
+
+# The same programs (names, flags and workloads) as test_gprof_compare.py, so builds are shared.
+PROGRAMS = {
+    "recursion": Program("recursion", ("recursion.c",), args=("30000",)),
+    "cycles": Program("cycles", ("cycles.c",), args=("40000",)),
+    "statics": Program(
+        "statics", ("statics_main.c", "statics_s1.c", "statics_s2.c", "statics_s3.c"), args=("300000",)
+    ),
+    "opt2": Program("opt2", ("opt2.c",), flags=("-O2",), args=("600000",)),
+    "mathcalls": Program(
+        "mathcalls", ("mathcalls.c",), flags=("-O0", "-fno-builtin"), libs=("-lm",), args=("2000",)
+    ),
+    "calc": Program(
+        "calc",
+        ("main.c", "lexer.c", "parser.c", "eval.c"),
+        args=("1000",),
+        src_dir=ROOT / "examples" / "calc",
+    ),
+}
+
+# (program, option-set id, options): the symspec names are each program's own
+LINE_CASES = [
+    *(
+        (p, oid, opts)
+        for p in PROGRAMS
+        for oid, opts in (
+            ("l", ("-l",)),
+            ("l-z", ("-l", "-z")),
+            ("l-q", ("-l", "-q")),
+            ("l-p", ("-l", "-p")),
+            ("l-c", ("-l", "-c")),
+            ("l-a", ("-l", "-a")),
+        )
+    ),
+    ("recursion", "l-pburn", ("-l", "-pburn")),
+    ("recursion", "l-F", ("-l", "-F", "middle")),
+    ("recursion", "l-E", ("-l", "-E", "burn")),
+    ("recursion", "l-k", ("-l", "-k", "fact/burn")),
+    ("recursion", "l-w", ("-l", "-w", "120")),
+    ("cycles", "l-F-member", ("-l", "-F", "p")),
+    ("cycles", "l-k-cycle", ("-l", "-k", "c/a")),
+    ("statics", "l-f-file-func", ("-l", "-f", "statics_s3.c:work")),
+    ("statics", "l-p-file", ("-l", "-pstatics_s2.c")),
+    ("opt2", "l-D", ("-l", "-D")),
+    ("opt2", "l-z-a", ("-l", "-z", "-a")),
+]
+
+
+def _check(target: Target, opts: tuple[str, ...], argv: list[str], cwd: Path) -> None:
+    if "-c" in opts and target is not AARCH64:
+        compare_reports_x86_static(target, argv, cwd)  # README: x86 -c finds backward calls
+    else:
+        compare_reports(target, argv, cwd)
+
+
+@pytest.mark.parametrize(("name", "opts"), [pytest.param(p, o, id=f"{p}-{i}") for p, i, o in LINE_CASES])
+def test_line_mode_matches_gprof(workshop: Workshop, name: str, opts: tuple[str, ...]) -> None:
+    b = workshop.get(PROGRAMS[name])
+    _check(NATIVE, opts, [*opts, str(b.binary), str(b.gmon["out"])], b.dir)
+
+
+def test_line_mode_two_runs_summed(workshop: Workshop) -> None:
+    b = workshop.get(PROGRAMS["recursion"], runs={"out": None, "r2": ("9000",)})
+    compare_reports(NATIVE, ["-l", str(b.binary), str(b.gmon["out"]), str(b.gmon["r2"])], b.dir)
+
+
+# Shorter workloads under the cross loaders / qemu (the same as test_cross_arch.py).
+CROSS = {
+    "recursion": Program("recursion", ("recursion.c",), args=("8000",)),
+    "opt2": Program("opt2", ("opt2.c",), flags=("-O2",), args=("200000",)),
+    "cycles": Program("cycles", ("cycles.c",), args=("10000",)),
+}
+TARGETS = {"i686": I686, "aarch64": AARCH64}
+
+
+@pytest.mark.parametrize("opts", [("-l",), ("-l", "-z"), ("-l", "-c")], ids=["l", "l-z", "l-c"])
+@pytest.mark.parametrize("name", list(CROSS))
+@pytest.mark.parametrize("target", list(TARGETS))
+def test_line_mode_cross_target(workshop: Workshop, target: str, name: str, opts: tuple[str, ...]) -> None:
+    t = TARGETS[target]
+    b = workshop.get(CROSS[name], t)
+    _check(t, opts, [*opts, str(b.binary), str(b.gmon["out"])], b.dir)

@@ -14,12 +14,16 @@ from gmonlens.errors import GmonlensError, UsageError
 from .gprof_args import USAGE, ReportArgs, parse_report_args
 
 HELP = f"""usage: gmonlens report [gprof options] [--json] [BINARY [PROFILE...]]
+       gmonlens diff [options] BASE_BINARY BASE_PROFILE... -- NEW_BINARY NEW_PROFILE...
+       gmonlens diff [options] BINARY BASE_PROFILE NEW_PROFILE
        gmonlens serve [--stdio]
        gmonlens --version
 
 report  prints what `gprof -b` prints for the same options (defaults: a.out gmon.out).
         {USAGE}
         --json  the profile as JSON (schema: README, "JSON output").
+diff    two profiles side by side, changes tested against sampling noise (README, "diff");
+        --json, --fail-over PERCENT (exit 3), --threshold Z, --normalize.
 serve   the language server, speaking LSP on stdin/stdout.
 """
 
@@ -83,17 +87,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         from .serve import main as serve_main
 
         return serve_main(rest)
-    if cmd != "report":
-        print(f"gmonlens: unknown command '{cmd}' (try: report, serve)", file=sys.stderr)
+    if cmd not in ("report", "diff"):
+        print(f"gmonlens: unknown command '{cmd}' (try: report, diff, serve)", file=sys.stderr)
         return 2
     try:
+        if cmd == "diff":
+            from .diffcli import parse_diff_args, run_diff
+
+            return run_diff(parse_diff_args(rest))
         args = parse_report_args(rest)
         if args.help:
             print(HELP, end="")
             return 0
         return run_report(args)
     except UsageError as e:
-        print(f"gmonlens report: {e.message}", file=sys.stderr)
+        print(f"gmonlens {cmd}: {e.message}", file=sys.stderr)
         return 2
     except GmonlensError as e:
         print(f"gmonlens: {e}", file=sys.stderr)

@@ -75,6 +75,7 @@ class ReportArgs:
     user_styles: set[str] = field(default_factory=set)
     analysis: AnalysisOptions = field(default_factory=AnalysisOptions)
     warnings: list[str] = field(default_factory=list)
+    operands: list[str] = field(default_factory=list)  # as given (binary, profiles)
 
     def report_options(self, profile: Profile) -> ReportOptions:
         """Which sections to print, by gprof's rules (§1); missing requested data is an error."""
@@ -253,6 +254,7 @@ def parse_report_args(argv: Sequence[str]) -> ReportArgs:
         # gprof's -s switches on line granularity: with -p/-q it prints what -l prints
         r.lines = True
         a["line_granularity"] = True
+    r.operands = list(operands)
     if operands:
         r.binary = operands[0]
         if len(operands) > 1:

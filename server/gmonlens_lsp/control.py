@@ -21,6 +21,7 @@ from lsprotocol import types
 from pygls.capabilities import get_capability
 
 from . import cache
+from .baseline import status_fields
 from .server import GmonlensServer
 from .session import FolderState, LoadOutcome, finish_index, load_folder, stamp
 from .settings import effective_settings
@@ -55,6 +56,7 @@ def send_status(ls: GmonlensServer, state: FolderState, status: str, message: st
             "totalSeconds": round(loaded.total_seconds, 6) if loaded else 0.0,
             "routines": len(loaded.profile.routines) if loaded else 0,
             "folder": state.uri,
+            "baseline": status_fields(loaded.comparison) if loaded else None,
         },
     )
 

@@ -131,13 +131,16 @@ def location_link(name: str, place: Place | None) -> str:
 # ---- lenses ----------------------------------------------------------------------------------
 
 
-def code_lens(profile: Profile, rid: int, place: Place, template: str, generation: int) -> types.CodeLens:
+def code_lens(
+    profile: Profile, rid: int, place: Place, template: str, generation: int, suffix: str = ""
+) -> types.CodeLens:
+    """`suffix`: appended to the title (the change against a baseline)."""
     r = profile.routines[rid]
     rng = name_range(place)
     return types.CodeLens(
         range=rng,
         command=types.Command(
-            title=lens_title(template, figures(profile, r)),
+            title=lens_title(template, figures(profile, r)) + suffix,
             command=SHOW_CALLERS,
             arguments=[uri_of(place.path), {"line": rng.start.line, "character": rng.start.character}],
         ),

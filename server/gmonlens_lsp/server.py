@@ -140,9 +140,9 @@ class GmonlensServer(LanguageServer):
 
 def create_server() -> GmonlensServer:
     """A fresh server with every feature registered."""
-    from .features import call_hierarchy, code_lens, commands, hover, lifecycle, symbols, watch
+    from .features import baseline_cmds, call_hierarchy, code_lens, commands, hover, lifecycle, symbols, watch
 
     server = GmonlensServer()
-    for feature in (lifecycle, code_lens, hover, call_hierarchy, symbols, commands, watch):
+    for feature in (lifecycle, code_lens, hover, call_hierarchy, symbols, commands, baseline_cmds, watch):
         feature.register(server)
     return server

@@ -46,6 +46,7 @@ class Loaded:
     profile_cached: bool = False
     seconds: float = 0.0  # wall time of the load
     lens_cache: dict[str, Any] = field(default_factory=dict, compare=False)  # path -> lenses (JSON)
+    comparison: Any = None  # baseline.Comparison when the folder has a baseline
 
     @property
     def total_seconds(self) -> float:
@@ -130,6 +131,7 @@ def _load_folder(folder: str, settings: Settings, generation: int) -> LoadOutcom
         profile, dwarf, mapper, _line_table_factory(binary), lambda: CallFinder.from_elf(binary)
     )
     warnings = [*profile.problems, *_stale_problems(found.binary, found.profiles)]
+    comparison = _compare(folder, settings, found.binary, profile, options, warnings, inputs)
     loaded = Loaded(
         generation=generation,
         folder=folder,
@@ -143,10 +145,36 @@ def _load_folder(folder: str, settings: Settings, generation: int) -> LoadOutcom
         profile_key=pkey,
         profile_cached=profile_cached,
         seconds=time.monotonic() - started,
+        comparison=comparison,
     )
     return LoadOutcome(
         loaded, warnings=tuple(dict.fromkeys(warnings)), notes=found.notes, inputs=tuple(inputs)
     )
+
+
+def _compare(
+    folder: str,
+    settings: Settings,
+    binary: str,
+    profile: Profile,
+    options: Any,
+    warnings: list[str],
+    inputs: list[str],
+) -> Any:
+    """The comparison with the folder's baseline (baseline.py), or None; problems become warnings."""
+    from . import baseline
+
+    found, problems = baseline.configured(folder, settings, binary)
+    warnings += problems
+    if found is None:
+        return None
+    base_binary, base_profiles, label = found
+    inputs += [base_binary, *base_profiles]
+    try:
+        return baseline.compare(profile, base_binary, base_profiles, label, options)
+    except GmonlensError as exc:
+        warnings.append(f"baseline not loaded: {exc}")
+        return None
 
 
 def finish_index(loaded: Loaded) -> list[str]:

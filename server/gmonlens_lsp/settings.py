@@ -21,6 +21,15 @@ PLACEHOLDERS = ("percent", "self", "total", "calls", "cycle", "name")
 
 
 @dataclass(frozen=True)
+class Baseline:
+    """The profile to compare with: profile files/globs and, optionally, the binary that wrote
+    them (default: the current binary)."""
+
+    profiles: tuple[str, ...]
+    binary: str | None = None
+
+
+@dataclass(frozen=True)
 class Settings:
     """Effective settings of one workspace folder. Paths are as written (resolved by discovery)."""
 
@@ -29,13 +38,14 @@ class Settings:
     static_call_graph: bool = False
     source_map: tuple[tuple[str, str], ...] = ()
     lens_title: str = DEFAULT_LENS_TITLE
+    baseline: Baseline | None = None
     sources: tuple[str, ...] = field(default=(), compare=False)  # where values came from, for logs
 
 
 _YAML_KEYS = {"binary": "binary", "profiles": "profiles", "static_call_graph": "static_call_graph",
-              "source_map": "source_map", "lens_title": "lens_title"}  # fmt: skip
+              "source_map": "source_map", "lens_title": "lens_title", "baseline": "baseline"}  # fmt: skip
 _CLIENT_KEYS = {"binary": "binary", "profiles": "profiles", "staticCallGraph": "static_call_graph",
-                "sourceMap": "source_map", "lensTitle": "lens_title"}  # fmt: skip
+                "sourceMap": "source_map", "lensTitle": "lens_title", "baseline": "baseline"}  # fmt: skip
 
 
 def _check(name: str, value: Any, origin: str, written: str | None = None) -> tuple[Any, str | None]:
@@ -65,6 +75,8 @@ def _check(name: str, value: Any, origin: str, written: str | None = None) -> tu
         ):
             return None, bad + "must map recorded path prefixes to workspace paths (strings); ignored"
         return (tuple(sorted(value.items())) or None), None
+    if name == "baseline":
+        return _check_baseline(value, bad)
     if name == "lens_title":
         if not isinstance(value, str):
             return None, bad + "must be a string; ignored"
@@ -78,6 +90,21 @@ def _check(name: str, value: Any, origin: str, written: str | None = None) -> tu
             )
         return value, None
     return None, None
+
+
+def _check_baseline(value: Any, bad: str) -> tuple[Baseline | None, str | None]:
+    """`baseline`: profiles (a string or list) or a mapping {profiles, binary}."""
+    if isinstance(value, (str, list)):
+        value = {"profiles": value}
+    if not isinstance(value, Mapping) or set(value) - {"profiles", "binary"}:
+        return None, bad + "must be profile files/globs or a mapping with `profiles` and `binary`; ignored"
+    profiles, problem = _check("profiles", value.get("profiles"), "")
+    binary, problem2 = _check("binary", value.get("binary"), "")
+    if problem or problem2:
+        return None, bad + "`profiles` must be file names/globs and `binary` a string; ignored"
+    if not profiles:
+        return None, None
+    return Baseline(profiles, binary), None
 
 
 def _apply(base: Settings, raw: Any, keys: Mapping[str, str], origin: str) -> tuple[Settings, list[str]]:

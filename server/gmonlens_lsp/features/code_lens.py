@@ -11,7 +11,7 @@ from lsprotocol import types
 from pygls import uris
 from pygls.protocol import default_converter
 
-from .. import control, render
+from .. import baseline, control, render
 from ..server import GmonlensServer, safe
 from ..session import Loaded
 
@@ -20,6 +20,8 @@ _converter = default_converter()  # type: ignore[no-untyped-call]
 
 def has_figures(loaded: Loaded, rid: int) -> bool:
     r = loaded.profile.routines[rid]
+    if loaded.comparison is not None and rid in loaded.comparison.by_new:
+        return True  # compared with the baseline (it may have lost all its time)
     return bool(r.calls or r.self_calls or r.self_ticks or r.total_ticks)
 
 
@@ -30,7 +32,14 @@ def lenses_for(loaded: Loaded, path: str) -> list[Any]:
         return cached
     template = loaded.settings.lens_title
     lenses = [
-        render.code_lens(loaded.profile, rid, place, template, loaded.generation)
+        render.code_lens(
+            loaded.profile,
+            rid,
+            place,
+            template,
+            loaded.generation,
+            baseline.lens_suffix(loaded.comparison, rid),
+        )
         for rid, place in loaded.index.routines_in(path)
         if has_figures(loaded, rid)
     ]

@@ -50,4 +50,9 @@ def register(server: GmonlensServer) -> None:
             return None
         loaded, rid = hit
         text = await asyncio.to_thread(render.hover_markdown, loaded.profile, loaded.index, rid)
+        if loaded.comparison is not None:
+            from ..baseline import hover_table
+
+            table = hover_table(loaded.comparison, rid)
+            text = f"{table}\n\n---\n\n{text}" if table else text
         return render.hover(text, params.position.line)

@@ -1,0 +1,236 @@
+"""A folder's baseline: which profile the current one is compared with, the comparison, and its
+texts (lens suffix, hover table, status fields, the list of changes). No lsprotocol here.
+
+Where the baseline comes from, first found wins:
+1. a pinned copy (command `gmonlens.pinBaseline`): the current binary and profiles copied into
+   `$XDG_CACHE_HOME/gmonlens/baselines/<folder hash>/` (the engine's cache location; the user's
+   files are never written); `gmonlens.clearBaseline` removes it;
+2. the `baseline` setting (gmonlens.yaml or client): profiles and optionally the binary (default:
+   the current binary).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+from dataclasses import dataclass, field
+from typing import Any
+
+from gmonlens import diskcache
+from gmonlens.diff import ProfileDiff, RoutineDiff, diff_profiles
+from gmonlens.diff_report import MARK
+from gmonlens.errors import GmonlensError
+from gmonlens.model import Profile
+from gmonlens.options import AnalysisOptions
+
+from .discovery import _abs, expand_profiles
+from .settings import Settings
+
+META = "baseline.json"
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """The current profile against its baseline."""
+
+    diff: ProfileDiff
+    label: str  # "pinned 2026-..." or the profiles' names
+    binary: str
+    profiles: tuple[str, ...]
+    by_new: dict[int, RoutineDiff] = field(default_factory=dict, compare=False)  # new routine id -> row
+
+
+def pin_dir(folder: str) -> str | None:
+    root = diskcache.cache_dir()
+    if root is None:
+        return None
+    digest = hashlib.sha256(os.path.realpath(folder).encode("utf-8", "surrogateescape")).hexdigest()[:24]
+    return os.path.join(root, "baselines", digest)
+
+
+def pinned(folder: str) -> tuple[str, tuple[str, ...], str] | None:
+    """(binary, profiles, label) of the pinned copy, or None."""
+    d = pin_dir(folder)
+    if d is None:
+        return None
+    try:
+        with open(os.path.join(d, META), encoding="utf-8") as fh:
+            meta = json.load(fh)
+        binary = os.path.join(d, str(meta["binary"]))
+        profiles = tuple(os.path.join(d, str(p)) for p in meta["profiles"])
+        label = str(meta.get("label") or "pinned baseline")
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    if not os.path.isfile(binary) or not all(os.path.isfile(p) for p in profiles):
+        return None
+    return binary, profiles, label
+
+
+def pin(folder: str, binary: str, profiles: tuple[str, ...], label: str) -> dict[str, Any]:
+    """Copy `binary` and `profiles` into the folder's pin directory (replacing an older pin)."""
+    d = pin_dir(folder)
+    if d is None:
+        raise GmonlensError(folder, "cannot pin a baseline: the cache is off (GMONLENS_CACHE)")
+    tmp = d + ".new"
+    shutil.rmtree(tmp, ignore_errors=True)
+    os.makedirs(tmp)
+    try:
+        shutil.copy2(binary, os.path.join(tmp, "binary"))
+        names = []
+        for i, p in enumerate(profiles):
+            name = f"profile.{i}"
+            shutil.copy2(p, os.path.join(tmp, name))
+            names.append(name)
+        with open(os.path.join(tmp, META), "w", encoding="utf-8") as fh:
+            json.dump({"binary": "binary", "profiles": names, "label": label, "folder": folder}, fh)
+        shutil.rmtree(d, ignore_errors=True)
+        os.replace(tmp, d)
+    except OSError as exc:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise GmonlensError(d, f"cannot pin a baseline: {exc.strerror or exc}") from None
+    return {
+        "folder": folder,
+        "binary": os.path.join(d, "binary"),
+        "profiles": [os.path.join(d, n) for n in names],
+    }
+
+
+def clear(folder: str) -> bool:
+    d = pin_dir(folder)
+    if d is None or not os.path.isdir(d):
+        return False
+    shutil.rmtree(d, ignore_errors=True)
+    return True
+
+
+def configured(
+    folder: str, settings: Settings, current_binary: str
+) -> tuple[tuple[str, tuple[str, ...], str] | None, list[str]]:
+    """(binary, profiles, label) of the baseline to use, and problems."""
+    hit = pinned(folder)
+    if hit is not None:
+        return hit, []
+    b = settings.baseline
+    if b is None:
+        return None, []
+    files, problems = expand_profiles(folder, b.profiles)
+    if not files:
+        return None, problems
+    binary = _abs(folder, b.binary) if b.binary else current_binary
+    return (binary, tuple(files), ", ".join(os.path.basename(f) for f in files)), problems
+
+
+def compare(
+    current: Profile, binary: str, profiles: tuple[str, ...], label: str, options: AnalysisOptions
+) -> Comparison:
+    """Load the baseline and compare (raises GmonlensError on bad baseline input)."""
+    from gmonlens.loader import load_profile
+
+    base = load_profile(binary, list(profiles), options)
+    d = diff_profiles(base, current)
+    by_new = {r.after.id: r for r in d.routines if r.after is not None}
+    return Comparison(d, label, binary, profiles, by_new)
+
+
+# ---- texts -----------------------------------------------------------------------------------
+
+
+def _pct(percent: float | None) -> str:
+    return f" ({percent:+.0f}%)" if percent is not None else ""
+
+
+def change_text(r: RoutineDiff) -> str:
+    """`▲ +0.12 s (+35%)` (self time; the total's change when only that is beyond noise),
+    `≈` within noise, `new`."""
+    if r.before is None:
+        return "new since baseline"
+    c, what = r.self, ""
+    if c.verdict == "noise" and r.total.verdict != "noise":
+        c, what = r.total, " total"
+    if c.verdict == "noise":
+        return f"≈{what} {c.delta:+.2f} s"
+    return f"{MARK[c.verdict]}{what} {c.delta:+.2f} s{_pct(c.percent)}"
+
+
+def lens_suffix(cmp: Comparison | None, rid: int) -> str:
+    if cmp is None:
+        return ""
+    r = cmp.by_new.get(rid)
+    return f" · {change_text(r)}" if r is not None else ""
+
+
+def hover_table(cmp: Comparison, rid: int) -> str:
+    """Baseline and current figures side by side (markdown), or ""."""
+    r = cmp.by_new.get(rid)
+    if r is None:
+        return ""
+    b, a = r.before, r.after
+    rows = [
+        f"**Against the baseline** ({cmp.label}): {change_text(r)}",
+        "",
+        "| | baseline | now | change |",
+        "|---|---:|---:|---|",
+    ]
+
+    def cell(side: Any, attr: str) -> str:
+        return "—" if side is None else f"{getattr(side, attr):.2f}"
+
+    for label, attr, c in (("self s", "self_seconds", r.self), ("total s", "total_seconds", r.total)):
+        verdict = MARK[c.verdict] + (" noise" if c.verdict == "noise" else "")
+        rows.append(
+            f"| {label} | {cell(b, attr)} | {cell(a, attr)} | {c.delta:+.2f}{_pct(c.percent)} {verdict} (z {c.z:.1f}) |"
+        )
+    cb = "—" if b is None else str(b.calls)
+    ca = "—" if a is None else str(a.calls)
+    rows.append(f"| calls | {cb} | {ca} | {r.calls_delta:+d} |")
+    if r.status == "renamed" and b is not None:
+        rows += ["", f"Renamed from `{b.name}`."]
+    rows += [
+        "",
+        f"*▲/▼: beyond sampling noise (|z| ≥ {cmp.diff.threshold:g}, Poisson samples); ≈: within it.*",
+    ]
+    return "\n".join(rows)
+
+
+def status_fields(cmp: Comparison | None) -> dict[str, Any] | None:
+    if cmp is None:
+        return None
+    t = cmp.diff.total
+    return {
+        "label": cmp.label,
+        "totalBefore": round(t.before, 6),
+        "totalAfter": round(t.after, 6),
+        "deltaSeconds": round(t.delta, 6),
+        "percent": None if t.percent is None else round(t.percent, 3),
+        "verdict": t.verdict,
+        "regressions": len(cmp.diff.regressions()),
+        "improvements": len(cmp.diff.improvements()),
+    }
+
+
+def kind(r: RoutineDiff) -> str | None:
+    if r.status in ("new", "gone"):
+        return (
+            r.status if (r.self.verdict != "noise" or r.total.verdict != "noise" or r.calls_delta) else None
+        )
+    if r.self.verdict == "up" or r.total.verdict == "up":
+        return "regression"
+    if r.self.verdict == "down" or r.total.verdict == "down":
+        return "improvement"
+    return None
+
+
+def changes(cmp: Comparison) -> list[tuple[RoutineDiff, str]]:
+    """Regressions then improvements, then new and gone routines; in each group those whose self
+    time changed beyond noise first (that is where the time went), largest change first."""
+    order = {"regression": 0, "improvement": 1, "new": 2, "gone": 3}
+    out = [(r, k) for r in cmp.diff.routines if (k := kind(r)) is not None]
+
+    def size(r: RoutineDiff) -> tuple[bool, float]:
+        c = r.self if r.self.verdict != "noise" else r.total
+        return r.self.verdict == "noise", -abs(c.delta)
+
+    out.sort(key=lambda e: (order[e[1]], size(e[0]), e[0].display_name))
+    return out

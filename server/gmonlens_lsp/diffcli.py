@@ -80,7 +80,7 @@ def parse_diff_args(argv: Sequence[str]) -> DiffArgs:
     report = parse_report_args(left + right) if two_sided else parse_report_args(left)
     if report.sum_file:
         raise UsageError(None, "-s (gmon.sum) does not apply to diff")
-    if getattr(report, "lines", False):
+    if report.lines:
         raise UsageError(None, "-l (line granularity) does not apply to diff: routines are compared")
     if two_sided:
         ops, new_ops = parse_report_args(left).operands, parse_report_args(right).operands

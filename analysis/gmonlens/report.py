@@ -10,6 +10,12 @@ from .model import Arc, Profile, Routine
 from .report_lines import line_suffix
 
 DASHES = "-" * 47 + "\n"
+# -T: three header lines (the middle one with a tab) and a blank line before the first entry
+GRAPH_HEADER_BSD = (
+    "%34s%s\n" % ("", "called/total       parents ")
+    + "index  %time    self descendants  called+self    name    \tindex\n"
+    + "%34s%s\n\n" % ("", "called/total       children")
+)
 _PREFIXES = (
     ("T", 1e-12),
     ("G", 1e-09),
@@ -36,6 +42,12 @@ class ReportOptions:
     demangle: bool = True
     lines: bool = False  # -l: names carry ` (file:line @ addr)`, line symbols get no graph entry
     full_paths: bool = False  # -L: file names as recorded, not their basename
+    traditional: bool = False  # -T: BSD layout (report_bsd.py); wider children column
+
+    @property
+    def cw(self) -> str:
+        """Width of the call graph's children column: `%11.2f` in -T's layout."""
+        return "11" if self.traditional else "7"
 
 
 def _f(spec: str, value: float) -> str:
@@ -55,6 +67,16 @@ def _div(x: float, hz: int) -> float:
 def render_text(profile: Profile, opts: ReportOptions) -> str:
     """The brief report: flat profile, call graph and index as selected."""
     parts: list[str] = []
+    if opts.traditional:  # -T: graph, flat, index in the BSD layout
+        from .report_bsd import flat_profile_bsd, index_bsd
+
+        if opts.graph:
+            parts.append(call_graph(profile, opts))
+        if opts.flat:
+            parts.append(flat_profile_bsd(profile, opts))
+        if opts.graph:
+            parts.append(index_bsd(profile, opts))
+        return "\f\n".join(parts)
     if opts.flat:
         parts.append(flat_profile(profile, opts))
     if opts.graph:
@@ -150,14 +172,23 @@ def _arc_line(p: Profile, a: Arc, other: Routine, callee: Routine, opts: ReportO
         p.routines[a.parent].cycle != 0 and p.routines[a.parent].cycle == p.routines[a.child].cycle
     )
     if in_cycle:
-        head = "%6.6s %5.5s %7.7s %7.7s %7d %7.7s     " % ("", "", "", "", a.count, "")
+        head = "%6.6s %5.5s %7.7s %*.*s %7d %7.7s     " % (
+            "",
+            "",
+            "",
+            int(opts.cw),
+            int(opts.cw),
+            "",
+            a.count,
+            "",
+        )
     else:
         tot = p.cycle(callee.cycle).calls if callee.cycle else callee.calls
         head = "%6.6s %5.5s %s %s %7d/%-7d     " % (
             "",
             "",
             _f("7.2", _div(a.self_ticks, p.hz)),
-            _f("7.2", _div(a.child_ticks, p.hz)),
+            _f(opts.cw + ".2", _div(a.child_ticks, p.hz)),
             a.count,
             tot,
         )
@@ -167,7 +198,7 @@ def _arc_line(p: Profile, a: Arc, other: Routine, callee: Routine, opts: ReportO
 def call_graph(p: Profile, opts: ReportOptions) -> str:
     hz = p.hz
     print_ticks = p.print_ticks
-    out = ["\t\t\tCall graph\n\n"]
+    out = [] if opts.traditional else ["\t\t\tCall graph\n\n"]
     gran = "\ngranularity: each sample hit covers %d byte(s)" % (int(p.scale) * 2)
     if print_ticks > 0:
         gran += " for %.2f%% of %.2f seconds\n\n" % (100.0 / print_ticks, _div(print_ticks, hz))
@@ -175,7 +206,10 @@ def call_graph(p: Profile, opts: ReportOptions) -> str:
         gran += " no time propagated\n\n"
         print_ticks = 1.0
     out.append(gran)
-    out.append("index % time    self  children    called     name\n")
+    out.append(
+        GRAPH_HEADER_BSD if opts.traditional else "index % time    self  children    called     name\n"
+    )
+    sep = "\n" + DASHES + "\n" if opts.traditional else DASHES
     routines = p.routines
     for entry in p.graph_order:
         if entry.routine < 0:
@@ -196,7 +230,7 @@ def call_graph(p: Profile, opts: ReportOptions) -> str:
                 "[%d]" % c.index,
                 _f("5.1", 100 * c.total_ticks / print_ticks),
                 _f("7.2", _div(c.prop_self_ticks, hz)),
-                _f("7.2", _div(c.prop_child_ticks, hz)),
+                _f(opts.cw + ".2", _div(c.prop_child_ticks, hz)),
                 c.calls,
             )
             line += ("+%-7d" % c.self_calls) if c.self_calls else " %7.7s" % ""
@@ -207,12 +241,12 @@ def call_graph(p: Profile, opts: ReportOptions) -> str:
                     "",
                     "",
                     _f("7.2", _div(r.prop_self_ticks, hz)),
-                    _f("7.2", _div(r.prop_child_ticks, hz)),
+                    _f(opts.cw + ".2", _div(r.prop_child_ticks, hz)),
                     r.calls,
                 )
                 line += ("+%-7d" % r.self_calls) if r.self_calls else " %7.7s" % ""
                 out.append(line + "     " + _ref(p, r, opts) + "\n")
-            out.append(DASHES)
+            out.append(sep)
             continue
         r = routines[entry.routine]
         # -l: only functions get an entry (line symbols and non-function routines like `etext`
@@ -231,7 +265,7 @@ def call_graph(p: Profile, opts: ReportOptions) -> str:
             continue
         parents = p.parents[r.id]
         if not parents:
-            out.append(" " * 49 + "<spontaneous>\n")
+            out.append(" " * (42 + int(opts.cw)) + "<spontaneous>\n")
         for ai in parents:
             a = p.arcs[ai]
             out.append(_arc_line(p, a, routines[a.parent], r, opts))
@@ -239,7 +273,7 @@ def call_graph(p: Profile, opts: ReportOptions) -> str:
             "[%d]" % r.index,
             _f("5.1", 100 * r.total_ticks / print_ticks),
             _f("7.2", _div(r.prop_self_ticks, hz)),
-            _f("7.2", _div(r.prop_child_ticks, hz)),
+            _f(opts.cw + ".2", _div(r.prop_child_ticks, hz)),
         )
         if r.calls + r.self_calls:
             line += " %7d" % r.calls
@@ -251,7 +285,7 @@ def call_graph(p: Profile, opts: ReportOptions) -> str:
             a = p.arcs[ai]
             child = routines[a.child]
             out.append(_arc_line(p, a, child, child, opts))
-        out.append(DASHES)
+        out.append(sep)
     return "".join(out)
 
 

@@ -16,10 +16,10 @@ USAGE = (
     "        -e SPEC -E SPEC -f SPEC -F SPEC -k FROM/TO -s -O a|m|b|4 -w N --[no-]demangle"
 )
 FLAT, GRAPH = "flat", "graph"
-_NO_ARG = set("abcDhlsvz")
+_NO_ARG = set("abcDhlsTvz")
 _REQ_ARG = set("eEfFkOwnN")
 _OPT_ARG = set("pPqQ")
-_UNSUPPORTED = set("ACLTxyrRSImtdiJZ")
+_UNSUPPORTED = set("ACLxyrRSImtdiJZ")
 _LONG = {
     "no-static": "a",
     "brief": "b",
@@ -71,6 +71,7 @@ class ReportArgs:
     sum_file: bool = False
     sum_format: str = "auto"
     lines: bool = False
+    traditional: bool = False
     styles: set[str] = field(default_factory=set)
     user_styles: set[str] = field(default_factory=set)
     analysis: AnalysisOptions = field(default_factory=AnalysisOptions)
@@ -98,8 +99,9 @@ class ReportArgs:
             graph=GRAPH in styles,
             zero=self.zero,
             width=self.width,
-            demangle=self.demangle,
             lines=self.lines,
+            traditional=self.traditional,
+            demangle=self.demangle and not self.traditional,  # -T never demangles
         )
 
 
@@ -203,6 +205,8 @@ def parse_report_args(argv: Sequence[str]) -> ReportArgs:
             r.help = True
         elif c == "z":
             r.zero = True
+        elif c == "T":
+            r.traditional = True
         elif c == "l":
             r.lines = True
             a["line_granularity"] = True

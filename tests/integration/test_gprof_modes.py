@@ -1,5 +1,6 @@
-"""gprof's other output modes against `gmonlens report`, byte for byte: `-l` (line granularity) on
-C, C++ and -O2 programs, x86-64, i686 and AArch64, alone and with the options already matched."""
+"""gprof's other output modes against `gmonlens report`, byte for byte: `-l` (line granularity) and
+`-T` (traditional layout) on C, C++ and -O2 programs, x86-64, i686 and AArch64, alone and with the
+options already matched."""
 
 from __future__ import annotations
 
@@ -35,13 +36,18 @@ PROGRAMS = {
         args=("1000",),
         src_dir=ROOT / "examples" / "calc",
     ),
+    "shapes": Program("shapes", ("shapes.cpp",), args=("5000",)),
 }
+# C++ -l names files by the DWARF 5 rule that a row using the default file register names the
+# unit's main file (gprof: `shapes.cpp:517` for a libstdc++ inline), which the line table does not
+# follow yet: shapes is left out of the -l cases until it does (-T covers it without -l).
+LINE_PROGRAMS = [p for p in PROGRAMS if p != "shapes"]
 
 # (program, option-set id, options): the symspec names are each program's own
 LINE_CASES = [
     *(
         (p, oid, opts)
-        for p in PROGRAMS
+        for p in LINE_PROGRAMS
         for oid, opts in (
             ("l", ("-l",)),
             ("l-z", ("-l", "-z")),
@@ -98,4 +104,37 @@ TARGETS = {"i686": I686, "aarch64": AARCH64}
 def test_line_mode_cross_target(workshop: Workshop, target: str, name: str, opts: tuple[str, ...]) -> None:
     t = TARGETS[target]
     b = workshop.get(CROSS[name], t)
+    _check(t, opts, [*opts, str(b.binary), str(b.gmon["out"])], b.dir)
+
+
+TRAD_OPTIONS = {
+    "T": ("-T",),
+    "T-z": ("-T", "-z"),
+    "T-p": ("-T", "-p"),
+    "T-q": ("-T", "-q"),
+    "T-c": ("-T", "-c"),
+    "T-l": ("-T", "-l"),
+    "T-w": ("-T", "-w", "120"),
+}
+TRAD_CASES = [
+    *((p, o) for p in ("recursion", "cycles", "statics", "opt2") for o in TRAD_OPTIONS),
+    *(("shapes", o) for o in ("T", "T-z", "T-c")),
+    ("recursion", "T-E"),
+    ("recursion", "T-no-demangle"),
+]
+TRAD_OPTIONS |= {"T-E": ("-T", "-E", "burn"), "T-no-demangle": ("-T", "--demangle")}
+
+
+@pytest.mark.parametrize(("name", "oid"), [pytest.param(p, o, id=f"{p}-{o}") for p, o in TRAD_CASES])
+def test_traditional_matches_gprof(workshop: Workshop, name: str, oid: str) -> None:
+    b = workshop.get(PROGRAMS[name])
+    opts = TRAD_OPTIONS[oid]
+    _check(NATIVE, opts, [*opts, str(b.binary), str(b.gmon["out"])], b.dir)
+
+
+@pytest.mark.parametrize("opts", [("-T",), ("-T", "-l"), ("-T", "-c")], ids=["T", "T-l", "T-c"])
+@pytest.mark.parametrize("target", list(TARGETS))
+def test_traditional_cross_target(workshop: Workshop, target: str, opts: tuple[str, ...]) -> None:
+    t = TARGETS[target]
+    b = workshop.get(CROSS["opt2"], t)
     _check(t, opts, [*opts, str(b.binary), str(b.gmon["out"])], b.dir)

@@ -1,5 +1,6 @@
 """What the server keeps in the engine's on-disk cache (`gmonlens.diskcache`, under
-`$XDG_CACHE_HOME/gmonlens`): the DWARF index, the line table and each computed profile.
+`$XDG_CACHE_HOME/gmonlens`): the DWARF index, the line table, each computed profile and the
+function scopes (for line heat's inlined copies).
 
 Keys follow the binary's identity (real path, size, mtime, GNU build-id); a profile's key adds each
 profile file's identity, the options and the engine's record shapes. Values are plain data
@@ -18,6 +19,7 @@ from gmonlens import diskcache
 from gmonlens.dwarf import DwarfIndex
 from gmonlens.elf import read_build_id
 from gmonlens.linetable import LineTable
+from gmonlens.scopes import FunctionScopes
 
 cache_dir = diskcache.cache_dir
 
@@ -122,3 +124,25 @@ def load_line_table(binary: str) -> LineTable:
     table = LineTable.from_elf(binary)
     diskcache.store("linetable", key, (table.starts, table.sequences, table.files))
     return table
+
+
+def load_scopes(binary: str, *, compute: bool) -> FunctionScopes | None:
+    """The innermost function at each address (`gmonlens.scopes`), from the cache; computed (every
+    DWARF DIE: seconds on a large program) and saved when `compute`, else None when not cached."""
+    key = binary_key(binary)
+    data = diskcache.load("scopes", key)
+    if isinstance(data, tuple) and len(data) == 2:
+        return FunctionScopes(data[0], data[1])
+    if not compute:
+        return None
+    from gmonlens.scopes import function_scopes
+
+    scopes = function_scopes(DwarfIndex(binary))
+    diskcache.store("scopes", key, (scopes.bounds, scopes.names))
+    return scopes
+
+
+def has_scopes(binary: str) -> bool:
+    d = diskcache.cache_dir()
+    key = binary_key(binary)
+    return d is not None and key is not None and os.path.exists(os.path.join(d, f"scopes-{key}.marshal"))

@@ -1,5 +1,5 @@
 """Loading and reloading folders, and telling the client: progress, problems (said once),
-`gmonlens/status`, code-lens refresh.
+`gmonlens/status`, code-lens and inlay-hint refresh.
 
 Problems that stop loading go out as window/showMessage (Warning/Error); the rest as
 window/logMessage. A text already said for a folder is not said again until the folder loads
@@ -23,7 +23,7 @@ from pygls.capabilities import get_capability
 from . import cache
 from .baseline import status_fields
 from .server import GmonlensServer
-from .session import FolderState, LoadOutcome, finish_index, load_folder, stamp
+from .session import FolderState, LoadOutcome, finish_index, line_heat, load_folder, stamp
 from .settings import effective_settings
 
 log = logging.getLogger("gmonlens")
@@ -67,6 +67,15 @@ async def refresh_lenses(ls: GmonlensServer) -> None:
             await asyncio.wait_for(ls.workspace_code_lens_refresh_async(None), timeout=10)
         except Exception as exc:  # a client that fails the refresh still gets lenses on request
             log.info("codeLens/refresh failed: %s", exc)
+
+
+async def refresh_inlay_hints(ls: GmonlensServer) -> None:
+    """Line heat changes with the profile: ask the client to ask again (when it can)."""
+    if get_capability(ls.client_capabilities, "workspace.inlay_hint.refresh_support", False):
+        try:
+            await asyncio.wait_for(ls.workspace_inlay_hint_refresh_async(None), timeout=10)
+        except Exception as exc:  # the client still asks for hints when it shows the file
+            log.info("inlayHint/refresh failed: %s", exc)
 
 
 def reload(ls: GmonlensServer, state: FolderState) -> asyncio.Task[Any]:
@@ -142,11 +151,14 @@ async def _reload(ls: GmonlensServer, state: FolderState) -> None:
         send_status(ls, state, "loaded", f"{lo.total_seconds:.2f} s in {len(lo.profile.routines)} routines")
         ls.spawn(_finish(ls, state, lo))
     await refresh_lenses(ls)
+    await refresh_inlay_hints(ls)
 
 
 async def _finish(ls: GmonlensServer, state: FolderState, loaded: Any) -> None:
     await asyncio.sleep(0.5)  # let the first requests go first
-    if cache.cache_dir() is not None and not (loaded.dwarf_cached and loaded.profile_cached):
+    await asyncio.to_thread(line_heat, loaded)  # once per load, before the first hints ask for it
+    complete = loaded.dwarf_cached and loaded.profile_cached and cache.has_scopes(loaded.binary)
+    if cache.cache_dir() is not None and not complete:
         args = [loaded.binary, *loaded.profiles]
         if loaded.settings.static_call_graph:
             args.append("--static-call-graph")
@@ -159,6 +171,8 @@ async def _finish(ls: GmonlensServer, state: FolderState, loaded: Any) -> None:
         except OSError as exc:
             log.info("cache warm-up failed: %s", exc)
     problems = await asyncio.to_thread(finish_index, loaded)
+    # inlined copies (hover) need every DWARF scope: from the cache the warm-up filled
+    await asyncio.to_thread(loaded.heat.inlined, loaded.binary, loaded.profile, cache.cache_dir() is None)
     if state.loaded is loaded:
         for p in problems:
             say(ls, state, p)

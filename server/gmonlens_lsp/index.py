@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from gmonlens.dwarf import DwarfIndex, SourceDecl
+from gmonlens.linetable import LineTable
 from gmonlens.model import Arc, Profile, Routine
 from gmonlens.sourcemap import SourceMapper
 
@@ -234,6 +235,11 @@ class SourceIndex:
                         self._line_table = None
                 self._line_table_tried = True
         return self._line_table
+
+    def line_table(self) -> LineTable | None:
+        """The binary's line table (read once; None when unreadable)."""
+        table = self._lines()
+        return table if isinstance(table, LineTable) else None
 
     def prepare_lines(self) -> None:
         """Read the line table and the code now (call sites need them)."""

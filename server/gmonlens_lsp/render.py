@@ -15,10 +15,12 @@ from typing import Any
 from lsprotocol import types
 from pygls import uris
 
+from gmonlens.lineheat import InlinedCopies
 from gmonlens.model import Arc, Profile, Routine
 
+from .heat import FileHeat, HeatIndex, HotLine
 from .index import Place, SourceIndex
-from .settings import DEFAULT_LENS_TITLE
+from .settings import DEFAULT_LENS_TITLE, DEFAULT_LINE_HEAT_LABEL
 
 SHOW_CALLERS = "gmonlens.showCallers"
 ASSUMPTION = (
@@ -321,3 +323,70 @@ def message(kind: str, text: str) -> types.MessageType:
     return {"error": types.MessageType.Error, "warning": types.MessageType.Warning}.get(
         kind, types.MessageType.Info
     )
+
+
+# ---- line heat -------------------------------------------------------------------------------
+
+
+def heat_label(template: str, h: HotLine) -> str:
+    """Fill the line-heat label template (seconds with two decimals, percent with one)."""
+    values = {"seconds": f"{h.seconds:.2f}", "percent": f"{h.percent:.1f}", "routine": h.routine,
+              "line": str(h.line)}  # fmt: skip
+    try:
+        return template.format(**values)
+    except (KeyError, IndexError, ValueError):
+        return DEFAULT_LINE_HEAT_LABEL.format(**values)
+
+
+def heat_tooltip(h: HotLine) -> str:
+    text = f"Line samples: {h.seconds:.2f} s, {h.percent:.1f}% of the total time, in {h.routine}"
+    if len(h.routines) > 1:
+        text += " (" + ", ".join(f"{name} {s:.2f} s" for name, s in h.routines) + ")"
+    return text
+
+
+def inlay_hint(h: HotLine, line_text: str, template: str) -> types.InlayHint:
+    """A hint after the end of 1-based line `h.line` (whose text is `line_text`)."""
+    return types.InlayHint(
+        position=types.Position(max(h.line - 1, 0), _utf16(line_text)),
+        label=heat_label(template, h),
+        padding_left=True,
+        tooltip=heat_tooltip(h),
+    )
+
+
+def line_heat_result(uri: str, heat: HeatIndex, file_heat: FileHeat | None) -> dict[str, Any]:
+    """The `gmonlens/lineHeat` result (PROTOCOL.md): every line of the file with time."""
+    return {
+        "uri": uri,
+        "totalSeconds": round(heat.total_seconds, 6),
+        "lines": [
+            {
+                "line": h.line - 1,
+                "seconds": round(h.seconds, 6),
+                "percent": round(h.percent, 4),
+                "routine": h.routine,
+                "routines": [{"name": n, "seconds": round(s, 6)} for n, s in h.routines],
+            }
+            for h in (file_heat.lines if file_heat else ())
+        ],
+    }
+
+
+def inlined_markdown(name: str, copies: InlinedCopies, profile: Profile, index: SourceIndex) -> str:
+    """Where the inlined copies of `name` were sampled (line samples, not call-graph figures)."""
+    total = profile.total_ticks if profile.total_ticks > 0 else 1.0
+    lines = [
+        f"**{name}**, inlined: {profile.seconds(copies.ticks):.2f} s of line samples in its inlined "
+        f"copies ({100.0 * copies.ticks / total:.1f}% of the total time), in:",
+        "",
+    ]
+    for rid, ticks in copies.callers:
+        r = profile.routines[rid]
+        lines.append(f"- {location_link(r.display_name, index.place(rid))}: {profile.seconds(ticks):.2f} s")
+    lines.append("")
+    lines.append(
+        "*Line samples: histogram samples on the inlined code's lines. gprof's call graph counts "
+        "them in the routines listed, not as calls.*"
+    )
+    return "\n".join(lines)

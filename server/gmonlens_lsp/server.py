@@ -140,9 +140,20 @@ class GmonlensServer(LanguageServer):
 
 def create_server() -> GmonlensServer:
     """A fresh server with every feature registered."""
-    from .features import baseline_cmds, call_hierarchy, code_lens, commands, hover, lifecycle, symbols, watch
+    from .features import (
+        baseline_cmds,
+        call_hierarchy,
+        code_lens,
+        commands,
+        hover,
+        lifecycle,
+        line_heat,
+        symbols,
+        watch,
+    )
 
     server = GmonlensServer()
-    for feature in (lifecycle, code_lens, hover, call_hierarchy, symbols, commands, baseline_cmds, watch):
+    features = (lifecycle, code_lens, hover, call_hierarchy, symbols, commands, baseline_cmds, watch, line_heat)
+    for feature in features:
         feature.register(server)
     return server

@@ -25,6 +25,7 @@ from gmonlens.sourcemap import SourceMapper
 from . import cache
 from .callsites import CallFinder
 from .discovery import PROFILE_PATTERNS, Discovery, discover, search_dirs
+from .heat import HeatHolder, HeatIndex, compute
 from .index import SourceIndex
 from .settings import CONFIG_FILE, Settings
 
@@ -47,6 +48,7 @@ class Loaded:
     seconds: float = 0.0  # wall time of the load
     lens_cache: dict[str, Any] = field(default_factory=dict, compare=False)  # path -> lenses (JSON)
     comparison: Any = None  # baseline.Comparison when the folder has a baseline
+    heat: HeatHolder = field(default_factory=HeatHolder, compare=False)  # line heat, computed once
 
     @property
     def total_seconds(self) -> float:
@@ -175,6 +177,16 @@ def _compare(
     except GmonlensError as exc:
         warnings.append(f"baseline not loaded: {exc}")
         return None
+
+
+def line_heat(loaded: Loaded) -> HeatIndex | None:
+    """The load's line heat (computed on first use, thread-safe; None when it cannot be had)."""
+    if not loaded.profile.has_histogram:
+        return None
+    index = loaded.index
+    return loaded.heat.get(
+        lambda: compute(loaded.binary, loaded.profiles, loaded.profile, index.line_table(), index.resolve)
+    )
 
 
 def finish_index(loaded: Loaded) -> list[str]:

@@ -18,6 +18,9 @@ import yaml
 CONFIG_FILE = "gmonlens.yaml"
 DEFAULT_LENS_TITLE = "{percent}% · self {self} s · total {total} s · {calls} calls{cycle}"
 PLACEHOLDERS = ("percent", "self", "total", "calls", "cycle", "name")
+DEFAULT_LINE_HEAT_LABEL = "{seconds} s · {percent}%"
+HEAT_PLACEHOLDERS = ("seconds", "percent", "routine", "line")
+DEFAULT_LINE_HEAT_MIN_PERCENT = 1.0
 
 
 @dataclass(frozen=True)
@@ -39,13 +42,17 @@ class Settings:
     source_map: tuple[tuple[str, str], ...] = ()
     lens_title: str = DEFAULT_LENS_TITLE
     baseline: Baseline | None = None
+    line_heat_label: str = DEFAULT_LINE_HEAT_LABEL  # inlay hint at the end of a hot line
+    line_heat_min_percent: float = DEFAULT_LINE_HEAT_MIN_PERCENT  # hot: at least this % of the total
     sources: tuple[str, ...] = field(default=(), compare=False)  # where values came from, for logs
 
 
 _YAML_KEYS = {"binary": "binary", "profiles": "profiles", "static_call_graph": "static_call_graph",
-              "source_map": "source_map", "lens_title": "lens_title", "baseline": "baseline"}  # fmt: skip
+              "source_map": "source_map", "lens_title": "lens_title", "baseline": "baseline",
+              "line_heat_label": "line_heat_label", "line_heat_min_percent": "line_heat_min_percent"}  # fmt: skip
 _CLIENT_KEYS = {"binary": "binary", "profiles": "profiles", "staticCallGraph": "static_call_graph",
-                "sourceMap": "source_map", "lensTitle": "lens_title", "baseline": "baseline"}  # fmt: skip
+                "sourceMap": "source_map", "lensTitle": "lens_title", "baseline": "baseline",
+                "lineHeatLabel": "line_heat_label", "lineHeatMinPercent": "line_heat_min_percent"}  # fmt: skip
 
 
 def _check(name: str, value: Any, origin: str, written: str | None = None) -> tuple[Any, str | None]:
@@ -77,18 +84,23 @@ def _check(name: str, value: Any, origin: str, written: str | None = None) -> tu
         return (tuple(sorted(value.items())) or None), None
     if name == "baseline":
         return _check_baseline(value, bad)
-    if name == "lens_title":
+    if name in ("lens_title", "line_heat_label"):
         if not isinstance(value, str):
             return None, bad + "must be a string; ignored"
         if not value.strip():
             return None, None
+        known = PLACEHOLDERS if name == "lens_title" else HEAT_PLACEHOLDERS
         try:
-            value.format(**dict.fromkeys(PLACEHOLDERS, ""))
+            value.format(**dict.fromkeys(known, ""))
         except (KeyError, IndexError, ValueError) as exc:
             return None, bad + f"has a bad placeholder ({exc}); known: " + ", ".join(
-                "{" + p + "}" for p in PLACEHOLDERS
+                "{" + p + "}" for p in known
             )
         return value, None
+    if name == "line_heat_min_percent":
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 100:
+            return None, bad + "must be a number from 0 to 100 (percent of the total time); ignored"
+        return float(value), None
     return None, None
 
 

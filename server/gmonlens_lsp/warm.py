@@ -1,5 +1,5 @@
 """`python -m gmonlens_lsp.warm BINARY [--static-call-graph] PROFILE...`: fill the cache for one
-binary and profile set (full DWARF index, line table, computed profile), at low priority, in a
+binary and profile set (full DWARF index, line table, computed profile, function scopes), at low priority, in a
 process of its own so that the server's requests never wait for this work (the GIL)."""
 
 from __future__ import annotations
@@ -26,6 +26,8 @@ def warm(binary: str, profiles: list[str], static_call_graph: bool) -> None:
         dwarf.prepare_ranges()
         cache.save_dwarf(dwarf, dkey)
     cache.load_line_table(binary)
+    if dwarf.has_debug_info:
+        cache.load_scopes(binary, compute=True)
 
 
 def main(argv: list[str]) -> int:

@@ -55,7 +55,7 @@ async def session(
     for folder, values in (folder_configuration or {}).items():
         client.set_configuration(values, section="gmonlens", scope_uri=uri(folder))
     caps = client_capabilities(capabilities)
-    await client.initialize_session(
+    client.init_result = await client.initialize_session(  # type: ignore[attr-defined]
         types.InitializeParams(
             capabilities=caps,
             root_uri=uri(folders[0]),

@@ -79,3 +79,29 @@ def test_client_section_accepts_both_shapes() -> None:
     assert client_section({"gmonlens": {"binary": "x"}}) == {"binary": "x"}
     assert client_section({"binary": "x"}) == {"binary": "x"}
     assert client_section(None) is None
+
+
+def test_line_heat_settings(tmp_path: Path) -> None:
+    (tmp_path / "gmonlens.yaml").write_text(
+        "line_heat_min_percent: 5\nline_heat_label: '{routine} {seconds}'\n"
+    )
+    s, problems = effective_settings(str(tmp_path), {"lineHeatMinPercent": 0.5})
+    assert problems == []
+    assert (s.line_heat_min_percent, s.line_heat_label) == (0.5, "{routine} {seconds}")
+
+
+@pytest.mark.parametrize(
+    ("client", "message"),
+    [
+        ({"lineHeatMinPercent": "high"}, "`lineHeatMinPercent` must be a number from 0 to 100"),
+        ({"lineHeatMinPercent": 101}, "`lineHeatMinPercent` must be a number from 0 to 100"),
+        ({"lineHeatMinPercent": True}, "`lineHeatMinPercent` must be a number from 0 to 100"),
+        ({"lineHeatLabel": "{calls}"}, "`lineHeatLabel` has a bad placeholder"),
+        ({"lineHeatLabel": 3}, "`lineHeatLabel` must be a string"),
+    ],
+)
+def test_bad_line_heat_settings_fall_back(tmp_path: Path, client: dict[str, object], message: str) -> None:
+    s, problems = effective_settings(str(tmp_path), client)
+    assert len(problems) == 1 and message in problems[0], problems
+    assert s.line_heat_min_percent == Settings().line_heat_min_percent
+    assert s.line_heat_label == Settings().line_heat_label

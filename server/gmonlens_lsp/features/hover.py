@@ -1,4 +1,5 @@
-"""textDocument/hover: a routine's gprof call-graph entry, at its name (definition or call site)."""
+"""textDocument/hover: a routine's gprof call-graph entry, at its name (definition or call site);
+for a function inlined into others, the line samples of its inlined copies and where they are."""
 
 from __future__ import annotations
 
@@ -41,18 +42,33 @@ async def routine_under_cursor(
     return None if rid is None else (loaded, rid)
 
 
+def inlined_parts(ls: GmonlensServer, uri: str, position: types.Position) -> list[str]:
+    """Where the inlined copies of the function named under the cursor were sampled (line heat)."""
+    loaded = ls.loaded_for(uri)
+    word = word_at(ls, uri, position) if loaded is not None else None
+    if loaded is None or not word:
+        return []
+    return [
+        render.inlined_markdown(name, copies, loaded.profile, loaded.index)
+        for name, copies in loaded.heat.inlined_named(word)
+    ]
+
+
 def register(server: GmonlensServer) -> None:
     @server.feature(types.TEXT_DOCUMENT_HOVER)
     @safe()
     async def hover(ls: GmonlensServer, params: types.HoverParams) -> types.Hover | None:
-        hit = await routine_under_cursor(ls, params.text_document.uri, params.position)
-        if hit is None:
-            return None
-        loaded, rid = hit
-        text = await asyncio.to_thread(render.hover_markdown, loaded.profile, loaded.index, rid)
-        if loaded.comparison is not None:
-            from ..baseline import hover_table
+        uri = params.text_document.uri
+        hit = await routine_under_cursor(ls, uri, params.position)
+        parts = []
+        if hit is not None:
+            loaded, rid = hit
+            text = await asyncio.to_thread(render.hover_markdown, loaded.profile, loaded.index, rid)
+            if loaded.comparison is not None:
+                from ..baseline import hover_table
 
-            table = hover_table(loaded.comparison, rid)
-            text = f"{table}\n\n---\n\n{text}" if table else text
-        return render.hover(text, params.position.line)
+                table = hover_table(loaded.comparison, rid)
+                text = f"{table}\n\n---\n\n{text}" if table else text
+            parts.append(text)
+        parts += inlined_parts(ls, uri, params.position)
+        return render.hover("\n\n---\n\n".join(parts), params.position.line) if parts else None

@@ -1,0 +1,75 @@
+"""Line heat on the code: textDocument/inlayHint at the end of each hot line (requested range only)
+and the custom request `gmonlens/lineHeat` (a file's per-line figures; PROTOCOL.md)."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from lsprotocol import types
+from pygls import uris
+
+from .. import control, render
+from ..heat import HeatIndex
+from ..server import GmonlensServer, safe
+from ..session import Loaded, line_heat
+
+LINE_HEAT = "gmonlens/lineHeat"
+
+
+async def heat_for(ls: GmonlensServer, uri: str) -> tuple[Loaded, HeatIndex, str] | None:
+    """The folder's loaded profile (waiting for a load in progress), its heat and the file's path."""
+    state = ls.folder_of(uri)
+    path = uris.to_fs_path(uri)
+    if state is None or not path:
+        return None
+    loaded = await control.loaded_or_wait(ls, state)
+    if loaded is None:
+        return None
+    heat = loaded.heat.ready or await asyncio.to_thread(line_heat, loaded)
+    return None if heat is None else (loaded, heat, path)
+
+
+def _text_lines(ls: GmonlensServer, uri: str, path: str) -> Any:
+    """Line texts of the open document (else of the file on disk), by 0-based line."""
+    doc = ls.workspace.text_documents.get(uri)
+    if doc is not None:
+        lines = doc.lines
+        return lambda i: lines[i].rstrip("\r\n") if 0 <= i < len(lines) else ""
+    return lambda i: render.line_text(path, i + 1)
+
+
+def register(server: GmonlensServer) -> None:
+    @server.feature(types.TEXT_DOCUMENT_INLAY_HINT, types.InlayHintOptions(resolve_provider=False))
+    @safe()
+    async def inlay_hints(ls: GmonlensServer, params: types.InlayHintParams) -> list[types.InlayHint] | None:
+        uri = params.text_document.uri
+        hit = await heat_for(ls, uri)
+        if hit is None:
+            return None
+        loaded, heat, path = hit
+        file_heat = heat.for_path(path)
+        if file_heat is None:
+            return None
+        rng = params.range
+        minimum = loaded.settings.line_heat_min_percent
+        template = loaded.settings.line_heat_label
+        text = _text_lines(ls, uri, path)
+        return [
+            render.inlay_hint(h, text(h.line - 1), template)
+            for h in file_heat.between(rng.start.line + 1, rng.end.line + 1)
+            if h.seconds > 0 and h.percent >= minimum
+        ]
+
+    @server.feature(LINE_HEAT)
+    @safe()
+    async def line_heat_request(ls: GmonlensServer, params: Any) -> dict[str, Any] | None:
+        doc = getattr(params, "textDocument", None)
+        uri = getattr(doc, "uri", None)
+        if not isinstance(uri, str):
+            return None
+        hit = await heat_for(ls, uri)
+        if hit is None:
+            return None
+        _loaded, heat, path = hit
+        return render.line_heat_result(uri, heat, heat.for_path(path))

@@ -1,109 +1,22 @@
-"""Call instructions behind an arc's recorded return address.
-
-glibc's mcount keeps arcs in a table indexed by the caller's return address divided by
-HASHFRACTION * sizeof(ARCINDEX) (2 * the address size) and writes that index back as `from_pc`: the
-recorded address is the real return address rounded down to 16 bytes on 64-bit targets (8 on
-32-bit). So the call's line is not simply the line of `from_pc - 1`: `CallFinder.calls` decodes the
-caller's code and returns the addresses of the call instructions whose return address lies in
-[from_pc, from_pc + granule) and that can reach the callee (a direct call to its entry, else an
-indirect call). Without a decoder (capstone for x86) it answers [] and callers fall back to the line
-of `from_pc - 1`.
-"""
+"""The engine's `CallFinder` (gmonlens.callsites), built from a binary's executable sections."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+from gmonlens.callsites import CallFinder as _EngineCallFinder
 
 
-@dataclass(frozen=True)
-class _Code:
-    machine: str
-    bits: int
-    sections: tuple[tuple[int, bytes], ...]  # (address, bytes) of executable sections
-
-
-def read_code(path: str) -> _Code:
-    from elftools.elf.constants import SH_FLAGS
-    from elftools.elf.elffile import ELFFile
-
-    with open(path, "rb") as f:
-        elf = ELFFile(f)
-        sections = tuple(
-            (int(s["sh_addr"]), s.data())
-            for s in elf.iter_sections()
-            if s["sh_flags"] & SH_FLAGS.SHF_EXECINSTR and s["sh_type"] == "SHT_PROGBITS"
-        )
-        return _Code(str(elf["e_machine"]), elf.elfclass, sections)
-
-
-class CallFinder:
-    def __init__(self, code: _Code) -> None:
-        self._code = code
-        self.granule = 2 * (code.bits // 8)
-        self._cs: Any = None
-        if code.machine in ("EM_X86_64", "EM_386"):
-            try:
-                import capstone
-
-                mode = capstone.CS_MODE_64 if code.machine == "EM_X86_64" else capstone.CS_MODE_32
-                self._cs = capstone.Cs(capstone.CS_ARCH_X86, mode)
-                self._cs.skipdata = True
-            except ImportError:
-                self._cs = None
-        self._decoded: dict[tuple[int, int], list[tuple[int, int, int | None]]] = {}
-
+class CallFinder(_EngineCallFinder):
     @classmethod
     def from_elf(cls, path: str) -> CallFinder:
-        return cls(read_code(path))
+        """Read only what decoding needs: the machine, the address size and the code sections."""
+        from elftools.elf.constants import SH_FLAGS
+        from elftools.elf.elffile import ELFFile
 
-    def _bytes(self, start: int, end: int) -> bytes:
-        for addr, data in self._code.sections:
-            if addr <= start < addr + len(data):
-                return data[start - addr : min(end, addr + len(data)) - addr]
-        return b""
-
-    def _calls_in(self, start: int, end: int) -> list[tuple[int, int, int | None]]:
-        """(call address, return address, direct target or None) for calls in [start, end)."""
-        key = (start, end)
-        if key in self._decoded:
-            return self._decoded[key]
-        out: list[tuple[int, int, int | None]] = []
-        data = self._bytes(start, end)
-        if self._code.machine == "EM_AARCH64":
-            for off in range(0, len(data) - 3, 4):
-                insn = int.from_bytes(data[off : off + 4], "little")
-                at = start + off
-                if insn & 0xFC000000 == 0x94000000:  # BL imm26
-                    imm = insn & 0x3FFFFFF
-                    imm = imm - 0x4000000 if imm & 0x2000000 else imm
-                    out.append((at, at + 4, at + 4 * imm))
-                elif insn & 0xFFFFFC1F == 0xD63F0000:  # BLR Xn
-                    out.append((at, at + 4, None))
-        elif self._cs is not None:
-            for at, size, mnemonic, op_str in self._cs.disasm_lite(data, start):
-                if mnemonic.startswith("call"):
-                    target = None
-                    text = op_str.strip()
-                    if text.startswith("0x"):
-                        try:
-                            target = int(text, 16)
-                        except ValueError:
-                            target = None
-                    out.append((at, at + size, target))
-        self._decoded[key] = out
-        return out
-
-    def calls(self, from_pc: int, caller: tuple[int, int], callee_entry: int) -> list[int]:
-        """Addresses of the call instructions of the arc (see module docstring).
-
-        `caller`: the caller routine's [start, end] (inclusive end)."""
-        if self._code.machine == "EM_AARCH64" or self._cs is not None:
-            calls = self._calls_in(caller[0], caller[1] + 1)
-        else:
-            return []
-        window = [c for c in calls if from_pc <= c[1] < from_pc + self.granule]
-        direct = [c[0] for c in window if c[2] == callee_entry]
-        if direct:
-            return direct
-        return [c[0] for c in window if c[2] is None]
+        with open(path, "rb") as f:
+            elf = ELFFile(f)
+            sections = [
+                (int(s["sh_addr"]), s.data())
+                for s in elf.iter_sections()
+                if s["sh_flags"] & SH_FLAGS.SHF_EXECINSTR and s["sh_type"] == "SHT_PROGBITS"
+            ]
+            return cls(str(elf["e_machine"]), elf.elfclass // 8, sections)

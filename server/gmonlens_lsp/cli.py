@@ -1,6 +1,7 @@
-"""`gmonlens report` (a drop-in for `gprof -b`, plus --json) and `gmonlens serve` (the language server).
+"""`gmonlens report` (a drop-in for `gprof -b`, plus --json), `gmonlens diff`, `gmonlens export`
+(callgrind, pprof, dot) and `gmonlens serve` (the language server).
 
-`report` must stay lean: nothing on its path imports pygls; `serve` imports the server lazily.
+`report`, `diff` and `export` must stay lean: nothing on its path imports pygls; `serve` imports the server lazily.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from .gprof_args import USAGE, ReportArgs, parse_report_args
 HELP = f"""usage: gmonlens report [gprof options] [--json] [BINARY [PROFILE...]]
        gmonlens diff [options] BASE_BINARY BASE_PROFILE... -- NEW_BINARY NEW_PROFILE...
        gmonlens diff [options] BINARY BASE_PROFILE NEW_PROFILE
+       gmonlens export --format callgrind|pprof|dot [gprof options] [BINARY [PROFILE...]] [-o FILE]
        gmonlens serve [--stdio]
        gmonlens --version
 
@@ -24,6 +26,8 @@ report  prints what `gprof -b` prints for the same options (defaults: a.out gmon
         --json  the profile as JSON (schema: README, "JSON output").
 diff    two profiles side by side, changes tested against sampling noise (README, "diff");
         --json, --fail-over PERCENT (exit 3), --threshold Z, --normalize.
+export  writes the profile for callgrind_annotate/KCachegrind, go tool pprof or Graphviz
+        (README, "gmonlens export"); also --source-map FROM=TO, --node-thres/--edge-thres PCT (dot).
 serve   the language server, speaking LSP on stdin/stdout.
 """
 
@@ -87,14 +91,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         from .serve import main as serve_main
 
         return serve_main(rest)
-    if cmd not in ("report", "diff"):
-        print(f"gmonlens: unknown command '{cmd}' (try: report, diff, serve)", file=sys.stderr)
+    if cmd not in ("report", "diff", "export"):
+        print(f"gmonlens: unknown command '{cmd}' (try: report, diff, export, serve)", file=sys.stderr)
         return 2
     try:
         if cmd == "diff":
             from .diffcli import parse_diff_args, run_diff
 
             return run_diff(parse_diff_args(rest))
+        if cmd == "export":
+            from .export_cmd import parse_export_args, run_export
+
+            if any(a in ("-h", "--help") for a in rest):
+                print(HELP, end="")
+                return 0
+            return run_export(parse_export_args(rest))
         args = parse_report_args(rest)
         if args.help:
             print(HELP, end="")

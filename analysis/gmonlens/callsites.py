@@ -1,0 +1,90 @@
+"""Call instructions behind an arc's recorded return address.
+
+glibc's mcount keeps arcs in a table indexed by the caller's return address divided by
+HASHFRACTION * sizeof(ARCINDEX) (2 * the address size) and writes that index back as `from_pc`: the
+recorded address is the real return address rounded down to 16 bytes on 64-bit targets (8 on
+32-bit). So the call's line is not simply the line of `from_pc - 1`: `CallFinder.calls` decodes the
+caller's code and returns the addresses of the call instructions whose return address lies in
+[from_pc, from_pc + granule) and that can reach the callee (a direct call to its entry, else an
+indirect call). Without a decoder (capstone for x86) it answers [] and callers fall back to the recorded
+address. Pure: the server and the exporters hand it the code (`ElfImage.code_sections`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+
+class CallFinder:
+    """Decodes call instructions in a program's code (pure: the code bytes are given).
+
+    `machine` is pyelftools' e_machine name ("EM_X86_64", "EM_386", "EM_AARCH64"); `sections`
+    are (link-time address, bytes) of the executable sections."""
+
+    def __init__(self, machine: str, address_size: int, sections: Sequence[tuple[int, bytes]]) -> None:
+        self._machine = machine
+        self._sections = tuple(sections)
+        self.granule = 2 * address_size
+        self._cs: Any = None
+        if machine in ("EM_X86_64", "EM_386"):
+            try:
+                import capstone
+
+                mode = capstone.CS_MODE_64 if machine == "EM_X86_64" else capstone.CS_MODE_32
+                self._cs = capstone.Cs(capstone.CS_ARCH_X86, mode)
+                self._cs.skipdata = True
+            except ImportError:
+                self._cs = None
+        self._decoded: dict[tuple[int, int], list[tuple[int, int, int | None]]] = {}
+
+    def _bytes(self, start: int, end: int) -> bytes:
+        for addr, data in self._sections:
+            if addr <= start < addr + len(data):
+                return data[start - addr : min(end, addr + len(data)) - addr]
+        return b""
+
+    def _calls_in(self, start: int, end: int) -> list[tuple[int, int, int | None]]:
+        """(call address, return address, direct target or None) for calls in [start, end)."""
+        key = (start, end)
+        if key in self._decoded:
+            return self._decoded[key]
+        out: list[tuple[int, int, int | None]] = []
+        data = self._bytes(start, end)
+        if self._machine == "EM_AARCH64":
+            for off in range(0, len(data) - 3, 4):
+                insn = int.from_bytes(data[off : off + 4], "little")
+                at = start + off
+                if insn & 0xFC000000 == 0x94000000:  # BL imm26
+                    imm = insn & 0x3FFFFFF
+                    imm = imm - 0x4000000 if imm & 0x2000000 else imm
+                    out.append((at, at + 4, at + 4 * imm))
+                elif insn & 0xFFFFFC1F == 0xD63F0000:  # BLR Xn
+                    out.append((at, at + 4, None))
+        elif self._cs is not None:
+            for at, size, mnemonic, op_str in self._cs.disasm_lite(data, start):
+                if mnemonic.startswith("call"):
+                    target = None
+                    text = op_str.strip()
+                    if text.startswith("0x"):
+                        try:
+                            target = int(text, 16)
+                        except ValueError:
+                            target = None
+                    out.append((at, at + size, target))
+        self._decoded[key] = out
+        return out
+
+    def calls(self, from_pc: int, caller: tuple[int, int], callee_entry: int) -> list[int]:
+        """Addresses of the call instructions of the arc (see module docstring).
+
+        `caller`: the caller routine's [start, end] (inclusive end)."""
+        if self._machine == "EM_AARCH64" or self._cs is not None:
+            calls = self._calls_in(caller[0], caller[1] + 1)
+        else:
+            return []
+        window = [c for c in calls if from_pc <= c[1] < from_pc + self.granule]
+        direct = [c[0] for c in window if c[2] == callee_entry]
+        if direct:
+            return direct
+        return [c[0] for c in window if c[2] is None]

@@ -1,0 +1,149 @@
+"""The call graph as nodes and edges, pruned like gprof2dot: the whole program, or the graph around
+one routine. Shared by `gmonlens export --format dot` and the server's `gmonlens/callGraph`.
+
+Percentages are of gprof's call-graph total (`print_ticks`, the base of gprof's `% time`). A node's
+weight is its total time (self + children, as gprof propagates it), an edge's weight the time gprof
+propagates along the arc. Arcs are those of `export_common.exported_arcs`. Pruning (whole program):
+nodes under `node_thres` percent go, then edges under `edge_thres` percent or touching a removed
+node; edges inside a cycle carry no time in gprof and are kept while both ends are.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .export_common import exported_arcs
+from .model import Profile
+
+NODE_THRES = 0.5  # gprof2dot's defaults, in percent
+EDGE_THRES = 0.1
+
+
+@dataclass(frozen=True)
+class GraphNode:
+    routine: int
+    name: str
+    display_name: str
+    file: str | None
+    line: int
+    self_ticks: float  # propagated self (gprof's call-graph `self`)
+    total_ticks: float  # self + children
+    calls: int
+    self_calls: int
+    cycle: int
+    percent: float  # total / print time
+    self_percent: float
+
+
+@dataclass(frozen=True)
+class GraphEdge:
+    parent: int  # routine ids
+    child: int
+    count: int
+    ticks: float  # propagated along the arc (estimate)
+    percent: float
+    in_cycle: bool
+
+
+@dataclass(frozen=True)
+class CallGraph:
+    nodes: tuple[GraphNode, ...]  # in address order
+    edges: tuple[GraphEdge, ...]
+    hz: int
+    total_ticks: float  # percent base
+    center: int = -1  # the routine a neighbourhood graph is around
+    pruned_nodes: int = 0  # nodes left out by the thresholds
+    pruned_edges: int = 0
+
+
+def _pct(p: Profile, ticks: float) -> float:
+    return 100.0 * ticks / p.print_ticks if p.print_ticks > 0 else 0.0
+
+
+def _node(p: Profile, rid: int) -> GraphNode:
+    r = p.routines[rid]
+    return GraphNode(
+        rid,
+        r.name,
+        r.display_name,
+        r.file,
+        r.line,
+        r.prop_self_ticks,
+        r.total_ticks,
+        r.calls,
+        r.self_calls,
+        r.cycle,
+        _pct(p, r.total_ticks),
+        _pct(p, r.prop_self_ticks),
+    )
+
+
+def _edges(p: Profile) -> list[GraphEdge]:
+    rs = p.routines
+    out = []
+    for i in exported_arcs(p):
+        a = p.arcs[i]
+        t = a.self_ticks + a.child_ticks
+        cyc = rs[a.parent].cycle != 0 and rs[a.parent].cycle == rs[a.child].cycle
+        out.append(GraphEdge(a.parent, a.child, a.count, t, _pct(p, t), cyc or a.is_self))
+    return out
+
+
+def _build(p: Profile, keep: set[int], edges: list[GraphEdge], edge_thres: float, center: int) -> CallGraph:
+    kept = [
+        e
+        for e in edges
+        if e.parent in keep and e.child in keep and (e.percent >= edge_thres or e.in_cycle or edge_thres <= 0)
+    ]
+    touched = {e.parent for e in edges} | {e.child for e in edges}
+    return CallGraph(
+        tuple(_node(p, r) for r in sorted(keep)),
+        tuple(kept),
+        p.hz,
+        p.print_ticks,
+        center,
+        len(touched - keep),
+        len(edges) - len(kept),
+    )
+
+
+def whole_graph(p: Profile, node_thres: float = NODE_THRES, edge_thres: float = EDGE_THRES) -> CallGraph:
+    """Every routine with time or arcs whose total reaches `node_thres` percent."""
+    edges = _edges(p)
+    candidates = {e.parent for e in edges} | {e.child for e in edges}
+    candidates |= {r.id for r in p.routines if r.self_ticks > 0 and r.printed}
+    keep = {r for r in candidates if _pct(p, p.routines[r].total_ticks) >= node_thres or node_thres <= 0}
+    return _build(p, keep, edges, edge_thres, -1)
+
+
+def graph_around(
+    p: Profile,
+    routine: int,
+    depth: int = 2,
+    node_thres: float = 0.0,
+    edge_thres: float = 0.0,
+    max_nodes: int = 500,
+) -> CallGraph:
+    """`routine`, its callers to `depth` levels up and its callees to `depth` levels down (by
+    breadth-first search, at most `max_nodes` nodes), with every exported arc among them."""
+    edges = _edges(p)
+    up: dict[int, list[int]] = {}
+    down: dict[int, list[int]] = {}
+    for e in edges:
+        down.setdefault(e.parent, []).append(e.child)
+        up.setdefault(e.child, []).append(e.parent)
+    keep = {routine}
+    for adj in (up, down):
+        frontier = [routine]
+        for _ in range(max(depth, 0)):
+            nxt = []
+            for r in frontier:
+                for q in adj.get(r, []):
+                    if q not in keep and len(keep) < max_nodes:
+                        keep.add(q)
+                        nxt.append(q)
+            frontier = nxt
+    keep = {
+        r for r in keep if r == routine or node_thres <= 0 or _pct(p, p.routines[r].total_ticks) >= node_thres
+    }
+    return _build(p, keep, edges, edge_thres, routine)

@@ -1,0 +1,147 @@
+"""`gmonlens export`: the profile for other tools (callgrind, pprof, dot). A thin front end over the
+engine's exporters; gprof's options are parsed as `report` parses them. Imports no pygls."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from gmonlens.errors import GmonlensError, UsageError
+
+from .gprof_args import ReportArgs, parse_report_args
+
+FORMATS = ("callgrind", "pprof", "dot")
+EXPORT_USAGE = (
+    "usage: gmonlens export --format callgrind|pprof|dot [gprof options] [BINARY [PROFILE...]]\n"
+    "         [-o FILE] [--source-map FROM=TO]... [--node-thres PCT] [--edge-thres PCT]"
+)
+
+
+@dataclass
+class ExportArgs:
+    format: str = ""
+    output: str = "-"
+    source_map: dict[str, str] = field(default_factory=dict)
+    node_thres: float = 0.5
+    edge_thres: float = 0.1
+    gprof: ReportArgs = field(default_factory=ReportArgs)
+
+
+_VALUED = {"--format": "format", "-o": "output", "--output": "output", "--source-map": "source_map"}
+_VALUED |= {"--node-thres": "node_thres", "--edge-thres": "edge_thres"}
+
+
+def _percent(opt: str, val: str) -> float:
+    try:
+        v = float(val)
+    except ValueError:
+        raise UsageError(None, f"{opt}: not a number: '{val}'") from None
+    if not 0.0 <= v <= 100.0:
+        raise UsageError(None, f"{opt}: a percentage between 0 and 100, not '{val}'")
+    return v
+
+
+def parse_export_args(argv: Sequence[str]) -> ExportArgs:
+    """Take the export options out of argv; the rest is gprof's command line."""
+    e = ExportArgs()
+    rest: list[str] = []
+    i = 0
+    while i < len(argv):
+        a = argv[i]
+        i += 1
+        if a == "--":
+            rest.extend(argv[i - 1 :])
+            break
+        name, eq, val = a.partition("=") if a.startswith("--") else (a, "", "")
+        if a.startswith("-o") and len(a) > 2:
+            name, eq, val = "-o", "=", a[2:]
+        key = _VALUED.get(name)
+        if key is None:
+            rest.append(a)
+            continue
+        if not eq:
+            if i >= len(argv):
+                raise UsageError(None, f"option '{name}' requires an argument")
+            val = argv[i]
+            i += 1
+        if key == "format":
+            if val not in FORMATS:
+                raise UsageError(None, f"unknown format '{val}' (choose from {', '.join(FORMATS)})")
+            e.format = val
+        elif key == "output":
+            e.output = val
+        elif key == "source_map":
+            src, sep, dst = val.partition("=")
+            if not sep or not src:
+                raise UsageError(None, f"--source-map wants FROM=TO, not '{val}'")
+            e.source_map[src] = dst
+        elif key == "node_thres":
+            e.node_thres = _percent(name, val)
+        else:
+            e.edge_thres = _percent(name, val)
+    if not e.format:
+        raise UsageError(None, "--format is required (callgrind, pprof or dot)")
+    e.gprof = parse_report_args(rest)
+    if e.gprof.json or e.gprof.sum_file:
+        raise UsageError(None, "--json and -s are report options, not export options")
+    return e
+
+
+def run_export(e: ExportArgs) -> int:
+    from gmonlens.loader import load
+
+    args = e.gprof
+    for w in args.warnings:
+        print(f"gmonlens: warning: {w}", file=sys.stderr)
+    loaded = load(args.binary, args.profiles, args.analysis)
+    p = loaded.profile
+    for prob in p.problems:
+        print(f"gmonlens: warning: {prob}", file=sys.stderr)
+    data: bytes
+    if e.format == "dot":
+        from gmonlens.export_dot import to_dot
+        from gmonlens.export_graph import whole_graph
+
+        data = to_dot(whole_graph(p, e.node_thres, e.edge_thres), demangle=args.demangle).encode()
+    else:
+        from gmonlens.callsites import CallFinder
+        from gmonlens.export_common import line_data
+        from gmonlens.linetable import LineTable
+
+        table = None
+        if loaded.image.has_debug_info:
+            try:
+                table = LineTable.from_elf(args.binary)
+            except Exception as exc:  # a broken .debug_line costs the line numbers only
+                print(
+                    f"gmonlens: warning: {args.binary}: cannot read DWARF line table ({exc})", file=sys.stderr
+                )
+        image = loaded.image
+        finder = CallFinder(
+            image.machine, image.address_size, [(c.address, c.data) for c in image.code_sections]
+        )
+        lines = line_data(p, loaded.gmon.histograms, table, finder)
+        if e.format == "callgrind":
+            from gmonlens.export_callgrind import to_callgrind
+
+            text = to_callgrind(
+                p, lines, command=args.binary, demangle=args.demangle, source_map=e.source_map
+            )
+            data = text.encode("utf-8", "surrogateescape")
+        else:
+            from gmonlens.export_pprof import to_pprof
+
+            data = to_pprof(p, lines, binary=args.binary, demangle=args.demangle, source_map=e.source_map)
+    if e.output == "-":
+        if e.format == "pprof" and sys.stdout.isatty():
+            raise UsageError(None, "pprof output is binary: give -o FILE or redirect stdout")
+        sys.stdout.buffer.write(data)
+        sys.stdout.flush()
+    else:
+        try:
+            with open(e.output, "wb") as fh:
+                fh.write(data)
+        except OSError as exc:
+            raise GmonlensError(e.output, exc.strerror or str(exc)) from None
+    return 0

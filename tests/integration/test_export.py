@@ -1,0 +1,278 @@
+"""`gmonlens export`: real C and C++ -pg programs, exported and read back by the real tools
+(callgrind_annotate, KCachegrind under Xvfb, go tool pprof, Graphviz dot), with the figures held
+against `gprof -b` of the same files."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import signal
+import subprocess
+from pathlib import Path
+
+import pytest
+from gprof_harness import GMONLENS, PROGRAMS_DIR, Built, Program, Workshop, gmonlens_env
+from xwd_png import distinct_colours, xwd_to_png
+
+LINES = Program("export_lines", ("export_lines.c",), flags=("-O0", f"-I{PROGRAMS_DIR}"), args=("5000",))
+CYCLES = Program("cycles", ("cycles.c",), args=("40000",))
+SHAPES = Program("shapes", ("shapes.cpp",), args=("5000",))
+FLAT = re.compile(r"^\s*[\d.]+\s+([\d.]+)\s+([\d.]+)(?:\s+\d+\s+[\d.]+\s+[\d.]+)?\s+(\S.*)$")
+
+
+def need(*tools: str) -> None:
+    for t in tools:
+        if shutil.which(t) is None:
+            pytest.skip(f"{t} not installed (Debian: valgrind / kcachegrind xvfb / golang-go / graphviz)")
+
+
+def gprof_b(built: Built, *flags: str) -> str:
+    argv = ["gprof", "-b", *flags, str(built.binary), str(built.gmon["out"])]
+    return subprocess.run(argv, capture_output=True, check=True, text=True, cwd=built.dir).stdout
+
+
+def flat_self(text: str) -> tuple[dict[str, str], str]:
+    """gprof's flat profile: name -> self seconds as printed, and the last cumulative seconds."""
+    out: dict[str, str] = {}
+    cumulative = "0.00"
+    body = text.split("Call graph")[0]
+    for line in body.splitlines()[5:]:
+        m = FLAT.match(line)
+        if m:
+            cumulative, out[m.group(3)] = m.group(1), m.group(2)
+    return out, cumulative
+
+
+def export(built: Built, fmt: str, out: Path, *flags: str) -> Path:
+    argv = [str(GMONLENS), "export", "--format", fmt, *flags, str(built.binary), str(built.gmon["out"])]
+    proc = subprocess.run([*argv, "-o", str(out)], capture_output=True, env=gmonlens_env(), cwd=built.dir)
+    assert proc.returncode == 0, proc.stderr.decode()
+    assert proc.stderr == b"", proc.stderr.decode()
+    return out
+
+
+@pytest.fixture(scope="module")
+def lines(workshop: Workshop) -> Built:
+    return workshop.get(LINES)
+
+
+@pytest.fixture(scope="module")
+def cycles(workshop: Workshop) -> Built:
+    return workshop.get(CYCLES)
+
+
+@pytest.fixture(scope="module")
+def shapes(workshop: Workshop) -> Built:
+    return workshop.get(SHAPES)
+
+
+def seconds(us: str) -> str:
+    return "%.2f" % (int(us.replace(",", "")) / 1e6)
+
+
+# --- callgrind ---------------------------------------------------------------------------------
+
+
+def annotate(path: Path, *flags: str) -> tuple[str, dict[str, str]]:
+    """callgrind_annotate's program total and per-function costs (summed over files)."""
+    text = subprocess.run(
+        ["callgrind_annotate", "--threshold=100", "--auto=no", *flags, str(path)],
+        capture_output=True,
+        check=True,
+        text=True,
+    ).stdout
+    total = re.search(r"^\s*([\d,]+)\s.*PROGRAM TOTALS", text, re.M)
+    assert total, text
+    per: dict[str, int] = {}
+    for m in re.finditer(r"^\s*([\d,]+)\s+(?:\([\d. %]+\)\s+)?(\S[^:\n]*):(.+)$", text, re.M):
+        per[m.group(3)] = per.get(m.group(3), 0) + int(m.group(1).replace(",", ""))
+    return total.group(1), {k: seconds(str(v)) for k, v in per.items()}
+
+
+@pytest.mark.parametrize("which", ["lines", "cycles", "shapes"])
+def test_callgrind_annotate_totals_equal_gprof(
+    which: str, request: pytest.FixtureRequest, tmp_path: Path
+) -> None:
+    need("callgrind_annotate")
+    built: Built = request.getfixturevalue(which)
+    out = export(built, "callgrind", tmp_path / "callgrind.out")
+    text = gprof_b(built)
+    flat, cumulative = flat_self(text)
+    total, per = annotate(out)
+    assert seconds(total) == cumulative
+    for name, self_s in flat.items():
+        if self_s != "0.00":
+            assert per.get(name) == self_s, name
+    # inclusive: main's cost (self + its calls' inclusive costs) is gprof's main total
+    _total, incl = annotate(out, "--inclusive=yes")
+    main = re.search(r"^\[\d+\]\s+[\d.]+\s+([\d.]+)\s+([\d.]+)\s.*\bmain \[\d+\]$", text, re.M)
+    assert main
+    assert abs(float(incl["main"]) - (float(main.group(1)) + float(main.group(2)))) < 0.0101
+
+
+def test_callgrind_lines_and_call_sites(lines: Built, tmp_path: Path) -> None:
+    """Self cost lands on source lines (the inlined header loop under fi=), and the callee called
+    from two lines of `twice` gets one calls= line at each call's line."""
+    out = export(lines, "callgrind", tmp_path / "callgrind.out").read_text()
+    src = (PROGRAMS_DIR / "export_lines.c").read_text().splitlines()
+    site = {tag: src.index(next(s for s in src if tag in s)) + 1 for tag in ("SITE-1", "SITE-2", "HOT-LEAF")}
+    twice_id = re.search(r"fn=\((\d+)\) twice$", out, re.M)
+    assert twice_id
+    twice = out.split(f"\nfn=({twice_id.group(1)})")[1].split("\nfn=")[0]
+    call_lines = re.findall(r"calls=(\d+) \d+\n(\d+) \d+", twice)
+    assert [int(ln) for _c, ln in call_lines] == [site["SITE-1"], site["SITE-2"]]
+    assert all(int(c) == 5000 for c, _ln in call_lines)
+    assert re.search(r"^fi=\(\d+\) \S*export_lines\.h$", out, re.M)
+    hdr = (PROGRAMS_DIR / "export_lines.h").read_text().splitlines()
+    hot_h = next(i for i, s in enumerate(hdr) if "HOT-HEADER" in s) + 1
+    assert re.search(rf"^fi=\(\d+\) \S*export_lines\.h\n{hot_h} [1-9]", out, re.M)
+    assert re.search(rf"^{site['HOT-LEAF']} [1-9]\d*$", out, re.M)
+
+
+def test_callgrind_source_map(lines: Built, tmp_path: Path) -> None:
+    out = export(lines, "callgrind", tmp_path / "cg.out", f"--source-map={PROGRAMS_DIR}=/src")
+    text = out.read_text()
+    assert "fl=(1) /src/export_lines.c" in text
+    assert str(PROGRAMS_DIR) not in text
+
+
+def test_kcachegrind_opens_it(cycles: Built, tmp_path: Path) -> None:
+    """KCachegrind loads the file under Xvfb: it stays up and draws a window (screenshot kept)."""
+    need("kcachegrind", "xvfb-run", "dbus-run-session")
+    out = export(cycles, "callgrind", tmp_path / "callgrind.out.1")
+    fb = tmp_path / "fb"
+    fb.mkdir()
+    cfg = tmp_path / "config"
+    cfg.mkdir()
+    (cfg / "kcachegrindrc").write_text("[TipOfDay]\nRunOnStart=false\n")
+    script = tmp_path / "run.sh"
+    script.write_text(
+        'kcachegrind -qwindowgeometry 1280x800+0+0 "$1" >"$2" 2>&1 & pid=$!\n'
+        "for i in $(seq 1 40); do sleep 0.5; kill -0 $pid 2>/dev/null || exit 3; "
+        '[ $i -ge 12 ] && break; done\ncp "$3/Xvfb_screen0" "$4"\nkill $pid\nwait $pid\nexit 0\n'
+    )
+    env = {**os.environ, "XDG_CONFIG_HOME": str(cfg), "XDG_RUNTIME_DIR": str(tmp_path)}
+    shot = tmp_path / "kcachegrind.xwd"
+    argv = ["xvfb-run", "-a", "-s", f"-screen 0 1280x800x24 -fbdir {fb}", "dbus-run-session", "--"]
+    proc = subprocess.Popen(
+        [*argv, "sh", str(script), str(out), str(tmp_path / "kc.log"), str(fb), str(shot)],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
+    try:
+        proc.wait(timeout=90)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        raise
+    log = (tmp_path / "kc.log").read_text(errors="replace")
+    assert proc.returncode == 0, f"kcachegrind exited early: {log}"
+    data = shot.read_bytes()
+    png = tmp_path / "kcachegrind.png"
+    png.write_bytes(xwd_to_png(data))
+    print(f"KCachegrind screenshot: {png}")
+    assert distinct_colours(data) > 8, f"blank screen (see {png}): {log}"
+    assert "rror" not in log, log
+
+
+# --- pprof -------------------------------------------------------------------------------------
+
+
+def pprof_top(path: Path, *flags: str) -> tuple[list[str], dict[str, float]]:
+    """go tool pprof -top: header lines and name -> flat value."""
+    proc = subprocess.run(
+        ["go", "tool", "pprof", "-top", "-nodefraction=0", "-nodecount=100000", *flags, str(path)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "PPROF_TMPDIR": str(path.parent), "HOME": str(path.parent)},
+    )
+    assert proc.returncode == 0, proc.stderr
+    head, rows = [], {}
+    for line in proc.stdout.splitlines():
+        m = re.match(r"^\s*([\d.]+)(ms|s|us|)\s+[\d.]+%\s+[\d.]+%\s+[\d.]+\w*\s+[\d.]+%\s+(\S.*)$", line)
+        if m:
+            scale = {"ms": 1e-3, "s": 1.0, "us": 1e-6, "": 1.0}[m.group(2)]
+            rows[m.group(3)] = float(m.group(1)) * scale
+        else:
+            head.append(line)
+    return head, rows
+
+
+@pytest.mark.parametrize("which", ["lines", "cycles", "shapes"])
+def test_pprof_top_is_gprof_flat_profile(which: str, request: pytest.FixtureRequest, tmp_path: Path) -> None:
+    need("go")
+    built: Built = request.getfixturevalue(which)
+    out = export(built, "pprof", tmp_path / "profile.pb.gz")
+    assert out.read_bytes()[:2] == b"\x1f\x8b"
+    flat, cumulative = flat_self(gprof_b(built))
+    head, rows = pprof_top(out, "-unit=ms")
+    assert any("ESTIMATE" in h for h in head), head  # the proportional split is labelled
+    assert {k for k, v in flat.items() if v != "0.00"} == {k for k, v in rows.items() if v >= 0.005}
+    for name, self_s in flat.items():
+        if self_s != "0.00":
+            assert "%.2f" % rows[name] == self_s, name
+    assert "%.2f" % sum(rows.values()) == cumulative
+
+
+def test_pprof_calls_are_gprof_call_counts(cycles: Built, tmp_path: Path) -> None:
+    """Two-frame samples: a callee's flat count is every call into it (gprof: calls + recursive)."""
+    need("go")
+    out = export(cycles, "pprof", tmp_path / "profile.pb.gz")
+    _head, rows = pprof_top(out, "-sample_index=calls")
+    text = gprof_b(cycles, "-q")
+    for name in ("spin", "bottom", "a", "x"):
+        m = re.search(rf"^\[\d+\]\s+[\d.]+\s+[\d.]+\s+[\d.]+\s+(\d+)(?:\+(\d+))?\s+{name}\b", text, re.M)
+        assert m, name
+        assert rows[name] == int(m.group(1)) + int(m.group(2) or 0), name
+
+
+# --- dot ---------------------------------------------------------------------------------------
+
+
+def test_dot_renders_and_prunes(cycles: Built, tmp_path: Path) -> None:
+    need("dot")
+    out = export(cycles, "dot", tmp_path / "graph.dot")
+    svg = subprocess.run(["dot", "-Tsvg", str(out)], capture_output=True, check=True).stdout.decode()
+    titles = set(re.findall(r"<text[^>]*>([a-z]+)</text>", svg))
+    assert {"main", "spin", "a", "b", "c", "w", "x", "y", "z", "p", "q", "top", "l", "r", "bottom"} <= titles
+    assert "cluster_cycle1" in svg
+    # percentages are gprof's call-graph % time
+    text = gprof_b(cycles, "-q")
+    m = re.search(r"^\[\d+\]\s+([\d.]+)\s.*\btop \[\d+\]$", text, re.M)
+    assert m
+    assert re.search(rf"top\\n{float(m.group(1)):.1f}\d%", out.read_text())
+    # thresholds: only the nodes at >= 50% of the time remain, and edges between them
+    pruned = export(cycles, "dot", tmp_path / "pruned.dot", "--node-thres", "50", "--edge-thres=5")
+    body = pruned.read_text()
+    names = set(re.findall(r'label="([a-z]+)\\n', body))
+    assert names == {"main", "spin"}
+    subprocess.run(["dot", "-Tsvg", str(pruned)], capture_output=True, check=True)
+
+
+def test_export_usage_errors(cycles: Built) -> None:
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [str(GMONLENS), "export", *args],
+            capture_output=True,
+            text=True,
+            env=gmonlens_env(),
+            cwd=cycles.dir,
+        )
+
+    for args, msg in [
+        ((str(cycles.binary),), "--format is required"),
+        (("--format", "svg"), "unknown format 'svg'"),
+        (("--format=dot", "--node-thres", "x"), "not a number"),
+        (("--format=dot", "--json"), "report options"),
+    ]:
+        proc = run(*args)
+        assert proc.returncode == 2 and msg in proc.stderr and proc.stderr.count("\n") == 1, proc.stderr
+    proc = run("--format=callgrind", str(cycles.binary), str(cycles.dir / "missing.gmon"))
+    assert proc.returncode == 1 and "missing.gmon" in proc.stderr and "Traceback" not in proc.stderr
+    proc = run(
+        "--format=callgrind", "-o", "/nonexistent/dir/out", str(cycles.binary), str(cycles.gmon["out"])
+    )
+    assert proc.returncode == 1 and "/nonexistent/dir/out" in proc.stderr

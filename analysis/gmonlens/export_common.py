@@ -18,11 +18,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from .callsites import CallFinder
-from .linecost import LineKey, line_self_ticks
+from .lineheat import compute_line_heat
 from .linetable import LineTable
 from .model import Arc, HistogramRecord, Profile
 
 UNATTRIBUTED = "<samples outside any routine>"
+LineKey = tuple[str | None, int]  # (DWARF file, 1-based line); (None, 0) when unknown
 
 
 @dataclass(frozen=True)
@@ -72,7 +73,22 @@ def line_data(
     for i in arcs:
         a = p.arcs[i]
         sites[i] = tuple(_sites(p, a, table, finder))
-    return LineData(line_self_ticks(p, histograms, table), entries, sites)
+    return LineData(self_lines(p, histograms, table), entries, sites)
+
+
+def self_lines(
+    p: Profile, histograms: Sequence[HistogramRecord], table: LineTable | None
+) -> dict[int, dict[LineKey, float]]:
+    """routine id -> {(file, line): self ticks} from the engine's line heat (a routine's lines add
+    up to its flat self time); without a line table, each routine's time on (None, 0)."""
+    out: dict[int, dict[LineKey, float]] = {}
+    if table is None or not p.has_histogram:
+        return {r.id: {(None, 0): r.self_ticks} for r in p.routines if r.self_ticks > 0}
+    for s in compute_line_heat(p, histograms, table).spans:
+        per = out.setdefault(s.routine, {})
+        key: LineKey = (s.file, s.line)
+        per[key] = per.get(key, 0.0) + s.ticks
+    return out
 
 
 def _sites(

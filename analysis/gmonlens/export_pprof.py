@@ -24,6 +24,7 @@ from collections.abc import Mapping
 from .export_common import (
     UNATTRIBUTED,
     LineData,
+    LineKey,
     apportion,
     exported_arcs,
     exported_routines,
@@ -31,7 +32,6 @@ from .export_common import (
     to_units,
     unattributed_ticks,
 )
-from .linecost import LineKey
 from .model import Profile
 
 NS = 1_000_000_000

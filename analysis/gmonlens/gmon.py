@@ -33,6 +33,7 @@ class GmonFile:
     bb_count: int = 0
     bsd_header: tuple[int, int, int] | None = None  # (lowpc, highpc, nbins) of a BSD file
     last_hist_header: bytes = b""  # gprof's in-memory view of the last histogram header (-s)
+    version: int = 0  # the GNU header's version (BSD files: 0), as -i reports it
 
 
 def _counts(raw: bytes, little_endian: bool) -> tuple[int, ...]:
@@ -128,7 +129,7 @@ def _parse_gnu(r: _Reader) -> GmonFile:
             bb += count
         else:
             raise GmonFormatError(r.path, f"found bad tag {tag} at offset {r.pos - 1} (file corrupted?)")
-    return GmonFile(r.path, "gnu", tuple(hists), tuple(arcs), bb, None, last_header)
+    return GmonFile(r.path, "gnu", tuple(hists), tuple(arcs), bb, None, last_header, version)
 
 
 def _gnu_histogram(r: _Reader) -> HistogramRecord:

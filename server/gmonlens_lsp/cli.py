@@ -42,6 +42,11 @@ def run_report(args: ReportArgs) -> int:
     for w in args.warnings:
         print(f"gmonlens: warning: {w}", file=sys.stderr)
     loaded = load(args.binary, args.profiles, args.analysis)
+    info = ""
+    if args.file_info:
+        from gmonlens.fileinfo import file_info
+
+        info = file_info(loaded.image, args.profiles, args.analysis.profile_format)
     profile = loaded.profile
     for p in profile.problems:
         print(f"gmonlens: warning: {p}", file=sys.stderr)
@@ -73,8 +78,9 @@ def run_report(args: ReportArgs) -> int:
     from gmonlens.report import render_text
 
     opts = args.report_options(profile)
+    sys.stdout.write(info)
     if opts.flat or opts.graph:
-        sys.stdout.write(render_text(profile, opts))
+        sys.stdout.write(("\f\n" if info else "") + render_text(profile, opts))
     return 0
 
 

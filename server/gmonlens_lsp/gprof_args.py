@@ -16,10 +16,10 @@ USAGE = (
     "        -e SPEC -E SPEC -f SPEC -F SPEC -k FROM/TO -s -O a|m|b|4 -w N --[no-]demangle"
 )
 FLAT, GRAPH = "flat", "graph"
-_NO_ARG = set("abcDhlsTvz")
+_NO_ARG = set("abcDhilsTvz")
 _REQ_ARG = set("eEfFkOwnN")
 _OPT_ARG = set("pPqQ")
-_UNSUPPORTED = set("ACLxyrRSImtdiJZ")
+_UNSUPPORTED = set("ACLxyrRSImtdJZ")
 _LONG = {
     "no-static": "a",
     "brief": "b",
@@ -72,6 +72,7 @@ class ReportArgs:
     sum_format: str = "auto"
     lines: bool = False
     traditional: bool = False
+    file_info: bool = False
     styles: set[str] = field(default_factory=set)
     user_styles: set[str] = field(default_factory=set)
     analysis: AnalysisOptions = field(default_factory=AnalysisOptions)
@@ -205,6 +206,9 @@ def parse_report_args(argv: Sequence[str]) -> ReportArgs:
             r.help = True
         elif c == "z":
             r.zero = True
+        elif c == "i":
+            r.file_info = True
+            r.styles.add("info")  # a user-chosen output: no default sections
         elif c == "T":
             r.traditional = True
         elif c == "l":

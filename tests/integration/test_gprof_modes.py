@@ -19,6 +19,8 @@ from gprof_harness import (
     compare_reports_x86_static,
 )
 
+from gmonwriter import gnu_to_bsd
+
 # The same programs (names, flags and workloads) as test_gprof_compare.py, so builds are shared.
 PROGRAMS = {
     "recursion": Program("recursion", ("recursion.c",), args=("30000",)),
@@ -138,3 +140,22 @@ def test_traditional_cross_target(workshop: Workshop, target: str, opts: tuple[s
     t = TARGETS[target]
     b = workshop.get(CROSS["opt2"], t)
     _check(t, opts, [*opts, str(b.binary), str(b.gmon["out"])], b.dir)
+
+
+@pytest.mark.parametrize(
+    "opts",
+    [("-i",), ("-i", "-p"), ("-q", "-i"), ("-i", "-T"), ("-i", "-l", "-p")],
+    ids=["i", "i-p", "q-i", "i-T", "i-l-p"],
+)
+def test_file_info_matches_gprof(workshop: Workshop, opts: tuple[str, ...]) -> None:
+    b = workshop.get(PROGRAMS["recursion"], runs={"out": None, "r2": ("9000",)})
+    compare_reports(NATIVE, [*opts, str(b.binary), str(b.gmon["out"]), str(b.gmon["r2"])], b.dir)
+
+
+def test_file_info_bsd_after_gnu(workshop: Workshop) -> None:
+    """gprof reports a BSD file read after a GNU one as `version 1` (the last GNU header's)."""
+    b = workshop.get(PROGRAMS["recursion"])
+    bsd = b.dir / "gmon.out.bsd-info"
+    bsd.write_bytes(gnu_to_bsd(b.gmon["out"].read_bytes(), bsd44=False))
+    for files in ([bsd], [b.gmon["out"], bsd], [bsd, b.gmon["out"], bsd]):
+        compare_reports(NATIVE, ["-i", str(b.binary), *map(str, files)], b.dir)

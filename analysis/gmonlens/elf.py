@@ -34,6 +34,7 @@ class ElfImage:
     code_sections: tuple[CodeSection, ...]
     has_debug_info: bool
     build_id: str | None = None
+    image_start: int | None = None  # lowest PT_LOAD address (glibc's histogram starts here); None: no segments
 
 
 def _class_letter(bind: int, typ: int, shndx: int, flags: int | None, is_global: bool) -> str:
@@ -115,6 +116,7 @@ def _image(path: str, elf: object, blob: bytes) -> ElfImage:
     else:
         text_start = text_end = 0
     build_id = _build_id(next((s for s in sections if s.name == ".note.gnu.build-id"), None))
+    loads = [int(seg["p_vaddr"]) for seg in elf.iter_segments() if seg["p_type"] == "PT_LOAD"]
     return ElfImage(
         path=path,
         machine=str(elf["e_machine"]),
@@ -127,6 +129,7 @@ def _image(path: str, elf: object, blob: bytes) -> ElfImage:
         code_sections=code,
         has_debug_info=any(s.name == ".debug_line" for s in sections),
         build_id=build_id or None,
+        image_start=min(loads) if loads else None,
     )
 
 

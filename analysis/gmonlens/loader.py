@@ -13,6 +13,7 @@ from .callgraph import compute_profile
 from .demangle import demangle_all
 from .elf import ElfImage, read_elf
 from .errors import GmonFormatError, GmonlensError
+from .fit import Fit, profile_fit
 from .linetable import LineTable, lines_at
 from .model import GmonData, Profile, Symbol
 from .options import AnalysisOptions, resolve_tables
@@ -53,55 +54,34 @@ def read_profiles(image: ElfImage, paths: Sequence[str], fmt: str = "auto") -> G
 
 
 def fit_problems(image: ElfImage, symtab: SymbolTable, data: GmonData, paths: Sequence[str]) -> list[str]:
-    """Check that the profile was written by this binary; raise when it plainly was not.
-
-    gprof prints an empty report for another program's profile; we say so instead.
-    """
-    problems: list[str] = []
+    """The engine's fit rule (gmonlens.fit): raise when the profile plainly is not the binary's,
+    return the warnings when it fits only loosely. gprof prints an empty report instead."""
     label = ", ".join(paths)
-    code = [c for c in image.code_sections if c.data]
-    if not code or not symtab.symbols:
-        return problems
-    lo = min(c.address for c in code)
-    hi = max(c.address + len(c.data) for c in code)
-    for h in data.histograms:
-        if h.high_pc <= lo or h.low_pc >= hi:
-            raise GmonlensError(
-                label,
-                f"profile does not fit {image.path}: its histogram covers 0x{h.low_pc:x}-0x{h.high_pc:x} "
-                f"but the program's code is at 0x{lo:x}-0x{hi:x} (profile of another program?)",
-            )
-    if data.histograms:
-        # glibc writes [rounddown(start, 4), roundup(etext, 4)): all of .text, never past the code.
-        # A file may hold several records: their union is what must fit.
-        low = min(h.low_pc for h in data.histograms)
-        high = max(h.high_pc for h in data.histograms)
-        if high > (hi + 3) // 4 * 4:
-            raise GmonlensError(
-                label,
-                f"profile does not fit {image.path}: its histogram ends at 0x{high:x} but the "
-                f"program's code ends at 0x{hi:x} (profile of another program, or rebuilt since?)",
-            )
-        if high < image.text_end:
-            problems.append(
-                f"{label}: profile does not fit {image.path}: its histogram ends at "
-                f"0x{high:x}, before the end of .text (0x{image.text_end:x}); "
-                "profile of another program, or rebuilt since?"
-            )
-        if low > image.text_start:
-            problems.append(
-                f"{label}: histogram starts at 0x{low:x}, after the start of {image.path}'s "
-                f".text (0x{image.text_start:x}): early routines get no samples"
-            )
-    if data.arcs:
-        landed = sum(1 for a in data.arcs if symtab.lookup(a.from_pc) >= 0 and symtab.lookup(a.self_pc) >= 0)
-        if landed == 0:
-            raise GmonlensError(
-                label,
-                f"profile does not fit {image.path}: none of its {len(data.arcs)} call-graph arcs lands "
-                "on the program's routines (profile of another program?)",
-            )
-    return problems
+    fit = profile_fit(image, symtab, data, label)
+    if fit.errors:
+        raise GmonlensError(label, fit.errors[0])
+    return list(fit.warnings)
+
+
+def check_fit(
+    binary: str,
+    profiles: Sequence[str],
+    fmt: str = "auto",
+    parsed: dict[tuple[int, bool], GmonData] | None = None,
+) -> Fit:
+    """Read `binary` (headers, symbols, code) and the profiles, and apply the fit rule; raises
+    ElfError for a binary gprof cannot use (stripped, not ELF) and GmonFormatError for a profile it
+    cannot read at this binary's word size. For discovery, which passes `parsed` to read the
+    profiles once per (address size, byte order) over all its candidates."""
+    image = read_elf(binary)
+    symtab = build_symbol_table(image.symbols, image.strtab, image.text_end)
+    key = (image.address_size, image.little_endian)
+    data = parsed.get(key) if parsed is not None else None
+    if data is None:
+        data = read_profiles(image, profiles, fmt)
+        if parsed is not None:
+            parsed[key] = data
+    return profile_fit(image, symtab, data, ", ".join(profiles))
 
 
 def routine_lines(

@@ -121,6 +121,12 @@ class Routine:
     def total_ticks(self) -> float:
         return self.prop_self_ticks + self.prop_child_ticks
 
+    @property
+    def has_figures(self) -> bool:
+        """Self time, calls (recursive ones too) or time from callees: what gprof's report shows
+        for it is not all zero (the routines the editor gives a lens and the status counts)."""
+        return bool(self.calls or self.self_calls or self.self_ticks or self.total_ticks)
+
 
 @dataclass(frozen=True, slots=True)
 class Arc:

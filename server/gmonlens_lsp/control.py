@@ -46,6 +46,11 @@ def note(ls: GmonlensServer, text: str) -> None:
     ls.window_log_message(types.LogMessageParams(type=types.MessageType.Info, message=text))
 
 
+def routines_with_figures(profile: Any) -> int:
+    """The status's routine count: routines with time or calls (those with a lens)."""
+    return sum(1 for r in profile.routines if r.has_figures)
+
+
 def send_status(ls: GmonlensServer, state: FolderState, status: str, message: str) -> None:
     loaded = state.loaded
     ls.protocol.notify(
@@ -54,7 +59,7 @@ def send_status(ls: GmonlensServer, state: FolderState, status: str, message: st
             "state": status,
             "message": message,
             "totalSeconds": round(loaded.total_seconds, 6) if loaded else 0.0,
-            "routines": len(loaded.profile.routines) if loaded else 0,
+            "routines": routines_with_figures(loaded.profile) if loaded else 0,
             "folder": state.uri,
             "baseline": status_fields(loaded.comparison) if loaded else None,
         },
@@ -143,12 +148,16 @@ async def _reload(ls: GmonlensServer, state: FolderState) -> None:
         lo = outcome.loaded
         note(
             ls,
-            f"loaded {lo.binary} with {', '.join(lo.profiles)}: {len(lo.profile.routines)} routines, "
+            f"loaded {lo.binary} with {', '.join(lo.profiles)}: {routines_with_figures(lo.profile)} routines with figures, "
             f"{lo.total_seconds:.2f} s ({lo.seconds:.2f} s to load"
             + (", profile from cache" if lo.profile_cached else "")
             + (", DWARF index from cache)" if lo.dwarf_cached else ")"),
         )
-        send_status(ls, state, "loaded", f"{lo.total_seconds:.2f} s in {len(lo.profile.routines)} routines")
+        message = f"{lo.total_seconds:.2f} s in {routines_with_figures(lo.profile)} routines"
+        if outcome.choice and outcome.choice not in state.said:  # which binary/profiles, said once
+            say(ls, state, outcome.choice)
+            message += f" ({outcome.choice})"
+        send_status(ls, state, "loaded", message)
         ls.spawn(_finish(ls, state, lo))
     await refresh_lenses(ls)
     await refresh_inlay_hints(ls)

@@ -3,11 +3,14 @@
 Contract of `discover(folder, settings)`:
 - Profiles: `settings.profiles` (files or globs, relative to the folder), else `gmon.out`,
   `gmon.out.*` and `gmon.sum` in the folder or its usual build folders (`SEARCH_DIRS`, and
-  `cmake-build-*`), from the first folder holding any (newest file decides between folders).
-- Binary: `settings.binary` (relative to the folder), else the ELF executable, in the profiles'
-  folder, the workspace folder or the build folders, whose code the first profile fits (histogram
-  range inside its code, arcs landing on its routines); the newest of those that fit.
-- Never raises: what is missing or wrong becomes `Discovery.problem`, in the CLI's words.
+  `cmake-build-*`), from the folder holding the newest such file. Where both `gmon.sum` and
+  `gmon.out`/`gmon.out.*` are, the newer set is taken (and `Discovery.choice` says so).
+- Binary: `settings.binary` (relative to the folder), else an ELF executable (PIE or not; never a
+  shared object, an object file or a stripped copy), in the profiles' folder, the workspace folder
+  or the build folders, that the profiles fit EXACTLY by the engine's rule (`gmonlens.fit`); the
+  newest of those, and `choice` says which was taken when several fit.
+- Never raises: what is missing or wrong becomes `Discovery.problem`, one line ending with the
+  setting that fixes it.
 """
 
 from __future__ import annotations
@@ -18,13 +21,16 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from gmonlens.errors import GmonlensError
+from gmonlens.errors import ElfError, GmonlensError
+from gmonlens.fit import describe
+from gmonlens.model import GmonData
 
 from .settings import Settings
 
 SEARCH_DIRS = (".", "build", "out", "bin", "Debug", "Release", "builddir", "_build", "target", "obj", "dist")
 PROFILE_PATTERNS = ("gmon.out", "gmon.out.*", "gmon.sum")
 _MAX_CANDIDATES = 64
+DF_1_PIE = 0x08000000
 
 
 @dataclass(frozen=True)
@@ -33,6 +39,7 @@ class Discovery:
     profiles: tuple[str, ...]
     problem: str | None = None  # why nothing can be loaded, when binary or profiles is missing
     notes: tuple[str, ...] = ()  # how the choice was made (log messages)
+    choice: str | None = None  # which of several fitting binaries / profile sets was taken, and why
 
 
 def _abs(folder: str, path: str) -> str:
@@ -46,9 +53,18 @@ def search_dirs(folder: str) -> list[str]:
     return [os.path.normpath(d) for d in dirs if os.path.isdir(d)]
 
 
+def _newest(paths: Iterable[str]) -> float:
+    return max((os.path.getmtime(p) for p in paths), default=0.0)
+
+
 def find_profiles(folder: str) -> list[str]:
     """Default profile files: those of the build folder holding the newest one."""
-    best: tuple[float, list[str]] | None = None
+    return profile_set(folder)[0]
+
+
+def profile_set(folder: str) -> tuple[list[str], str | None]:
+    """Default profile files, and a sentence when a newer set was preferred to another."""
+    best: tuple[float, list[str], str | None] | None = None
     for d in search_dirs(folder):
         found: list[str] = []
         for pattern in PROFILE_PATTERNS:
@@ -56,13 +72,20 @@ def find_profiles(folder: str) -> list[str]:
         if not found:
             continue
         found = sorted(set(found))
-        if "gmon.sum" in {os.path.basename(p) for p in found} and len(found) > 1:
-            # gmon.sum already holds what `gprof -s` summed: do not add the parts again
-            found = [p for p in found if os.path.basename(p) == "gmon.sum"]
-        newest = max(os.path.getmtime(p) for p in found)
+        why = None
+        sums = [p for p in found if os.path.basename(p) == "gmon.sum"]
+        parts = [p for p in found if os.path.basename(p) != "gmon.sum"]
+        if sums and parts:
+            # gmon.sum holds what `gprof -s` summed: never add the parts again; take the newer set
+            if _newest(sums) >= _newest(parts):
+                found, why = sums, f"{sums[0]} is newer than {', '.join(parts)}: using gmon.sum"
+            else:
+                found = parts
+                why = f"{', '.join(parts)} newer than {sums[0]}: using {'them' if len(parts) > 1 else 'it'}, not gmon.sum"
+        newest = _newest(found)
         if best is None or newest > best[0]:
-            best = (newest, found)
-    return best[1] if best else []
+            best = (newest, found, why)
+    return (best[1], best[2]) if best else ([], None)
 
 
 def expand_profiles(folder: str, patterns: Iterable[str]) -> tuple[list[str], list[str]]:
@@ -81,16 +104,33 @@ def expand_profiles(folder: str, patterns: Iterable[str]) -> tuple[list[str], li
     return list(dict.fromkeys(files)), problems
 
 
-def _is_elf_executable(path: str) -> bool:
+def _is_executable(path: str) -> bool:
+    """An ELF executable: ET_EXEC, or ET_DYN with an interpreter or the PIE flag (a static PIE);
+    shared objects and object files are not."""
     try:
         if not os.path.isfile(path) or not os.access(path, os.X_OK):
             return False
         with open(path, "rb") as f:
             head = f.read(18)
-    except OSError:
+            if head[:4] != b"\x7fELF" or len(head) < 18:
+                return False
+            e_type = int.from_bytes(head[16:18], "little" if head[5] == 1 else "big")
+            if e_type == 2:
+                return True
+            if e_type != 3:
+                return False
+            from elftools.elf.elffile import ELFFile
+
+            elf = ELFFile(f)
+            for seg in elf.iter_segments():
+                if seg["p_type"] == "PT_INTERP":
+                    return True
+                if seg["p_type"] == "PT_DYNAMIC":
+                    tags: Iterable[Any] = getattr(seg, "iter_tags", list)()
+                    return any(t.entry.d_tag == "DT_FLAGS_1" and t.entry.d_val & DF_1_PIE for t in tags)
+    except Exception:  # unreadable or malformed: not a candidate
         return False
-    # ELF magic, and e_type ET_EXEC (2) or ET_DYN (3: PIE) in either byte order
-    return head[:4] == b"\x7fELF" and (head[16:18] in (b"\x02\x00", b"\x03\x00", b"\x00\x02", b"\x00\x03"))
+    return False
 
 
 def candidate_binaries(folder: str, profile_dirs: Iterable[str]) -> list[str]:
@@ -101,131 +141,117 @@ def candidate_binaries(folder: str, profile_dirs: Iterable[str]) -> list[str]:
         except OSError:
             continue
         for name in names:
-            path = os.path.join(d, name)
-            if name.endswith((".so", ".o", ".a")) or ".so." in name:
+            path = os.path.normpath(os.path.join(d, name))
+            if name.endswith((".so", ".o", ".a")) or ".so." in name or path in seen:
                 continue
-            if _is_elf_executable(path):
-                seen[os.path.normpath(path)] = None
+            if _is_executable(path):
+                seen[path] = None
             if len(seen) >= _MAX_CANDIDATES:
                 break
     return list(seen)
 
 
 def profile_fits(binary: str, profile: str) -> bool:
-    """Whether `profile`'s histogram range and arcs lie in `binary`'s executable sections (see
-    module contract). Reads only the ELF headers and the profile."""
-    return _fit(binary, profile)[0]
-
-
-def _fit(binary: str, profile: str) -> tuple[bool, str | None]:
-    """(fits, the profile's own error in the engine's words when it cannot be read at all)."""
-    from elftools.common.exceptions import ELFError
-    from elftools.elf.constants import SH_FLAGS
-    from elftools.elf.elffile import ELFFile
-
-    from gmonlens.gmon import accumulate, parse_gmon
+    """Whether `profile` fits `binary` exactly (the engine's rule, gmonlens.fit)."""
+    from gmonlens.loader import check_fit
 
     try:
-        with open(binary, "rb") as f:
-            elf = ELFFile(f)
-            spans = [
-                (int(s["sh_addr"]), int(s["sh_addr"]) + int(s["sh_size"]))
-                for s in elf.iter_sections()
-                if s["sh_flags"] & SH_FLAGS.SHF_EXECINSTR and s["sh_size"]
-            ]
-            text_sec = elf.get_section_by_name(".text")
-            text = (
-                (int(text_sec["sh_addr"]), int(text_sec["sh_addr"]) + int(text_sec["sh_size"]))
-                if text_sec
-                else None
-            )
-            starts: list[int] = []
-            symtab: Any = elf.get_section_by_name(".symtab")
-            if symtab is not None and text is None:
-                starts = sorted(
-                    int(sym["st_value"])
-                    for sym in symtab.iter_symbols()
-                    if sym["st_info"]["type"] == "STT_FUNC"
-                )
-            address_size = elf.elfclass // 8
-            little = elf.little_endian
-    except (OSError, ELFError, ValueError):
-        return False, None
-    try:
-        with open(profile, "rb") as f:
-            data = f.read()
-        gmon = accumulate([parse_gmon(data, path=profile, address_size=address_size, little_endian=little)])
-    except GmonlensError as exc:
-        return False, str(exc)
-    except OSError as exc:
-        return False, f"{profile}: {exc.strerror or exc}"
-    if not spans:
-        return False, None
-    low = min(a for a, _ in spans)
-    high = max(b for _, b in spans)
-    for h in gmon.histograms:
-        # glibc profiles [lowpc, etext): the histogram starts at or before .text and ends at its end
-        if h.low_pc < low - 0x1000 or h.high_pc > high + 0x1000 or h.high_pc <= low:
-            return False, None
-        if text is not None and not (h.low_pc <= text[0] and text[1] - 0x10 <= h.high_pc <= high + 0x1000):
-            return False, None
-    for a in gmon.arcs[:5000]:
-        inside = any(lo <= a.self_pc < hi for lo, hi in spans) and any(
-            lo <= a.from_pc < hi for lo, hi in spans
-        )
-        if not inside:
-            return False, None
-    if starts and gmon.arcs:
-        from bisect import bisect_right
+        return check_fit(binary, [profile]).exact
+    except GmonlensError:
+        return False
 
-        near = sum(
-            1
-            for a in gmon.arcs[:5000]
-            if (i := bisect_right(starts, a.self_pc)) and a.self_pc - starts[i - 1] < 64
-        )
-        if near < len(gmon.arcs[:5000]):
-            return False, None
-    return bool(gmon.histograms) or bool(gmon.arcs), None
+
+_FIX_BINARY = "set `binary` in gmonlens.yaml or the gmonlens.binary client setting"
+_FIX_PROFILES = "set `profiles` in gmonlens.yaml or the gmonlens.profiles client setting"
+
+
+def _rel(folder: str, path: str) -> str:
+    rel = os.path.relpath(path, folder)
+    return path if rel.startswith("..") else rel
+
+
+def choose_binary(folder: str, profiles: list[str]) -> tuple[str | None, str]:
+    """(the binary, why it was taken) or (None, the problem), by the engine's fit rule."""
+    from gmonlens.loader import check_fit
+
+    dirs = list(dict.fromkeys(os.path.dirname(p) for p in profiles))
+    candidates = candidate_binaries(folder, dirs)
+    exact: list[str] = []
+    stripped: list[str] = []
+    loose: list[tuple[str, str]] = []
+    profile_errors: list[str] = []
+    parsed: dict[tuple[int, bool], GmonData] = {}
+    for c in candidates:
+        try:
+            fit = check_fit(c, profiles, parsed=parsed)
+        except ElfError as exc:
+            if "no symbols" in exc.message:
+                stripped.append(c)
+            continue
+        except GmonlensError as exc:  # the profile cannot be read at this binary's word size
+            profile_errors.append(str(exc))
+            continue
+        if fit.exact:
+            exact.append(c)
+        elif fit.fits:
+            loose.append((c, describe(fit)))
+    name = ", ".join(_rel(folder, p) for p in profiles)
+    if exact:
+        exact.sort(key=os.path.getmtime, reverse=True)
+        why = f"binary {_rel(folder, exact[0])}: fits {name}"
+        if len(exact) > 1:
+            others = ", ".join(_rel(folder, c) for c in exact[1:])
+            why += f"; the newest of {len(exact)} that fit (also {others}; {_FIX_BINARY} to choose)"
+        return exact[0], why
+    if profile_errors and len(profile_errors) == len(candidates):
+        return None, profile_errors[0]  # the profile itself is unreadable
+    details: list[str] = []
+    if loose:
+        c, reason = loose[0]
+        details.append(f"{_rel(folder, c)} fits only loosely ({reason.rsplit(': ', 1)[-1]})")
+    if stripped:
+        details.append(f"{', '.join(_rel(folder, c) for c in stripped)} has no symbol table (stripped)")
+    if not candidates:
+        details.append("there is no executable there")
+    detail = "".join(f"; {d}" for d in details)
+    return None, (
+        f"{profiles[0]}: no executable in {folder} or its build folders fits this profile{detail}; {_FIX_BINARY}"
+    )
 
 
 def discover(folder: str, settings: Settings) -> Discovery:
     notes: list[str] = []
+    choice: list[str] = []
     if settings.profiles:
         profiles, problems = expand_profiles(folder, settings.profiles)
         if problems and not profiles:
             return Discovery(None, (), problem=problems[0], notes=tuple(problems))
         notes += problems
     else:
-        profiles = find_profiles(folder)
+        profiles, why = profile_set(folder)
         if not profiles:
+            dirs = "/, ".join(SEARCH_DIRS[1:])
             return Discovery(
                 None,
                 (),
-                problem=f"{folder}: no gmon.out, gmon.out.* or gmon.sum here or in its build folders",
+                problem=f"{folder}: no gmon.out, gmon.out.* or gmon.sum here or in {dirs}/, cmake-build-*/ "
+                f"(run the program built with -pg, or {_FIX_PROFILES})",
             )
         notes.append("profiles found: " + ", ".join(profiles))
+        if why:
+            choice.append(why)
     if settings.binary:
-        return Discovery(_abs(folder, settings.binary), tuple(profiles), notes=tuple(notes))
-    dirs = list(dict.fromkeys(os.path.dirname(p) for p in profiles))
-    candidates = candidate_binaries(folder, dirs)
-    fitting: list[str] = []
-    errors: list[str] = []
-    for c in candidates:
-        ok, error = _fit(c, profiles[0])
-        if ok:
-            fitting.append(c)
-        elif error:
-            errors.append(error)
-    if not fitting and errors and len(errors) == len(candidates):
-        return Discovery(None, tuple(profiles), problem=errors[0], notes=tuple(notes))  # unreadable profile
-    if not fitting:
         return Discovery(
-            None,
-            tuple(profiles),
-            problem=f"{profiles[0]}: no executable in {folder} or its build folders fits this profile "
-            "(set `binary` in gmonlens.yaml or the client settings)",
-            notes=tuple(notes),
+            _abs(folder, settings.binary), tuple(profiles), notes=tuple(notes), choice=choice_text(choice)
         )
-    fitting.sort(key=lambda p: os.path.getmtime(p), reverse=True)
-    notes.append(f"binary: {fitting[0]} (fits {os.path.basename(profiles[0])}; newest of {len(fitting)})")
-    return Discovery(fitting[0], tuple(profiles), notes=tuple(notes))
+    binary, why = choose_binary(folder, profiles)
+    if binary is None:
+        return Discovery(None, tuple(profiles), problem=why, notes=tuple(notes))
+    notes.append(why)
+    if "newest of" in why:
+        choice.append(why)
+    return Discovery(binary, tuple(profiles), notes=tuple(notes), choice=choice_text(choice))
+
+
+def choice_text(parts: list[str]) -> str | None:
+    return "; ".join(parts) if parts else None

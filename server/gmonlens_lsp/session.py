@@ -63,6 +63,7 @@ class LoadOutcome:
     warnings: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
     inputs: tuple[str, ...] = ()  # files whose change means "reload"
+    choice: str | None = None  # which of several fitting binaries / profile sets discovery took, and why
 
 
 def _line_table_factory(binary: str) -> Any:
@@ -150,7 +151,11 @@ def _load_folder(folder: str, settings: Settings, generation: int) -> LoadOutcom
         comparison=comparison,
     )
     return LoadOutcome(
-        loaded, warnings=tuple(dict.fromkeys(warnings)), notes=found.notes, inputs=tuple(inputs)
+        loaded,
+        warnings=tuple(dict.fromkeys(warnings)),
+        notes=found.notes,
+        inputs=tuple(inputs),
+        choice=found.choice,
     )
 
 

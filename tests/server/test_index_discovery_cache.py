@@ -48,10 +48,20 @@ def test_discovery_finds_profile_and_fitting_binary(c_ws: Path, cpp_ws: Path, tm
     assert found.binary == str(ws / "build" / "app")
     assert found.profiles == (str(ws / "build" / "gmon.out"),)
     assert not profile_fits(str(ws / "build" / "shapes"), str(ws / "build" / "gmon.out"))
-    # gmon.sum, when present with the parts, is used alone
-    shutil.copy(ws / "build" / "gmon.out", ws / "build" / "gmon.sum")
+    # gmon.sum, when present with the parts, is used alone when it is the newer set
     shutil.copy(ws / "build" / "gmon.out", ws / "build" / "gmon.out.2")
+    shutil.copy(ws / "build" / "gmon.out", ws / "build" / "gmon.sum")
+    now = time.time()
+    for name in ("gmon.out", "gmon.out.2"):
+        os.utime(ws / "build" / name, (now - 60, now - 60))
     assert find_profiles(str(ws)) == [str(ws / "build" / "gmon.sum")]
+    found = discover(str(ws), Settings())
+    assert found.profiles == (str(ws / "build" / "gmon.sum"),)
+    assert found.choice and "using gmon.sum" in found.choice
+    # a run after the summing: the parts are the newer set
+    os.utime(ws / "build" / "gmon.out", (now + 60, now + 60))
+    assert find_profiles(str(ws)) == [str(ws / "build" / "gmon.out"), str(ws / "build" / "gmon.out.2")]
+    assert "not gmon.sum" in (discover(str(ws), Settings()).choice or "")
 
 
 def test_discovery_problems(tmp_path: Path) -> None:

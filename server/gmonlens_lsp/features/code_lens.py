@@ -22,7 +22,7 @@ def has_figures(loaded: Loaded, rid: int) -> bool:
     r = loaded.profile.routines[rid]
     if loaded.comparison is not None and rid in loaded.comparison.by_new:
         return True  # compared with the baseline (it may have lost all its time)
-    return bool(r.calls or r.self_calls or r.self_ticks or r.total_ticks)
+    return r.has_figures
 
 
 def lenses_for(loaded: Loaded, path: str) -> list[Any]:

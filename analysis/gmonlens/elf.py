@@ -34,7 +34,7 @@ class ElfImage:
     code_sections: tuple[CodeSection, ...]
     has_debug_info: bool
     build_id: str | None = None
-    image_start: int | None = None  # lowest PT_LOAD address (glibc's histogram starts here); None: no segments
+    image_start: int | None = None  # lowest PT_LOAD address (None: no segments)
 
 
 def _class_letter(bind: int, typ: int, shndx: int, flags: int | None, is_global: bool) -> str:

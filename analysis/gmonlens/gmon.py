@@ -192,15 +192,28 @@ def _parse_bsd(r: _Reader, require_44: bool) -> GmonFile:
 
 
 def accumulate(files: Sequence[GmonFile]) -> GmonData:
-    """Sum profile files in command-line order, with gprof's refusals (§2.2, §2.3)."""
+    """Sum profile files in command-line order, with gprof's refusals (§2.2, §2.3).
+
+    gprof's rule for each histogram record: add it to the earlier record with the same range, else
+    refuse it if it overlaps an earlier one, else keep it. Linear: a dict finds the same range, and
+    the overlap refusal is checked once over the distinct ranges (`_first_overlap`), before any
+    other refusal that comes later in record order.
+    """
     hists: list[HistogramRecord] = []
     sums: list[list[int] | None] = []
+    origin: list[str] = []  # file of each distinct range's first record
+    index: dict[tuple[int, int], int] = {}
     arcs: list[RawArc] = []
     hz, dimen, abbrev, scale = 0, "seconds", "s", 0.0
     first_bsd: tuple[tuple[int, int, int], int] | None = None
     has_hist = has_cg = False
     bb = 0
     last_header = b""
+
+    def refuse(path: str, message: str) -> GmonFormatError:
+        _check_overlaps(hists, origin)  # an overlap in an earlier record is the first refusal
+        return GmonFormatError(path, message)
+
     for f in files:
         if f.last_hist_header:
             last_header = f.last_hist_header
@@ -210,9 +223,9 @@ def accumulate(files: Sequence[GmonFile]) -> GmonData:
                 first_bsd = (f.bsd_header, f.histograms[0].prof_rate)
             else:
                 if f.bsd_header != first_bsd[0]:
-                    raise GmonFormatError(f.path, "incompatible with first gmon file")
+                    raise refuse(f.path, "incompatible with first gmon file")
                 if f.format == "4.4bsd" and f.histograms[0].prof_rate != first_bsd[1]:
-                    raise GmonFormatError(
+                    raise refuse(
                         f.path,
                         f"profiling rate {f.histograms[0].prof_rate} differs from "
                         f"the first file's {first_bsd[1]}",
@@ -223,30 +236,30 @@ def accumulate(files: Sequence[GmonFile]) -> GmonData:
                 hz, dimen, abbrev, scale = h.prof_rate, h.dimension, h.dimension_abbrev, h.scale
             else:
                 if (h.dimension, h.dimension_abbrev) != (dimen, abbrev):
-                    raise GmonFormatError(
+                    raise refuse(
                         f.path,
                         f"dimension unit changed between histogram records ('{dimen}' then '{h.dimension}')",
                     )
                 if abs(h.scale - scale) > 1e-6:
-                    raise GmonFormatError(f.path, "different scales in histogram records")
-            for i, old in enumerate(hists):
-                if (old.low_pc, old.high_pc) == (h.low_pc, h.high_pc):
-                    acc = sums[i]
-                    if acc is None:
-                        acc = sums[i] = list(old.counts)
-                    for j, c in enumerate(h.counts[: len(acc)]):
-                        if c:
-                            acc[j] += c
-                    break
-                if h.low_pc < old.high_pc and old.low_pc < h.high_pc:
-                    raise GmonFormatError(f.path, "overlapping histogram records")
-            else:
+                    raise refuse(f.path, "different scales in histogram records")
+            i = index.get((h.low_pc, h.high_pc))
+            if i is None:
+                index[(h.low_pc, h.high_pc)] = len(hists)
                 hists.append(h)
                 sums.append(None)
+                origin.append(f.path)
+                continue
+            acc = sums[i]
+            if acc is None:
+                acc = sums[i] = list(hists[i].counts)
+            for j, c in enumerate(h.counts[: len(acc)]):
+                if c:
+                    acc[j] += c
         if f.arcs:
             has_cg = True
         arcs.extend(f.arcs)
         bb += f.bb_count
+    _check_overlaps(hists, origin)
     merged = tuple(
         h
         if s is None
@@ -254,3 +267,30 @@ def accumulate(files: Sequence[GmonFile]) -> GmonData:
         for h, s in zip(hists, sums, strict=True)
     )
     return GmonData(merged, tuple(arcs), hz, dimen, abbrev, has_hist, has_cg, bb, last_header)
+
+
+def _overlap_within(ranges: Sequence[tuple[int, int]]) -> bool:
+    """Whether two of these distinct [low, high) ranges overlap (sorting: n log n)."""
+    reach = None
+    for low, high in sorted(ranges):
+        if reach is not None and low < reach:
+            return True
+        reach = high if reach is None or high > reach else reach
+    return False
+
+
+def _check_overlaps(hists: Sequence[HistogramRecord], origin: Sequence[str]) -> None:
+    """Raise gprof's refusal for the first distinct range (in record order) that overlaps an
+    earlier one. Whether a prefix overlaps is monotone, so a binary search finds the first
+    offender in O(n log^2 n), and only when there is one."""
+    ranges = [(h.low_pc, h.high_pc) for h in hists]
+    if not _overlap_within(ranges):
+        return
+    lo, hi = 1, len(ranges)  # the shortest overlapping prefix has length in (lo, hi]
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if _overlap_within(ranges[:mid]):
+            hi = mid
+        else:
+            lo = mid
+    raise GmonFormatError(origin[hi - 1], "overlapping histogram records")

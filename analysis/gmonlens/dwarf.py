@@ -26,7 +26,9 @@ from typing import Any
 from elftools.common.exceptions import ELFError as _PyElfError
 from elftools.elf.elffile import ELFFile
 
-from .errors import ElfError
+from .elf import MAX_BINARY_BYTES
+from .errors import ElfError, one_line
+from .files import read_regular
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,18 +105,14 @@ class DwarfIndex:
         if self._opened:
             return self._dwarf
         self._opened = True
-        try:
-            if self._data is None:
-                with open(self.path, "rb") as f:
-                    self._data = f.read()
-        except OSError as exc:
-            raise ElfError(self.path, exc.strerror or str(exc)) from exc
+        if self._data is None:
+            self._data = read_regular(self.path, MAX_BINARY_BYTES, "executable", ElfError)
         try:
             elf = ELFFile(io.BytesIO(self._data))
             if elf.has_dwarf_info() and elf.get_section_by_name(".debug_info") is not None:
                 self._dwarf = elf.get_dwarf_info()
-        except (_PyElfError, ValueError, KeyError) as exc:
-            raise ElfError(self.path, f"cannot read DWARF: {exc}") from exc
+        except Exception as exc:  # pyelftools raises many types on malformed input
+            raise ElfError(self.path, f"cannot read DWARF: {one_line(exc)}") from exc
         return self._dwarf
 
     def cu(self, offset: int) -> Any:

@@ -6,17 +6,18 @@ objects are too slow for programs with tens of thousands of symbols).
 
 from __future__ import annotations
 
-import os
 import struct
 from dataclasses import dataclass
 
-from .errors import ElfError
+from .errors import ElfError, one_line
+from .files import open_regular, read_regular
 from .model import CodeSection, ElfSymbol
 
 SHF_WRITE, SHF_ALLOC, SHF_EXECINSTR = 0x1, 0x2, 0x4
 SHN_UNDEF, SHN_ABS, SHN_COMMON = 0, 0xFFF1, 0xFFF2
 STT_OBJECT, STT_FUNC, STT_SECTION, STT_FILE, STT_GNU_IFUNC = 1, 2, 3, 4, 10
 STB_LOCAL, STB_GLOBAL, STB_WEAK, STB_GNU_UNIQUE = 0, 1, 2, 10
+MAX_BINARY_BYTES = 1 << 32  # an executable is read whole; larger is refused before reading
 
 
 @dataclass(frozen=True)
@@ -62,18 +63,9 @@ def _class_letter(bind: int, typ: int, shndx: int, flags: int | None, is_global:
 
 def read_elf(path: str) -> ElfImage:
     """Read `path`; raises ElfError (one line) for anything that is not a usable ELF executable."""
-    from elftools.common.exceptions import ELFError
     from elftools.elf.elffile import ELFFile
 
-    if os.path.isdir(path):
-        raise ElfError(path, "is a directory, not an executable")
-    try:
-        with open(path, "rb") as fh:
-            blob = fh.read()
-    except FileNotFoundError:
-        raise ElfError(path, "no such file") from None
-    except OSError as e:
-        raise ElfError(path, e.strerror or str(e)) from None
+    blob = read_regular(path, MAX_BINARY_BYTES, "executable", ElfError)
     if blob[:4] != b"\x7fELF":
         raise ElfError(path, "not an ELF executable (bad magic)")
     try:
@@ -83,8 +75,8 @@ def read_elf(path: str) -> ElfImage:
         return _image(path, elf, blob)
     except ElfError:
         raise
-    except (ELFError, struct.error, ValueError, KeyError, IndexError, AttributeError) as e:
-        raise ElfError(path, f"malformed ELF file ({e})") from None
+    except Exception as e:  # pyelftools raises many types (ELFError, ConstructError, ...) on bad input
+        raise ElfError(path, f"malformed ELF file ({one_line(e)})") from None
 
 
 def _image(path: str, elf: object, blob: bytes) -> ElfImage:
@@ -134,10 +126,15 @@ def _image(path: str, elf: object, blob: bytes) -> ElfImage:
 
 
 def _build_id(section: object) -> str:
-    """The NT_GNU_BUILD_ID of a `.note.gnu.build-id` section as hex ("" when absent)."""
-    for note in getattr(section, "iter_notes", lambda: ())():
-        if note["n_type"] == "NT_GNU_BUILD_ID":
-            return str(note["n_desc"])
+    """The NT_GNU_BUILD_ID of a `.note.gnu.build-id` section as hex ("" when absent or malformed:
+    gprof ignores the note, and we use it only in cache keys)."""
+    try:
+        for note in getattr(section, "iter_notes", lambda: ())():
+            if note["n_type"] == "NT_GNU_BUILD_ID":
+                desc = note["n_desc"]
+                return desc if isinstance(desc, str) and len(desc) <= 128 else ""
+    except Exception:  # pyelftools: ArrayError, ELFParseError, ... on a damaged note
+        return ""
     return ""
 
 
@@ -146,7 +143,7 @@ def read_build_id(path: str) -> str:
     from elftools.elf.elffile import ELFFile
 
     try:
-        with open(path, "rb") as fh:
+        with open_regular(path, "executable") as fh:
             return _build_id(ELFFile(fh).get_section_by_name(".note.gnu.build-id"))
     except Exception:  # identity then rests on path, size and mtime
         return ""

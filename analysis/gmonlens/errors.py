@@ -22,3 +22,11 @@ class ElfError(GmonlensError):
 
 class UsageError(GmonlensError):
     """Bad command-line or option values."""
+
+
+def one_line(e: BaseException) -> str:
+    """An exception as one short line for a message (type name when it has no text)."""
+    text = " ".join(str(e).split())
+    if len(text) > 200:
+        text = text[:200] + "..."
+    return text or type(e).__name__

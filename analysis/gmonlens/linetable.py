@@ -110,7 +110,10 @@ def _programs(path: str) -> Iterator[tuple[Any, list[str], int, bytes]]:
     """Each CU's line program with its file names, first file number and the section bytes."""
     from elftools.elf.elffile import ELFFile
 
-    with open(path, "rb") as fh:
+    from .errors import ElfError
+    from .files import open_regular
+
+    with open_regular(path, "executable", ElfError) as fh:
         elf = ELFFile(fh)
         if not elf.has_dwarf_info() or elf.get_section_by_name(".debug_line") is None:
             return

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -13,6 +12,7 @@ from .callgraph import compute_profile
 from .demangle import demangle_all
 from .elf import ElfImage, read_elf
 from .errors import GmonFormatError, GmonlensError
+from .files import read_regular
 from .fit import Fit, profile_fit
 from .linetable import LineTable, lines_at
 from .model import GmonData, Profile, Symbol
@@ -24,19 +24,9 @@ MAX_PROFILE_BYTES = 1 << 31
 
 
 def read_profile_bytes(path: str) -> bytes:
-    """The bytes of one profile file, or a one-line error naming it."""
-    if os.path.isdir(path):
-        raise GmonFormatError(path, "is a directory, not a gmon.out profile")
-    try:
-        size = os.path.getsize(path)
-        if size > MAX_PROFILE_BYTES:
-            raise GmonFormatError(path, f"file of {size} bytes is too large for a gmon.out profile")
-        with open(path, "rb") as fh:
-            return fh.read()
-    except FileNotFoundError:
-        raise GmonFormatError(path, "no such file") from None
-    except OSError as e:
-        raise GmonFormatError(path, e.strerror or str(e)) from None
+    """The bytes of one profile file (a regular file, at most MAX_PROFILE_BYTES), or a one-line
+    error naming it."""
+    return read_regular(path, MAX_PROFILE_BYTES, "gmon.out profile", GmonFormatError)
 
 
 def read_profiles(image: ElfImage, paths: Sequence[str], fmt: str = "auto") -> GmonData:

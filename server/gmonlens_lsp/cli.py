@@ -58,15 +58,24 @@ def run_report(args: ReportArgs) -> int:
         lines = scopes = None
         if image.has_debug_info:
             from gmonlens.dwarf import DwarfIndex
+            from gmonlens.errors import one_line
             from gmonlens.scopes import function_scopes
 
-            lines = LineTable.from_elf(args.binary)
-            scopes = function_scopes(DwarfIndex(args.binary))
+            try:
+                lines = LineTable.from_elf(args.binary)
+                scopes = function_scopes(DwarfIndex(args.binary))
+            except GmonlensError:
+                raise
+            except Exception as e:  # malformed DWARF: pyelftools raises many types
+                raise GmonlensError(args.binary, f"cannot read DWARF for gmon.sum ({one_line(e)})") from None
         data = write_sum(
             loaded.gmon, profile, image.address_size, image.little_endian, args.sum_format, lines, scopes
         )
-        with open("gmon.sum", "wb") as fh:
-            fh.write(data)
+        try:
+            with open("gmon.sum", "wb") as fh:
+                fh.write(data)
+        except OSError as e:  # a directory of that name, a read-only folder, a full disk
+            raise GmonlensError("gmon.sum", f"cannot write: {e.strerror or e}") from None
     if args.json:
         import json
 
@@ -97,6 +106,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from .serve import main as serve_main
 
         return serve_main(rest)
+    for stream in (sys.stdout, sys.stderr):  # file and symbol names are bytes: write them back as such
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            reconfigure(errors="surrogateescape")
     if cmd not in ("report", "diff", "export"):
         print(f"gmonlens: unknown command '{cmd}' (try: report, diff, export, serve)", file=sys.stderr)
         return 2
@@ -129,6 +142,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except MemoryError:
         print("gmonlens: out of memory", file=sys.stderr)
+        return 70
+    except RecursionError:
+        print("gmonlens: input nested too deeply", file=sys.stderr)
         return 70
 
 

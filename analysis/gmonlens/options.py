@@ -69,6 +69,7 @@ class AnalysisOptions:
     only_functions: bool = False  # -D
     profile_format: str = "auto"  # -O
     line_granularity: bool = False  # -l (report_lines.py)
+    source_lines: bool = False  # -C, -A: every routine's file:line, not only static ones'
     incl_flat: tuple[SymSpec, ...] = ()  # -p NAME
     excl_flat: tuple[SymSpec, ...] = ()  # -P NAME
     incl_graph: tuple[SymSpec, ...] = ()  # -q NAME, -f, -F
@@ -90,7 +91,7 @@ class AnalysisOptions:
         ]
         for a in (*self.incl_arcs, *self.excl_arcs):
             specs += [a.parent, a.child]
-        return any(s.file is not None or s.line for s in specs)
+        return self.source_lines or any(s.file is not None or s.line for s in specs)
 
 
 def table(

@@ -7,6 +7,7 @@ import os
 from dataclasses import dataclass
 
 from .model import Arc, Profile, Routine
+from .options import SymSpec
 from .report_lines import line_suffix
 
 DASHES = "-" * 47 + "\n"
@@ -43,6 +44,9 @@ class ReportOptions:
     lines: bool = False  # -l: names carry ` (file:line @ addr)`, line symbols get no graph entry
     full_paths: bool = False  # -L: file names as recorded, not their basename
     traditional: bool = False  # -T: BSD layout (report_bsd.py); wider children column
+    exec_counts: bool = False  # -C (execcounts.py), last
+    exec_include: tuple[SymSpec, ...] = ()  # -C SPEC
+    exec_exclude: tuple[SymSpec, ...] = ()  # -Z SPEC
 
     @property
     def cw(self) -> str:
@@ -76,12 +80,17 @@ def render_text(profile: Profile, opts: ReportOptions) -> str:
             parts.append(flat_profile_bsd(profile, opts))
         if opts.graph:
             parts.append(index_bsd(profile, opts))
-        return "\f\n".join(parts)
-    if opts.flat:
-        parts.append(flat_profile(profile, opts))
-    if opts.graph:
-        parts.append(call_graph(profile, opts))
-        parts.append(index_by_name(profile, opts))
+    else:
+        if opts.flat:
+            parts.append(flat_profile(profile, opts))
+        if opts.graph:
+            parts.append(call_graph(profile, opts))
+            parts.append(index_by_name(profile, opts))
+    if opts.exec_counts:
+        from .execcounts import exec_counts, selected
+
+        chosen = selected(profile, opts.exec_include, opts.exec_exclude)
+        parts.append(exec_counts(profile, chosen, opts.zero))
     return "\f\n".join(parts)
 
 

@@ -87,9 +87,8 @@ def run_report(args: ReportArgs) -> int:
     from gmonlens.report import render_text
 
     opts = args.report_options(profile)
-    sys.stdout.write(info)
-    if opts.flat or opts.graph:
-        sys.stdout.write(("\f\n" if info else "") + render_text(profile, opts))
+    text = render_text(profile, opts)
+    sys.stdout.write(info + ("\f\n" if info and text else "") + text)
     return 0
 
 

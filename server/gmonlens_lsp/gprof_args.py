@@ -15,11 +15,11 @@ USAGE = (
     "gprof options: -a -b -c -D -z -p[SPEC] -P[SPEC] -q[SPEC] -Q[SPEC] -n[SPEC] -N[SPEC]\n"
     "        -e SPEC -E SPEC -f SPEC -F SPEC -k FROM/TO -s -O a|m|b|4 -w N --[no-]demangle"
 )
-FLAT, GRAPH = "flat", "graph"
+FLAT, GRAPH, EXEC = "flat", "graph", "exec"
 _NO_ARG = set("abcDhilsTvz")
 _REQ_ARG = set("eEfFkOwnN")
-_OPT_ARG = set("pPqQ")
-_UNSUPPORTED = set("ACLxyrRSImtdJZ")
+_OPT_ARG = set("pPqQCZ")
+_UNSUPPORTED = set("ALxyrRSImtdJ")
 _LONG = {
     "no-static": "a",
     "brief": "b",
@@ -53,7 +53,7 @@ _LONG = {
     "table-length": "t",
     "debug": "d",
     "file-info": "i",
-    "inline-file-names": "Z",
+    "no-exec-counts": "Z",
 }
 
 
@@ -73,6 +73,8 @@ class ReportArgs:
     lines: bool = False
     traditional: bool = False
     file_info: bool = False
+    exec_include: list[SymSpec] = field(default_factory=list)
+    exec_exclude: list[SymSpec] = field(default_factory=list)
     styles: set[str] = field(default_factory=set)
     user_styles: set[str] = field(default_factory=set)
     analysis: AnalysisOptions = field(default_factory=AnalysisOptions)
@@ -102,6 +104,9 @@ class ReportArgs:
             width=self.width,
             lines=self.lines,
             traditional=self.traditional,
+            exec_counts=EXEC in styles,
+            exec_include=tuple(self.exec_include),
+            exec_exclude=tuple(self.exec_exclude),
             demangle=self.demangle and not self.traditional,  # -T never demangles
         )
 
@@ -119,7 +124,7 @@ def _tokens(argv: Sequence[str]) -> tuple[list[tuple[str, str | None]], list[str
             break
         if a.startswith("--") and len(a) > 2:
             name, eq, val = a[2:].partition("=")
-            if name in ("json", "demangle", "no-demangle"):
+            if name in ("json", "demangle", "no-demangle", "inline-file-names"):
                 opts.append(("--" + name, val if eq else None))
                 continue
             matches = [k for k in _LONG if k.startswith(name)]
@@ -188,6 +193,8 @@ def parse_report_args(argv: Sequence[str]) -> ReportArgs:
     for c, val in opts:
         if c in _UNSUPPORTED:
             raise UsageError(None, f"gprof option -{c} is not supported by gmonlens report")
+        if c == "--inline-file-names":
+            raise UsageError(None, "gprof option --inline-file-names is not supported by gmonlens report")
         if c == "--json":
             r.json = True
         elif c == "--demangle":
@@ -206,6 +213,11 @@ def parse_report_args(argv: Sequence[str]) -> ReportArgs:
             r.help = True
         elif c == "z":
             r.zero = True
+        elif c in "CZ":  # like -p/-P: -ZSPEC also asks for the counts, bare -Z only drops them
+            if val is not None:
+                (r.exec_include if c == "C" else r.exec_exclude).append(SymSpec.parse(val))
+            style(EXEC, c == "C" or val is not None)
+            a["source_lines"] = a.get("source_lines", False) or EXEC in r.styles
         elif c == "i":
             r.file_info = True
             r.styles.add("info")  # a user-chosen output: no default sections

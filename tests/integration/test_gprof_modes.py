@@ -159,3 +159,50 @@ def test_file_info_bsd_after_gnu(workshop: Workshop) -> None:
     bsd.write_bytes(gnu_to_bsd(b.gmon["out"].read_bytes(), bsd44=False))
     for files in ([bsd], [b.gmon["out"], bsd], [bsd, b.gmon["out"], bsd]):
         compare_reports(NATIVE, ["-i", str(b.binary), *map(str, files)], b.dir)
+
+
+EXEC_OPTIONS = {
+    "C": ("-C",),
+    "C-z": ("-C", "-z"),
+    "C-l-z": ("-C", "-l", "-z"),
+    "C-p-q": ("-C", "-p", "-q"),
+    "C-T": ("-C", "-q", "-p", "-T"),
+    "C-a": ("-C", "-a"),
+    "C-i": ("-i", "-C"),
+}
+
+
+@pytest.mark.parametrize("oid", list(EXEC_OPTIONS))
+@pytest.mark.parametrize("name", ["recursion", "opt2", "calc", "statics"])
+def test_exec_counts_match_gprof(workshop: Workshop, name: str, oid: str) -> None:
+    b = workshop.get(PROGRAMS[name])
+    opts = EXEC_OPTIONS[oid]
+    compare_reports(NATIVE, [*opts, str(b.binary), str(b.gmon["out"])], b.dir)
+
+
+@pytest.mark.parametrize(
+    "opts",
+    [
+        ("-Cburn", "-Cleaf"),
+        ("-Cmain", "-z"),
+        ("-Crecursion.c", "-z"),
+        ("-C", "-Zburn", "-Zleaf"),
+        ("-Zburn",),  # -Z with a name asks for the counts too
+        ("-Z",),  # bare -Z: the default report
+        ("-Cburn", "-Zburn"),
+        ("-p", "-Cmain"),
+        ("--exec-counts=burn",),
+    ],
+    ids=lambda o: "_".join(o),
+)
+def test_exec_counts_symspecs_match_gprof(workshop: Workshop, opts: tuple[str, ...]) -> None:
+    b = workshop.get(PROGRAMS["recursion"])
+    compare_reports(NATIVE, [*opts, str(b.binary), str(b.gmon["out"])], b.dir)
+
+
+@pytest.mark.parametrize("opts", [("-C", "-z"), ("-C", "-l", "-z")], ids=["C-z", "C-l-z"])
+@pytest.mark.parametrize("target", list(TARGETS))
+def test_exec_counts_cross_target(workshop: Workshop, target: str, opts: tuple[str, ...]) -> None:
+    t = TARGETS[target]
+    b = workshop.get(CROSS["opt2"], t)
+    compare_reports(t, [*opts, str(b.binary), str(b.gmon["out"])], b.dir)

@@ -52,8 +52,8 @@ class CallGraph:
     hz: int
     total_ticks: float  # percent base
     center: int = -1  # the routine a neighbourhood graph is around
-    pruned_nodes: int = 0  # nodes left out by the thresholds
-    pruned_edges: int = 0
+    pruned_nodes: int = 0  # candidate nodes (with time or arcs; reached by the search) left out
+    pruned_edges: int = 0  # edges among the candidates left out
 
 
 def _pct(p: Profile, ticks: float) -> float:
@@ -89,21 +89,25 @@ def _edges(p: Profile) -> list[GraphEdge]:
     return out
 
 
-def _build(p: Profile, keep: set[int], edges: list[GraphEdge], edge_thres: float, center: int) -> CallGraph:
+def _build(
+    p: Profile, candidates: set[int], keep: set[int], edges: list[GraphEdge], edge_thres: float, center: int
+) -> CallGraph:
+    """Nodes `keep` (out of `candidates`) and the edges among them at or over `edge_thres`; the
+    pruned counts are of candidates and of edges among candidates that were left out."""
+    among = [e for e in edges if e.parent in candidates and e.child in candidates]
     kept = [
         e
-        for e in edges
+        for e in among
         if e.parent in keep and e.child in keep and (e.percent >= edge_thres or e.in_cycle or edge_thres <= 0)
     ]
-    touched = {e.parent for e in edges} | {e.child for e in edges}
     return CallGraph(
         tuple(_node(p, r) for r in sorted(keep)),
         tuple(kept),
         p.hz,
         p.print_ticks,
         center,
-        len(touched - keep),
-        len(edges) - len(kept),
+        len(candidates - keep),
+        len(among) - len(kept),
     )
 
 
@@ -113,7 +117,7 @@ def whole_graph(p: Profile, node_thres: float = NODE_THRES, edge_thres: float = 
     candidates = {e.parent for e in edges} | {e.child for e in edges}
     candidates |= {r.id for r in p.routines if r.self_ticks > 0 and r.printed}
     keep = {r for r in candidates if _pct(p, p.routines[r].total_ticks) >= node_thres or node_thres <= 0}
-    return _build(p, keep, edges, edge_thres, -1)
+    return _build(p, candidates, keep, edges, edge_thres, -1)
 
 
 def graph_around(
@@ -143,7 +147,8 @@ def graph_around(
                         keep.add(q)
                         nxt.append(q)
             frontier = nxt
+    reached = set(keep)
     keep = {
         r for r in keep if r == routine or node_thres <= 0 or _pct(p, p.routines[r].total_ticks) >= node_thres
     }
-    return _build(p, keep, edges, edge_thres, routine)
+    return _build(p, reached, keep, edges, edge_thres, routine)

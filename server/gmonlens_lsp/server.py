@@ -141,10 +141,12 @@ class GmonlensServer(LanguageServer):
 def create_server() -> GmonlensServer:
     """A fresh server with every feature registered."""
     from .features import baseline_cmds, call_hierarchy, code_lens, commands, hover, lifecycle, symbols, watch
+    from .features import call_graph as graph_feature
     from .features import line_heat as heat_feature
 
     server = GmonlensServer()
     for feature in (lifecycle, code_lens, hover, call_hierarchy, symbols, commands, baseline_cmds, watch):
         feature.register(server)
     heat_feature.register(server)
+    graph_feature.register(server)
     return server

@@ -1,0 +1,95 @@
+"""`gmonlens/callGraph` over LSP (pytest-lsp): the graph around the routine under the cursor to a
+depth, re-centred on a node of an earlier answer, and the whole program pruned like the dot export;
+figures held against the engine's profile (gprof's call graph)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gmonlens.loader import load
+
+from .lspclient import open_doc, position_of, session, state_of, uri, wait_status
+
+pytestmark = [pytest.mark.e2e, pytest.mark.asyncio]
+
+
+async def call_graph(client: Any, params: dict[str, Any]) -> Any:
+    return await client.protocol.send_request_async("gmonlens/callGraph", params)
+
+
+def names(result: Any) -> dict[str, Any]:
+    return {n.displayName: n for n in result.nodes}
+
+
+async def test_call_graph_around_cursor_and_whole(cproject: Path, tmp_path: Path) -> None:
+    profile = load(str(cproject / "build" / "app"), [str(cproject / "build" / "gmon.out")]).profile
+    async with session([cproject], tmp_path / "cache") as client:
+        assert state_of(await wait_status(client)) == "loaded"
+        main_c = cproject / "src" / "main.c"
+        await open_doc(client, main_c)
+        pos = position_of(main_c, "long work", offset=5)
+        at = {
+            "textDocument": {"uri": uri(main_c)},
+            "position": {"line": pos.line, "character": pos.character},
+        }
+
+        # depth 1 around work(): its caller main, its callees helper, util_sum and clamp
+        g = await call_graph(client, {**at, "depth": 1})
+        got = names(g)
+        assert set(got) == {"work", "main", "helper", "util_sum", "clamp"}, set(got)
+        assert g.center == got["work"].id and g.depth == 1
+        work = profile.routine_named("work")
+        assert work is not None
+        assert got["work"].calls == work.calls
+        assert got["work"].totalSeconds == pytest.approx(profile.seconds(work.total_ticks), abs=1e-6)
+        assert got["work"].uri == uri(main_c) and got["work"].line == position_of(main_c, "long work").line
+        edges = {(e.caller, e.callee): e for e in g.edges}
+        arc = next(a for a in profile.arcs if a.parent == got["main"].id and a.child == got["work"].id)
+        edge = edges[(got["main"].id, got["work"].id)]
+        assert edge.calls == arc.count
+        assert edge.seconds == pytest.approx(profile.seconds(arc.self_ticks + arc.child_ticks), abs=1e-6)
+
+        # depth 2 reaches util.c's helper through util_sum
+        g2 = await call_graph(client, {**at, "depth": 2})
+        assert len(g2.nodes) > len(g.nodes)
+
+        # re-centre on a node of the earlier answer: is_even, in a cycle with is_odd
+        alone = await call_graph(client, {**at, "depth": 0})
+        assert [n.displayName for n in alone.nodes] == ["work"] and list(alone.edges) == []
+        main_id = got["main"].id
+        g3 = await call_graph(
+            client, {"folder": g.folder, "routine": main_id, "generation": g.generation, "depth": 1}
+        )
+        got3 = names(g3)
+        assert {"main", "work", "is_even"} <= set(got3)
+        assert got3["is_even"].cycle is not None
+        assert any(c.number == got3["is_even"].cycle for c in g3.cycles)
+
+        # by name (a client holding an answer of an older generation)
+        g4 = await call_graph(client, {"folder": g.folder, "name": "is_even", "depth": 1})
+        got4 = names(g4)
+        assert {"is_even", "is_odd"} <= set(got4)
+        assert any(e.inCycle for e in g4.edges)
+        assert [c.members for c in g4.cycles] and got4["is_odd"].cycle == got4["is_even"].cycle
+
+        # the whole program, pruned with the dot export's default thresholds
+        whole = await call_graph(client, {"whole": True})
+        assert whole.nodeThreshold == 0.5 and whole.edgeThreshold == 0.1 and whole.center is None
+        for n in whole.nodes:
+            assert n.percent >= 0.5, n
+        assert {"main", "work"} <= set(names(whole))
+        strict = await call_graph(client, {"whole": True, "nodeThreshold": 50})
+        assert set(names(strict)) <= {"main", "work", "helper", "util_sum", "clamp"}
+        assert all(n.percent >= 50 for n in strict.nodes)
+
+        # not on a routine: null
+        blank = position_of(main_c, "#include <stdio.h>")
+        assert (
+            await call_graph(
+                client,
+                {"textDocument": {"uri": uri(main_c)}, "position": {"line": blank.line, "character": 0}},
+            )
+        ) is None

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 
 from gmonlens import __version__
 from gmonlens.errors import GmonlensError, UsageError
+from gmonlens.model import ElfSymbol, Profile
 
 from .gprof_args import USAGE, ReportArgs, parse_report_args
 
@@ -87,9 +88,25 @@ def run_report(args: ReportArgs) -> int:
     from gmonlens.report import render_text
 
     opts = args.report_options(profile)
-    text = render_text(profile, opts)
-    sys.stdout.write(info + ("\f\n" if info and text else "") + text)
+    parts = [info, render_text(profile, opts)]
+    if args.annotate:
+        parts.append(_annotated(args, loaded.image.symbols, profile) or "")
+    out = "\f\n".join(p for p in parts if p)
+    sys.stdout.buffer.write(out.encode("utf-8", "surrogateescape"))  # source bytes as read
+    sys.stdout.flush()
     return 0
+
+
+def _annotated(args: ReportArgs, symtab: Sequence[ElfSymbol], profile: Profile) -> str | None:
+    """-A: the annotated source (with -y written to FILE-ann in the current directory)."""
+    from gmonlens.annotate import AnnotateOptions, annotated_source
+    from gmonlens.execcounts import selected
+
+    chosen = selected(profile, args.anno_include, args.anno_exclude)
+    opts = AnnotateOptions(
+        chosen, tuple(args.search_dirs), args.min_count, args.table_length, args.separate_files
+    )
+    return annotated_source(profile, symtab, opts)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -15,11 +15,11 @@ USAGE = (
     "gprof options: -a -b -c -D -z -p[SPEC] -P[SPEC] -q[SPEC] -Q[SPEC] -n[SPEC] -N[SPEC]\n"
     "        -e SPEC -E SPEC -f SPEC -F SPEC -k FROM/TO -s -O a|m|b|4 -w N --[no-]demangle"
 )
-FLAT, GRAPH, EXEC = "flat", "graph", "exec"
-_NO_ARG = set("abcDhilsTvz")
-_REQ_ARG = set("eEfFkOwnN")
-_OPT_ARG = set("pPqQCZ")
-_UNSUPPORTED = set("ALxyrRSImtdJ")
+FLAT, GRAPH, EXEC, ANNO = "flat", "graph", "exec", "anno"
+_NO_ARG = set("abcDhilsTvxyz")
+_REQ_ARG = set("eEfFkOwnNImt")
+_OPT_ARG = set("pPqQCZAJ")
+_UNSUPPORTED = set("LrRSd")
 _LONG = {
     "no-static": "a",
     "brief": "b",
@@ -75,6 +75,17 @@ class ReportArgs:
     file_info: bool = False
     exec_include: list[SymSpec] = field(default_factory=list)
     exec_exclude: list[SymSpec] = field(default_factory=list)
+    anno_include: list[SymSpec] = field(default_factory=list)
+    anno_exclude: list[SymSpec] = field(default_factory=list)
+    search_dirs: list[str] = field(default_factory=list)
+    min_count: int = 0
+    table_length: int = 10
+    separate_files: bool = False
+
+    @property
+    def annotate(self) -> bool:
+        return ANNO in self.styles
+
     styles: set[str] = field(default_factory=set)
     user_styles: set[str] = field(default_factory=set)
     analysis: AnalysisOptions = field(default_factory=AnalysisOptions)
@@ -213,6 +224,26 @@ def parse_report_args(argv: Sequence[str]) -> ReportArgs:
             r.help = True
         elif c == "z":
             r.zero = True
+        elif c in "AJ":  # annotated source, the same way
+            if val is not None:
+                (r.anno_include if c == "A" else r.anno_exclude).append(SymSpec.parse(val))
+            style(ANNO, c == "A" or val is not None)
+            a["source_lines"] = a.get("source_lines", False) or ANNO in r.styles
+        elif c == "I":
+            r.search_dirs.extend(d for d in str(val).split(":") if d)
+        elif c in "mt":
+            try:
+                n = int(str(val))
+            except ValueError:
+                raise UsageError(None, f"invalid number '{val}' for -{c}") from None
+            if c == "m":
+                r.min_count = n
+            else:
+                r.table_length = n
+        elif c == "y":
+            r.separate_files = True
+        elif c == "x":
+            pass  # annotates lines inside basic blocks: without bb records it changes nothing
         elif c in "CZ":  # like -p/-P: -ZSPEC also asks for the counts, bare -Z only drops them
             if val is not None:
                 (r.exec_include if c == "C" else r.exec_exclude).append(SymSpec.parse(val))

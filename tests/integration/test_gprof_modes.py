@@ -17,6 +17,8 @@ from gprof_harness import (
     Workshop,
     compare_reports,
     compare_reports_x86_static,
+    gmonlens,
+    gprof,
 )
 
 from gmonwriter import gnu_to_bsd
@@ -203,6 +205,79 @@ def test_exec_counts_symspecs_match_gprof(workshop: Workshop, opts: tuple[str, .
 @pytest.mark.parametrize("opts", [("-C", "-z"), ("-C", "-l", "-z")], ids=["C-z", "C-l-z"])
 @pytest.mark.parametrize("target", list(TARGETS))
 def test_exec_counts_cross_target(workshop: Workshop, target: str, opts: tuple[str, ...]) -> None:
+    t = TARGETS[target]
+    b = workshop.get(CROSS["opt2"], t)
+    compare_reports(t, [*opts, str(b.binary), str(b.gmon["out"])], b.dir)
+
+
+ANNO_OPTIONS = {
+    "A": ("-A",),
+    "A-l": ("-A", "-l"),
+    "A-p-C": ("-A", "-p", "-C"),
+    "A-m": ("-A", "-m", "100000"),
+    "A-t": ("-A", "-t", "2"),
+    "A-x-z": ("-A", "-x", "-z"),
+}
+
+
+@pytest.mark.parametrize("oid", list(ANNO_OPTIONS))
+@pytest.mark.parametrize("name", ["recursion", "opt2", "calc", "statics"])
+def test_annotated_source_matches_gprof(workshop: Workshop, name: str, oid: str) -> None:
+    b = workshop.get(PROGRAMS[name])
+    opts = ANNO_OPTIONS[oid]
+    compare_reports(NATIVE, [*opts, str(b.binary), str(b.gmon["out"])], b.dir)
+
+
+@pytest.mark.parametrize(
+    "opts",
+    [
+        ("-Aeval",),
+        ("-A", "-Jeval"),
+        ("-Jnext_token",),
+        ("-Aparser.c", "-q"),
+        ("-A", "-J"),
+        ("-i", "-A", "-T"),
+    ],
+    ids=lambda o: "_".join(o),
+)
+def test_annotated_source_symspecs_match_gprof(workshop: Workshop, opts: tuple[str, ...]) -> None:
+    b = workshop.get(PROGRAMS["calc"])
+    compare_reports(NATIVE, [*opts, str(b.binary), str(b.gmon["out"])], b.dir)
+
+
+def test_annotated_source_search_dirs_and_missing_files(workshop: Workshop, tmp_path: Path) -> None:
+    """A source that moved: gprof says `could not locate` and skips it; -I DIR finds DIR/basename."""
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "recursion.c").write_bytes((PROGRAMS["recursion"].src_dir / "recursion.c").read_bytes())
+    b = workshop.get(Program("recursion_moved", ("recursion.c",), args=("3000",), src_dir=src))
+    moved = tmp_path / "moved"
+    src.rename(moved)
+    argv = [str(b.binary), str(b.gmon["out"])]
+    _, actual = compare_reports(NATIVE, ["-A", "-p", *argv], b.dir)
+    assert "could not locate" in actual.err
+    compare_reports(NATIVE, ["-A", "-I", f"/nonexistent:{moved}", *argv], b.dir)
+
+
+def test_annotated_source_separate_files(workshop: Workshop, tmp_path: Path) -> None:
+    """-y writes FILE-ann files into the current directory, the same bytes as gprof's."""
+    b = workshop.get(PROGRAMS["calc"])
+    argv = ["-b", "-A", "-y", "-p", str(b.binary), str(b.gmon["out"])]
+    gdir, ldir = tmp_path / "gprof", tmp_path / "gmonlens"
+    gdir.mkdir()
+    ldir.mkdir()
+    expected, actual = gprof(NATIVE, argv, gdir), gmonlens(argv, ldir)
+    assert expected.returncode == 0 and actual.returncode == 0, actual.err
+    assert actual.stdout == expected.stdout
+    names = sorted(p.name for p in gdir.iterdir())
+    assert names == sorted(p.name for p in ldir.iterdir()) and len(names) == 4, names
+    for n in names:
+        assert (ldir / n).read_bytes() == (gdir / n).read_bytes(), n
+
+
+@pytest.mark.parametrize("opts", [("-A",), ("-A", "-l")], ids=["A", "A-l"])
+@pytest.mark.parametrize("target", list(TARGETS))
+def test_annotated_source_cross_target(workshop: Workshop, target: str, opts: tuple[str, ...]) -> None:
     t = TARGETS[target]
     b = workshop.get(CROSS["opt2"], t)
     compare_reports(t, [*opts, str(b.binary), str(b.gmon["out"])], b.dir)

@@ -58,14 +58,20 @@ class LineTable:
         return cls((), (), ())
 
     @classmethod
-    def from_elf(cls, path: str) -> LineTable:
-        """Read every CU's line program; an ELF without `.debug_line` gives an empty table."""
+    def from_elf(cls, path: str, *, bfd: bool = False) -> LineTable:
+        """Read every CU's line program; an ELF without `.debug_line` gives an empty table.
+
+        `bfd=True`: BFD 2.40's answers (see `lines_at`): DWARF 5's default file register names
+        the unit's main file, and where units' sequences overlap, the earliest unit's is kept whole
+        (later units' sequences are dropped where they start inside it).
+        """
         files: list[str] = []
         file_ids: dict[str, int] = {}
         seqs: list[tuple[list[int], list[int], list[int]]] = []
         for prog, names, base, data in _programs(path):
             local: dict[int, int] = {}
-            for addrs, fnums, lines in decode_sequences(prog, data):
+            default_file = 0 if bfd and base == 0 else 1
+            for addrs, fnums, lines in decode_sequences(prog, data, default_file=default_file):
                 fids = []
                 for f in fnums:
                     fid = local.get(f)
@@ -79,31 +85,87 @@ class LineTable:
                         local[f] = fid
                     fids.append(fid)
                 seqs.append((addrs, fids, lines))
+        if bfd:
+            seqs = _first_units_only(seqs)
         seqs.sort(key=lambda q: q[0][0])
         return cls(tuple(q[0][0] for q in seqs), tuple(seqs), tuple(files))
 
 
-def lines_at(path: str, wanted: set[int]) -> dict[int, tuple[str, int]]:
+def lines_at(path: str, wanted: set[int], *, bfd: bool = False) -> dict[int, tuple[str, int]]:
     """(file, line) of each address in `wanted` that a line-table row covers, as `lookup` gives.
 
     Cheaper than a whole LineTable: only rows at wanted addresses are kept. An address covered by
     a sequence without a row of its own (rare: code entered mid-row) falls back to a full table.
+
+    `bfd=True` answers as GNU BFD 2.40 does (so gprof and `addr2line`): in DWARF 5, rows under
+    the default file register (no DW_LNS_set_file since the sequence began) name the unit's main
+    file (entry 0), not entry 1; and an address that several units' sequences cover is answered
+    from the first unit. The default gives the true source position (what editors show).
     """
     out: dict[int, tuple[str, int]] = {}
+    giver: dict[int, int] = {}
     spans: list[tuple[int, int]] = []
-    for prog, names, base, data in _programs(path):
-        for addrs, fnums, lines in decode_sequences(prog, data, wanted, spans):
+    unit_spans: list[tuple[int, int, int]] = []
+    for unit, (prog, names, base, data) in enumerate(_programs(path)):
+        first = len(spans)
+        default_file = 0 if bfd and base == 0 else 1
+        for addrs, fnums, lines in decode_sequences(prog, data, wanted, spans, default_file):
             for address, f, line in zip(addrs[:-1], fnums[:-1], lines[:-1], strict=True):
+                if bfd and address in giver and giver[address] != unit:
+                    continue  # an earlier unit has a row here: BFD answers from that one
                 idx = f - base
                 out[address] = (names[idx] if 0 <= idx < len(names) else "??", line)
+                giver[address] = unit
+        unit_spans.extend((lo, hi, unit) for lo, hi in spans[first:])
     missing = [a for a in wanted if a not in out and any(lo <= a < hi for lo, hi in spans)]
+    if bfd:
+        missing += _claimed_by_earlier_unit(unit_spans, giver)
     if missing:
-        table = LineTable.from_elf(path)
+        table = LineTable.from_elf(path, bfd=bfd)
         for a in missing:
             hit = table.lookup(a)
             if hit is not None:
                 out[a] = hit
     return out
+
+
+def _claimed_by_earlier_unit(unit_spans: list[tuple[int, int, int]], giver: dict[int, int]) -> list[int]:
+    """Addresses answered from one unit while an earlier unit's sequence also covers them.
+
+    Sequences of different units rarely overlap (a linker-discarded copy left at address 0 is the
+    usual case), so only addresses inside overlaps are examined one by one.
+    """
+    ordered = sorted(unit_spans)
+    overlaps: list[tuple[int, int]] = []
+    reach = -1
+    for lo, hi, _ in ordered:
+        if lo < reach:
+            overlaps.append((lo, min(hi, reach)))
+        reach = max(reach, hi)
+    if not overlaps:
+        return []
+    out = []
+    for a, unit in giver.items():
+        if any(lo <= a < hi for lo, hi in overlaps) and any(
+            lo <= a < hi and u < unit for lo, hi, u in unit_spans
+        ):
+            out.append(a)
+    return out
+
+
+def _first_units_only(
+    seqs: list[tuple[list[int], list[int], list[int]]],
+) -> list[tuple[list[int], list[int], list[int]]]:
+    """Sequences (in unit order) without those that start inside an earlier-kept one."""
+    kept: list[tuple[list[int], list[int], list[int]]] = []
+    covered: list[tuple[int, int]] = []
+    for q in seqs:
+        lo, hi = q[0][0], q[0][-1]
+        if any(a <= lo < b for a, b in covered):
+            continue
+        kept.append(q)
+        covered.append((lo, hi))
+    return kept
 
 
 def _programs(path: str) -> Iterator[tuple[Any, list[str], int, bytes]]:
@@ -191,6 +253,7 @@ def decode_sequences(
     data: bytes,
     wanted: set[int] | None = None,
     spans: list[tuple[int, int]] | None = None,
+    default_file: int = 1,
 ) -> list[tuple[list[int], list[int], list[int]]]:
     """The sequences of one line program as (addresses, file numbers, lines); each sequence's
     last address is its end (the end_sequence row), with the last row's file and line repeated.
@@ -199,7 +262,8 @@ def decode_sequences(
 
     The header comes from pyelftools; the opcodes are decoded here, over the raw section bytes,
     because pyelftools' per-opcode objects cost seconds on large programs (DWARF 2-5, §6.2).
-    Empty sequences are dropped.
+    Empty sequences are dropped. `default_file` is the file register's value at each sequence's
+    start (the standard says 1; see `lines_at` for BFD's reading of DWARF 5).
     """
     h = prog.header
     pos = prog.program_start_offset
@@ -214,7 +278,7 @@ def decode_sequences(
     addrs: list[int] = []
     files: list[int] = []
     lines: list[int] = []
-    address, file, line = 0, 1, 1
+    address, file, line = 0, default_file, 1
     const_add = ((255 - opcode_base) // line_range) * min_len
     addr_step = [(max(op - opcode_base, 0) // line_range) * min_len for op in range(256)]
     line_step = [line_base + max(op - opcode_base, 0) % line_range for op in range(256)]
@@ -260,7 +324,7 @@ def decode_sequences(
                     out.append((addrs, files, lines))
                 addrs, files, lines = [], [], []
                 a_add, f_add, l_add = addrs.append, files.append, lines.append
-                address, file, line = 0, 1, 1
+                address, file, line = 0, default_file, 1
             elif sub == 2:  # DW_LNE_set_address
                 address = int.from_bytes(data[pos + 1 : pos + 1 + min(asize, length - 1)], order)
             pos = nxt

@@ -75,23 +75,26 @@ def check_fit(
 
 
 def routine_lines(
-    image: ElfImage, binary: str, line_table: LineTable | None = None
+    image: ElfImage, binary: str, line_table: LineTable | None = None, *, gprof_files: bool = False
 ) -> dict[int, tuple[str, int]]:
     """Source (file, line) of every candidate routine address (T/t/W symbols).
 
+    `gprof_files=True` gives the file gprof names (BFD's reading of the line table, as
+    `addr2line` prints it; see `linetable.lines_at`), otherwise the true source position.
     Decoding the line programs is the costly part of a report on a large program and depends only
-    on the binary, so the result is cached under $XDG_CACHE_HOME (see diskcache). A caller-supplied
-    `line_table` is used as given and never cached.
+    on the binary, so the result is cached under $XDG_CACHE_HOME (see diskcache), one entry per
+    rule. A caller-supplied `line_table` is used as given and never cached.
     """
     wanted = {s.value for s in image.symbols if s.class_letter in ("T", "t", "W")}
     if line_table is not None:
         return {a: hit for a in wanted if (hit := line_table.lookup(a)) is not None}
+    kind = "lines-bfd" if gprof_files else "lines"
     key = diskcache.binary_key(binary, image.build_id)
-    cached = diskcache.load("lines", key)
+    cached = diskcache.load(kind, key)
     if isinstance(cached, dict):
         return cached
-    out = lines_at(binary, wanted)
-    diskcache.store("lines", key, out)
+    out = lines_at(binary, wanted, bfd=gprof_files)
+    diskcache.store(kind, key, out)
     return out
 
 
@@ -138,13 +141,23 @@ def load_profile(
     *,
     image: ElfImage | None = None,
     line_table: LineTable | None = None,
+    gprof_files: bool = False,
+    all_lines: bool = False,
 ) -> Profile:
     """Read the binary and its profile files and compute gprof's figures.
 
     Raises GmonlensError (one line naming the file) for input gprof refuses or that cannot be the
     program's profile; warnings land in `Profile.problems`.
     """
-    return load(binary, profiles, options, image=image, line_table=line_table).profile
+    return load(
+        binary,
+        profiles,
+        options,
+        image=image,
+        line_table=line_table,
+        gprof_files=gprof_files,
+        all_lines=all_lines,
+    ).profile
 
 
 def load(
@@ -154,8 +167,15 @@ def load(
     *,
     image: ElfImage | None = None,
     line_table: LineTable | None = None,
+    gprof_files: bool = False,
+    all_lines: bool = False,
 ) -> Loaded:
-    """`load_profile`, keeping the ELF image and the summed gmon data (for `-s`)."""
+    """`load_profile`, keeping the ELF image and the summed gmon data (for `-s`).
+
+    Routines get a source file and line when gprof needs one (static routines, file symspecs) or
+    `all_lines` asks for every routine. `gprof_files=True` takes gprof's file for a routine (what
+    its report labels and file symspecs use); the default, the true position (what editors show).
+    """
     opts = options or AnalysisOptions()
     image = image or read_elf(binary)
     symtab = build_symbol_table(
@@ -168,10 +188,10 @@ def load(
     data = read_profiles(image, profiles, opts.profile_format)
     problems = fit_problems(image, symtab, data, profiles)
     if image.has_debug_info:
-        need_all = opts.needs_source_files
+        need_all = opts.needs_source_files or all_lines
         if need_all or any(s.is_static for s in symtab.symbols):
             try:
-                lines = routine_lines(image, binary, line_table)
+                lines = routine_lines(image, binary, line_table, gprof_files=gprof_files)
             except Exception as e:  # a broken .debug_line must not stop the report
                 problems.append(f"{binary}: cannot read DWARF line table ({e}); file names omitted")
                 lines = {}

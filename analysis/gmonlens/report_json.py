@@ -5,7 +5,8 @@ Schema `gmonlens-profile/1` (times in seconds, percentages of gprof's totals):
   `propagated_seconds` (call-graph total), `static_call_graph`, `problems`
 - `routines[]` (those with time, calls or arcs): id, name (mangled), display_name, address, index, self_seconds, children_seconds,
   total_seconds, calls, recursive_calls, cycle (number or null), percent (call graph),
-  self_percent (flat), file, line, printed
+  self_percent (flat), file, line (the true source position, for every routine the line table
+  places, when loaded with `all_lines`; `gmonlens report --json` does), printed
 - `arcs[]`: caller, callee (routine ids), count, self_seconds, children_seconds, static, call_sites
   ([return address, count])
 - `cycles[]`: number, index, members (routine ids), self_seconds, children_seconds, calls,

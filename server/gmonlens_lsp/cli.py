@@ -13,24 +13,34 @@ from gmonlens import __version__
 from gmonlens.errors import GmonlensError, UsageError
 from gmonlens.model import ElfSymbol, Profile
 
-from .gprof_args import USAGE, ReportArgs, parse_report_args
+from .gprof_args import ReportArgs, options_help, parse_report_args
 
-HELP = f"""usage: gmonlens report [gprof options] [--json] [BINARY [PROFILE...]]
+HELP = """usage: gmonlens report [options] [BINARY [PROFILE...]]
        gmonlens diff [options] BASE_BINARY BASE_PROFILE... -- NEW_BINARY NEW_PROFILE...
        gmonlens diff [options] BINARY BASE_PROFILE NEW_PROFILE
        gmonlens export --format callgrind|pprof|dot [gprof options] [BINARY [PROFILE...]] [-o FILE]
        gmonlens serve [--stdio]
        gmonlens --version
 
-report  prints what `gprof -b` prints for the same options (defaults: a.out gmon.out).
-        {USAGE}
-        --json  the profile as JSON (schema: README, "JSON output").
-diff    two profiles side by side, changes tested against sampling noise (README, "diff");
+report  prints what `gprof -b` prints for the same options (defaults: a.out gmon.out); gprof's
+        options, with gprof's long names and argument rules (SPEC: a gprof symspec):
+{options}diff    two profiles side by side, changes tested against sampling noise (README, "diff");
         --json, --fail-over PERCENT (exit 3), --threshold Z, --normalize.
 export  writes the profile for callgrind_annotate/KCachegrind, go tool pprof or Graphviz
         (README, "gmonlens export"); also --source-map FROM=TO, --node-thres/--edge-thres PCT (dot).
 serve   the language server, speaking LSP on stdin/stdout.
 """
+
+# gprof -v prints "GNU gprof (GNU Binutils for Debian) 2.40", its origin and its licence: the same
+# three lines, for gmonlens.
+VERSION = f"""gmonlens report (gmonlens) {__version__}
+Computes GNU gprof 2.40's reports from gmon.out and the ELF binary, byte for byte.
+This program is free software (MIT licence).  This program has absolutely no warranty.
+"""
+
+
+def help_text() -> str:
+    return HELP.format(options=options_help())
 
 
 def run_report(args: ReportArgs) -> int:
@@ -42,7 +52,8 @@ def run_report(args: ReportArgs) -> int:
 
     for w in args.warnings:
         print(f"gmonlens: warning: {w}", file=sys.stderr)
-    loaded = load(args.binary, args.profiles, args.analysis)
+    # the report names files as gprof does; JSON gives every routine its true source position
+    loaded = load(args.binary, args.profiles, args.analysis, gprof_files=not args.json, all_lines=args.json)
     info = ""
     if args.file_info:
         from gmonlens.fileinfo import file_info
@@ -112,10 +123,10 @@ def _annotated(args: ReportArgs, symtab: Sequence[ElfSymbol], profile: Profile) 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if not argv or argv[0] in ("-h", "--help", "help"):
-        print(HELP, end="", file=sys.stdout if argv else sys.stderr)
+        print(help_text(), end="", file=sys.stdout if argv else sys.stderr)
         return 0 if argv else 2
-    if argv[0] in ("-V", "--version"):
-        print(f"gmonlens {__version__}")
+    if argv[0] in ("-V", "-v", "--version"):
+        print(VERSION, end="")
         return 0
     cmd, rest = argv[0], argv[1:]
     if cmd == "serve":
@@ -143,7 +154,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return run_export(parse_export_args(rest))
         args = parse_report_args(rest)
         if args.help:
-            print(HELP, end="")
+            print(help_text(), end="")
+            return 0
+        if args.version:
+            print(VERSION, end="")
             return 0
         return run_report(args)
     except UsageError as e:

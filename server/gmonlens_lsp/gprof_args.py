@@ -11,50 +11,98 @@ from gmonlens.model import Profile
 from gmonlens.options import AnalysisOptions, ArcSpec, SymSpec
 from gmonlens.report import ReportOptions
 
-USAGE = (
-    "gprof options: -a -b -c -D -z -p[SPEC] -P[SPEC] -q[SPEC] -Q[SPEC] -n[SPEC] -N[SPEC]\n"
-    "        -e SPEC -E SPEC -f SPEC -F SPEC -k FROM/TO -s -O a|m|b|4 -w N --[no-]demangle"
-)
 FLAT, GRAPH, EXEC, ANNO = "flat", "graph", "exec", "anno"
-_NO_ARG = set("abcDhilsTvxyz")
-_REQ_ARG = set("eEfFkOwnNImt")
-_OPT_ARG = set("pPqQCZAJ")
-_UNSUPPORTED = set("LrRSd")
-_LONG = {
-    "no-static": "a",
-    "brief": "b",
-    "static-call-graph": "c",
-    "ignore-non-functions": "D",
-    "help": "h",
-    "sum": "s",
-    "version": "v",
-    "display-unused-functions": "z",
-    "exclude": "e",
-    "flat-profile": "p",
-    "no-flat-profile": "P",
-    "graph": "q",
-    "no-graph": "Q",
-    "time": "n",
-    "no-time": "N",
-    "file-format": "O",
-    "width": "w",
-    "annotated-source": "A",
-    "exec-counts": "C",
-    "line": "l",
-    "print-path": "L",
-    "traditional": "T",
-    "all-lines": "x",
-    "separate-files": "y",
-    "function-ordering": "r",
-    "file-ordering": "R",
-    "external-symbol-table": "S",
-    "directory-path": "I",
-    "min-count": "m",
-    "table-length": "t",
-    "debug": "d",
-    "file-info": "i",
-    "no-exec-counts": "Z",
-}
+NONE, OPTIONAL, REQUIRED = "none", "optional", "required"
+
+
+@dataclass(frozen=True)
+class Option:
+    """One option of gprof 2.40's command line (letter and long names and argument kind exactly as
+    gprof's getopt table has them), with a one-line help. `supported=False`: gmonlens refuses it
+    with "not supported yet" (flip the entry when the mode is implemented)."""
+
+    letter: str  # "" for a long-only option
+    longs: tuple[str, ...]
+    arg: str  # NONE, OPTIONAL (attached only: -pSPEC, --flat-profile=SPEC) or REQUIRED
+    metavar: str
+    help: str
+    supported: bool = True
+
+
+OPTIONS: tuple[Option, ...] = (
+    Option("a", ("no-static",), NONE, "", "no static routines (their time goes to the one before)"),
+    Option("A", ("annotated-source",), OPTIONAL, "SPEC", "annotated source listing"),
+    Option("b", ("brief",), NONE, "", "brief output (the only form gmonlens prints; accepted)"),
+    Option("B", (), NONE, "", "call graph with explanations", supported=False),
+    Option("c", ("static-call-graph",), NONE, "", "add the calls found in the machine code as count-0 arcs"),
+    Option("C", ("exec-counts",), OPTIONAL, "SPEC", "execution counts of routines (of SPEC only)"),
+    Option("d", ("debug",), OPTIONAL, "N", "gprof's debugging output", supported=False),
+    Option("D", ("ignore-non-functions",), NONE, "", "ignore symbols that are not functions"),
+    Option("e", (), REQUIRED, "SPEC", "leave SPEC out of the call graph (old form of -Q)"),
+    Option("E", (), REQUIRED, "SPEC", "as -e, and SPEC's time out of the totals"),
+    Option("f", (), REQUIRED, "SPEC", "call graph of SPEC and its descendants only (old form of -q)"),
+    Option("F", (), REQUIRED, "SPEC", "as -f, with only SPEC's time in the totals"),
+    Option("h", ("help",), NONE, "", "print this help and exit"),
+    Option("i", ("file-info",), NONE, "", "summary of the profile files"),
+    Option("I", ("directory-path",), REQUIRED, "DIRS", "source search path (for -A)"),
+    Option("J", ("no-annotated-source",), OPTIONAL, "SPEC", "no annotated source for SPEC"),
+    Option("k", (), REQUIRED, "FROM/TO", "delete the arcs from FROM to TO"),
+    Option("l", ("line",), NONE, "", "line-by-line profiling (line granularity)"),
+    Option("L", ("print-path",), NONE, "", "print full source paths", supported=False),
+    Option("m", ("min-count",), REQUIRED, "N", "minimum execution count (for -A -C)"),
+    Option("n", ("time",), REQUIRED, "SPEC", "only SPEC's time in the totals and propagation"),
+    Option("N", ("no-time",), REQUIRED, "SPEC", "leave SPEC's time out of the totals and propagation"),
+    Option("O", ("file-format",), REQUIRED, "a|m|b|4", "profile format: auto, GNU, BSD, 4.4BSD"),
+    Option("p", ("flat-profile",), OPTIONAL, "SPEC", "flat profile (of SPEC only)"),
+    Option("P", ("no-flat-profile",), OPTIONAL, "SPEC", "no flat profile (or none for SPEC)"),
+    Option("q", ("graph",), OPTIONAL, "SPEC", "call graph (of SPEC, or the arcs FROM/TO, only)"),
+    Option("Q", ("no-graph",), OPTIONAL, "SPEC", "no call graph (or none for SPEC, or the arcs FROM/TO)"),
+    Option("r", ("function-ordering",), NONE, "", "suggested function ordering", supported=False),
+    Option("R", ("file-ordering",), REQUIRED, "MAP", "suggested link order of object files", supported=False),
+    Option("s", ("sum",), NONE, "", "write the summed profile to gmon.sum"),
+    Option("S", ("external-symbol-table",), REQUIRED, "FILE", "symbols from FILE", supported=False),
+    Option("t", ("table-length",), REQUIRED, "N", "lines of the -A top-lines table"),
+    Option("T", ("traditional",), NONE, "", "traditional BSD output layout"),
+    Option("v", ("version",), NONE, "", "print the version and exit"),
+    Option("w", ("width",), REQUIRED, "N", "width of the call graph's index"),
+    Option("x", ("all-lines",), NONE, "", "annotate every line (with -A)"),
+    Option("y", ("separate-files",), NONE, "", "annotated source in separate files"),
+    Option("z", ("display-unused-functions",), NONE, "", "show routines that were never called nor sampled"),
+    Option("Z", ("no-exec-counts",), OPTIONAL, "SPEC", "no execution counts (or none for SPEC)"),
+    Option("", ("inline-file-names",), NONE, "", "source file after each name", supported=False),
+    Option("", ("demangle",), OPTIONAL, "STYLE", "demangle C++ names (the default; STYLE accepted)"),
+    Option("", ("no-demangle",), NONE, "", "print raw (mangled) names"),
+    Option("", ("json",), NONE, "", 'the profile as JSON instead (gmonlens; README, "JSON output")'),
+)
+_BY_LETTER = {o.letter: o for o in OPTIONS if o.letter}
+_BY_LONG = {name: o for o in OPTIONS for name in o.longs}
+
+
+def _spelling(o: Option) -> str:
+    short = f"-{o.letter}" if o.letter else ""
+    long = f"--{o.longs[0]}" if o.longs else ""
+    arg = {NONE: "", OPTIONAL: f"[{o.metavar}]", REQUIRED: f" {o.metavar}"}[o.arg]
+    if short and long:
+        larg = {NONE: "", OPTIONAL: f"[={o.metavar}]", REQUIRED: f"={o.metavar}"}[o.arg]
+        return f"{short}{arg}, {long}{larg}"
+    if short:
+        return short + arg
+    return long + {NONE: "", OPTIONAL: f"[={o.metavar}]", REQUIRED: f"={o.metavar}"}[o.arg]
+
+
+def options_help() -> str:
+    """One line per option, for `--help`."""
+    lines = []
+    for o in OPTIONS:
+        note = "" if o.supported else " (not supported yet)"
+        lines.append(f"  {_spelling(o):<36} {o.help}{note}")
+    return "\n".join(lines) + "\n"
+
+
+def unsupported(o: Option) -> UsageError:
+    names = [f"-{o.letter}"] if o.letter else []
+    names += [f"--{n}" for n in o.longs]
+    return UsageError(None, f"gprof option {' / '.join(names)} is not supported yet")
 
 
 @dataclass
@@ -65,6 +113,7 @@ class ReportArgs:
     profiles: list[str] = field(default_factory=lambda: ["gmon.out"])
     json: bool = False
     help: bool = False
+    version: bool = False
     zero: bool = False
     demangle: bool = True
     width: int = 80
@@ -122,9 +171,11 @@ class ReportArgs:
         )
 
 
-def _tokens(argv: Sequence[str]) -> tuple[list[tuple[str, str | None]], list[str]]:
-    """Split argv into (option letter, argument) pairs and operands, as GNU getopt does."""
-    opts: list[tuple[str, str | None]] = []
+def _tokens(argv: Sequence[str]) -> tuple[list[tuple[Option, str | None]], list[str]]:
+    """Split argv into (option, argument) pairs and operands, as GNU getopt_long does with gprof's
+    table (permuted operands, bundled letters, unique long prefixes). -h and -v end the scan:
+    gprof acts on them as soon as getopt returns them."""
+    opts: list[tuple[Option, str | None]] = []
     operands: list[str] = []
     i = 0
     while i < len(argv):
@@ -133,47 +184,61 @@ def _tokens(argv: Sequence[str]) -> tuple[list[tuple[str, str | None]], list[str
         if a == "--":
             operands.extend(argv[i:])
             break
-        if a.startswith("--") and len(a) > 2:
+        if a.startswith("--"):
             name, eq, val = a[2:].partition("=")
-            if name in ("json", "demangle", "no-demangle", "inline-file-names"):
-                opts.append(("--" + name, val if eq else None))
-                continue
-            matches = [k for k in _LONG if k.startswith(name)]
-            exact = name if name in _LONG else (matches[0] if len(matches) == 1 else None)
+            exact = name if name in _BY_LONG else None
             if exact is None:
-                raise UsageError(None, f"unrecognized option '--{name}'")
-            letter = _LONG[exact]
-            if letter in _REQ_ARG and not eq:
+                matches = [k for k in _BY_LONG if k.startswith(name)]
+                if len(matches) > 1:
+                    alts = " ".join(f"'--{m}'" for m in matches)
+                    raise UsageError(None, f"option '--{name}' is ambiguous; possibilities: {alts}")
+                if not matches:
+                    raise UsageError(None, f"unrecognized option '--{name}'")
+                exact = matches[0]
+            o = _BY_LONG[exact]
+            if o.arg == NONE and eq:
+                raise UsageError(None, f"option '--{exact}' doesn't allow an argument")
+            if o.arg == REQUIRED and not eq:
                 if i >= len(argv):
                     raise UsageError(None, f"option '--{exact}' requires an argument")
                 val, eq = argv[i], "="
                 i += 1
-            opts.append((letter, val if eq else None))
+            opts.append((o, val if eq else None))
+            if o.letter in ("h", "v"):
+                return opts, operands
             continue
         if a.startswith("-") and len(a) > 1:
             j = 1
             while j < len(a):
                 c = a[j]
                 j += 1
-                if c in _REQ_ARG:
+                if c not in _BY_LETTER:
+                    raise UsageError(None, f"invalid option -- '{c}'")
+                o = _BY_LETTER[c]
+                if o.arg == REQUIRED:
                     if j < len(a):
-                        opts.append((c, a[j:]))
+                        opts.append((o, a[j:]))
                     elif i < len(argv):
-                        opts.append((c, argv[i]))
+                        opts.append((o, argv[i]))
                         i += 1
                     else:
                         raise UsageError(None, f"option requires an argument -- '{c}'")
                     break
-                if c in _OPT_ARG:
-                    opts.append((c, a[j:] or None))
+                if o.arg == OPTIONAL:
+                    opts.append((o, a[j:] or None))
                     break
-                if c in _NO_ARG or c in _UNSUPPORTED:
-                    opts.append((c, None))
-                    continue
-                raise UsageError(None, f"invalid option -- '{c}'")
+                opts.append((o, None))
+                if c in ("h", "v"):
+                    return opts, operands
             continue
         operands.append(a)
     return opts, operands
+
+
+def _symspec(text: str) -> SymSpec:
+    """A routine symspec; given `FROM/TO` (an arc spec), gprof takes the FROM part (`-pA/B` is
+    `-pA`; `-P/B` has an empty FROM, which matches every routine)."""
+    return SymSpec.parse(text.partition("/")[0])
 
 
 def parse_report_args(argv: Sequence[str]) -> ReportArgs:
@@ -201,11 +266,14 @@ def parse_report_args(argv: Sequence[str]) -> ReportArgs:
         else:
             r.styles.discard(kind)
 
-    for c, val in opts:
-        if c in _UNSUPPORTED:
-            raise UsageError(None, f"gprof option -{c} is not supported by gmonlens report")
-        if c == "--inline-file-names":
-            raise UsageError(None, "gprof option --inline-file-names is not supported by gmonlens report")
+    if opts and opts[-1][0].letter in ("h", "v"):  # acted on at once, as gprof does
+        r.help = opts[-1][0].letter == "h"
+        r.version = not r.help
+        return r
+    for o, val in opts:
+        if not o.supported:
+            raise unsupported(o)
+        c = o.letter or "--" + o.longs[0]
         if c == "--json":
             r.json = True
         elif c == "--demangle":
@@ -220,8 +288,6 @@ def parse_report_args(argv: Sequence[str]) -> ReportArgs:
             a["static_call_graph"] = True
         elif c == "D":
             a["only_functions"] = True
-        elif c == "h" or c == "v":
-            r.help = True
         elif c == "z":
             r.zero = True
         elif c in "AJ":  # annotated source, the same way
@@ -275,7 +341,7 @@ def parse_report_args(argv: Sequence[str]) -> ReportArgs:
             r.sum_format = fmt
         elif c in "pP":
             if val is not None:
-                lists["incl_flat" if c == "p" else "excl_flat"].append(SymSpec.parse(val))
+                lists["incl_flat" if c == "p" else "excl_flat"].append(_symspec(val))
             style(FLAT, c == "p" or val is not None)
         elif c in "qQ":
             if val is not None and "/" in val:
@@ -285,17 +351,17 @@ def parse_report_args(argv: Sequence[str]) -> ReportArgs:
             style(GRAPH, c == "q" or val is not None)
         elif c in "nN":
             if val is not None:
-                lists["incl_time" if c == "n" else "excl_time"].append(SymSpec.parse(val))
+                lists["incl_time" if c == "n" else "excl_time"].append(_symspec(val))
         elif c == "e":
-            lists["excl_graph"].append(SymSpec.parse(str(val)))
+            lists["excl_graph"].append(_symspec(str(val)))
         elif c == "E":
-            lists["excl_time"].append(SymSpec.parse(str(val)))
-            lists["excl_graph"].append(SymSpec.parse(str(val)))
+            lists["excl_time"].append(_symspec(str(val)))
+            lists["excl_graph"].append(_symspec(str(val)))
         elif c == "f":
-            lists["incl_graph"].append(SymSpec.parse(str(val)))
+            lists["incl_graph"].append(_symspec(str(val)))
         elif c == "F":
-            lists["incl_time"].append(SymSpec.parse(str(val)))
-            lists["incl_graph"].append(SymSpec.parse(str(val)))
+            lists["incl_time"].append(_symspec(str(val)))
+            lists["incl_graph"].append(_symspec(str(val)))
         elif c == "k":
             if "/" not in str(val):  # gprof accepts it and does nothing
                 r.warnings.append(f"-k {val}: not an arc spec FROM/TO, ignored")

@@ -1,0 +1,150 @@
+"""Which source file a routine belongs to, as gprof says it (BFD's DWARF reader), and symspecs given
+as FROM/TO to the routine options.
+
+BFD 2.40 names the unit's main file for DWARF 5 line rows under the default file register, so a
+`static inline` function from a header compiled into several .c files is `clamp (hdrinl_main.c)`,
+`clamp (hdrinl_render.c)`, ... in gprof's index, and C++ file symspecs select header-defined
+routines by the .cpp that holds them. GNU addr2line reads line tables the same way: it is the
+oracle for the engine's `lines_at(bfd=True)`. The editor keeps the true positions (`bfd=False`).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+from gprof_harness import NATIVE, Built, Program, Workshop, compare_reports, gmonlens, gmonlens_env
+
+from gmonlens.elf import read_elf
+from gmonlens.linetable import LineTable, lines_at
+
+HDRINL = Program(
+    "hdrinl",
+    ("hdrinl_main.c", "hdrinl_render.c", "hdrinl_sum.c"),
+    flags=("-O0", "-Wno-attributes"),
+    args=("200000",),
+)
+HDRLIB = Program("hdrlib", ("hdrlib_driver.cpp", "hdrlib_lib.cpp"), args=("100000",))
+OPTS = {"O0": (), "O2": ("-O2",)}
+
+
+def _built(workshop: Workshop, program: Program, opt: str) -> Built:
+    return workshop.get(program, NATIVE, extra_flags=OPTS[opt])
+
+
+@pytest.mark.parametrize("opt", list(OPTS))
+@pytest.mark.parametrize(
+    "args",
+    [(), ("-z",), ("-a",), ("-phdrinl_main.c",), ("-qhdrinl_util.h",), ("-Fhdrinl_render.c",)],
+    ids=["default", "z", "a", "p-main", "q-header", "F-render"],
+)
+def test_header_statics_named_as_gprof(workshop: Workshop, opt: str, args: tuple[str, ...]) -> None:
+    built = _built(workshop, HDRINL, opt)
+    compare_reports(NATIVE, [*args, str(built.binary), str(built.gmon["out"])], built.dir)
+
+
+CXX_SPECS = [
+    (),
+    ("-phdrlib_driver.cpp",),
+    ("-phdrlib_lib.cpp",),
+    ("-phdrlib.h",),
+    ("-Phdrlib.h",),
+    ("-qhdrlib_lib.cpp",),
+    ("-qhdrlib.h",),
+    ("-Fhdrlib_lib.cpp",),
+    ("-Ehdrlib_driver.cpp",),
+    ("-z", "-phdrlib_driver.cpp"),
+]
+
+
+@pytest.mark.parametrize("opt", list(OPTS))
+@pytest.mark.parametrize("args", CXX_SPECS, ids=lambda a: "_".join(a) or "default")
+def test_cxx_file_symspecs_as_gprof(workshop: Workshop, opt: str, args: tuple[str, ...]) -> None:
+    built = _built(workshop, HDRLIB, opt)
+    compare_reports(NATIVE, [*args, str(built.binary), str(built.gmon["out"])], built.dir)
+
+
+def _addr2line(binary: Path, addresses: list[int]) -> dict[int, tuple[str, int]]:
+    out = subprocess.run(
+        ["addr2line", "-e", str(binary), *(hex(a) for a in addresses)],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.splitlines()
+    found = {}
+    for a, row in zip(addresses, out, strict=True):
+        file, _, line = row.rpartition(":")
+        num = line.split()[0]
+        if file != "??" and num.isdigit() and int(num) > 0:
+            found[a] = (file, int(num))
+    return found
+
+
+@pytest.mark.parametrize("opt", list(OPTS))
+@pytest.mark.parametrize("program", [HDRINL, HDRLIB], ids=["c", "cxx"])
+def test_bfd_rule_is_addr2lines(workshop: Workshop, program: Program, opt: str) -> None:
+    """Every routine address: the engine's gprof-rule (file, line) is GNU addr2line's."""
+    built = _built(workshop, program, opt)
+    image = read_elf(str(built.binary))
+    wanted = sorted({s.value for s in image.symbols if s.class_letter in ("T", "t", "W")})
+    expected = _addr2line(built.binary, wanted)
+    ours = lines_at(str(built.binary), set(wanted), bfd=True)
+    full = LineTable.from_elf(str(built.binary), bfd=True)
+    assert len(expected) >= 4
+    for a, want in expected.items():
+        assert ours.get(a) == want, hex(a)
+        assert full.lookup(a) == want, hex(a)
+
+
+def test_true_positions_kept_by_default(workshop: Workshop) -> None:
+    """The default rule (the editor's) puts each copy of `clamp` in the header; gprof's puts each
+    in its .c file. Both read the same binary: the two disk-cache entries must not collide."""
+    built = _built(workshop, HDRINL, "O0")
+    image = read_elf(str(built.binary))
+    clamps = {s.value for s in image.symbols if s.name == "clamp"}
+    assert len(clamps) == 3
+    true = lines_at(str(built.binary), clamps)
+    gprof_rule = lines_at(str(built.binary), clamps, bfd=True)
+    assert {os.path.basename(f) for f, _ in true.values()} == {"hdrinl_util.h"}
+    assert sorted(os.path.basename(f) for f, _ in gprof_rule.values()) == [
+        "hdrinl_main.c",
+        "hdrinl_render.c",
+        "hdrinl_sum.c",
+    ]
+    assert {line for _, line in true.values()} == {line for _, line in gprof_rule.values()}
+
+    env = gmonlens_env(XDG_CACHE_HOME=str(built.dir / "cache-rules"))
+    args = [str(built.binary), str(built.gmon["out"])]
+    for _ in range(2):  # cold, then warm: each rule reads its own entry
+        text = gmonlens(["-b", *args], built.dir, env=env)
+        assert b"clamp (hdrinl_main.c)" in text.stdout and b"hdrinl_util.h" not in text.stdout
+        doc = json.loads(gmonlens(["--json", *args], built.dir, env=env).stdout)
+        files = {os.path.basename(r["file"]) for r in doc["routines"] if r["display_name"] == "clamp"}
+        assert files == {"hdrinl_util.h"}
+
+
+@pytest.mark.parametrize("option", list("pPeEfFnN"))
+@pytest.mark.parametrize("spec", ["shade/clamp", "hdrinl_sum.c/render", "/shade", "render/"])
+def test_from_part_of_arc_spec(workshop: Workshop, option: str, spec: str) -> None:
+    """gprof takes the FROM part of a FROM/TO given to a routine option (`-pA/B` is `-pA`; an empty
+    FROM matches every routine)."""
+    built = _built(workshop, HDRINL, "O0")
+    compare_reports(NATIVE, [f"-{option}{spec}", str(built.binary), str(built.gmon["out"])], built.dir)
+
+
+@pytest.mark.parametrize("program", [HDRINL, HDRLIB], ids=["c", "cxx"])
+def test_json_gives_every_routine_its_position(workshop: Workshop, program: Program) -> None:
+    """`--json`: every routine the line table places has `file` and `line` (global ones too), at
+    its true position."""
+    built = _built(workshop, program, "O0")
+    doc = json.loads(gmonlens(["--json", str(built.binary), str(built.gmon["out"])], built.dir).stdout)
+    routines = doc["routines"]
+    true = lines_at(str(built.binary), {r["address"] for r in routines})
+    assert any(not r["display_name"].startswith(("clamp", "mix", "scale", "shade")) for r in routines)
+    for r in routines:
+        want = true.get(r["address"])
+        assert (r["file"], r["line"]) == (want if want else (None, None)), r["display_name"]
+    assert sum(1 for r in routines if r["file"]) >= 5

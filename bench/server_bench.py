@@ -125,7 +125,7 @@ async def first_lenses(
         later_times.append(time.perf_counter() - t)
     # let the background indexing finish and fill the cache before stopping
     deadline = time.monotonic() + 180
-    kinds = ("dwarf-*.json", "lines-*.pickle", "profile-*.marshal")
+    kinds = ("dwarf-*.gmc", "linetable-*.gmc", "profile-*.gmc")
     while time.monotonic() < deadline and not all(any(cache.glob(f"gmonlens/{k}")) for k in kinds):
         await asyncio.sleep(0.2)
     await asyncio.sleep(0.5)

@@ -148,16 +148,47 @@ class DwarfIndex:
         }
 
     @classmethod
-    def from_export(cls, path: str, data: dict[str, Any]) -> DwarfIndex:
+    def from_export(cls, path: str, data: Any) -> DwarfIndex:
+        """An index seeded from `export()` data, every part shape-checked (raises ValueError)."""
+
+        def ok(cond: bool) -> None:
+            if not cond:
+                raise ValueError("DWARF index export of the wrong shape")
+
+        def ints(values: Any, n: int) -> bool:
+            return isinstance(values, list) and len(values) == n and set(map(type, values)) <= {int}
+
+        ok(
+            isinstance(data, dict)
+            and isinstance(data.get("units"), list)
+            and isinstance(data.get("decls"), dict)
+        )
         index = cls(path)
-        index._units = tuple(UnitInfo(int(o), str(n), str(c), tuple(f)) for o, n, c, f in data["units"])
+        units = []
+        for u in data["units"]:
+            ok(isinstance(u, list) and len(u) == 4 and type(u[0]) is int)
+            ok(isinstance(u[1], str) and isinstance(u[2], str) and isinstance(u[3], list))
+            ok(set(map(type, u[3])) <= {str})
+            units.append(UnitInfo(u[0], u[1], u[2], tuple(u[3])))
+        index._units = tuple(units)
         for unit, decls in data["decls"].items():
-            index._decls[int(unit)] = tuple(
-                SourceDecl(n, ln, f, int(li), int(co), tuple((int(a), int(b)) for a, b in rs), int(unit))
-                for n, ln, f, li, co, rs in decls
-            )
-        if data.get("unit_ranges") is not None:
-            index._unit_ranges = [(int(a), int(b), int(c)) for a, b, c in data["unit_ranges"]]
+            ok(isinstance(unit, str) and unit.isdigit() and isinstance(decls, list))
+            out = []
+            for d in decls:
+                ok(isinstance(d, list) and len(d) == 6)
+                name, linkage, file, line, column, ranges = d
+                ok(isinstance(name, str) and isinstance(linkage, (str, type(None))))
+                ok(isinstance(file, (str, type(None))) and type(line) is int and type(column) is int)
+                ok(isinstance(ranges, list) and all(ints(r, 2) for r in ranges))
+                out.append(
+                    SourceDecl(name, linkage, file, line, column, tuple((a, b) for a, b in ranges), int(unit))
+                )
+            index._decls[int(unit)] = tuple(out)
+        unit_ranges = data.get("unit_ranges")
+        if unit_ranges is not None:
+            ok(isinstance(unit_ranges, list) and all(ints(r, 3) for r in unit_ranges))
+            ok([r[0] for r in unit_ranges] == sorted(r[0] for r in unit_ranges))
+            index._unit_ranges = [(a, b, c) for a, b, c in unit_ranges]
         return index
 
     def complete(self) -> bool:

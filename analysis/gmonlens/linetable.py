@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from array import array
 from bisect import bisect_right
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -52,6 +53,46 @@ class LineTable:
             if (fids[k], lines[k]) != key:
                 return a
             j = k
+
+    def to_plain(self) -> tuple[Any, ...] | None:
+        """Compact plain data for the disk cache (`from_plain` reads it back): each sequence's
+        columns as machine arrays (u64 addresses, u32 file ids, i64 lines). None when a value
+        does not fit (a damaged line program): such a table is not cached."""
+        try:
+            seqs = tuple(
+                (array("Q", a).tobytes(), array("I", f).tobytes(), array("q", n).tobytes())
+                for a, f, n in self.sequences
+            )
+        except (OverflowError, TypeError):
+            return None
+        return (self.starts, seqs, self.files)
+
+    @classmethod
+    def from_plain(cls, value: Any) -> LineTable:
+        """A table from `to_plain` data after checking its shape: types, equal column lengths,
+        file ids in range (raises ValueError). Columns come back through arrays, so every element
+        is an int by construction."""
+
+        def ok(cond: bool) -> None:
+            if not cond:
+                raise ValueError("line table of the wrong shape")
+
+        ok(isinstance(value, tuple) and len(value) == 3)
+        starts, plain, files = value
+        ok(isinstance(starts, tuple) and isinstance(plain, tuple) and isinstance(files, tuple))
+        ok(set(map(type, files)) <= {str} and set(map(type, plain)) <= {tuple})
+        ok(set(map(type, starts)) <= {int} and len(starts) == len(plain) and list(starts) == sorted(starts))
+        seqs: list[tuple[list[int], list[int], list[int]]] = []
+        for seq, start in zip(plain, starts, strict=True):
+            ok(len(seq) == 3 and set(map(type, seq)) <= {bytes})
+            cols = array("Q"), array("I"), array("q")
+            for col, raw in zip(cols, seq, strict=True):
+                ok(len(raw) % col.itemsize == 0)
+                col.frombytes(raw)
+            addrs, fids, lines = (c.tolist() for c in cols)
+            ok(0 < len(addrs) == len(fids) == len(lines) and addrs[0] == start and max(fids) < len(files))
+            seqs.append((addrs, fids, lines))
+        return cls(starts, tuple(seqs), files)
 
     @classmethod
     def empty(cls) -> LineTable:

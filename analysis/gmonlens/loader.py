@@ -90,12 +90,32 @@ def routine_lines(
         return {a: hit for a in wanted if (hit := line_table.lookup(a)) is not None}
     kind = "lines-bfd" if gprof_files else "lines"
     key = diskcache.binary_key(binary, image.build_id)
-    cached = diskcache.load(kind, key)
-    if isinstance(cached, dict):
+    cached = diskcache.load(kind, key, _lines_entry)
+    if cached is not None:
         return cached
     out = lines_at(binary, wanted, bfd=gprof_files)
     diskcache.store(kind, key, out)
     return out
+
+
+def _lines_entry(value: object) -> dict[int, tuple[str, int]]:
+    """A cached `routine_lines` result, shape-checked ({address: (file, line)})."""
+    diskcache.expect(isinstance(value, dict) and diskcache.only(list(value), int))
+    assert isinstance(value, dict)
+    pairs = list(value.values())
+    diskcache.expect(diskcache.only(pairs, tuple) and all(len(v) == 2 for v in pairs))
+    diskcache.expect(
+        diskcache.only([v[0] for v in pairs], str) and diskcache.only([v[1] for v in pairs], int)
+    )
+    return value
+
+
+def _static_calls_entry(value: object) -> list[tuple[int, int]]:
+    """Cached static arcs, shape-checked ([(caller address, callee address)])."""
+    diskcache.expect(isinstance(value, list) and diskcache.only(value, tuple))
+    assert isinstance(value, list)
+    diskcache.expect(all(len(v) == 2 for v in value) and diskcache.only([x for v in value for x in v], int))
+    return value
 
 
 def attach_lines(symtab: SymbolTable, lines: dict[int, tuple[str, int]], all_symbols: bool) -> SymbolTable:
@@ -217,8 +237,8 @@ def load(
             array("q", ends).tobytes(),
             repr(ranges).encode(),
         )
-        cached = diskcache.load("staticcalls", key)
-        if isinstance(cached, list):
+        cached = diskcache.load("staticcalls", key, _static_calls_entry)
+        if cached is not None:
             static_arcs = cached
         else:
             try:

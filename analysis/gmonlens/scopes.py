@@ -26,6 +26,23 @@ class FunctionScopes:
     names: tuple[str | None, ...]
 
     @classmethod
+    def from_plain(cls, value: Any) -> FunctionScopes:
+        """Scopes from cached `(bounds, names)`, shape-checked (raises ValueError)."""
+        if not (isinstance(value, tuple) and len(value) == 2):
+            raise ValueError("scopes of the wrong shape")
+        bounds, names = value
+        if not (
+            isinstance(bounds, tuple)
+            and isinstance(names, tuple)
+            and set(map(type, bounds)) <= {int}
+            and set(map(type, names)) <= {str, type(None)}
+            and len(names) == max(len(bounds) - 1, 0)
+            and list(bounds) == sorted(bounds)
+        ):
+            raise ValueError("scopes of the wrong shape")
+        return cls(bounds, names)
+
+    @classmethod
     def build(cls, scopes: Sequence[tuple[int, int, str]]) -> FunctionScopes:
         """From (low, high, name) code ranges in DIE order (high exclusive)."""
         bounds = sorted({b for lo, hi, _ in scopes for b in (lo, hi)})

@@ -165,3 +165,22 @@ def test_32000_one_bin_histogram_records(tmp_path: Path) -> None:
     assert b"Traceback" not in r.stderr, r.err
     assert r.returncode == expected.returncode == 0
     assert r.stdout == expected.stdout
+
+
+# ---- a cache entry of the wrong shape is rebuilt, never trusted ----------------------------------------
+def test_lines_entry_of_wrong_shape(prog: Built, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A lines entry {address: 5} gave the CLI a TypeError traceback; now it is dropped and rebuilt."""
+    from gmonlens import diskcache
+    from gmonlens.elf import read_elf
+
+    cache_home = tmp_path / "xdg"
+    monkeypatch.setenv("XDG_CACHE_HOME", str(cache_home))
+    image = read_elf(str(prog.binary))
+    key = diskcache.binary_key(str(prog.binary), image.build_id)
+    assert diskcache.store("lines", key, {s.value: 5 for s in image.symbols})
+    expected = gprof(NATIVE, ["-b", str(prog.binary), str(prog.gmon["out"])], tmp_path)
+    env = gmonlens_env(XDG_CACHE_HOME=str(cache_home))
+    actual = gmonlens(["-b", str(prog.binary), str(prog.gmon["out"])], tmp_path, env=env)
+    assert "Traceback" not in actual.err, actual.err
+    assert actual.returncode == 0 and actual.stdout == expected.stdout
+    assert diskcache.load("lines", key, lambda v: v) != {s.value: 5 for s in image.symbols}

@@ -78,10 +78,26 @@ def test_profile_cache_round_trip(c_ws: Path, tmp_path: Path, monkeypatch) -> No
     assert key and cache.read_profile(key) is None
     assert cache.write_profile(key, profile)
     assert cache.read_profile(key) == profile
-    (tmp_path / "gmonlens" / f"profile-{key}.marshal").write_bytes(b"garbage")
+    (tmp_path / "gmonlens" / f"profile-{key}.gmc").write_bytes(b"garbage")
     assert cache.read_profile(key) is None
     # the key follows the binary's identity
     os.utime(binary, (time.time() + 5, time.time() + 5))
     assert cache.profile_key(binary, [gmon], "opts") != key
     monkeypatch.setenv("GMONLENS_CACHE", "off")
     assert cache.cache_dir() is None and not cache.write_profile(key, profile)
+
+
+def test_profile_key_follows_content_not_mtime(c_ws: Path, tmp_path: Path, monkeypatch) -> None:
+    """A profile replaced by another of the same size and mtime (`cp -p`, `touch -r`, archives)
+    used to keep its old key, so the server showed the old numbers even after a restart."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    binary = str(c_ws / "build" / "app")
+    gmon = tmp_path / "gmon.out"
+    shutil.copy2(c_ws / "build" / "gmon.out", gmon)
+    key = cache.profile_key(binary, [str(gmon)], "opts")
+    st = gmon.stat()
+    data = bytearray(gmon.read_bytes())
+    data[-1] ^= 1  # another run: same size
+    gmon.write_bytes(bytes(data))
+    os.utime(gmon, ns=(st.st_atime_ns, st.st_mtime_ns))  # same mtime
+    assert key is not None and cache.profile_key(binary, [str(gmon)], "opts") != key

@@ -201,13 +201,18 @@ def pprof_top(path: Path, *flags: str) -> tuple[list[str], dict[str, float]]:
     return head, rows
 
 
-@pytest.mark.parametrize("which", ["lines", "cycles", "shapes"])
-def test_pprof_top_is_gprof_flat_profile(which: str, request: pytest.FixtureRequest, tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("which", "flags"), [("lines", ()), ("cycles", ()), ("shapes", ()), ("cycles", ("-Pspin",))]
+)
+def test_pprof_top_is_gprof_flat_profile(
+    which: str, flags: tuple[str, ...], request: pytest.FixtureRequest, tmp_path: Path
+) -> None:
+    """Also with a symspec: -Pspin takes spin's time out of the flat profile and its total."""
     need("go")
     built: Built = request.getfixturevalue(which)
-    out = export(built, "pprof", tmp_path / "profile.pb.gz")
+    out = export(built, "pprof", tmp_path / "profile.pb.gz", *flags)
     assert out.read_bytes()[:2] == b"\x1f\x8b"
-    flat, cumulative = flat_self(gprof_b(built))
+    flat, cumulative = flat_self(gprof_b(built, *flags))
     head, rows = pprof_top(out, "-unit=ms")
     assert any("ESTIMATE" in h for h in head), head  # the proportional split is labelled
     assert {k for k, v in flat.items() if v != "0.00"} == {k for k, v in rows.items() if v >= 0.005}
@@ -278,3 +283,18 @@ def test_export_usage_errors(cycles: Built) -> None:
         "--format=callgrind", "-o", "/nonexistent/dir/out", str(cycles.binary), str(cycles.gmon["out"])
     )
     assert proc.returncode == 1 and "/nonexistent/dir/out" in proc.stderr
+
+
+@pytest.mark.parametrize("fmt", ["callgrind", "pprof", "dot"])
+def test_export_imports_no_pygls(fmt: str, cycles: Built, tmp_path: Path) -> None:
+    out = tmp_path / f"out.{fmt}"
+    argv = ["export", "--format", fmt, str(cycles.binary), str(cycles.gmon["out"]), "-o", str(out)]
+    code = (
+        f"import sys; from gmonlens_lsp.cli import main; rc = main({argv!r}); "
+        "print('PYGLS' if any(m.startswith(('pygls', 'lsprotocol')) for m in sys.modules) else 'CLEAN', rc)"
+    )
+    proc = subprocess.run(
+        [str(GMONLENS.parent / "python"), "-c", code], capture_output=True, text=True, env=gmonlens_env()
+    )
+    assert proc.stdout.splitlines()[-1] == "CLEAN 0", proc.stderr
+    assert out.stat().st_size > 0

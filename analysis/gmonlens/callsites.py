@@ -12,6 +12,7 @@ address. Pure: the server and the exporters hand it the code (`ElfImage.code_sec
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Sequence
 from typing import Any
 
@@ -37,6 +38,7 @@ class CallFinder:
             except ImportError:
                 self._cs = None
         self._decoded: dict[tuple[int, int], list[tuple[int, int, int | None]]] = {}
+        self._returns: dict[tuple[int, int], list[int]] = {}
 
     def _bytes(self, start: int, end: int) -> bytes:
         for addr, data in self._sections:
@@ -83,7 +85,12 @@ class CallFinder:
             calls = self._calls_in(caller[0], caller[1] + 1)
         else:
             return []
-        window = [c for c in calls if from_pc <= c[1] < from_pc + self.granule]
+        rets = self._returns.get((caller[0], caller[1] + 1))
+        if rets is None:  # return addresses ascend with the calls: bisect for the window
+            rets = self._returns[(caller[0], caller[1] + 1)] = [c[1] for c in calls]
+        lo = bisect_left(rets, from_pc)
+        hi = bisect_left(rets, from_pc + self.granule, lo)
+        window = calls[lo:hi]
         direct = [c[0] for c in window if c[2] == callee_entry]
         if direct:
             return direct

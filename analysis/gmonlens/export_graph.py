@@ -78,28 +78,35 @@ def _node(p: Profile, rid: int) -> GraphNode:
     )
 
 
-def _edges(p: Profile) -> list[GraphEdge]:
+def _shown(p: Profile, i: int) -> bool:
+    """Whether arc `i` is exported (the rule of `export_common.exported_arcs`)."""
+    a = p.arcs[i]
+    return a.count > 0 and not a.is_static and p.routines[a.parent].printed and p.routines[a.child].printed
+
+
+def _edge(p: Profile, i: int) -> GraphEdge:
+    a = p.arcs[i]
     rs = p.routines
-    out = []
-    for i in exported_arcs(p):
-        a = p.arcs[i]
-        t = a.self_ticks + a.child_ticks
-        cyc = rs[a.parent].cycle != 0 and rs[a.parent].cycle == rs[a.child].cycle
-        out.append(GraphEdge(a.parent, a.child, a.count, t, _pct(p, t), cyc or a.is_self))
-    return out
+    t = a.self_ticks + a.child_ticks
+    cyc = rs[a.parent].cycle != 0 and rs[a.parent].cycle == rs[a.child].cycle
+    return GraphEdge(a.parent, a.child, a.count, t, _pct(p, t), cyc or a.is_self)
 
 
-def _build(
-    p: Profile, candidates: set[int], keep: set[int], edges: list[GraphEdge], edge_thres: float, center: int
-) -> CallGraph:
+def _build(p: Profile, candidates: set[int], keep: set[int], edge_thres: float, center: int) -> CallGraph:
     """Nodes `keep` (out of `candidates`) and the edges among them at or over `edge_thres`; the
     pruned counts are of candidates and of edges among candidates that were left out."""
-    among = [e for e in edges if e.parent in candidates and e.child in candidates]
-    kept = [
-        e
-        for e in among
-        if e.parent in keep and e.child in keep and (e.percent >= edge_thres or e.in_cycle or edge_thres <= 0)
-    ]
+    among = 0
+    kept: list[GraphEdge] = []
+    for r in sorted(candidates):
+        for i in p.children[r]:
+            c = p.arcs[i].child
+            if c not in candidates or not _shown(p, i):
+                continue
+            among += 1
+            if r in keep and c in keep:
+                e = _edge(p, i)
+                if e.percent >= edge_thres or e.in_cycle or edge_thres <= 0:
+                    kept.append(e)
     return CallGraph(
         tuple(_node(p, r) for r in sorted(keep)),
         tuple(kept),
@@ -107,17 +114,18 @@ def _build(
         p.print_ticks,
         center,
         len(candidates - keep),
-        len(among) - len(kept),
+        among - len(kept),
     )
 
 
 def whole_graph(p: Profile, node_thres: float = NODE_THRES, edge_thres: float = EDGE_THRES) -> CallGraph:
     """Every routine with time or arcs whose total reaches `node_thres` percent."""
-    edges = _edges(p)
-    candidates = {e.parent for e in edges} | {e.child for e in edges}
-    candidates |= {r.id for r in p.routines if r.self_ticks > 0 and r.printed}
-    keep = {r for r in candidates if _pct(p, p.routines[r].total_ticks) >= node_thres or node_thres <= 0}
-    return _build(p, candidates, keep, edges, edge_thres, -1)
+    candidates = {r.id for r in p.routines if r.self_ticks > 0 and r.printed}
+    for i in exported_arcs(p):
+        candidates.add(p.arcs[i].parent)
+        candidates.add(p.arcs[i].child)
+    keep = {r for r in candidates if node_thres <= 0 or _pct(p, p.routines[r].total_ticks) >= node_thres}
+    return _build(p, candidates, keep, edge_thres, -1)
 
 
 def graph_around(
@@ -130,19 +138,16 @@ def graph_around(
 ) -> CallGraph:
     """`routine`, its callers to `depth` levels up and its callees to `depth` levels down (by
     breadth-first search, at most `max_nodes` nodes), with every exported arc among them."""
-    edges = _edges(p)
-    up: dict[int, list[int]] = {}
-    down: dict[int, list[int]] = {}
-    for e in edges:
-        down.setdefault(e.parent, []).append(e.child)
-        up.setdefault(e.child, []).append(e.parent)
     keep = {routine}
-    for adj in (up, down):
+    for up in (True, False):
         frontier = [routine]
         for _ in range(max(depth, 0)):
             nxt = []
             for r in frontier:
-                for q in adj.get(r, []):
+                for i in p.parents[r] if up else p.children[r]:
+                    if not _shown(p, i):
+                        continue
+                    q = p.arcs[i].parent if up else p.arcs[i].child
                     if q not in keep and len(keep) < max_nodes:
                         keep.add(q)
                         nxt.append(q)
@@ -151,4 +156,4 @@ def graph_around(
     keep = {
         r for r in keep if r == routine or node_thres <= 0 or _pct(p, p.routines[r].total_ticks) >= node_thres
     }
-    return _build(p, reached, keep, edges, edge_thres, routine)
+    return _build(p, reached, keep, edge_thres, routine)

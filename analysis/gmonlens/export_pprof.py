@@ -37,7 +37,12 @@ from .model import Profile
 NS = 1_000_000_000
 
 
+_SMALL = [bytes((i,)) for i in range(128)]
+
+
 def _varint(v: int) -> bytes:
+    if 0 <= v < 128:
+        return _SMALL[v]
     v &= (1 << 64) - 1  # int64 negatives as two's complement
     out = bytearray()
     while v >= 0x80:
@@ -156,4 +161,4 @@ def to_pprof(
     tail = period + _int(12, NS // p.hz if p.hz else 0)
     tail += b"".join(_int(13, c) for c in comment_ids) + _int(14, s("time"))
     strings = b"".join(_bytes(6, t.encode("utf-8", "surrogateescape")) for t in s.table)
-    return gzip.compress(bytes(out) + strings + tail, mtime=0)
+    return gzip.compress(bytes(out) + strings + tail, compresslevel=6, mtime=0)

@@ -128,16 +128,21 @@ def attach_lines(symtab: SymbolTable, lines: dict[int, tuple[str, int]], all_sym
 
 
 def _line_symbols(
-    image: ElfImage, symtab: SymbolTable, line_table: LineTable | None, code_end: int, problems: list[str]
+    image: ElfImage,
+    symtab: SymbolTable,
+    line_table: LineTable | None,
+    code_end: int,
+    problems: list[str],
+    gprof_files: bool,
 ) -> SymbolTable:
-    """-l: the routines plus gprof's line symbols (report_lines.py)."""
+    """-l: the routines plus gprof's line symbols (report_lines.py), files named as `load` says."""
     from .dwarf import DwarfIndex
     from .report_lines import with_line_symbols
     from .scopes import function_scopes
 
     binary = image.path
     try:
-        table = line_table or LineTable.from_elf(binary)
+        table = line_table or LineTable.from_elf(binary, bfd=gprof_files)
         scopes = function_scopes(DwarfIndex(binary))
     except Exception as e:  # a broken DWARF section must not stop the report
         problems.append(f"{binary}: cannot read DWARF line information ({e}); no line symbols")
@@ -218,7 +223,7 @@ def load(
             symtab = attach_lines(symtab, lines, need_all)
         if opts.line_granularity:
             code_end = max((c.address + len(c.data) for c in image.code_sections), default=0)
-            symtab = _line_symbols(image, symtab, line_table, code_end, problems)
+            symtab = _line_symbols(image, symtab, line_table, code_end, problems, gprof_files)
     names = [s.name for s in symtab.symbols]
     display, problem = demangle_all(names)
     if problem:

@@ -38,8 +38,8 @@ def _built(workshop: Workshop, program: Program, opt: str) -> Built:
 @pytest.mark.parametrize("opt", list(OPTS))
 @pytest.mark.parametrize(
     "args",
-    [(), ("-z",), ("-a",), ("-phdrinl_main.c",), ("-qhdrinl_util.h",), ("-Fhdrinl_render.c",)],
-    ids=["default", "z", "a", "p-main", "q-header", "F-render"],
+    [(), ("-z",), ("-a",), ("-phdrinl_main.c",), ("-qhdrinl_util.h",), ("-Fhdrinl_render.c",), ("-l",)],
+    ids=["default", "z", "a", "p-main", "q-header", "F-render", "l"],
 )
 def test_header_statics_named_as_gprof(workshop: Workshop, opt: str, args: tuple[str, ...]) -> None:
     built = _built(workshop, HDRINL, opt)

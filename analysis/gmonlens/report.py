@@ -43,6 +43,7 @@ class ReportOptions:
     demangle: bool = True
     lines: bool = False  # -l: names carry ` (file:line @ addr)`, line symbols get no graph entry
     full_paths: bool = False  # -L: file names as recorded, not their basename
+    inline_files: bool = False  # --inline-file-names: names carry ` (file:line)`
     traditional: bool = False  # -T: BSD layout (report_bsd.py); wider children column
     exec_counts: bool = False  # -C (execcounts.py), last
     exec_include: tuple[SymSpec, ...] = ()  # -C SPEC
@@ -98,6 +99,8 @@ def _name(p: Profile, r: Routine, opts: ReportOptions) -> str:
     name = r.display_name if opts.demangle else r.name
     if opts.lines:
         name += line_suffix(r.file, r.line, r.address, opts.full_paths)
+    elif opts.inline_files and r.file is not None:  # --inline-file-names (-l's suffix wins)
+        name += " (%s:%d)" % (r.file if opts.full_paths else os.path.basename(r.file), r.line)
     return name
 
 
@@ -306,7 +309,7 @@ def index_by_name(p: Profile, opts: ReportOptions) -> str:
     for r in rs:
         name = _name(p, r, opts)
         if r.is_static and r.file and not opts.lines:
-            name += " (%s)" % os.path.basename(r.file)
+            name += " (%s)" % (r.file if opts.full_paths else os.path.basename(r.file))
         items.append((("[%d]" if r.printed else "(%d)") % r.index, name))
     for c in p.cycles:
         items.append((("[%d]" if c.printed else "(%d)") % c.index, "<cycle %d>" % c.number))

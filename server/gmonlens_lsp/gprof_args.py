@@ -48,7 +48,7 @@ OPTIONS: tuple[Option, ...] = (
     Option("J", ("no-annotated-source",), OPTIONAL, "SPEC", "no annotated source for SPEC"),
     Option("k", (), REQUIRED, "FROM/TO", "delete the arcs from FROM to TO"),
     Option("l", ("line",), NONE, "", "line-by-line profiling (line granularity)"),
-    Option("L", ("print-path",), NONE, "", "print full source paths", supported=False),
+    Option("L", ("print-path",), NONE, "", "print full source paths"),
     Option("m", ("min-count",), REQUIRED, "N", "minimum execution count (for -A -C)"),
     Option("n", ("time",), REQUIRED, "SPEC", "only SPEC's time in the totals and propagation"),
     Option("N", ("no-time",), REQUIRED, "SPEC", "leave SPEC's time out of the totals and propagation"),
@@ -69,7 +69,7 @@ OPTIONS: tuple[Option, ...] = (
     Option("y", ("separate-files",), NONE, "", "annotated source in separate files"),
     Option("z", ("display-unused-functions",), NONE, "", "show routines that were never called nor sampled"),
     Option("Z", ("no-exec-counts",), OPTIONAL, "SPEC", "no execution counts (or none for SPEC)"),
-    Option("", ("inline-file-names",), NONE, "", "source file after each name", supported=False),
+    Option("", ("inline-file-names",), NONE, "", "source file after each name"),
     Option("", ("demangle",), OPTIONAL, "STYLE", "demangle C++ names (the default; STYLE accepted)"),
     Option("", ("no-demangle",), NONE, "", "print raw (mangled) names"),
     Option("", ("json",), NONE, "", 'the profile as JSON instead (gmonlens; README, "JSON output")'),
@@ -130,6 +130,8 @@ class ReportArgs:
     min_count: int = 0
     table_length: int = 10
     separate_files: bool = False
+    full_paths: bool = False
+    inline_files: bool = False
 
     @property
     def annotate(self) -> bool:
@@ -164,6 +166,8 @@ class ReportArgs:
             width=self.width,
             lines=self.lines,
             traditional=self.traditional,
+            full_paths=self.full_paths,
+            inline_files=self.inline_files,
             exec_counts=EXEC in styles,
             exec_include=tuple(self.exec_include),
             exec_exclude=tuple(self.exec_exclude),
@@ -274,7 +278,10 @@ def parse_report_args(argv: Sequence[str]) -> ReportArgs:
         if not o.supported:
             raise unsupported(o)
         c = o.letter or "--" + o.longs[0]
-        if c == "--json":
+        if c == "--inline-file-names":
+            r.inline_files = True
+            a["source_lines"] = True
+        elif c == "--json":
             r.json = True
         elif c == "--demangle":
             r.demangle = True
@@ -306,6 +313,8 @@ def parse_report_args(argv: Sequence[str]) -> ReportArgs:
                 r.min_count = n
             else:
                 r.table_length = n
+        elif c == "L":
+            r.full_paths = True
         elif c == "y":
             r.separate_files = True
         elif c == "x":

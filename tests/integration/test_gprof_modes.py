@@ -281,3 +281,22 @@ def test_annotated_source_cross_target(workshop: Workshop, target: str, opts: tu
     t = TARGETS[target]
     b = workshop.get(CROSS["opt2"], t)
     compare_reports(t, [*opts, str(b.binary), str(b.gmon["out"])], b.dir)
+
+
+PATH_OPTIONS = {
+    "L": ("-L",),
+    "L-l": ("-L", "-l"),
+    "inline": ("--inline-file-names",),
+    "inline-l": ("--inline-file-names", "-l"),
+    "inline-L-q": ("--inline-file-names", "-L", "-q"),
+    "inline-T": ("--inline-file-names", "-T"),
+    "L-T-l": ("-L", "-T", "-l"),
+}
+
+
+@pytest.mark.parametrize("oid", list(PATH_OPTIONS))
+@pytest.mark.parametrize("name", ["statics", "opt2", "calc"])
+def test_file_names_match_gprof(workshop: Workshop, name: str, oid: str) -> None:
+    b = workshop.get(PROGRAMS[name])
+    opts = PATH_OPTIONS[oid]
+    compare_reports(NATIVE, [*opts, str(b.binary), str(b.gmon["out"])], b.dir)

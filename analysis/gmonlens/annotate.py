@@ -16,7 +16,9 @@ the routines' call counts (self-recursive calls not counted, as in the flat prof
   before the function itself). Other lines get 16 blanks. -x changes nothing without bb records.
 - Then `Top N Lines` (N = -t, default 10): the executed lines with a count, by count descending
   (ties in line order), and the `Execution Summary`: distinct lines with a symbol, executed lines,
-  their percentage, the total count and total / lines with a symbol.
+  their percentage, the total count and total / lines with a symbol. A symbol whose line lies past
+  the file's end (seen with C++: BFD names the unit's main file for a libstdc++ line) counts in the
+  total only.
 - Files are separated by a blank line and a form feed; with -y each goes to `BASENAME-ann` in the
   current directory instead (that is where gprof writes them; nothing else is written).
 """
@@ -77,6 +79,11 @@ def annotate_file(source: bytes, symbols: Sequence[Routine], opts: AnnotateOptio
     lines = text.split("\n")
     if lines and lines[-1] == "":
         lines.pop()
+    # a symbol placed past the file's end (BFD's DWARF 5 file rule can name the unit's main file
+    # for a header's line) adds to the total only
+    total = sum(counts.values())
+    groups = {k: v for k, v in groups.items() if k <= len(lines)}
+    counts = {k: v for k, v in counts.items() if k <= len(lines)}
     for i, src in enumerate(lines, 1):
         n = counts.get(i)
         if n is None:
@@ -91,7 +98,6 @@ def annotate_file(source: bytes, symbols: Sequence[Routine], opts: AnnotateOptio
     for line in top[: opts.table_length]:
         out.append("%9d %10d\n" % (line, counts[line]))
     executable, executed = len(groups), len(counts)
-    total = sum(counts.values())
     out.append("\nExecution Summary:\n\n")
     out.append("%9d   Executable lines in this file\n" % executable)
     out.append("%9d   Lines executed\n" % executed)

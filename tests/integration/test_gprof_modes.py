@@ -42,10 +42,7 @@ PROGRAMS = {
     ),
     "shapes": Program("shapes", ("shapes.cpp",), args=("5000",)),
 }
-# C++ -l names files by the DWARF 5 rule that a row using the default file register names the
-# unit's main file (gprof: `shapes.cpp:517` for a libstdc++ inline), which the line table does not
-# follow yet: shapes is left out of the -l cases until it does (-T covers it without -l).
-LINE_PROGRAMS = [p for p in PROGRAMS if p != "shapes"]
+LINE_PROGRAMS = list(PROGRAMS)  # C++ included: file names follow BFD (fidelity's rule)
 
 # (program, option-set id, options): the symspec names are each program's own
 LINE_CASES = [
@@ -122,7 +119,7 @@ TRAD_OPTIONS = {
 }
 TRAD_CASES = [
     *((p, o) for p in ("recursion", "cycles", "statics", "opt2") for o in TRAD_OPTIONS),
-    *(("shapes", o) for o in ("T", "T-z", "T-c")),
+    *(("shapes", o) for o in ("T", "T-z", "T-c", "T-l")),
     ("recursion", "T-E"),
     ("recursion", "T-no-demangle"),
 ]
@@ -175,7 +172,7 @@ EXEC_OPTIONS = {
 
 
 @pytest.mark.parametrize("oid", list(EXEC_OPTIONS))
-@pytest.mark.parametrize("name", ["recursion", "opt2", "calc", "statics"])
+@pytest.mark.parametrize("name", ["recursion", "opt2", "calc", "statics", "shapes"])
 def test_exec_counts_match_gprof(workshop: Workshop, name: str, oid: str) -> None:
     b = workshop.get(PROGRAMS[name])
     opts = EXEC_OPTIONS[oid]
@@ -221,7 +218,7 @@ ANNO_OPTIONS = {
 
 
 @pytest.mark.parametrize("oid", list(ANNO_OPTIONS))
-@pytest.mark.parametrize("name", ["recursion", "opt2", "calc", "statics"])
+@pytest.mark.parametrize("name", ["recursion", "opt2", "calc", "statics", "shapes"])
 def test_annotated_source_matches_gprof(workshop: Workshop, name: str, oid: str) -> None:
     b = workshop.get(PROGRAMS[name])
     opts = ANNO_OPTIONS[oid]
@@ -295,7 +292,7 @@ PATH_OPTIONS = {
 
 
 @pytest.mark.parametrize("oid", list(PATH_OPTIONS))
-@pytest.mark.parametrize("name", ["statics", "opt2", "calc"])
+@pytest.mark.parametrize("name", ["statics", "opt2", "calc", "shapes"])
 def test_file_names_match_gprof(workshop: Workshop, name: str, oid: str) -> None:
     b = workshop.get(PROGRAMS[name])
     opts = PATH_OPTIONS[oid]

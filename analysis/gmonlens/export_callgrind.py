@@ -5,7 +5,8 @@ split over its lines by largest remainder, so each function's self cost is gprof
 the total is gprof's total time). Per-line self cost comes from the histogram (`lineheat`); each
 counted arc is a `cfn=`/`calls=` pair at the line of its call instruction, with the arc's inclusive
 cost as gprof propagates it (callee self + children time along the arc: an estimate by call counts).
-Calls inside a cycle carry no time, as in gprof; the callee's `calls=` target is its entry line.
+Calls inside a cycle carry no time, as in gprof, and a comment line names each of gprof's cycles
+with its members; the callee's `calls=` target is its entry line.
 Files are the DWARF paths, remapped with `source_map`. Names are compressed (`(id) name`).
 """
 
@@ -116,5 +117,6 @@ def to_callgrind(
         f"event: us : Time (microseconds; one gprof sample = {per_tick:g} us)\n",
         "events: us\n",
         f"summary: {total}\n",
+        *(f"# gprof <cycle {c.number}>: {', '.join(fname(m) for m in c.member_order)}\n" for c in p.cycles),
     ]
     return "".join(head) + "".join(body) + f"\ntotals: {total}\n"

@@ -22,7 +22,7 @@ from .lineheat import compute_line_heat
 from .linetable import LineTable
 from .model import Arc, HistogramRecord, Profile
 
-UNATTRIBUTED = "<samples outside any routine>"
+UNATTRIBUTED = "samples outside any routine"  # no <> or (): pprof strips those from names
 LineKey = tuple[str | None, int]  # (DWARF file, 1-based line); (None, 0) when unknown
 
 

@@ -128,6 +128,7 @@ def test_callgrind_lines_and_call_sites(lines: Built, tmp_path: Path) -> None:
     hot_h = next(i for i, s in enumerate(hdr) if "HOT-HEADER" in s) + 1
     assert re.search(rf"^fi=\(\d+\) \S*export_lines\.h\n{hot_h} [1-9]", out, re.M)
     assert re.search(rf"^{site['HOT-LEAF']} [1-9]\d*$", out, re.M)
+    assert re.search(r"^# gprof <cycle 1>: (ping, pong|pong, ping)$", out, re.M)
 
 
 def test_callgrind_source_map(lines: Built, tmp_path: Path) -> None:
@@ -298,3 +299,37 @@ def test_export_imports_no_pygls(fmt: str, cycles: Built, tmp_path: Path) -> Non
     )
     assert proc.stdout.splitlines()[-1] == "CLEAN 0", proc.stderr
     assert out.stat().st_size > 0
+
+
+def test_samples_outside_routines_keep_gprof_total(cycles: Built, tmp_path: Path) -> None:
+    """Samples gprof counts in its total but credits to no routine (here: below the first routine
+    of a PIE, whose histogram starts at 0 as glibc writes it) appear as one pseudo-function, so the
+    export's total is gprof's."""
+    from gmonlens.elf import read_elf
+    from gmonlens.loader import load
+    from gmonwriter import Hist, gnu_file
+
+    image = read_elf(str(cycles.binary))
+    low, high = 0, (image.text_end + 3) & ~3
+    counts = [0] * ((high - low) // 4)
+    profile = load(str(cycles.binary), [str(cycles.gmon["out"])]).profile
+    spin = profile.routine_named("spin")
+    assert spin is not None and profile.routines[0].address >= 64, "not a PIE?"
+    counts[(spin.address - low) // 4 + 1] = 7
+    counts[(profile.routines[0].address - 32) // 4] = 3
+    gmon = tmp_path / "gmon.synth"
+    gmon.write_bytes(gnu_file([Hist(low, high, counts, 100)]))
+    synth = load(str(cycles.binary), [str(gmon)]).profile
+    assert synth.total_ticks == 10 and sum(r.self_ticks for r in synth.routines) == 7
+    out = tmp_path / "cg.out"
+    argv = [str(GMONLENS), "export", "--format=callgrind", str(cycles.binary), str(gmon), "-o", str(out)]
+    subprocess.run(argv, check=True, env=gmonlens_env())
+    text = out.read_text()
+    assert "fn=(2) samples outside any routine\n0 30000\n" in text
+    assert text.rstrip().endswith("totals: 100000")
+    if shutil.which("go"):
+        pb = tmp_path / "p.pb.gz"
+        argv = [str(GMONLENS), "export", "--format=pprof", str(cycles.binary), str(gmon), "-o", str(pb)]
+        subprocess.run(argv, check=True, env=gmonlens_env())
+        _head, rows = pprof_top(pb, "-unit=s")
+        assert rows == pytest.approx({"spin": 0.07, "samples outside any routine": 0.03}), rows

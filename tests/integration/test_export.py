@@ -12,7 +12,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from gprof_harness import GMONLENS, PROGRAMS_DIR, Built, Program, Workshop, gmonlens_env
+from gprof_harness import AARCH64, GMONLENS, I686, PROGRAMS_DIR, Built, Program, Workshop, gmonlens_env
 from xwd_png import distinct_colours, xwd_to_png
 
 LINES = Program("export_lines", ("export_lines.c",), flags=("-O0", f"-I{PROGRAMS_DIR}"), args=("5000",))
@@ -28,7 +28,7 @@ def need(*tools: str) -> None:
 
 
 def gprof_b(built: Built, *flags: str) -> str:
-    argv = ["gprof", "-b", *flags, str(built.binary), str(built.gmon["out"])]
+    argv = [built.target.gprof, "-b", *flags, str(built.binary), str(built.gmon["out"])]
     return subprocess.run(argv, capture_output=True, check=True, text=True, cwd=built.dir).stdout
 
 
@@ -90,7 +90,17 @@ def annotate(path: Path, *flags: str) -> tuple[str, dict[str, str]]:
     return total.group(1), {k: seconds(str(v)) for k, v in per.items()}
 
 
-@pytest.mark.parametrize("which", ["lines", "cycles", "shapes"])
+@pytest.fixture(scope="module")
+def lines_aarch64(workshop: Workshop) -> Built:
+    return workshop.get(Program(LINES.name, LINES.sources, LINES.flags, args=("1500",)), AARCH64)
+
+
+@pytest.fixture(scope="module")
+def lines_i686(workshop: Workshop) -> Built:
+    return workshop.get(LINES, I686)
+
+
+@pytest.mark.parametrize("which", ["lines", "cycles", "shapes", "lines_aarch64", "lines_i686"])
 def test_callgrind_annotate_totals_equal_gprof(
     which: str, request: pytest.FixtureRequest, tmp_path: Path
 ) -> None:
@@ -111,9 +121,13 @@ def test_callgrind_annotate_totals_equal_gprof(
     assert abs(float(incl["main"]) - (float(main.group(1)) + float(main.group(2)))) < 0.0101
 
 
-def test_callgrind_lines_and_call_sites(lines: Built, tmp_path: Path) -> None:
+@pytest.mark.parametrize("which", ["lines", "lines_aarch64", "lines_i686"])
+def test_callgrind_lines_and_call_sites(which: str, request: pytest.FixtureRequest, tmp_path: Path) -> None:
     """Self cost lands on source lines (the inlined header loop under fi=), and the callee called
-    from two lines of `twice` gets one calls= line at each call's line."""
+    from two lines of `twice` gets one calls= line at each call's line (call instructions decoded
+    on x86-64, i686 and AArch64)."""
+    lines: Built = request.getfixturevalue(which)
+    runs = int(lines.program.args[0])
     out = export(lines, "callgrind", tmp_path / "callgrind.out").read_text()
     src = (PROGRAMS_DIR / "export_lines.c").read_text().splitlines()
     site = {tag: src.index(next(s for s in src if tag in s)) + 1 for tag in ("SITE-1", "SITE-2", "HOT-LEAF")}
@@ -122,7 +136,7 @@ def test_callgrind_lines_and_call_sites(lines: Built, tmp_path: Path) -> None:
     twice = out.split(f"\nfn=({twice_id.group(1)})")[1].split("\nfn=")[0]
     call_lines = re.findall(r"calls=(\d+) \d+\n(\d+) \d+", twice)
     assert [int(ln) for _c, ln in call_lines] == [site["SITE-1"], site["SITE-2"]]
-    assert all(int(c) == 5000 for c, _ln in call_lines)
+    assert all(int(c) == runs for c, _ln in call_lines)
     assert re.search(r"^fi=\(\d+\) \S*export_lines\.h$", out, re.M)
     hdr = (PROGRAMS_DIR / "export_lines.h").read_text().splitlines()
     hot_h = next(i for i, s in enumerate(hdr) if "HOT-HEADER" in s) + 1

@@ -1,11 +1,13 @@
 /**
  * The extension's commands. Server work goes through workspace/executeCommand
- * (`gmonlens.reload`, `gmonlens.report`, `gmonlens.hottest`); the rest is VS Code UI.
+ * (`gmonlens.reload`, `gmonlens.report`, `gmonlens.hottest`, `gmonlens.pinBaseline`,
+ * `gmonlens.clearBaseline`, `gmonlens.changes`); the rest is VS Code UI.
  */
 
 import * as vscode from "vscode";
 import { ExecuteCommandRequest } from "vscode-languageclient/node";
 import type { Gmonlens } from "./extension";
+import { changeItems, parseChanges } from "./changes";
 import { HOTTEST_LIMIT, type HotItem, type HottestBy, hottestItems, parseHottest } from "./hottest";
 
 export const PEEK_CALLERS = "gmonlens.peekCallers";
@@ -29,6 +31,12 @@ export function registerCommands(ext: Gmonlens): vscode.Disposable[] {
     }),
     vscode.commands.registerCommand("gmonlens.showReport", () => showReport(ext)),
     vscode.commands.registerCommand("gmonlens.goToHottest", () => goToHottest(ext)),
+    vscode.commands.registerCommand("gmonlens.pinBaseline", () => pinBaseline(ext)),
+    vscode.commands.registerCommand("gmonlens.clearBaseline", async () => {
+      await serverCommand(ext, "gmonlens.clearBaseline", withFolder(ext, []));
+      void vscode.window.setStatusBarMessage("gmonlens: baseline cleared", 3000);
+    }),
+    vscode.commands.registerCommand("gmonlens.showChanges", () => showChanges(ext)),
     vscode.commands.registerCommand(PEEK_CALLERS, (uri: unknown, position: unknown) => peekCallers(uri, position)),
   ];
 }
@@ -123,6 +131,58 @@ async function goToHottest(ext: Gmonlens): Promise<void> {
   pick.onDidHide(() => pick.dispose());
   pick.show();
   await load();
+}
+
+async function pinBaseline(ext: Gmonlens): Promise<void> {
+  const pinned = await serverCommand(ext, "gmonlens.pinBaseline", withFolder(ext, []));
+  if (pinned === undefined) {
+    return;
+  }
+  if (!Array.isArray(pinned) || pinned.length === 0) {
+    void vscode.window.showInformationMessage("gmonlens: no profile is loaded: nothing to pin.");
+    return;
+  }
+  void vscode.window.setStatusBarMessage("gmonlens: current profile pinned as baseline", 3000);
+}
+
+interface ChangePickItem extends vscode.QuickPickItem {
+  uri?: string;
+  line?: number;
+}
+
+/** Regressions and improvements against the baseline, largest first; picking one opens it. */
+async function showChanges(ext: Gmonlens): Promise<void> {
+  const folders = (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.toString());
+  const result = await serverCommand(ext, "gmonlens.changes", withFolder(ext, []));
+  if (result === undefined) {
+    return;
+  }
+  const changes = parseChanges(result);
+  if (changes.length === 0) {
+    void vscode.window.showInformationMessage(
+      "gmonlens: no change beyond sampling noise (or no baseline: run \"gmonlens: Pin Current Profile as Baseline\").",
+    );
+    return;
+  }
+  const items: ChangePickItem[] = changeItems(changes, folders).map((c) =>
+    c.separator
+      ? { label: c.label, kind: vscode.QuickPickItemKind.Separator }
+      : { label: c.label, description: c.description, detail: c.detail, uri: c.uri, line: c.line },
+  );
+  const chosen = await vscode.window.showQuickPick(items, {
+    title: "gmonlens: changes against the baseline",
+    placeHolder: "Type a routine's name",
+    matchOnDetail: true,
+  });
+  if (chosen === undefined) {
+    return;
+  }
+  if (chosen.uri === undefined) {
+    void vscode.window.showInformationMessage(`gmonlens: ${chosen.label} has no source in this workspace.`);
+    return;
+  }
+  const line = chosen.line ?? 0;
+  await vscode.window.showTextDocument(vscode.Uri.parse(chosen.uri), { selection: new vscode.Range(line, 0, line, 0) });
 }
 
 /** Opens VS Code's call hierarchy, incoming calls (gprof's callers), at a routine's name. */

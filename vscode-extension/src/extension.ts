@@ -191,6 +191,7 @@ export class Gmonlens implements vscode.Disposable {
       this.statusItem.text = "$(error) gprof: no server";
       this.statusItem.tooltip = `gmonlens: ${this.launchProblem}\nClick for the log.`;
       this.statusItem.backgroundColor = new vscode.ThemeColor("statusBarItem.errorBackground");
+      this.statusItem.command = "gmonlens.showOutput";
       return;
     }
     const active = this.activeFolderUri();
@@ -203,6 +204,7 @@ export class Gmonlens implements vscode.Disposable {
     const view = statusView(status, name);
     this.statusItem.text = view.text;
     this.statusItem.tooltip = view.tooltip;
+    this.statusItem.command = view.changes ? "gmonlens.showChanges" : "gmonlens.showOutput";
     this.statusItem.backgroundColor =
       view.kind === "normal" ? undefined : new vscode.ThemeColor(`statusBarItem.${view.kind}Background`);
   }

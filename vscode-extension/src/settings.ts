@@ -2,7 +2,7 @@
  * The "gmonlens" settings: typed, validated, with variables resolved. Pure: no `vscode` import.
  *
  * Server settings (sent in initializationOptions and answered to workspace/configuration, camelCase):
- * binary, profiles, staticCallGraph, sourceMap, lensTitle. Only the keys a person actually set are sent,
+ * binary, profiles, staticCallGraph, sourceMap, lensTitle, baseline. Only the keys a person actually set are sent,
  * so a folder's gmonlens.yaml still applies to the keys left unset.
  * Client-only settings: interpreter, serverCommand, trace.server.
  */
@@ -15,6 +15,8 @@ export interface ServerSettings {
   staticCallGraph?: boolean;
   sourceMap?: Record<string, string>;
   lensTitle?: string;
+  /** The profile(s) to compare with and, optionally, the binary that wrote them. */
+  baseline?: { profiles: string[]; binary?: string };
 }
 
 export interface ClientSettings {
@@ -24,7 +26,7 @@ export interface ClientSettings {
   serverCommand: string[];
 }
 
-export const SERVER_KEYS = ["binary", "profiles", "staticCallGraph", "sourceMap", "lensTitle"] as const;
+export const SERVER_KEYS = ["binary", "profiles", "staticCallGraph", "sourceMap", "lensTitle", "baseline"] as const;
 export type ServerKey = (typeof SERVER_KEYS)[number];
 
 /** A setting's value as VS Code reports it, and whether any scope set it explicitly. */
@@ -134,6 +136,27 @@ export function serverSettings(
           bad(key, "a string");
         }
         break;
+      case "baseline": {
+        const obj = isString(v) || isStringArray(v) ? { profiles: v } : v;
+        const o = (typeof obj === "object" && obj !== null && !Array.isArray(obj) ? obj : undefined) as
+          | Record<string, unknown>
+          | undefined;
+        const profiles = o === undefined ? undefined : isString(o.profiles) ? [o.profiles] : o.profiles;
+        const extra = o === undefined ? [] : Object.keys(o).filter((k) => k !== "profiles" && k !== "binary");
+        if (o === undefined || extra.length > 0 || (profiles !== undefined && !isStringArray(profiles)) ||
+            (o.binary !== undefined && !isString(o.binary))) {
+          bad(key, "profile paths or an object {profiles, binary}");
+          break;
+        }
+        const list = (profiles ?? []).map((s) => s.trim()).filter((s) => s !== "");
+        if (list.length > 0) {
+          settings.baseline = { profiles: list.map(resolvePath) };
+          if (isString(o.binary) && o.binary.trim() !== "") {
+            settings.baseline.binary = resolvePath(o.binary.trim());
+          }
+        }
+        break;
+      }
     }
   }
   return { settings, problems };

@@ -12,12 +12,62 @@ export interface ServerStatus {
   routines?: number;
   /** The workspace folder's URI this status belongs to. */
   folder?: string;
+  /** The comparison with the folder's baseline, when it has one. */
+  baseline?: BaselineStatus;
+}
+
+/** `baseline` of `gmonlens/status`: gprof's total time against the baseline's. */
+export interface BaselineStatus {
+  label: string;
+  totalBefore: number;
+  totalAfter: number;
+  deltaSeconds: number;
+  /** undefined when the baseline's total is 0 */
+  percent?: number;
+  verdict: "up" | "down" | "noise";
+  regressions: number;
+  improvements: number;
 }
 
 export interface StatusView {
   text: string;
   tooltip: string;
   kind: "normal" | "warning" | "error";
+  /** true when a baseline is shown: a click lists the changes instead of opening the log */
+  changes?: boolean;
+}
+
+const MARKS = { up: "▲", down: "▼", noise: "≈" } as const;
+
+function parseBaseline(v: unknown): BaselineStatus | undefined {
+  if (typeof v !== "object" || v === null) {
+    return undefined;
+  }
+  const b = v as Record<string, unknown>;
+  const num = (x: unknown) => (typeof x === "number" && Number.isFinite(x) ? x : undefined);
+  const verdict = b.verdict === "up" || b.verdict === "down" || b.verdict === "noise" ? b.verdict : undefined;
+  const before = num(b.totalBefore);
+  const after = num(b.totalAfter);
+  if (verdict === undefined || before === undefined || after === undefined) {
+    return undefined;
+  }
+  return {
+    label: typeof b.label === "string" ? b.label : "baseline",
+    totalBefore: before,
+    totalAfter: after,
+    deltaSeconds: num(b.deltaSeconds) ?? after - before,
+    percent: num(b.percent),
+    verdict,
+    regressions: num(b.regressions) ?? 0,
+    improvements: num(b.improvements) ?? 0,
+  };
+}
+
+/** "▲ +0.33 s (+79%)", "≈ +0.01 s": the total change, marked as the lenses mark it. */
+export function baselineText(b: BaselineStatus): string {
+  const sign = b.deltaSeconds >= 0 ? "+" : "-";
+  const pct = b.percent === undefined || b.verdict === "noise" ? "" : ` (${b.percent >= 0 ? "+" : ""}${b.percent.toFixed(0)}%)`;
+  return `${MARKS[b.verdict]} ${sign}${Math.abs(b.deltaSeconds).toFixed(2)} s${pct}`;
 }
 
 const STATES: readonly StatusState[] = ["loading", "loaded", "problem", "idle"];
@@ -33,12 +83,14 @@ export function parseStatus(params: unknown): ServerStatus | undefined {
   }
   const num = (v: unknown) => (typeof v === "number" && Number.isFinite(v) ? v : undefined);
   const str = (v: unknown) => (typeof v === "string" ? v : undefined);
+  const baseline = parseBaseline(p.baseline);
   return {
     state: p.state as StatusState,
     message: str(p.message),
     totalSeconds: num(p.totalSeconds),
     routines: num(p.routines),
     folder: str(p.folder),
+    ...(baseline === undefined ? {} : { baseline }),
   };
 }
 
@@ -89,6 +141,19 @@ export function statusView(status: ServerStatus | undefined, folderName?: string
         parts.push(`${status.routines} routine${status.routines === 1 ? "" : "s"}`);
       }
       const summary = parts.length > 0 ? parts.join(" · ") : "loaded";
+      const b = status.baseline;
+      if (b !== undefined) {
+        const counts = `${b.regressions} slower, ${b.improvements} faster beyond noise`;
+        return {
+          text: `$(flame) gprof: ${summary} · ${baselineText(b)}`,
+          tooltip:
+            `gmonlens: profile loaded${where}: ${summary}${message}\n` +
+            `Against the baseline (${b.label}): ${seconds(b.totalBefore)} -> ${seconds(b.totalAfter)}, ` +
+            `${baselineText(b)}; ${counts}.\nClick for the changes.`,
+          kind: "normal",
+          changes: true,
+        };
+      }
       return {
         text: `$(flame) gprof: ${summary}`,
         tooltip: `gmonlens: profile loaded${where}: ${summary}${message}\nClick for the log.`,

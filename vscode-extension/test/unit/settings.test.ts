@@ -86,6 +86,23 @@ describe("serverSettings", () => {
   });
 });
 
+describe("baseline setting", () => {
+  test("an object, a string or an array of profiles; paths resolved", () => {
+    assert.deepEqual(serverSettings({ baseline: set({ profiles: ["old/gmon.out"], binary: "old/app" }) }, ctx).settings, {
+      baseline: { profiles: ["/ws/proj/old/gmon.out"], binary: "/ws/proj/old/app" },
+    });
+    assert.deepEqual(serverSettings({ baseline: set("base.gmon") }, ctx).settings, { baseline: { profiles: ["/ws/proj/base.gmon"] } });
+    assert.deepEqual(serverSettings({ baseline: set(["a", " "]) }, ctx).settings, { baseline: { profiles: ["/ws/proj/a"] } });
+  });
+  test("the default {} is not sent; a wrong shape is one problem", () => {
+    assert.deepEqual(serverSettings({ baseline: set({}) }, ctx), { settings: {}, problems: [] });
+    const { settings, problems } = serverSettings({ baseline: set({ profile: "x" }) }, ctx);
+    assert.deepEqual(settings, {});
+    assert.match(problems[0], /^gmonlens\.baseline: expected profile paths or an object/);
+    assert.equal(serverSettings({ baseline: set({ profiles: "a", binary: 3 }) }, ctx).problems.length, 1);
+  });
+});
+
 describe("clientSettings", () => {
   test("defaults", () =>
     assert.deepEqual(clientSettings({}, ctx), { settings: { interpreter: "", serverCommand: [] }, problems: [] }));

@@ -369,6 +369,44 @@ async function main() {
     check("changing gmonlens.lensTitle in the folder's settings restarts the server with the new title",
       retitled.includes(`spin: self ${spinSelf} s of`), retitled);
 
+    // Baseline: pin the current profile, run the program again: each lens shows its change
+    // against the baseline (marked as beyond noise or not), and so does the status bar.
+    await runCommand(page, "gmonlens: Pin Current Profile as Baseline");
+    const DELTA = / · (▲|▼|≈)( total)? [+-]\d+\.\d\d s/;
+    let pinnedLenses = "";
+    const pinDeadline = Date.now() + 30000;
+    while (Date.now() < pinDeadline) {
+      pinnedLenses = (await lensesWithLines(page)).map((l) => l.lens).join(" | ");
+      if (pinnedLenses.includes("spin: self") && / · ≈ [+-]0\.00 s/.test(pinnedLenses)) break;
+      await sleep(1000);
+    }
+    check("Pin Current Profile as Baseline: lenses compare with it (≈ +0.00 s for the same run)",
+      / · ≈ [+-]0\.00 s/.test(pinnedLenses), pinnedLenses);
+    execFileSync("./prog", [], { cwd: folder });
+    const rerun = parseGprof(execFileSync("gprof", ["-b", "prog", "gmon.out"], { cwd: folder, encoding: "utf8" }));
+    const spinNow = rerun.routines.get("spin")?.self;
+    let deltaLenses = "";
+    let statusNow = "";
+    const deltaDeadline = Date.now() + 30000;
+    while (Date.now() < deltaDeadline) {
+      deltaLenses = (await lensesWithLines(page)).map((l) => l.lens).join(" | ");
+      statusNow = ((await status.textContent().catch(() => "")) ?? "").replace(/\u00a0/g, " ");
+      if (deltaLenses.includes(`spin: self ${spinNow} s of`) && DELTA.test(deltaLenses)) break;
+      await sleep(1000);
+    }
+    await page.screenshot({ path: path.join(RESULTS, "7-baseline-delta.png") });
+    check("after a new run each lens shows the change against the baseline",
+      deltaLenses.includes(`spin: self ${spinNow} s of`) && DELTA.test(deltaLenses), deltaLenses);
+    check("the status bar shows the total change against the baseline", /(▲|▼|≈) [+-]\d+\.\d\d s/.test(statusNow), statusNow);
+    await runCommand(page, "gmonlens: Clear Baseline");
+    let cleared = "";
+    for (let i = 0; i < 30; i++) {
+      cleared = (await lensesWithLines(page)).map((l) => l.lens).join(" | ");
+      if (cleared.includes("spin: self") && !DELTA.test(cleared)) break;
+      await sleep(1000);
+    }
+    check("Clear Baseline removes the change from the lenses", cleared.includes("spin: self") && !DELTA.test(cleared), cleared);
+
     // Multi-root: two copies of the program, each folder with its own gmonlens.lensTitle.
     const multi = path.join(work, "multi");
     const titles = { a: "A: {name} self {self} s", b: "B: {name} {calls} calls" };

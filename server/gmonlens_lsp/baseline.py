@@ -125,10 +125,17 @@ def configured(
 def compare(
     current: Profile, binary: str, profiles: tuple[str, ...], label: str, options: AnalysisOptions
 ) -> Comparison:
-    """Load the baseline and compare (raises GmonlensError on bad baseline input)."""
+    """Load the baseline (through the profile cache: a pinned baseline never changes) and compare
+    (raises GmonlensError on bad baseline input)."""
     from gmonlens.loader import load_profile
 
-    base = load_profile(binary, list(profiles), options)
+    from . import cache
+
+    key = cache.profile_key(binary, profiles, options)
+    base = cache.read_profile(key)
+    if not isinstance(base, Profile):
+        base = load_profile(binary, list(profiles), options)
+        cache.write_profile(key, base)
     d = diff_profiles(base, current)
     by_new = {r.after.id: r for r in d.routines if r.after is not None}
     return Comparison(d, label, binary, profiles, by_new)

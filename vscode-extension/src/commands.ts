@@ -31,8 +31,8 @@ export function registerCommands(ext: Gmonlens): vscode.Disposable[] {
     }),
     vscode.commands.registerCommand("gmonlens.showReport", () => showReport(ext)),
     vscode.commands.registerCommand("gmonlens.goToHottest", () => goToHottest(ext)),
-    vscode.commands.registerCommand("gmonlens.pinBaseline", () => pinBaseline(ext)),
-    vscode.commands.registerCommand("gmonlens.clearBaseline", async () => {
+    vscode.commands.registerCommand("gmonlens.pinProfileAsBaseline", () => pinBaseline(ext)),
+    vscode.commands.registerCommand("gmonlens.clearProfileBaseline", async () => {
       await serverCommand(ext, "gmonlens.clearBaseline", withFolder(ext, []));
       void vscode.window.setStatusBarMessage("gmonlens: baseline cleared", 3000);
     }),

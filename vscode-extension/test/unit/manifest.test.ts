@@ -15,6 +15,15 @@ test("contributed commands are registered", () => {
   }
 });
 
+test("no client command shares a name with a server command (vscode-languageclient registers those)", () => {
+  const protocol = fs.readFileSync(path.join(root, "..", "server", "gmonlens_lsp", "PROTOCOL.md"), "utf8");
+  const serverCommands = new Set([...protocol.matchAll(/^\s*- `(gmonlens\.[A-Za-z.]+)`/gm)].map((m) => m[1]));
+  assert.ok(serverCommands.has("gmonlens.reload") && serverCommands.has("gmonlens.pinBaseline"), [...serverCommands].join(" "));
+  for (const { command } of manifest.contributes.commands) {
+    assert.ok(!serverCommands.has(command), `${command} is also a server command`);
+  }
+});
+
 test("settings are exactly the server keys, the client keys and trace.server", () => {
   const keys = Object.keys(manifest.contributes.configuration.properties).sort();
   const want = [...SERVER_KEYS, "interpreter", "serverCommand", "trace.server"].map((k) => `gmonlens.${k}`).sort();

@@ -143,13 +143,19 @@ def render_text(d: ProfileDiff, base: tuple[str, Sequence[str]], new: tuple[str,
     lines.append(
         " before   after    delta  ratio    before   after    delta  ratio    before     after  name"
     )
+    names: dict[str, int] = {}
+    for r in d.routines:
+        names[r.display_name] = names.get(r.display_name, 0) + 1
     for r in d.routines:
         b, a = r.before, r.after
+        name = r.display_name
+        if names[name] > 1 and r.file:  # statics of one name: say which file
+            name += f" [{r.file.rsplit('/', 1)[-1]}]"
         lines.append(
             f"{_secs(b, 'self_seconds'):>7} {_secs(a, 'self_seconds'):>7} "
             f"{signed(r.self.delta):>7}{MARK[r.self.verdict]} {ratio_text(r.self):>6}  "
             f"{_secs(b, 'total_seconds'):>8} {_secs(a, 'total_seconds'):>7} "
             f"{signed(r.total.delta):>7}{MARK[r.total.verdict]} {ratio_text(r.total):>6}  "
-            f"{_calls(b):>8} {_calls(a):>9}  {r.display_name}{_status(r)}"
+            f"{_calls(b):>8} {_calls(a):>9}  {name}{_status(r)}"
         )
     return "\n".join(lines) + "\n"

@@ -142,8 +142,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     try:
         if cmd == "diff":
+            from .diffcli import USAGE as DIFF_USAGE
             from .diffcli import parse_diff_args, run_diff
 
+            if not rest or rest[0] in ("-h", "--help"):
+                print(DIFF_USAGE, end="", file=sys.stdout if rest else sys.stderr)
+                return 0 if rest else 2
             return run_diff(parse_diff_args(rest))
         if cmd == "export":
             from .export_cmd import parse_export_args, run_export

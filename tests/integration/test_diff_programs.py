@@ -245,3 +245,56 @@ def test_diff_imports_no_pygls(runs: Runs) -> None:
         [str(GMONLENS.parent / "python"), "-c", code], capture_output=True, text=True, env=gmonlens_env()
     )
     assert out.stdout.splitlines()[-1] == "CLEAN 0", out.stderr
+
+
+PROGRAMS = Path(__file__).parent / "programs"
+PAD_C = "int pad_fn(int x) { int s = 0; for (int i = 0; i < x; i++) s += i * 3 + (s >> 2); return s; }\n"
+
+
+def _relinked(tmp: Path, compiler: str, sources: list[str], args: list[str]) -> tuple[str, str, str, str]:
+    """Build `sources` twice (the second time linked after a padding object, files reversed: every
+    address moves), run each once; returns (binary1, profile1, binary2, profile2)."""
+    tool = shutil.which(compiler)
+    if tool is None or shutil.which("gprof") is None:
+        pytest.skip(f"{compiler} and gprof are needed")
+    (tmp / "pad.c").write_text(PAD_C)
+    subprocess.run(
+        [tool, "-pg", "-g", "-c", "-x", "c", str(tmp / "pad.c"), "-o", str(tmp / "pad.o")], check=True
+    )
+    paths = [str(PROGRAMS / s) for s in sources]
+    out = []
+    for n, objs in ((1, paths), (2, [str(tmp / "pad.o"), *reversed(paths)])):
+        binary = tmp / f"prog{n}"
+        subprocess.run([tool, "-pg", "-g", *objs, "-o", str(binary)], check=True)
+        run = tmp / f"run{n}"
+        run.mkdir()
+        subprocess.run([str(binary), *args], cwd=run, check=True, capture_output=True, timeout=60)
+        out += [str(binary), str(run / "gmon.out")]
+    return out[0], out[1], out[2], out[3]
+
+
+def test_statics_matched_by_file_across_relink(tmp_path: Path) -> None:
+    files = ["statics_main.c", "statics_s1.c", "statics_s2.c", "statics_s3.c"]
+    b1, p1, b2, p2 = _relinked(tmp_path, "gcc", files, ["100000"])
+    data = diff_json(b1, p1, "--", b2, p2, cwd=tmp_path)
+    statics = [r for r in data["routines"] if r["display_name"] in ("helper", "work")]
+    assert len(statics) >= 6, data["routines"]
+    keys = [(r["display_name"], Path(r["file"]).name) for r in statics]
+    assert len(keys) == len(set(keys))  # one row per (name, file): matched by file, not merged
+    for r in statics:
+        assert r["status"] == "matched" and r["before"]["calls"] == r["after"]["calls"], r
+    assert "pad_fn" not in rows(data)  # never called: no figures on either side
+    text = diff(b1, p1, "--", b2, p2, cwd=tmp_path).stdout
+    assert "helper [statics_s1.c]" in text and "helper [statics_s2.c]" in text
+
+
+def test_cxx_matched_by_mangled_name_across_relink(tmp_path: Path) -> None:
+    b1, p1, b2, p2 = _relinked(tmp_path, "g++", ["shapes.cpp"], ["2000"])
+    data = diff_json(b1, p1, "--", b2, p2, cwd=tmp_path)
+    routines = [r for r in data["routines"] if r["before"] and r["after"]]
+    assert any(r["name"].startswith("_Z") for r in routines)
+    names = [r["name"] for r in data["routines"]]
+    assert len(names) == len(set(names))  # overloads and templates stay apart
+    for r in data["routines"]:
+        assert r["status"] == "matched", r
+        assert r["before"]["calls"] == r["after"]["calls"], r

@@ -383,8 +383,8 @@ async function main() {
     check("Pin Current Profile as Baseline: lenses compare with it (≈ +0.00 s for the same run)",
       / · ≈ [+-]0\.00 s/.test(pinnedLenses), pinnedLenses);
     execFileSync("./prog", [], { cwd: folder });
-    const rerun = parseGprof(execFileSync("gprof", ["-b", "prog", "gmon.out"], { cwd: folder, encoding: "utf8" }));
-    const spinNow = rerun.routines.get("spin")?.self;
+    gprof = parseGprof(execFileSync("gprof", ["-b", "prog", "gmon.out"], { cwd: folder, encoding: "utf8" }));
+    const spinNow = gprof.routines.get("spin")?.self;
     let deltaLenses = "";
     let statusNow = "";
     const deltaDeadline = Date.now() + 30000;

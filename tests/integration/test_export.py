@@ -130,13 +130,20 @@ def test_callgrind_lines_and_call_sites(which: str, request: pytest.FixtureReque
     runs = int(lines.program.args[0])
     out = export(lines, "callgrind", tmp_path / "callgrind.out").read_text()
     src = (PROGRAMS_DIR / "export_lines.c").read_text().splitlines()
-    site = {tag: src.index(next(s for s in src if tag in s)) + 1 for tag in ("SITE-1", "SITE-2", "HOT-LEAF")}
+    tags = ("SITE-1", "SITE-2", "HOT-LEAF", "ADJ-1", "ADJ-2")
+    site = {tag: src.index(next(s for s in src if tag in s)) + 1 for tag in tags}
     twice_id = re.search(r"fn=\((\d+)\) twice$", out, re.M)
     assert twice_id
     twice = out.split(f"\nfn=({twice_id.group(1)})")[1].split("\nfn=")[0]
     call_lines = re.findall(r"calls=(\d+) \d+\n(\d+) \d+", twice)
     assert [int(ln) for _c, ln in call_lines] == [site["SITE-1"], site["SITE-2"]]
     assert all(int(c) == runs for c, _ln in call_lines)
+    adjacent_id = re.search(r"fn=\((\d+)\) adjacent$", out, re.M)
+    assert adjacent_id
+    adjacent = out.split(f"\nfn=({adjacent_id.group(1)})")[1].split("\nfn=")[0]
+    fn_names = dict(re.findall(r"^c?fn=\((\d+)\) (.+)$", out, re.M))
+    got = re.findall(r"cfn=\((\d+)\).*\ncalls=\d+ \d+\n(\d+) ", adjacent)
+    assert {fn_names[i]: int(ln) for i, ln in got} == {"tick": site["ADJ-1"], "tock": site["ADJ-2"]}, adjacent
     assert re.search(r"^fi=\(\d+\) \S*export_lines\.h$", out, re.M)
     hdr = (PROGRAMS_DIR / "export_lines.h").read_text().splitlines()
     hot_h = next(i for i, s in enumerate(hdr) if "HOT-HEADER" in s) + 1

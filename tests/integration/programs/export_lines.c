@@ -1,5 +1,6 @@
 /* For the exports: per-line self time (a loop in a header, inlined), one callee called from two
-   lines of one caller (two call sites), a recursion and a two-routine cycle. */
+   lines of one caller (two call sites), calls on adjacent lines, a recursion and a two-routine
+   cycle. */
 #include <stdlib.h>
 #include "export_lines.h"
 
@@ -15,6 +16,16 @@ void twice(long n) {
   leaf(n / 2);  /* SITE-2 */
 }
 
+void tick(void) { sink += 1; }
+void tock(void) { sink += 2; }
+
+/* Two calls a few bytes apart: glibc records return addresses rounded down (16 bytes on 64-bit),
+   so the call's line needs the call instruction decoded, not the recorded address's line. */
+void adjacent(void) {
+  tick();  /* ADJ-1 */
+  tock();  /* ADJ-2 */
+}
+
 long fact(long n) { churn(2000); return n <= 1 ? 1 : n * fact(n - 1); }
 
 int ping(int n); int pong(int n);
@@ -28,6 +39,7 @@ int main(int argc, char **argv) {
     twice(20000);
     acc += fact(12);
     acc += ping(9);
+    adjacent();
   }
   return (int)(acc & 1);
 }

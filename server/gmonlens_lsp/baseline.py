@@ -40,6 +40,7 @@ class Comparison:
     binary: str
     profiles: tuple[str, ...]
     by_new: dict[int, RoutineDiff] = field(default_factory=dict, compare=False)  # new routine id -> row
+    base: Profile | None = field(default=None, compare=False)  # the baseline's profile (hover's arcs)
 
 
 def pin_dir(folder: str) -> str | None:
@@ -138,7 +139,7 @@ def compare(
         cache.write_profile(key, base)
     d = diff_profiles(base, current)
     by_new = {r.after.id: r for r in d.routines if r.after is not None}
-    return Comparison(d, label, binary, profiles, by_new)
+    return Comparison(d, label, binary, profiles, by_new, base)
 
 
 # ---- texts -----------------------------------------------------------------------------------
@@ -168,8 +169,43 @@ def lens_suffix(cmp: Comparison | None, rid: int) -> str:
     return f" · {change_text(r)}" if r is not None else ""
 
 
-def hover_table(cmp: Comparison, rid: int) -> str:
-    """Baseline and current figures side by side (markdown), or ""."""
+MAX_ARC_ROWS = 12
+
+
+def _arc_calls(p: Profile | None, rid: int | None, parents: bool) -> dict[str, int]:
+    """Calls along each caller (or callee) arc of routine `rid`, by the other end's display name."""
+    out: dict[str, int] = {}
+    if p is None or rid is None:
+        return out
+    for pos in (p.parents if parents else p.children)[rid]:
+        arc = p.arcs[pos]
+        other = p.routines[arc.parent if parents else arc.child].display_name
+        out[other] = out.get(other, 0) + arc.count
+    return out
+
+
+def _arc_rows(cmp: Comparison, current: Profile, r: RoutineDiff) -> list[str]:
+    """Callers and callees with their call counts in the baseline and now (exact counts)."""
+    rows: list[str] = []
+    for label, parents in (("caller", True), ("callee", False)):
+        before = _arc_calls(cmp.base, r.before.id if r.before else None, parents)
+        now = _arc_calls(current, r.after.id if r.after else None, parents)
+        names = list(dict.fromkeys([*now, *before]))
+        for name in names[:MAX_ARC_ROWS]:
+            b, a = before.get(name), now.get(name)
+            delta = f"{(a or 0) - (b or 0):+d}" + (" (gone)" if a is None else " (new)" if b is None else "")
+            shown = name.replace("|", "\\|")
+            rows.append(
+                f"| {label} {shown} | {'—' if b is None else b} | {'—' if a is None else a} | {delta} |"
+            )
+        if len(names) > MAX_ARC_ROWS:
+            rows.append(f"| … {len(names) - MAX_ARC_ROWS} more {label}s | | | |")
+    return rows
+
+
+def hover_table(cmp: Comparison, rid: int, current: Profile | None = None) -> str:
+    """Baseline and current figures side by side (markdown), or "": the routine's times and calls,
+    then the calls along each caller and callee arc (with `current`, the profile of `rid`)."""
     r = cmp.by_new.get(rid)
     if r is None:
         return ""
@@ -192,6 +228,8 @@ def hover_table(cmp: Comparison, rid: int) -> str:
     cb = "—" if b is None else str(b.calls)
     ca = "—" if a is None else str(a.calls)
     rows.append(f"| calls | {cb} | {ca} | {r.calls_delta:+d} |")
+    if current is not None:
+        rows += _arc_rows(cmp, current, r)
     if r.status == "renamed" and b is not None:
         rows += ["", f"Renamed from `{b.name}`."]
     rows += [

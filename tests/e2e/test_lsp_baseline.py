@@ -82,6 +82,7 @@ async def test_pin_rerun_changes_clear(tmp_path: Path) -> None:
         )
         assert hover is not None and "Against the baseline" in hover.contents.value
         assert "| self s |" in hover.contents.value and "| calls | 800 | 2400 |" in hover.contents.value
+        assert "| caller util_sum | 800 | 2400 | +1600 |" in hover.contents.value, hover.contents.value
         n = len(client.statuses)
         await client.workspace_execute_command_async(
             types.ExecuteCommandParams(command="gmonlens.clearBaseline", arguments=[uri(ws)])

@@ -298,3 +298,19 @@ def test_cxx_matched_by_mangled_name_across_relink(tmp_path: Path) -> None:
     for r in data["routines"]:
         assert r["status"] == "matched", r
         assert r["before"]["calls"] == r["after"]["calls"], r
+
+
+def test_different_sample_rates_are_converted(runs: Runs, tmp_path: Path) -> None:
+    """The same samples declared at 1000 Hz: a tenth of the seconds, compared in seconds, not refused."""
+    data = bytearray(Path(runs.profile("base")).read_bytes())
+    assert data[:4] == b"gmon" and data[20] == 0  # GNU format, first record a histogram
+    assert int.from_bytes(data[41:45], "little") == 100  # its prof_rate (x86-64 header layout)
+    data[41:45] = (1000).to_bytes(4, "little")
+    fast = tmp_path / "gmon.1000hz"
+    fast.write_bytes(bytes(data))
+    out = diff_json(runs.binary("base"), runs.profile("base"), str(fast), cwd=runs.root)
+    assert out["base"]["sample_period"] == 0.01 and out["new"]["sample_period"] == 0.001
+    assert abs(out["new"]["total_seconds"] - out["base"]["total_seconds"] / 10) < 1e-9
+    slow = rows(out)["slow_me"]
+    assert abs(slow["after"]["self_seconds"] - slow["before"]["self_seconds"] / 10) < 1e-9
+    assert slow["self"]["verdict"] == "down"  # 10x less time, far beyond noise

@@ -67,7 +67,7 @@ def register(server: GmonlensServer) -> None:
             if loaded.comparison is not None:
                 from ..baseline import hover_table
 
-                table = hover_table(loaded.comparison, rid)
+                table = hover_table(loaded.comparison, rid, loaded.profile)
                 text = f"{table}\n\n---\n\n{text}" if table else text
             parts.append(text)
         parts += inlined_parts(ls, uri, params.position)

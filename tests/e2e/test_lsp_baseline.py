@@ -21,12 +21,14 @@ def _baseline(status: object) -> object:
     return status.get("baseline") if isinstance(status, dict) else getattr(status, "baseline", None)
 
 
-async def wait_baseline(client: object, after: int, present: bool = True) -> object:
-    """The first `loaded` status from index `after` with (or without) baseline fields."""
+async def wait_baseline(client: object, after: int, present: bool = True, changed: bool = False) -> object:
+    """The first `loaded` status from index `after` with (or without) baseline fields (with
+    `changed`: whose total differs from the baseline's, i.e. the rerun's profile)."""
     while True:
         status = await wait_status(client, ("loaded",), after=after)  # type: ignore[arg-type]
         after = client.statuses.index(status) + 1  # type: ignore[attr-defined]
-        if (_baseline(status) is not None) == present:
+        b = _baseline(status)
+        if (b is not None) == present and not (changed and field(b, "totalAfter") == field(b, "totalBefore")):
             return status
 
 
@@ -55,7 +57,7 @@ async def test_pin_rerun_changes_clear(tmp_path: Path) -> None:
         # rerun with three times the work: the profile changes, the baseline (a copy) does not
         n = len(client.statuses)
         subprocess.run([str(ws / "build" / "app"), "1200"], cwd=ws / "build", check=True, capture_output=True)
-        status = await wait_baseline(client, n)
+        status = await wait_baseline(client, n, changed=True)
         b = _baseline(status)
         assert field(b, "verdict") == "up" and field(b, "regressions") >= 1, b
         assert float(field(b, "totalAfter")) > float(field(b, "totalBefore"))  # type: ignore[arg-type]

@@ -149,7 +149,8 @@ class DwarfIndex:
 
     @classmethod
     def from_export(cls, path: str, data: Any) -> DwarfIndex:
-        """An index seeded from `export()` data, every part shape-checked (raises ValueError)."""
+        """An index seeded from a *complete* `export()` (every unit's declarations and the unit
+        ranges), every part shape-checked (raises ValueError)."""
 
         def ok(cond: bool) -> None:
             if not cond:
@@ -185,10 +186,13 @@ class DwarfIndex:
                 )
             index._decls[int(unit)] = tuple(out)
         unit_ranges = data.get("unit_ranges")
-        if unit_ranges is not None:
-            ok(isinstance(unit_ranges, list) and all(ints(r, 3) for r in unit_ranges))
-            ok([r[0] for r in unit_ranges] == sorted(r[0] for r in unit_ranges))
-            index._unit_ranges = [(a, b, c) for a, b, c in unit_ranges]
+        ok(isinstance(unit_ranges, list) and all(ints(r, 3) for r in unit_ranges))
+        ok([r[0] for r in unit_ranges] == sorted(r[0] for r in unit_ranges))
+        # complete: every unit's declarations present, so nothing is ever decoded from the ELF on
+        # the word of the export (a planted unit offset cannot send pyelftools astray)
+        offsets = {u.offset for u in units}
+        ok(set(index._decls) == offsets and {r[2] for r in unit_ranges} <= offsets)
+        index._unit_ranges = [(a, b, c) for a, b, c in unit_ranges]
         return index
 
     def complete(self) -> bool:

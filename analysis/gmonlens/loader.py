@@ -203,16 +203,22 @@ def load(
     """
     opts = options or AnalysisOptions()
     image = image or read_elf(binary)
+    elf_symbols, strtab = image.symbols, image.strtab
+    if opts.symbol_file is not None:  # -S (extsyms.py): no source information for these
+        from .extsyms import read_symbol_file
+
+        elf_symbols, strtab = read_symbol_file(opts.symbol_file)
     symtab = build_symbol_table(
-        image.symbols,
-        image.strtab,
+        elf_symbols,
+        strtab,
         image.text_end,
-        no_static=opts.no_static,
+        no_static=opts.no_static and opts.symbol_file is None,  # -a keeps -S's t symbols
         only_functions=opts.only_functions,
+        name_filter=opts.symbol_file is None,  # -S takes clones (`x.part.0`) as they are
     )
     data = read_profiles(image, profiles, opts.profile_format)
     problems = fit_problems(image, symtab, data, profiles)
-    if image.has_debug_info:
+    if image.has_debug_info and opts.symbol_file is None:
         need_all = opts.needs_source_files or all_lines
         if need_all or any(s.is_static for s in symtab.symbols):
             try:

@@ -49,7 +49,9 @@ def static_name_ok(strtab: bytes, offset: int) -> bool:
     return True
 
 
-def keep_symbol(sym: ElfSymbol, strtab: bytes, no_static: bool, only_functions: bool) -> bool:
+def keep_symbol(
+    sym: ElfSymbol, strtab: bytes, no_static: bool, only_functions: bool, name_filter: bool = True
+) -> bool:
     """§3.1: T and W are global routines; t is a static routine if its name passes the filters."""
     letter = sym.class_letter
     if letter in ("T", "W"):
@@ -61,7 +63,7 @@ def keep_symbol(sym: ElfSymbol, strtab: bytes, no_static: bool, only_functions: 
         return False
     if only_functions and not sym.is_function:
         return False
-    return static_name_ok(strtab, sym.name_offset)
+    return not name_filter or static_name_ok(strtab, sym.name_offset)
 
 
 def _replaces(new: ElfSymbol, kept: ElfSymbol) -> bool:
@@ -105,12 +107,13 @@ def build_symbol_table(
     *,
     no_static: bool = False,
     only_functions: bool = False,
+    name_filter: bool = True,
 ) -> SymbolTable:
     """Keep gprof's routines, sort them, collapse aliases and assign ranges (§3.1-§3.3).
 
     `text_end` is the exclusive end of `.text` (the last routine's range ends there).
     """
-    kept = [s for s in elf_symbols if keep_symbol(s, strtab, no_static, only_functions)]
+    kept = [s for s in elf_symbols if keep_symbol(s, strtab, no_static, only_functions, name_filter)]
     kept.sort(key=lambda s: (s.value, not s.is_function, s.class_letter == "t"))
     table: list[ElfSymbol] = []
     for s in kept:

@@ -60,7 +60,7 @@ OPTIONS: tuple[Option, ...] = (
     Option("r", ("function-ordering",), NONE, "", "suggested function ordering", supported=False),
     Option("R", ("file-ordering",), REQUIRED, "MAP", "suggested link order of object files", supported=False),
     Option("s", ("sum",), NONE, "", "write the summed profile to gmon.sum"),
-    Option("S", ("external-symbol-table",), REQUIRED, "FILE", "symbols from FILE", supported=False),
+    Option("S", ("external-symbol-table",), REQUIRED, "FILE", "routines from FILE (`nm` output)"),
     Option("t", ("table-length",), REQUIRED, "N", "lines of the -A top-lines table"),
     Option("T", ("traditional",), NONE, "", "traditional BSD output layout"),
     Option("v", ("version",), NONE, "", "print the version and exit"),
@@ -313,6 +313,8 @@ def parse_report_args(argv: Sequence[str]) -> ReportArgs:
                 r.min_count = n
             else:
                 r.table_length = n
+        elif c == "S":
+            a["symbol_file"] = str(val)
         elif c == "L":
             r.full_paths = True
         elif c == "y":

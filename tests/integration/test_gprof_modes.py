@@ -297,3 +297,51 @@ def test_file_names_match_gprof(workshop: Workshop, name: str, oid: str) -> None
     b = workshop.get(PROGRAMS[name])
     opts = PATH_OPTIONS[oid]
     compare_reports(NATIVE, [*opts, str(b.binary), str(b.gmon["out"])], b.dir)
+
+
+def _nm_table(binary: Path, out: Path, nm: str = "nm", *flags: str) -> Path:
+    import subprocess
+
+    text = subprocess.run([nm, *flags, str(binary)], capture_output=True, check=True).stdout
+    out.write_bytes(text)
+    return out
+
+
+@pytest.mark.parametrize(
+    "opts", [(), ("-z",), ("-a",), ("-C",), ("-l",), ("-q", "-T")], ids=lambda o: "_".join(o) or "plain"
+)
+@pytest.mark.parametrize("name", ["recursion", "shapes", "opt2"])
+def test_external_symbol_table_matches_gprof(workshop: Workshop, name: str, opts: tuple[str, ...]) -> None:
+    """-S with `nm` output (alphabetical, as nm prints it by default)."""
+    b = workshop.get(PROGRAMS[name])
+    table = _nm_table(b.binary, b.dir / "nm.txt")
+    compare_reports(NATIVE, ["-S", str(table), *opts, str(b.binary), str(b.gmon["out"])], b.dir)
+
+
+def test_external_symbol_table_subset(workshop: Workshop, tmp_path: Path) -> None:
+    """A hand-written table: only T/t lines count (W, D, garbage skipped); routines missing from it
+    give their code to the one before; an address-sorted `nm -n` table gives the same report."""
+    b = workshop.get(PROGRAMS["recursion"])
+    syms = {
+        n: a
+        for a, n in (
+            line.split()[::2]
+            for line in _nm_table(b.binary, tmp_path / "all.txt").read_text().splitlines()
+            if len(line.split()) == 3
+        )
+    }
+    table = tmp_path / "few.txt"
+    table.write_text(
+        f"{syms['burn']:>016} t burn\ngarbage\n{syms['middle']:>016} W middle\n"
+        f"{syms['even']:>016} T even\n{syms['sink']:>016} b sink\n{syms['main']:>016} T main\n"
+    )
+    for t in (table, _nm_table(b.binary, tmp_path / "n.txt", "nm", "-n")):
+        compare_reports(NATIVE, ["-S", str(t), "-q", str(b.binary), str(b.gmon["out"])], b.dir)
+    r = gmonlens(["-S", str(tmp_path / "missing.txt"), str(b.binary), str(b.gmon["out"])], b.dir)
+    assert r.returncode != 0 and "missing.txt" in r.err and "Traceback" not in r.err
+
+
+def test_external_symbol_table_cross_target(workshop: Workshop) -> None:
+    b = workshop.get(CROSS["opt2"], AARCH64)
+    table = _nm_table(b.binary, b.dir / "nm.txt", "aarch64-linux-gnu-nm")
+    compare_reports(AARCH64, ["-S", str(table), str(b.binary), str(b.gmon["out"])], b.dir)

@@ -76,7 +76,7 @@ def main(argv: list[str] | None = None) -> int:
     loader.load = _timed("load (total)", loader.load)
 
     for _ in range(a.reps):
-        out = io.StringIO()
+        out = io.TextIOWrapper(io.BytesIO(), encoding="utf-8")  # the CLI writes to .buffer too
         real = sys.stdout
         sys.stdout = out
         w0, c0 = time.perf_counter(), time.process_time()

@@ -14,8 +14,6 @@ by absolute path, with "/" as working directory and a minimal environment.
 from __future__ import annotations
 
 import os
-import shutil
-import subprocess
 from collections.abc import Sequence
 
 _ENV = {"PATH": "/usr/bin:/bin", "LC_ALL": "C"}
@@ -40,6 +38,8 @@ def trusted_path(path: str | None = None) -> str:
 
 def find_tool(name: str) -> str | None:
     """Absolute path of the tool `name` from the trusted PATH entries, or None."""
+    import shutil  # imported here: a report without C++ names never needs it
+
     exe = shutil.which(name, path=trusted_path())
     return os.path.abspath(exe) if exe else None
 
@@ -57,6 +57,8 @@ def demangle_all(names: Sequence[str]) -> tuple[list[str], str | None]:
     exe = find_tool("c++filt")
     if exe is None:
         return out, "c++filt (GNU binutils) not found: C++ names are shown mangled"
+    import subprocess
+
     text = "\n".join(names[i] for i in todo) + "\n"
     try:
         res = subprocess.run(

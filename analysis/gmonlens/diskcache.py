@@ -40,7 +40,6 @@ import marshal
 import os
 import stat
 import struct
-import tempfile
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -224,6 +223,8 @@ def store(kind: str, key: str | None, value: Any) -> bool:
     if len(payload) + _HEADER.size > limit:
         return False
     head = _HEADER.pack(MAGIC, FORMAT, len(payload), hashlib.sha256(payload).digest(), key.encode("ascii"))
+    import tempfile  # only writing needs it (it imports random, shutil, ...)
+
     tmp = None
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{kind}-", dir=d)

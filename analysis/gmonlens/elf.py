@@ -1,7 +1,8 @@
 """The executable: header facts, raw `.symtab`/`.strtab` and code bytes (one of the engine's I/O modules).
 
-Section headers come from pyelftools; the symbol table is unpacked in bulk (pyelftools' per-symbol
-objects are too slow for programs with tens of thousands of symbols).
+Headers, sections and the symbol table are unpacked with struct (pyelftools' import alone cost more
+than the rest of a warm report's start-up, and its per-symbol objects are too slow for programs with
+tens of thousands of symbols). `read_build_id` (the server's cache keys) still uses pyelftools.
 """
 
 from __future__ import annotations
@@ -63,55 +64,106 @@ def _class_letter(bind: int, typ: int, shndx: int, flags: int | None, is_global:
 
 def read_elf(path: str) -> ElfImage:
     """Read `path`; raises ElfError (one line) for anything that is not a usable ELF executable."""
-    from elftools.elf.elffile import ELFFile
-
     blob = read_regular(path, MAX_BINARY_BYTES, "executable", ElfError)
     if blob[:4] != b"\x7fELF":
         raise ElfError(path, "not an ELF executable (bad magic)")
     try:
-        import io
-
-        elf = ELFFile(io.BytesIO(blob))
-        return _image(path, elf, blob)
+        return _image(path, blob)
     except ElfError:
         raise
-    except Exception as e:  # pyelftools raises many types (ELFError, ConstructError, ...) on bad input
+    except (struct.error, IndexError, ValueError, OverflowError) as e:
         raise ElfError(path, f"malformed ELF file ({one_line(e)})") from None
 
 
-def _image(path: str, elf: object, blob: bytes) -> ElfImage:
-    from elftools.elf.elffile import ELFFile
+# The headers are unpacked here with struct (ELF gABI): importing pyelftools for them cost more
+# than the rest of a warm report's start-up.
+_EM_NAMES = {
+    0: "EM_NONE", 2: "EM_SPARC", 3: "EM_386", 4: "EM_68K", 8: "EM_MIPS", 10: "EM_MIPS_RS3_LE",
+    15: "EM_PARISC", 18: "EM_SPARC32PLUS", 20: "EM_PPC", 21: "EM_PPC64", 22: "EM_S390", 40: "EM_ARM",
+    42: "EM_SH", 43: "EM_SPARCV9", 50: "EM_IA_64", 62: "EM_X86_64", 83: "EM_AVR", 94: "EM_XTENSA",
+    183: "EM_AARCH64", 243: "EM_RISCV", 247: "EM_BPF", 258: "EM_LOONGARCH",
+}  # fmt: skip
+SHT_PROGBITS, SHT_SYMTAB, SHT_NOTE, SHT_NOBITS, PT_LOAD, NT_GNU_BUILD_ID = 1, 2, 7, 8, 1, 3
 
-    assert isinstance(elf, ELFFile)
-    asize = 8 if elf.elfclass == 64 else 4
-    little = elf.little_endian
-    sections = list(elf.iter_sections())
-    flags = [s["sh_flags"] for s in sections]
-    symtab = next((s for s in sections if s["sh_type"] == "SHT_SYMTAB"), None)
+
+@dataclass(frozen=True, slots=True)
+class _Section:
+    name: str
+    type: int
+    flags: int
+    addr: int
+    offset: int
+    size: int
+    link: int
+
+
+def _headers(path: str, blob: bytes) -> tuple[int, bool, int, list[_Section], list[int]]:
+    """(address size, little endian, e_machine, sections, PT_LOAD addresses) of an ELF image."""
+    if blob[4] not in (1, 2) or blob[5] not in (1, 2):
+        raise ElfError(path, "malformed ELF file (bad class or data encoding)")
+    wide, e = blob[4] == 2, "<" if blob[5] == 1 else ">"
+    head = struct.unpack_from(e + ("HHIQQQIHHHHHH" if wide else "HHIIIIIHHHHHH"), blob, 16)
+    machine, phoff, shoff = head[1], head[4], head[5]
+    phentsize, phnum, shentsize, shnum, shstrndx = head[8], head[9], head[10], head[11], head[12]
+    sh_fmt, sh_size = (e + "IIQQQQIIQQ", 64) if wide else (e + "IIIIIIIIII", 40)
+    rows: list[tuple[int, ...]] = []
+    if shoff:
+        if shentsize < sh_size:
+            raise ElfError(path, "malformed ELF file (section header size)")
+        first = struct.unpack_from(sh_fmt, blob, shoff)
+        count = shnum or first[5]  # SHN_XINDEX scheme: the count is in section 0's sh_size
+        if shoff + count * shentsize > len(blob):
+            raise ElfError(path, "malformed ELF file (section headers past the end of the file)")
+        rows = [struct.unpack_from(sh_fmt, blob, shoff + i * shentsize) for i in range(count)]
+        if shstrndx == 0xFFFF:
+            shstrndx = first[6]
+    names = b""
+    if rows and shstrndx < len(rows):
+        r = rows[shstrndx]
+        names = blob[r[4] : r[4] + r[5]]
+    sections = []
+    for r in rows:
+        end = names.find(b"\0", r[0])
+        name = names[r[0] : end if end >= 0 else len(names)].decode("utf-8", "surrogateescape")
+        sections.append(_Section(name, r[1], r[2], r[3], r[4], r[5], r[6]))
+    ph_fmt, ph_size = (e + "IIQQQQQQ", 56) if wide else (e + "IIIIIIII", 32)
+    loads = []
+    if phoff and phentsize >= ph_size and phoff + phnum * phentsize <= len(blob):
+        for i in range(phnum):
+            ph = struct.unpack_from(ph_fmt, blob, phoff + i * phentsize)
+            if ph[0] == PT_LOAD:
+                loads.append(ph[3] if wide else ph[2])
+    return (8 if wide else 4), e == "<", machine, sections, loads
+
+
+def _image(path: str, blob: bytes) -> ElfImage:
+    asize, little, machine, sections, loads = _headers(path, blob)
+    flags = [s.flags for s in sections]
+    symtab = next((s for s in sections if s.type == SHT_SYMTAB), None)
     if symtab is None:
         raise ElfError(path, "has no symbols (stripped binary?); gprof needs the symbol table")
-    strsec = sections[symtab["sh_link"]]
-    strtab = _section_bytes(blob, strsec, path)
+    if symtab.link >= len(sections):
+        raise ElfError(path, "malformed ELF file (symbol table names no string table)")
+    strtab = _section_bytes(blob, sections[symtab.link], path)
     raw = _section_bytes(blob, symtab, path)
     symbols = _symbols(raw, strtab, asize, little, flags)
     text = next((s for s in sections if s.name == ".text"), None)
     code = tuple(
-        CodeSection(s.name, s["sh_addr"], _section_bytes(blob, s, path))
+        CodeSection(s.name, s.addr, _section_bytes(blob, s, path))
         for s in sections
-        if s["sh_flags"] & SHF_EXECINSTR and s["sh_type"] == "SHT_PROGBITS" and s["sh_addr"]
+        if s.flags & SHF_EXECINSTR and s.type == SHT_PROGBITS and s.addr
     )
     if text is not None:
-        text_start, text_end = text["sh_addr"], text["sh_addr"] + text["sh_size"]
+        text_start, text_end = text.addr, text.addr + text.size
     elif code:
         text_start = min(c.address for c in code)
         text_end = max(c.address + len(c.data) for c in code)
     else:
         text_start = text_end = 0
-    build_id = _build_id(next((s for s in sections if s.name == ".note.gnu.build-id"), None))
-    loads = [int(seg["p_vaddr"]) for seg in elf.iter_segments() if seg["p_type"] == "PT_LOAD"]
+    note = next((s for s in sections if s.name == ".note.gnu.build-id" and s.type == SHT_NOTE), None)
     return ElfImage(
         path=path,
-        machine=str(elf["e_machine"]),
+        machine=_EM_NAMES.get(machine, f"EM_{machine}"),
         address_size=asize,
         little_endian=little,
         symbols=symbols,
@@ -120,9 +172,25 @@ def _image(path: str, elf: object, blob: bytes) -> ElfImage:
         text_end=text_end,
         code_sections=code,
         has_debug_info=any(s.name == ".debug_line" for s in sections),
-        build_id=build_id or None,
+        build_id=_note_build_id(blob[note.offset : note.offset + note.size], little) if note else None,
         image_start=min(loads) if loads else None,
     )
+
+
+def _note_build_id(data: bytes, little: bool) -> str | None:
+    """The NT_GNU_BUILD_ID descriptor of a note section as hex (None when absent or malformed:
+    gprof ignores the note, and we use it only in cache keys)."""
+    pos = 0
+    while pos + 12 <= len(data):
+        namesz, descsz, kind = struct.unpack_from("<III" if little else ">III", data, pos)
+        name_at = pos + 12
+        desc_at = name_at + (namesz + 3) // 4 * 4
+        if desc_at + descsz > len(data):
+            return None
+        if kind == NT_GNU_BUILD_ID and data[name_at : name_at + namesz].rstrip(b"\0") == b"GNU":
+            return data[desc_at : desc_at + descsz].hex()[:128] or None
+        pos = desc_at + (descsz + 3) // 4 * 4
+    return None
 
 
 def _build_id(section: object) -> str:
@@ -149,13 +217,12 @@ def read_build_id(path: str) -> str:
         return ""
 
 
-def _section_bytes(blob: bytes, sec: object, path: str) -> bytes:
-    off, size = sec["sh_offset"], sec["sh_size"]  # type: ignore[index]
-    if sec["sh_type"] == "SHT_NOBITS":  # type: ignore[index]
+def _section_bytes(blob: bytes, sec: _Section, path: str) -> bytes:
+    if sec.type == SHT_NOBITS:
         return b""
-    if off + size > len(blob):
-        raise ElfError(path, f"section {sec.name} extends past the end of the file")  # type: ignore[attr-defined]
-    return blob[off : off + size]
+    if sec.offset + sec.size > len(blob):
+        raise ElfError(path, f"section {sec.name} extends past the end of the file")
+    return blob[sec.offset : sec.offset + sec.size]
 
 
 def _symbols(raw: bytes, strtab: bytes, asize: int, little: bool, flags: list[int]) -> tuple[ElfSymbol, ...]:

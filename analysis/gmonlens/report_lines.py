@@ -25,11 +25,14 @@ from __future__ import annotations
 import os
 from bisect import bisect_right
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from .linetable import LineTable
 from .model import ElfSymbol, Symbol
-from .scopes import FunctionScopes
 from .symbols import SymbolTable
+
+if TYPE_CHECKING:  # scopes imports pyelftools: only -l needs it, and load() imports it then
+    from .scopes import FunctionScopes
 
 
 class _Names:

@@ -18,6 +18,10 @@ def static_name_ok(strtab: bytes, offset: int) -> bool:
     The scan runs over the raw `.strtab` bytes from `offset`; bytes beyond the section read as 0.
     """
     n = len(strtab)
+    end = strtab.find(b"\0", offset)
+    name = strtab[offset : end if end >= 0 else n]
+    if b"." not in name and b"$" not in name:  # the common case: the scan stops at the NUL
+        return True
 
     def at(i: int) -> int:
         return strtab[i] if i < n else 0

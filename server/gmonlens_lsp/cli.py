@@ -150,10 +150,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                 return 0 if rest else 2
             return run_diff(parse_diff_args(rest))
         if cmd == "export":
-            from .export_cmd import parse_export_args, run_export
+            from .export_cmd import EXPORT_HELP, parse_export_args, run_export
 
             if any(a in ("-h", "--help") for a in rest):
-                print(HELP, end="")
+                print(EXPORT_HELP, end="")
                 return 0
             return run_export(parse_export_args(rest))
         args = parse_report_args(rest)

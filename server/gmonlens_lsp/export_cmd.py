@@ -12,10 +12,19 @@ from gmonlens.errors import GmonlensError, UsageError
 from .gprof_args import ReportArgs, parse_report_args
 
 FORMATS = ("callgrind", "pprof", "dot")
-EXPORT_USAGE = (
-    "usage: gmonlens export --format callgrind|pprof|dot [gprof options] [BINARY [PROFILE...]]\n"
-    "         [-o FILE] [--source-map FROM=TO]... [--node-thres PCT] [--edge-thres PCT]"
-)
+EXPORT_HELP = """usage: gmonlens export --format callgrind|pprof|dot [gprof options] [BINARY [PROFILE...]]
+         [-o FILE] [--source-map FROM=TO]... [--node-thres PCT] [--edge-thres PCT]
+
+Writes the profile (defaults: a.out gmon.out) for other tools, to FILE or stdout:
+  callgrind  callgrind_annotate, KCachegrind (event `us`: microseconds; per-line self time,
+             calls at their call-site lines with gprof's propagated time as inclusive cost)
+  pprof      go tool pprof (gzipped profile.proto; `time` = self time per line, `calls` and
+             `estimated_time` on caller -> callee samples)
+  dot        Graphviz, in gprof2dot's style; --node-thres/--edge-thres prune nodes and edges
+             under that percent of the call-graph total (defaults 0.5 and 0.1)
+gprof options (symspecs, -c, -a, -D, -O, --no-demangle, ...) apply as in `gmonlens report`.
+--source-map FROM=TO rewrites source path prefixes (callgrind, pprof). Details: README.
+"""
 
 
 @dataclass
@@ -83,8 +92,23 @@ def parse_export_args(argv: Sequence[str]) -> ExportArgs:
     if not e.format:
         raise UsageError(None, "--format is required (callgrind, pprof or dot)")
     e.gprof = parse_report_args(rest)
-    if e.gprof.json or e.gprof.sum_file:
-        raise UsageError(None, "--json and -s are report options, not export options")
+    g = e.gprof
+    report_only = [
+        flag
+        for flag, on in (
+            ("--json", g.json),
+            ("-s", g.sum_file),
+            ("-l", g.lines or g.analysis.line_granularity),
+            ("-T", g.traditional),
+            ("-i", g.file_info),
+            ("-A", "anno" in g.styles),
+            ("-C", "exec" in g.styles),
+            ("-v", g.version),
+        )
+        if on
+    ]
+    if report_only:
+        raise UsageError(None, f"{' '.join(report_only)}: report output options, not export options")
     return e
 
 

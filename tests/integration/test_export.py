@@ -295,7 +295,9 @@ def test_export_usage_errors(cycles: Built) -> None:
         ((str(cycles.binary),), "--format is required"),
         (("--format", "svg"), "unknown format 'svg'"),
         (("--format=dot", "--node-thres", "x"), "not a number"),
-        (("--format=dot", "--json"), "report options"),
+        (("--format=dot", "--json"), "report output options"),
+        (("--format=callgrind", "-l"), "-l: report output options"),
+        (("--format=pprof", "-A"), "-A: report output options"),
     ]:
         proc = run(*args)
         assert proc.returncode == 2 and msg in proc.stderr and proc.stderr.count("\n") == 1, proc.stderr

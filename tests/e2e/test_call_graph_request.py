@@ -73,7 +73,12 @@ async def test_call_graph_around_cursor_and_whole(cproject: Path, tmp_path: Path
         got4 = names(g4)
         assert {"is_even", "is_odd"} <= set(got4)
         assert any(e.inCycle for e in g4.edges)
-        assert [c.members for c in g4.cycles] and got4["is_odd"].cycle == got4["is_even"].cycle
+        assert got4["is_odd"].cycle == got4["is_even"].cycle
+        (cyc,) = g4.cycles
+        whole_cycle = profile.cycle(cyc.number)
+        assert sorted(cyc.members) == sorted(cyc.allMembers) == sorted(whole_cycle.members)
+        assert cyc.calls == whole_cycle.calls and cyc.internalCalls == whole_cycle.self_calls
+        assert cyc.totalSeconds == pytest.approx(profile.seconds(whole_cycle.total_ticks), abs=1e-6)
 
         # the whole program, pruned with the dot export's default thresholds
         whole = await call_graph(client, {"whole": True})

@@ -54,6 +54,23 @@ def _refind(loaded: Loaded, routine: Any, generation: Any, name: Any) -> int | N
     return None
 
 
+def _cycle_json(loaded: Loaded, number: int, members: list[int]) -> dict[str, Any]:
+    """A cycle as gprof's `<cycle N as a whole>` entry; `members` are those among the nodes."""
+    p = loaded.profile
+    c = p.cycle(number)
+    sec = p.seconds if p.hz else (lambda _t: 0.0)
+    return {
+        "number": number,
+        "members": members,
+        "allMembers": list(c.members),
+        "selfSeconds": round(sec(c.prop_self_ticks), 6),
+        "totalSeconds": round(sec(c.total_ticks), 6),
+        "percent": round(100.0 * c.total_ticks / p.print_ticks, 4) if p.print_ticks > 0 else 0.0,
+        "calls": c.calls,
+        "internalCalls": c.self_calls,
+    }
+
+
 def graph_json(
     loaded: Loaded, folder: str, g: CallGraph, depth: int | None, node_thres: float, edge_thres: float
 ) -> dict[str, Any]:
@@ -104,7 +121,7 @@ def graph_json(
             }
             for e in g.edges
         ],
-        "cycles": [{"number": k, "members": members} for k, members in sorted(cycles.items())],
+        "cycles": [_cycle_json(loaded, k, members) for k, members in sorted(cycles.items())],
     }
 
 

@@ -23,17 +23,18 @@ def _folders(ls: GmonlensServer, folder_uri: Any) -> list[FolderState]:
 
 
 def _report(loaded: Loaded) -> str:
+    """The text `gmonlens report` prints for the folder's files: routines named with gprof's file rule
+    (`gprof_files`), which the editor's profile does not use (it keeps true source positions)."""
     from gmonlens.loader import load_profile
     from gmonlens.options import AnalysisOptions
     from gmonlens.report import ReportOptions, render_text
 
-    profile = loaded.profile
-    if not any(r.file for r in profile.routines):  # a profile loaded without source names
-        profile = load_profile(
-            loaded.binary,
-            list(loaded.profiles),
-            AnalysisOptions(static_call_graph=loaded.settings.static_call_graph),
-        )
+    profile = load_profile(
+        loaded.binary,
+        list(loaded.profiles),
+        AnalysisOptions(static_call_graph=loaded.settings.static_call_graph),
+        gprof_files=True,
+    )
     return render_text(profile, ReportOptions())
 
 

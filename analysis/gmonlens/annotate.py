@@ -30,7 +30,11 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from .errors import GmonlensError
+from .files import read_regular
 from .model import ElfSymbol, Profile, Routine
+
+MAX_SOURCE_BYTES = 1 << 28  # a source file larger than 256 MiB is not annotated
 
 
 @dataclass(frozen=True)
@@ -120,11 +124,19 @@ def annotated_source(p: Profile, symtab: Sequence[ElfSymbol], opts: AnnotateOpti
         if found is None:
             print(f"gmonlens: could not locate `{path}'", file=sys.stderr)
             continue
-        with open(found, "rb") as fh:
-            block = annotate_file(fh.read(), by_file[path], opts)
+        try:  # a name from the binary's DWARF: a regular file only, read with a cap
+            source = read_regular(found, MAX_SOURCE_BYTES, "source file")
+        except GmonlensError as e:
+            print(f"gmonlens: warning: {e}", file=sys.stderr)
+            continue
+        block = annotate_file(source, by_file[path], opts)
         if opts.separate_files:
-            with open(os.path.basename(path) + "-ann", "w", encoding="utf-8", errors="surrogateescape") as fh:
-                fh.write(block)
+            out = os.path.basename(path) + "-ann"
+            try:
+                with open(out, "w", encoding="utf-8", errors="surrogateescape") as fh:
+                    fh.write(block)
+            except OSError as e:
+                raise GmonlensError(out, f"cannot write: {e.strerror or e}") from None
         else:
             blocks.append("*** File %s:\n" % path + block)
     return "\n\f\n".join(blocks) if blocks else None

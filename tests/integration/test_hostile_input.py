@@ -186,3 +186,17 @@ def test_lines_entry_of_wrong_shape(prog: Built, tmp_path: Path, monkeypatch: py
     assert "Traceback" not in actual.err, actual.err
     assert actual.returncode == 0 and actual.stdout == expected.stdout
     assert any(diskcache.load(kind, key, lambda v: v) != bad for kind in kinds), "entry kept"
+
+
+def test_annotated_source_file_cannot_be_written(tmp_path: Path) -> None:
+    """-A -y writes FILE-ann into the current directory: a directory of that name gave an
+    IsADirectoryError traceback."""
+    if shutil.which("gcc") is None:
+        pytest.skip("gcc not installed")
+    shutil.copy(Path(__file__).parent / "programs" / "recursion.c", tmp_path)
+    subprocess.run(
+        ["gcc", "-pg", "-g", "-O0", "-o", "rec", "recursion.c"], cwd=tmp_path, check=True, timeout=120
+    )
+    subprocess.run(["./rec", "3000"], cwd=tmp_path, check=True, timeout=120, capture_output=True)
+    (tmp_path / "recursion.c-ann").mkdir()
+    one_line_error(run(["-A", "-y", "rec", "gmon.out"], tmp_path), "recursion.c-ann")

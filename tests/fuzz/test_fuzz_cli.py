@@ -3,7 +3,7 @@
 A real `gcc -pg -g` program is built at test time; seeded mutants of its binary (bit flips, byte
 flips in the ELF header, section headers and the symbol/DWARF sections, truncation) and of its
 gmon.out (bit flips, truncation, histogram header fields) go through `gmonlens report` with
-several option sets, in a driver process (tests/fuzz/driver.py) with a per-input alarm; a crash
+several option sets (and `export`, `diff`), in a driver process (tests/fuzz/driver.py) with a per-input alarm; a crash
 by signal is counted and the driver restarted after that input. Cache entries are mutated on
 disk (checksum path) and as values re-stored with valid checksums (shape-check path), then read
 and used. Every category must count 0 crashes, 0 hangs, 0 tracebacks; the counts are printed
@@ -29,7 +29,26 @@ PROGRAM = HERE.parent / "integration" / "programs" / "recursion.c"
 SEED = int(os.environ.get("GMONLENS_FUZZ_SEED", "9"))  # longer hunts: another seed, a larger N
 N_BINARY = N_PROFILE = int(os.environ.get("GMONLENS_FUZZ_N", "200"))
 PER_INPUT = 20  # seconds before an input counts as a hang
-OPTION_SETS = [["-b"], ["-b", "-l"], ["-b", "-c"], ["-s"], ["--json"], ["-b", "-p", "-q", "-z"]]
+OPTION_SETS = [
+    ["-b"],
+    ["-b", "-l"],
+    ["-b", "-c"],
+    ["-s"],
+    ["--json"],
+    ["-b", "-p", "-q", "-z"],
+    ["-A"],
+    ["-i", "-C"],
+]
+EXPORTS = ["callgrind", "pprof", "dot"]
+
+
+def command(k: int, binary: str, profiles: list[str], good: str) -> list[str]:
+    """The k-th command line: mostly `report` with an option set, sometimes `export` or `diff`."""
+    if k % 9 == 4:
+        return ["export", "--format", EXPORTS[k % 3], binary, *profiles, "-o", f"out{k}"]
+    if k % 9 == 7:
+        return ["diff", binary, good, profiles[0]]
+    return ["report", *OPTION_SETS[k % len(OPTION_SETS)], binary, *profiles]
 
 
 @pytest.fixture(scope="module")
@@ -140,15 +159,12 @@ def test_fuzz_cli(built: tuple[Path, Path], tmp_path: Path) -> None:
     for k in range(N_BINARY):
         p = tmp_path / f"bin{k}"
         p.write_bytes(mutate_binary(rng, blob))
-        jobs.append(
-            {"argv": ["report", *OPTION_SETS[k % len(OPTION_SETS)], str(p), str(gmon)], "cwd": str(tmp_path)}
-        )
+        jobs.append({"argv": command(k, str(p), [str(gmon)], str(gmon)), "cwd": str(tmp_path)})
     for k in range(N_PROFILE):
         p = tmp_path / f"gmon{k}.out"
         p.write_bytes(mutate_profile(rng, prof))
         extra = [str(gmon)] if k % 5 == 0 else []  # summing with a good file
-        opts = OPTION_SETS[k % len(OPTION_SETS)]
-        jobs.append({"argv": ["report", *opts, str(binary), str(p), *extra], "cwd": str(tmp_path)})
+        jobs.append({"argv": command(k, str(binary), [str(p), *extra], str(gmon)), "cwd": str(tmp_path)})
     counts = run_jobs(jobs, tmp_path)
     print(f"\nfuzz CLI: {len(jobs)} inputs ({N_BINARY} binaries, {N_PROFILE} profiles): {dict(counts)}")
     assert counts["crash"] == counts["hang"] == counts["traceback"] == counts["multiline"] == 0

@@ -227,9 +227,14 @@ def load(
                 problems.append(f"{binary}: cannot read DWARF line table ({e}); file names omitted")
                 lines = {}
             symtab = attach_lines(symtab, lines, need_all)
-        if opts.line_granularity:
-            code_end = max((c.address + len(c.data) for c in image.code_sections), default=0)
+    if opts.line_granularity:
+        from .report_lines import in_code
+
+        code_end = max((c.address + len(c.data) for c in image.code_sections), default=0)
+        if image.has_debug_info and opts.symbol_file is None:
             symtab = _line_symbols(image, symtab, line_table, code_end, problems, gprof_files)
+        else:
+            symtab = in_code(symtab, code_end)
     names = [s.name for s in symtab.symbols]
     display, problem = demangle_all(names)
     if problem:

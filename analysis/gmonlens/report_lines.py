@@ -94,6 +94,19 @@ def line_runs(lines: LineTable, names: _Names, lo: int, hi: int) -> list[tuple[i
     return runs
 
 
+def in_code(symtab: SymbolTable, code_end: int) -> SymbolTable:
+    """-l without line information: the routines up to the end of the code (`data_start` goes)."""
+    text_end = symtab.symbols[-1].end_address + 1 if symtab.symbols else 0
+    kept = [s for s in symtab.symbols if s.address <= code_end]
+    if len(kept) == len(symtab.symbols) or not kept:
+        return symtab
+    last = kept[-1]
+    kept[-1] = Symbol(
+        last.name, last.address, text_end - 1, last.is_function, last.is_static, last.file, last.line
+    )
+    return SymbolTable(tuple(kept), tuple(s.address for s in kept))
+
+
 def with_line_symbols(
     symtab: SymbolTable,
     lines: LineTable,

@@ -345,3 +345,14 @@ def test_external_symbol_table_cross_target(workshop: Workshop) -> None:
     b = workshop.get(CROSS["opt2"], AARCH64)
     table = _nm_table(b.binary, b.dir / "nm.txt", "aarch64-linux-gnu-nm")
     compare_reports(AARCH64, ["-S", str(table), str(b.binary), str(b.gmon["out"])], b.dir)
+
+
+@pytest.mark.parametrize(
+    "opts",
+    [("-l", "-z"), ("-l", "-T"), ("-A",), ("-C", "-z"), ("--inline-file-names",)],
+    ids=lambda o: "_".join(o),
+)
+def test_modes_without_debug_info_match_gprof(workshop: Workshop, opts: tuple[str, ...]) -> None:
+    """Built with -g0: no line symbols, no files (-l still drops `data_start`, past the code)."""
+    b = workshop.get(PROGRAMS["recursion"], extra_flags=("-g0",))
+    compare_reports(NATIVE, [*opts, str(b.binary), str(b.gmon["out"])], b.dir)

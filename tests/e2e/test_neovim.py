@@ -47,3 +47,7 @@ def test_neovim_lenses_hover_call_hierarchy(cproject: Path, tmp_path: Path) -> N
     assert "**work**" in seen["hover"] and "400/400" in seen["hover"]
     assert seen["item"] == "work"
     assert seen["callers"] == [{"name": "main", "line": position_of(main_c, "result += work").line}]
+    loop = position_of(main_c, "acc += (i * 7) % 13").line  # a hot line: the loop body of helper
+    heat = {h["line"]: h for h in seen["heat"]}
+    assert heat[loop]["routine"] == "helper" and heat[loop]["seconds"] > 0, seen["heat"]
+    assert any(h["line"] == loop and h["label"].endswith("%") for h in seen["hints"]), seen["hints"]

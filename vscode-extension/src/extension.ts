@@ -15,6 +15,7 @@ import {
   TransportKind,
 } from "vscode-languageclient/node";
 import { PEEK_CALLERS, registerCommands } from "./commands";
+import { HeatView, SHOW_LINE_HEAT, lineHeatShown } from "./heatview";
 import { describePlan, planLaunch, VERSION_SNIPPET } from "./launch";
 import { type ServerStatus, parseStatus, pickStatus, statusView, stripSlash } from "./status";
 import { type RawSettings, SERVER_KEYS, clientSettings, serverSettings } from "./settings";
@@ -32,15 +33,18 @@ export class Gmonlens implements vscode.Disposable {
   private restartTimer: NodeJS.Timeout | undefined;
   private queue: Promise<void> = Promise.resolve();
   private readonly disposables: vscode.Disposable[] = [];
+  private readonly heat: HeatView;
 
   constructor(private readonly context: vscode.ExtensionContext) {
+    this.heat = new HeatView(context.extensionUri, () => this.client, (line) => this.log(line));
     this.statusItem.name = "gmonlens";
     this.statusItem.command = "gmonlens.showOutput";
     this.disposables.push(
       this.output,
       this.statusItem,
+      this.heat,
       vscode.workspace.onDidChangeConfiguration((e) => {
-        if (e.affectsConfiguration(SECTION)) {
+        if (e.affectsConfiguration(SECTION) && !onlyLineHeatToggled(e)) {
           this.scheduleRestart("settings changed");
         }
       }),
@@ -166,6 +170,8 @@ export class Gmonlens implements vscode.Disposable {
           const resolved = await next(lens, token);
           return resolved ? rewriteLens(resolved) : resolved;
         },
+        // Line heat's hints follow the client's toggle (gmonlens.showLineHeat); the server sends them.
+        provideInlayHints: (document, range, token, next) => (lineHeatShown() ? next(document, range, token) : []),
         executeCommand: async (command, args, next) => {
           if (command === "gmonlens.showCallers") {
             return vscode.commands.executeCommand(PEEK_CALLERS, ...args);
@@ -184,6 +190,9 @@ export class Gmonlens implements vscode.Disposable {
     }
     this.statuses.set(status.folder ? stripSlash(status.folder) : "", status);
     this.refreshStatus();
+    if (status.state === "loaded") {
+      this.heat.reset();
+    }
   }
 
   refreshStatus(): void {
@@ -217,6 +226,15 @@ export class Gmonlens implements vscode.Disposable {
   }
 }
 
+
+/** Whether a configuration change only toggled line heat (no restart: the view follows it). */
+function onlyLineHeatToggled(e: vscode.ConfigurationChangeEvent): boolean {
+  const restartKeys = [...SERVER_KEYS, "interpreter", "serverCommand", "trace.server"];
+  return (
+    e.affectsConfiguration(`${SECTION}.${SHOW_LINE_HEAT}`) &&
+    !restartKeys.some((key) => e.affectsConfiguration(`${SECTION}.${key}`))
+  );
+}
 
 /** Points the server's `gmonlens.showCallers` lens command at the client's call hierarchy command. */
 function rewriteLens(lens: vscode.CodeLens): vscode.CodeLens {

@@ -2,9 +2,10 @@
  * The "gmonlens" settings: typed, validated, with variables resolved. Pure: no `vscode` import.
  *
  * Server settings (sent in initializationOptions and answered to workspace/configuration, camelCase):
- * binary, profiles, staticCallGraph, sourceMap, lensTitle, baseline. Only the keys a person actually set are sent,
+ * binary, profiles, staticCallGraph, sourceMap, lensTitle, baseline, lineHeatMinPercent, lineHeatLabel.
+ * Only the keys a person actually set are sent,
  * so a folder's gmonlens.yaml still applies to the keys left unset.
- * Client-only settings: interpreter, serverCommand, trace.server.
+ * Client-only settings: interpreter, serverCommand, trace.server; showLineHeat (the view: heatview.ts).
  */
 
 import * as path from "node:path";
@@ -17,6 +18,8 @@ export interface ServerSettings {
   lensTitle?: string;
   /** The profile(s) to compare with and, optionally, the binary that wrote them. */
   baseline?: { profiles: string[]; binary?: string };
+  lineHeatMinPercent?: number;
+  lineHeatLabel?: string;
 }
 
 export interface ClientSettings {
@@ -26,7 +29,16 @@ export interface ClientSettings {
   serverCommand: string[];
 }
 
-export const SERVER_KEYS = ["binary", "profiles", "staticCallGraph", "sourceMap", "lensTitle", "baseline"] as const;
+export const SERVER_KEYS = [
+  "binary",
+  "profiles",
+  "staticCallGraph",
+  "sourceMap",
+  "lensTitle",
+  "baseline",
+  "lineHeatMinPercent",
+  "lineHeatLabel",
+] as const;
 export type ServerKey = (typeof SERVER_KEYS)[number];
 
 /** A setting's value as VS Code reports it, and whether any scope set it explicitly. */
@@ -128,9 +140,10 @@ export function serverSettings(
         }
         break;
       case "lensTitle":
+      case "lineHeatLabel":
         if (isString(v)) {
           if (v.trim() !== "") {
-            settings.lensTitle = v;
+            settings[key] = v;
           }
         } else {
           bad(key, "a string");
@@ -157,6 +170,13 @@ export function serverSettings(
         }
         break;
       }
+      case "lineHeatMinPercent":
+        if (typeof v === "number" && Number.isFinite(v) && v >= 0 && v <= 100) {
+          settings.lineHeatMinPercent = v;
+        } else {
+          bad(key, "a number from 0 to 100");
+        }
+        break;
     }
   }
   return { settings, problems };

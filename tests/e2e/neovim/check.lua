@@ -1,5 +1,5 @@
 -- Drives gmonlens serve through Neovim's built-in LSP client (0.7 API): lenses, hover, call
--- hierarchy. Writes what it saw as JSON to $GMONLENS_RESULT; exits non-zero on a time-out.
+-- hierarchy, line heat. Writes what it saw as JSON to $GMONLENS_RESULT; exits non-zero on a time-out.
 local env = vim.env
 local seen = { statuses = {} }
 local function finish(code)
@@ -59,5 +59,16 @@ if items and items[1] then
     table.insert(seen.callers, { name = call.from.name, line = call.fromRanges[1].start.line })
   end
 end
+-- line heat: Neovim 0.7 renders no inlay hints, but its client carries any request
+local heat = request("gmonlens/lineHeat", { textDocument = doc })
+seen.heat = {}
+for _, l in ipairs(heat and heat.lines or {}) do
+  table.insert(seen.heat, { line = l.line, routine = l.routine, seconds = l.seconds })
+end
+local hints = request("textDocument/inlayHint", {
+  textDocument = doc, range = { start = { line = 0, character = 0 }, ["end"] = { line = 1000, character = 0 } },
+})
+seen.hints = {}
+for _, h in ipairs(hints or {}) do table.insert(seen.hints, { line = h.position.line, label = h.label }) end
 vim.lsp.stop_client(id)
 finish(0)

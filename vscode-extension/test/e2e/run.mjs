@@ -5,7 +5,8 @@
 // Builds the fixture with gcc -pg -g, runs it, MOVES it away (DWARF paths then do not exist), installs
 // the .vsix with no settings into a fresh profile, opens the moved folder and checks what a person sees:
 // lenses with gprof's figures, a hover listing the callers, the call hierarchy from a lens click, the
-// status bar item, the report and hottest commands. Screenshots go to test-results/.
+// status bar item, the report and hottest commands, and line heat on a real program (lineheat.mjs).
+// Screenshots go to test-results/.
 // Prints "SKIP e2e: <reason>" and exits 0 when chromium, gcc, gprof or code-server cannot be had.
 
 import { execFileSync, spawn, spawnSync } from "node:child_process";
@@ -15,6 +16,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { fileURLToPath } from "node:url";
 import { expectedLens, parseGprof, parseLens } from "./gprof.mjs";
+import { lineHeatChecks } from "./lineheat.mjs";
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const EXT = path.resolve(HERE, "..", "..");
@@ -460,6 +462,10 @@ async function main() {
       await page.screenshot({ path: path.join(RESULTS, `7-multi-root-${name}.png`) });
       check(`multi-root: folder ${name} uses its own gmonlens.lensTitle`, seen.includes(wantTitle), `${seen} (want ${wantTitle})`);
     }
+
+    // Line heat on a real program: gutter heat bar, inlay hints, hover, toggle (lineheat.mjs).
+    await lineHeatChecks({ browser, port, repo: path.resolve(EXT, ".."), work, results: RESULTS, check, runCommand, goTo,
+      update: process.env.UPDATE_README_SCREENSHOT === "1" });
   } finally {
     await browser?.close().catch(() => undefined);
     try {

@@ -7,7 +7,7 @@ import { SERVER_KEYS } from "../../src/settings";
 
 const root = path.join(__dirname, "..", "..", "..");
 const manifest = JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8"));
-const source = ["extension.ts", "commands.ts"].map((f) => fs.readFileSync(path.join(root, "src", f), "utf8")).join("\n");
+const source = ["extension.ts", "commands.ts", "heatview.ts"].map((f) => fs.readFileSync(path.join(root, "src", f), "utf8")).join("\n");
 
 test("contributed commands are registered", () => {
   for (const { command } of manifest.contributes.commands) {
@@ -26,7 +26,7 @@ test("no client command shares a name with a server command (vscode-languageclie
 
 test("settings are exactly the server keys, the client keys and trace.server", () => {
   const keys = Object.keys(manifest.contributes.configuration.properties).sort();
-  const want = [...SERVER_KEYS, "interpreter", "serverCommand", "trace.server"].map((k) => `gmonlens.${k}`).sort();
+  const want = [...SERVER_KEYS, "interpreter", "serverCommand", "trace.server", "showLineHeat"].map((k) => `gmonlens.${k}`).sort();
   assert.deepEqual(keys, want);
   for (const [key, spec] of Object.entries(manifest.contributes.configuration.properties)) {
     const s = spec as { markdownDescription?: string; description?: string };
@@ -43,7 +43,13 @@ test("activation on C/C++ and on profiles", () => {
 
 test("the bundled launcher is packaged", () => {
   const ignore = fs.readFileSync(path.join(root, ".vscodeignore"), "utf8");
-  for (const p of ["!dist/extension.js", "!python/launch.py", "!bundled/**"]) {
+  for (const p of ["!dist/extension.js", "!python/launch.py", "!bundled/**", "!images/heat-*.svg"]) {
     assert.ok(ignore.includes(p), p);
+  }
+});
+
+test("the gutter heat icons exist", () => {
+  for (let i = 1; i <= 4; i++) {
+    assert.ok(fs.existsSync(path.join(root, "images", `heat-${i}.svg`)), `heat-${i}.svg`);
   }
 });

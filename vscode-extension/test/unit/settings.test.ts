@@ -128,3 +128,18 @@ describe("clientSettings", () => {
     assert.equal(r.problems.length, 2);
   });
 });
+
+describe("line heat settings", () => {
+  test("threshold and label are sent when set", () =>
+    assert.deepEqual(serverSettings({ lineHeatMinPercent: set(2.5), lineHeatLabel: set("{routine} {seconds}") }, ctx).settings, {
+      lineHeatMinPercent: 2.5,
+      lineHeatLabel: "{routine} {seconds}",
+    }));
+  test("bad threshold is dropped with a problem", () => {
+    for (const v of [-1, 101, "5", null]) {
+      const r = serverSettings({ lineHeatMinPercent: set(v) }, ctx);
+      assert.deepEqual(r.settings, {});
+      assert.match(r.problems[0], /gmonlens.lineHeatMinPercent: expected a number from 0 to 100/);
+    }
+  });
+});

@@ -1,10 +1,10 @@
 // Line heat in a real VS Code (part of run.mjs): the gutter heat bar, the inlay hint at the end of the
-// hottest line with gprof -l's figures, the hover on a heated line, and the toggle command.
+// hottest line with its figures, the hover on a heated line, and the toggle command.
 //
 // The program is SQLite (bench/sqlite_prog.py: the 9 MB amalgamation at -O2 and its workload) when its
 // sources can be had without the network ($GMONLENS_SQLITE_DIR, or bench/work/sqlite/src already
 // fetched), else the -O2 fixture tests/fixtures/workspaces/heatproject (a header helper inlined into
-// its caller). The expected figures come from `gprof -b -l -p`: its line entries summed per file:line.
+// its caller). The expected figures come from the engine (held against gprof -l by the Python tests).
 
 import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
@@ -35,20 +35,24 @@ function prepare(repo, work) {
   return { folder, binary: path.join(folder, "build", "app"), gmon: path.join(folder, "build", "gmon.out"), label: "fixture heatproject (-O2)" };
 }
 
-/** gprof -l's self seconds summed per (file basename, line), hottest first. */
-function gprofLines(binary, gmon) {
-  const text = execFileSync("gprof", ["-b", "-l", "-p", binary, gmon], { encoding: "utf8", maxBuffer: 1 << 28 });
-  const sums = new Map();
-  for (const line of text.split("\n")) {
-    const m = /^\s*[\d.]+\s+[\d.]+\s+([\d.]+)\s.*\((\S+):(\d+) @ [0-9a-f]+\)$/.exec(line);
-    if (!m) continue;
-    const key = `${m[2]}:${m[3]}`;
-    const e = sums.get(key) ?? { file: m[2], line: Number(m[3]), seconds: 0, entries: 0 };
-    e.seconds += Number(m[1]);
-    e.entries += 1;
-    sums.set(key, e);
-  }
-  return [...sums.values()].sort((a, b) => b.seconds - a.seconds);
+/**
+ * The engine's line heat (gmonlens.lineheat, held against `gprof -b -l -p` line by line in
+ * tests/integration/test_line_heat.py; gprof -l itself takes minutes on SQLite), summed per
+ * (file basename, line), hottest first.
+ */
+function engineLines(repo, binary, gmon) {
+  const code = [
+    "import json, os, sys",
+    "from gmonlens.loader import load",
+    "from gmonlens.linetable import LineTable",
+    "from gmonlens.lineheat import compute_line_heat",
+    "l = load(sys.argv[1], [sys.argv[2]])",
+    "h = compute_line_heat(l.profile, l.gmon.histograms, LineTable.from_elf(sys.argv[1]))",
+    "out = [dict(file=os.path.basename(f.file), line=f.line, seconds=h.seconds(f.ticks)) for fs in h.lines.values() for f in fs]",
+    "print(json.dumps(sorted(out, key=lambda e: -e['seconds'])))",
+  ].join("\n");
+  const python = path.join(repo, ".venv", "bin", "python");
+  return JSON.parse(execFileSync(python, ["-c", code, binary, gmon], { encoding: "utf8", maxBuffer: 1 << 28 }));
 }
 
 async function visibleHover(page) {
@@ -86,11 +90,16 @@ export async function lineHeatChecks({ browser, port, repo, work, results, check
     check("line heat: program built and run", false, String(e).split("\n")[0]);
     return;
   }
-  const hot = gprofLines(target.binary, target.gmon);
+  let hot = [];
+  try {
+    hot = engineLines(repo, target.binary, target.gmon);
+  } catch (e) {
+    console.log(`line heat: the engine failed: ${String(e).split("\n")[0]}`);
+  }
   const top = hot[0];
-  if (!check(`line heat: gprof -l lists line entries (${target.label})`, top !== undefined)) return;
+  if (!check(`line heat: the engine finds hot lines (${target.label})`, top !== undefined)) return;
   const file = path.join(target.folder, top.file === "mix.h" ? "src/mix.h" : top.file === "main.c" ? "src/main.c" : top.file);
-  console.log(`line heat on ${target.label}: hottest line ${top.file}:${top.line}, ${top.seconds.toFixed(2)} s (gprof -l)`);
+  console.log(`line heat on ${target.label}: hottest line ${top.file}:${top.line}, ${top.seconds.toFixed(2)} s`);
 
   const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
   try {
@@ -126,11 +135,9 @@ export async function lineHeatChecks({ browser, port, repo, work, results, check
     await page.screenshot({ path: path.join(results, "readme-line-heat.png"), clip: { x: 348, y: 64, width: 932, height: 560 } });
     if (update) fs.copyFileSync(path.join(results, "readme-line-heat.png"), path.join(repo, "vscode-extension", "images", "line-heat.png"));
     const m = row ? hint.exec(row.text.slice(row.text.indexOf(lineText))) : null;
-    // gprof prints each of its entries rounded: their sum is within half a hundredth per entry
-    const tolerance = 0.005 * top.entries + 0.0051;
-    check("line heat: inlay hint at the end of the hottest line with gprof -l's seconds",
-      m !== null && Math.abs(Number(m[1]) - top.seconds) <= tolerance,
-      `${row ? row.text.trim().slice(-60) : "no hint"} (gprof -l: ${top.seconds.toFixed(2)} s over ${top.entries} entries)`);
+    check("line heat: inlay hint at the end of the hottest line with its seconds",
+      m !== null && m[1] === top.seconds.toFixed(2),
+      `${row ? row.text.trim().slice(-60) : "no hint"} (want ${top.seconds.toFixed(2)} s)`);
     check("line heat: gutter heat bar next to the hottest line",
       row !== undefined && seen.gutter.some((t) => Math.abs(t - row.top) <= 3), `${seen.gutter.length} icons`);
 

@@ -18,6 +18,8 @@ $(STAMP): pyproject.toml
 	$(PY) -c 'import glob, os, sysconfig; d = sysconfig.get_paths()["purelib"]; \
 	  [os.remove(f) for f in glob.glob(os.path.join(d, "__editable__*gmonlens*"))]; \
 	  open(os.path.join(d, "gmonlens-src.pth"), "w").write("$(CURDIR)/analysis\n$(CURDIR)/server\n")'
+	@# bytecode written now, so that runs under PYTHONDONTWRITEBYTECODE do not compile every module
+	$(PY) -m compileall -q analysis server
 	touch $@
 
 # Builds the bundled example with gcc -pg -g, runs it and prints its profile.

@@ -257,6 +257,9 @@ def main(argv: list[str] | None = None) -> int:
     if not GMONLENS.exists():
         print(f"{GMONLENS} not found: run `make install` first", file=sys.stderr)
         return 2
+    # as `make install` leaves it: bytecode for the current sources (a PYTHONDONTWRITEBYTECODE
+    # environment would otherwise compile every module at every run)
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(ROOT / "analysis"), str(ROOT / "server")])
 
     cases: list[tuple[Case, Path]] = []
     facts: dict[str, str] = {}

@@ -7,9 +7,20 @@ class GmonlensError(Exception):
     """Bad input or a refusal; `str()` is `PATH: message`."""
 
     def __init__(self, path: str | None, message: str) -> None:
-        super().__init__(f"{path}: {message}" if path else message)
+        message = single_line(message)
+        super().__init__(f"{single_line(path)}: {message}" if path else message)
         self.path = path
         self.message = message
+
+
+_CONTROL = {c: f"\\x{c:02x}" for c in (*range(0x20), 0x7F, 0x85, 0x2028, 0x2029)}
+_CONTROL.update({ord("\n"): "\\n", ord("\r"): "\\r", ord("\t"): " "})
+
+
+def single_line(text: str) -> str:
+    """`text` with line breaks and other control characters escaped: an error is always one line,
+    whatever a file name or a file's bytes (e.g. a histogram's dimension text) hold."""
+    return text.translate(_CONTROL)
 
 
 class GmonFormatError(GmonlensError):

@@ -22,6 +22,7 @@ from pygls.capabilities import get_capability
 
 from . import cache
 from .baseline import status_fields
+from .heat import warm_lines
 from .server import GmonlensServer
 from .session import FolderState, LoadOutcome, finish_index, line_heat, load_folder, stamp
 from .settings import effective_settings
@@ -165,7 +166,9 @@ async def _reload(ls: GmonlensServer, state: FolderState) -> None:
 
 async def _finish(ls: GmonlensServer, state: FolderState, loaded: Any) -> None:
     await asyncio.sleep(0.5)  # let the first requests go first
-    await asyncio.to_thread(line_heat, loaded)  # once per load, before the first hints ask for it
+    heat = await asyncio.to_thread(line_heat, loaded)  # once per load, before the first hints ask
+    if heat is not None:
+        await asyncio.to_thread(warm_lines, heat)
     complete = loaded.dwarf_cached and loaded.profile_cached and cache.has_scopes(loaded.binary)
     if cache.cache_dir() is not None and not complete:
         args = [loaded.binary, *loaded.profiles]

@@ -50,6 +50,7 @@ vsix:
 bench: install
 	$(PY) bench/run.py
 	$(PY) bench/server_bench.py
+	$(PY) bench/lineheat_bench.py
 
 clean:
 	rm -rf build .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,110 @@
+"""Line heat on the server side: the per-file index (heat.py) and its LSP rendering (render.py), on a
+hand-made LineHeat, and on the cproject fixture (a real -O0 profile)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from gmonlens.lineheat import LineFigure, LineHeat, LineSpan
+from gmonlens.model import Profile, Routine
+from gmonlens_lsp import render
+from gmonlens_lsp.heat import build_index, disk_lines
+from gmonlens_lsp.session import line_heat, load_folder
+from gmonlens_lsp.settings import DEFAULT_LINE_HEAT_LABEL, Settings
+
+
+def _routine(rid: int, name: str, address: int, ticks: float) -> Routine:
+    return Routine(rid, name, name, address, address + 15, False, True, None, 0, ticks, 0.0, ticks, 0.0,
+                   1, 0, 0, rid + 1, True, True, 1.0)  # fmt: skip
+
+
+def _profile(*routines: Routine) -> Profile:
+    n = len(routines)
+    return Profile(
+        routines, (), (), (), ((),) * n, ((),) * n, 100, "seconds", "s", 2.0, 40.0, 40.0, True, True
+    )
+
+
+def _heat(tmp_path: Path) -> tuple[LineHeat, Profile, Path]:
+    header, source = tmp_path / "mix.h", tmp_path / "main.c"
+    profile = _profile(_routine(0, "work", 0x100, 30.0), _routine(1, "main", 0x200, 10.0))
+    spans = (
+        LineSpan(0x100, 0x108, 0, str(header), 3, 24.0),
+        LineSpan(0x108, 0x110, 0, str(source), 9, 6.0),
+        LineSpan(0x200, 0x208, 1, str(header), 3, 8.0),
+        LineSpan(0x208, 0x210, 1, str(source), 20, 2.0),
+    )
+    lines = {
+        str(header): (LineFigure(str(header), 3, 32.0, ((0, 24.0), (1, 8.0))),),
+        str(source): (
+            LineFigure(str(source), 9, 6.0, ((0, 6.0),)),
+            LineFigure(str(source), 20, 2.0, ((1, 2.0),)),
+        ),
+    }
+    return LineHeat(spans, lines, 40.0, 100), profile, source
+
+
+def test_index_by_file_and_range(tmp_path: Path) -> None:
+    heat, profile, source = _heat(tmp_path)
+    source.write_text("x\n" * 30)
+    index = build_index(heat, profile, lambda recorded: recorded)
+    fh = index.for_path(str(source))
+    assert fh is not None and [h.line for h in fh.lines] == [9, 20]
+    assert [h.line for h in fh.between(10, 20)] == [20]
+    assert fh.between(21, 99) == ()
+    header = index.for_path(str(tmp_path / "mix.h"))
+    assert header is not None
+    (line3,) = header.lines
+    assert (line3.seconds, line3.percent, line3.routine) == (0.32, 80.0, "work")
+    assert line3.routines == (("work", 0.24), ("main", 0.08))
+    assert index.total_seconds == 0.4
+
+
+def test_render_label_tooltip_hint_and_result(tmp_path: Path) -> None:
+    heat, profile, source = _heat(tmp_path)
+    index = build_index(heat, profile, lambda recorded: recorded)
+    (line3,) = index.for_path(str(tmp_path / "mix.h")).lines  # type: ignore[union-attr]
+    assert render.heat_label(DEFAULT_LINE_HEAT_LABEL, line3) == "0.32 s · 80.0%"
+    assert render.heat_label("{routine}@{line}", line3) == "work@3"
+    assert render.heat_label("{nope}", line3) == "0.32 s · 80.0%"  # falls back
+    assert render.heat_tooltip(line3) == (
+        "Line samples: 0.32 s, 80.0% of the total time, in work (work 0.24 s, main 0.08 s)"
+    )
+    hint = render.inlay_hint(line3, "  r = (r * 31) ^ é𝄞;", DEFAULT_LINE_HEAT_LABEL)
+    assert (hint.position.line, hint.position.character) == (2, 21)  # 20 characters, 𝄞 is 2 UTF-16 units
+    result = render.line_heat_result("file:///x/main.c", index, index.for_path(str(source)))
+    assert result["totalSeconds"] == 0.4
+    assert [e["line"] for e in result["lines"]] == [8, 19]  # 0-based
+    assert result["lines"][0] == {
+        "line": 8, "seconds": 0.06, "percent": 15.0, "routine": "work", "routines": [{"name": "work", "seconds": 0.06}],
+    }  # fmt: skip
+    assert render.line_heat_result("u", index, None)["lines"] == []
+
+
+def test_disk_lines_follow_the_file(tmp_path: Path) -> None:
+    f = tmp_path / "a.c"
+    f.write_bytes(b"int a;\r\nint b;\n")
+    length, digest, lines = disk_lines(str(f)) or (0, 0, ())
+    text = "int a;\r\nint b;\n"
+    assert (length, digest, lines) == (len(text), hash(text), ("int a;\r", "int b;", ""))
+    f.write_bytes(b"x\n")
+    import os
+
+    os.utime(f, ns=(1, 1))
+    assert disk_lines(str(f)) == (2, hash("x\n"), ("x", ""))
+    assert disk_lines(str(tmp_path / "missing.c")) is None
+
+
+def test_real_profile_lines_sum_to_self_time(c_ws: Path) -> None:
+    outcome = load_folder(str(c_ws), Settings(), 1)
+    loaded = outcome.loaded
+    assert loaded is not None
+    index = line_heat(loaded)
+    assert index is not None and line_heat(loaded) is index  # computed once
+    main_c = index.for_path(str(c_ws / "src" / "main.c"))
+    assert main_c is not None
+    helper = loaded.profile.routine_named("helper")
+    assert helper is not None
+    in_helper = sum(s for h in main_c.lines for name, s in h.routines if name == "helper")
+    assert abs(in_helper - loaded.profile.seconds(helper.self_ticks)) < 1e-9
+    assert all(h.line >= 1 for h in main_c.lines)

@@ -15,14 +15,14 @@ from bisect import bisect_right
 from pathlib import Path
 
 import pytest
-from gprof_harness import NATIVE, Built, Program, Workshop, gprof
+from gprof_harness import AARCH64, I686, NATIVE, Built, Program, Target, Workshop, gprof
 
 from gmonlens.lineheat import LineHeat, compute_line_heat, inlined_copies
 from gmonlens.linetable import LineTable
 from gmonlens.loader import load
 from gmonlens.model import Profile
 
-LINEHEAT = Program("lineheat", ("lineheat.c",), args=("3000000",))
+LINEHEAT = Program("lineheat", ("lineheat.c",), args=("20000000",))  # ~0.3 s: a few dozen samples
 LINEHEAT_O2 = Program("lineheat_O2", ("lineheat.c",), flags=("-O2",), args=("6000000",))
 PROGRAMS = {
     "lineheat": LINEHEAT,
@@ -43,10 +43,12 @@ def gprof_lines(built: Built) -> list[tuple[str, str, str, int | None, int]]:
     """(percent, self seconds, name, address or None, line) of each `gprof -b -l -p` entry.
     (gprof's file name is not compared: at -O0 it prints the routine's unit file for lines of an
     included header, with the header's line numbers.)"""
-    out = gprof(NATIVE, ["-b", "-l", "-p", str(built.binary), str(built.gmon["out"])], built.dir)
+    out = gprof(built.target, ["-b", "-l", "-p", str(built.binary), str(built.gmon["out"])], built.dir)
     assert out.returncode == 0, out.err
     rows = []
-    for line in out.stdout.decode().splitlines()[5:]:
+    text = out.stdout.decode().splitlines()
+    start = next(i for i, line in enumerate(text) if line.startswith(" time "))  # after the header
+    for line in text[start + 1 :]:
         m = ENTRY.match(line)
         assert m, line
         rows.append((m[1], m[2], m[3], int(m[6], 16) if m[6] else None, int(m[5] or 0)))
@@ -59,9 +61,15 @@ def heat_of(built: Built) -> tuple[Profile, LineHeat]:
     return loaded.profile, compute_line_heat(loaded.profile, loaded.gmon.histograms, table)
 
 
-@pytest.fixture(scope="module", params=list(PROGRAMS))
+# (program, target): every program natively, the line-heat program also on i686 and AArch64
+CASES: dict[str, tuple[str, Target]] = {name: (name, NATIVE) for name in PROGRAMS}
+CASES |= {f"lineheat-{t.name}": ("lineheat", t) for t in (I686, AARCH64)}
+
+
+@pytest.fixture(scope="module", params=list(CASES))
 def case(request: pytest.FixtureRequest, workshop: Workshop) -> tuple[str, Built]:
-    return request.param, workshop.get(PROGRAMS[request.param])
+    name, target = CASES[request.param]
+    return name, workshop.get(PROGRAMS[name], target)
 
 
 def test_spans_add_up_to_routine_self_time(case: tuple[str, Built]) -> None:

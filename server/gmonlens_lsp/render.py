@@ -8,6 +8,7 @@ are 1-based; LSP positions are 0-based with UTF-16 character offsets.
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -34,7 +35,7 @@ class Figures:
     percent: str  # "42.0"
     self_s: str  # "0.31"
     total_s: str  # "0.37"
-    calls: str  # "120" or "120+4"
+    calls: str  # "120" or "120+4"; "" when never called (gprof's blank)
     cycle: int  # 0 when not in a cycle
     name: str
 
@@ -42,7 +43,8 @@ class Figures:
 def figures(profile: Profile, r: Routine) -> Figures:
     base = profile.print_ticks if profile.print_ticks > 0 else 1.0
     percent = 100.0 * r.total_ticks / base
-    calls = f"{r.calls}+{r.self_calls}" if r.self_calls else str(r.calls)
+    # gprof leaves the count blank for a routine nobody called (main, other spontaneous ones)
+    calls = f"{r.calls}+{r.self_calls}" if r.self_calls else str(r.calls) if r.calls else ""
     return Figures(
         percent=f"{percent:.1f}",
         self_s=f"{profile.seconds(r.prop_self_ticks):.2f}",
@@ -53,8 +55,14 @@ def figures(profile: Profile, r: Routine) -> Figures:
     )
 
 
+_NO_CALLS = re.compile(r"\s*·\s*\{calls\}\s*calls\b|\{calls\}\s*calls\b\s*·?\s*|\{calls\}")
+
+
 def lens_title(template: str, f: Figures) -> str:
-    """Fill the lens template; `{cycle}` becomes " · cycle N" or ""."""
+    """Fill the lens template; `{cycle}` becomes " · cycle N" or ""; without calls, the
+    `{calls} calls` part (with its separator) is left out rather than saying `0 calls`."""
+    if not f.calls:
+        template = _NO_CALLS.sub("", template)
     values = {
         "percent": f.percent,
         "self": f.self_s,
@@ -66,7 +74,7 @@ def lens_title(template: str, f: Figures) -> str:
     try:
         return template.format(**values)
     except (KeyError, IndexError, ValueError):
-        return DEFAULT_LENS_TITLE.format(**values)
+        return lens_title(DEFAULT_LENS_TITLE, f)
 
 
 # ---- positions -------------------------------------------------------------------------------
@@ -187,7 +195,7 @@ def hover_markdown(profile: Profile, index: SourceIndex, rid: int) -> str:
     for pos in parents:
         arc = profile.arcs[pos]
         lines.append(_arc_row(profile, arc, profile.routines[arc.parent], index, parent_side=True))
-    called = f.calls if r.calls or r.self_calls else ""
+    called = f.calls
     lines.append(
         f"| **[{r.index}]** | **{f.percent}%** | **{f.self_s}** | "
         f"**{profile.seconds(r.prop_child_ticks):.2f}** | **{called}** | **{_name(profile, r)}** |"
@@ -195,6 +203,12 @@ def hover_markdown(profile: Profile, index: SourceIndex, rid: int) -> str:
     for pos in profile.children[rid]:
         arc = profile.arcs[pos]
         lines.append(_arc_row(profile, arc, profile.routines[arc.child], index, parent_side=False))
+    lines.append("")
+    children_s = f"{profile.seconds(r.prop_child_ticks):.2f}"
+    lines.append(
+        f"Total **{f.total_s} s** (self {f.self_s} s + children {children_s} s), {f.percent}% of the run"
+        + (f", {f.calls} calls." if f.calls else "; never called (spontaneous).")
+    )
     lines.append("")
     if r.cycle:
         cyc = profile.cycle(r.cycle)
@@ -217,7 +231,7 @@ def hover_markdown(profile: Profile, index: SourceIndex, rid: int) -> str:
 def duration(seconds: float) -> str:
     """Seconds in the unit that reads best: `0`, `12.5 µs`, `3.2 ms`, `1.05 s` (3 significant digits)."""
     if seconds != seconds or seconds <= 0:
-        return "0"
+        return "0 s"
     for scale, unit in ((1.0, "s"), (1e-3, "ms"), (1e-6, "µs")):
         if seconds >= scale:
             return f"{seconds / scale:.3g} {unit}"
@@ -251,8 +265,7 @@ def call_item(
         uri=uri_of(place.path),
         range=types.Range(rng.start, rng.end),
         selection_range=rng,
-        detail=f"{f.percent}% · self {f.self_s} s · total {f.total_s} s · {f.calls} calls"
-        + (f" · cycle {r.cycle}" if r.cycle else ""),
+        detail=lens_title(DEFAULT_LENS_TITLE, f),
         data={"routine": rid, "generation": generation, "name": r.name},
     )
 

@@ -35,7 +35,7 @@ def test_source_name(decl: str, display: str, expected: str) -> None:
 
 @pytest.mark.parametrize(
     ("seconds", "text"),
-    [(0.0, "0"), (2.5, "2.5 s"), (0.0031, "3.1 ms"), (1.25e-5, "12.5 µs"), (3e-9, "3 ns")],
+    [(0.0, "0 s"), (2.5, "2.5 s"), (0.0031, "3.1 ms"), (1.25e-5, "12.5 µs"), (3e-9, "3 ns")],
 )
 def test_duration(seconds: float, text: str) -> None:
     assert render.duration(seconds) == text
@@ -71,3 +71,21 @@ def test_hover_markdown_and_items(c_ws: Path) -> None:
     assert item.detail.endswith("400 calls")
     hot = render.hottest_entry(p, work, loaded.index.place(work.id))
     assert hot["calls"] == "400" and hot["line"] == item.selection_range.start.line
+
+
+def test_spontaneous_routine_has_no_call_count_and_hover_states_total(c_ws: Path) -> None:
+    loaded = load_folder(str(c_ws), Settings(), 1).loaded
+    assert loaded is not None
+    p = loaded.profile
+    main = next(r for r in p.routines if r.name == "main")
+    assert main.calls == 0 and main.self_calls == 0  # gprof: <spontaneous>, blank "called"
+    f = render.figures(p, main)
+    title = render.lens_title(DEFAULT_LENS_TITLE, f)
+    assert "calls" not in title and title == f"{f.percent}% · self {f.self_s} s · total {f.total_s} s"
+    assert render.lens_title("{name} {calls} calls · {total}", f) == f"main {f.total_s}"
+    md = render.hover_markdown(p, loaded.index, main.id)
+    assert f"Total **{f.total_s} s** (self {f.self_s} s + children" in md and "never called" in md
+    work = next(r for r in p.routines if r.name == "work")
+    fw = render.figures(p, work)
+    assert f"Total **{fw.total_s} s**" in render.hover_markdown(p, loaded.index, work.id)
+    assert "400 calls." in render.hover_markdown(p, loaded.index, work.id)

@@ -1,0 +1,48 @@
+"""The real-program tier: third-party programs and the small fixtures, built at test time, checked
+with no configuration through the real server. Builds are made once per session (and cached on
+disk by their inputs, see programs.py)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from . import programs
+from .zerocheck import Oracle, gprof_oracle
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    here = Path(__file__).parent
+    for item in items:
+        if here in Path(str(item.fspath)).parents:
+            item.add_marker(pytest.mark.realprogs)
+
+
+@pytest.fixture(scope="session")
+def sqlite_prog() -> tuple[programs.RealProgram, Oracle]:
+    programs.need("gcc", "gprof")
+    prog = programs.sqlite()
+    return prog, gprof_oracle("gprof", prog.binary, prog.gmon)
+
+
+@pytest.fixture(scope="session")
+def qjs_prog() -> tuple[programs.RealProgram, Oracle]:
+    programs.need("gcc", "gprof")
+    prog = programs.quickjs_zstd()
+    return prog, gprof_oracle("gprof", prog.binary, prog.gmon)
+
+
+@pytest.fixture(scope="session")
+def unrelated_exe(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Another program built with -pg -g (symbols, a fitting shape of its own)."""
+    programs.need("gcc")
+    d = tmp_path_factory.mktemp("unrelated")
+    (d / "other.c").write_text(
+        "#include <stdio.h>\nstatic long f(long n) { return n < 2 ? n : f(n - 1) + f(n - 2); }\n"
+        'int main(void) { printf("%ld\\n", f(25)); return 0; }\n'
+    )
+    import subprocess
+
+    subprocess.run(["gcc", "-pg", "-g", "-O2", "-o", str(d / "other"), str(d / "other.c")], check=True)
+    return d / "other"

@@ -78,6 +78,11 @@ def _join(*parts: str) -> str:
     return posixpath.normpath(out) if out else out
 
 
+def _tombstone(address: int) -> bool:
+    """binutils' and lld's markers for discarded code: -1 or -2 at 32 or 64 bits."""
+    return address in (0xFFFFFFFF, 0xFFFFFFFE) or address >= 0xFFFFFFFFFFFFFFFE
+
+
 class DwarfIndex:
     """Lazy index of an ELF file's DWARF subprograms. Not thread-safe: use from one thread."""
 
@@ -351,7 +356,9 @@ class DwarfIndex:
             lo = int(attrs["DW_AT_low_pc"].value)
             high = attrs["DW_AT_high_pc"]
             hi = int(high.value) if high.form == "DW_FORM_addr" else lo + int(high.value)
-            return [(lo, hi)] if hi > lo else []
+            # a copy the linker discarded (C++ COMDAT, --gc-sections) keeps its DIE with its address
+            # resolved to 0 (or a -1/-2 tombstone): no code of the program is there
+            return [(lo, hi)] if hi > lo and lo != 0 and not _tombstone(lo) else []
         if "DW_AT_ranges" in attrs and self._dwarf is not None:
             rl = self._dwarf.range_lists()
             if rl is None:
@@ -371,7 +378,11 @@ class DwarfIndex:
                 kind = type(e).__name__
                 if kind == "RangeEntry":
                     b = 0 if getattr(e, "is_absolute", False) else (base or cu_base)
-                    if e.end_offset > e.begin_offset:
+                    if (
+                        e.end_offset > e.begin_offset
+                        and b + e.begin_offset != 0
+                        and not _tombstone(b + e.begin_offset)
+                    ):
                         out.append((b + e.begin_offset, b + e.end_offset))
                 elif kind == "BaseAddressEntry":
                     base = int(e.base_address)
@@ -394,10 +405,14 @@ class DwarfIndex:
                     if key in attrs:
                         linkage = _text(attrs[key].value)
                         break
+            # a definition completing a declaration (DW_AT_specification) carries its own line and
+            # column, and its own file only when that differs: each is taken from the first DIE of
+            # the chain that has it (the in-class declaration's line is not the definition's)
+            if line is None and "DW_AT_decl_line" in attrs:
+                line = int(attrs["DW_AT_decl_line"].value)
+                column = int(attrs["DW_AT_decl_column"].value) if "DW_AT_decl_column" in attrs else 0
             if file_index is None and "DW_AT_decl_file" in attrs:
                 file_index = int(attrs["DW_AT_decl_file"].value)
-                line = int(attrs["DW_AT_decl_line"].value) if "DW_AT_decl_line" in attrs else 0
-                column = int(attrs["DW_AT_decl_column"].value) if "DW_AT_decl_column" in attrs else 0
                 file_cu = current.cu
             nxt = None
             for key in ("DW_AT_specification", "DW_AT_abstract_origin"):

@@ -192,10 +192,11 @@ class SourceIndex:
                         for rid in self._routines_in_ranges(decl.ranges):
                             if rid in found:
                                 continue
-                            place = self._place_from_decl(self.profile.routines[rid], decl)
-                            if place is not None:
+                            # one place per routine, the declaration at its address: a routine that
+                            # two units describe gets one lens, in one file
+                            place = self.place(rid)
+                            if place is not None and _norm(place.path) == key:
                                 found[rid] = place
-                                self._places.setdefault(rid, place)
             else:
                 for r in self.profile.routines:
                     if r.file and r.line:

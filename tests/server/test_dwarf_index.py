@@ -3,6 +3,7 @@ clones, export round trip."""
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -111,3 +112,33 @@ def test_no_debug_info(tmp_path: Path) -> None:
     assert not ix.has_debug_info
     assert ix.units() == ()
     assert ix.decl_at(0x1000) is None
+
+
+def test_out_of_class_member_in_the_same_file_lands_on_its_definition(tmp_path: Path) -> None:
+    """GCC gives such a definition its own DW_AT_decl_line but no DW_AT_decl_file (the same file as
+    the in-class declaration it completes): the line is the definition's, not the declaration's."""
+    if shutil.which("g++") is None:
+        pytest.skip("g++ is not installed")
+    src = tmp_path / "one.cpp"
+    src.write_text(
+        "struct Counter {\n"
+        "    int n = 0;\n"
+        "    int bump(int by);\n"
+        "    static int twice(int x);\n"
+        "};\n"
+        "\n"
+        "int Counter::bump(int by)\n"
+        "{\n"
+        "    return n += by;\n"
+        "}\n"
+        "\n"
+        "int Counter::twice(int x) { return 2 * x; }\n"
+        "\n"
+        "int main() { Counter c; return c.bump(Counter::twice(1)) - 2; }\n"
+    )
+    exe = tmp_path / "one"
+    subprocess.run(["g++", "-g", "-O0", "-o", str(exe), str(src)], check=True)
+    by_link = {d.linkage_name: d for d in DwarfIndex.from_elf(str(exe)).all_decls() if d.linkage_name}
+    bump, twice = by_link["_ZN7Counter4bumpEi"], by_link["_ZN7Counter5twiceEi"]
+    assert (Path(bump.file or "").name, bump.line, bump.name) == ("one.cpp", 7, "bump")
+    assert (twice.line, twice.column) == (12, 5)

@@ -148,6 +148,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             if not rest or rest[0] in ("-h", "--help"):
                 print(DIFF_USAGE, end="", file=sys.stdout if rest else sys.stderr)
                 return 0 if rest else 2
+            if any(a in ("-v", "--version") for a in rest):  # as `report -v` (gprof acts on it at once)
+                print(VERSION, end="")
+                return 0
             return run_diff(parse_diff_args(rest))
         if cmd == "export":
             from .export_cmd import EXPORT_HELP, parse_export_args, run_export

@@ -93,7 +93,13 @@ def test_unsupported_modes_say_so_whatever_the_argument(o: object, tmp_path: Pat
 def test_version_shaped_as_gprofs(tmp_path: Path) -> None:
     theirs = gprof(NATIVE, ["-v"], tmp_path).stdout.decode().splitlines()
     assert re.fullmatch(r"GNU gprof \(.+\) \S+", theirs[0]), theirs
-    for args in (["report", "-v"], ["report", "--version"], ["--version"], ["report", "-v", "-%"]):
+    for args in (
+        ["report", "-v"],
+        ["report", "--version"],
+        ["--version"],
+        ["report", "-v", "-%"],
+        ["diff", "-v"],
+    ):
         r = run_tool([str(GMONLENS), *args], tmp_path)
         lines = r.stdout.decode().splitlines()
         assert r.returncode == 0, args

@@ -33,7 +33,7 @@ OPTIONS: tuple[Option, ...] = (
     Option("a", ("no-static",), NONE, "", "no static routines (their time goes to the one before)"),
     Option("A", ("annotated-source",), OPTIONAL, "SPEC", "annotated source listing"),
     Option("b", ("brief",), NONE, "", "brief output (the only form gmonlens prints; accepted)"),
-    Option("B", (), NONE, "", "call graph with explanations", supported=False),
+    Option("B", (), NONE, "", "call graph (gprof 2.40: the same as a bare -q)"),
     Option("c", ("static-call-graph",), NONE, "", "add the calls found in the machine code as count-0 arcs"),
     Option("C", ("exec-counts",), OPTIONAL, "SPEC", "execution counts of routines (of SPEC only)"),
     Option("d", ("debug",), OPTIONAL, "N", "gprof's debugging output", supported=False),
@@ -354,7 +354,8 @@ def parse_report_args(argv: Sequence[str]) -> ReportArgs:
             if val is not None:
                 lists["incl_flat" if c == "p" else "excl_flat"].append(_symspec(val))
             style(FLAT, c == "p" or val is not None)
-        elif c in "qQ":
+        elif c in "qQB":  # gprof 2.40's undocumented -B acts as a bare -q (checked: same bytes, any order)
+            c = "q" if c == "B" else c
             if val is not None and "/" in val:
                 lists["incl_arcs" if c == "q" else "excl_arcs"].append(ArcSpec.parse(val))
             elif val is not None:

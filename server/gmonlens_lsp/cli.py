@@ -103,6 +103,10 @@ def run_report(args: ReportArgs) -> int:
     if args.annotate:
         parts.append(_annotated(args, loaded.image.symbols, profile) or "")
     out = "\f\n".join(p for p in parts if p)
+    if args.function_ordering:  # gprof appends it with no form feed
+        from gmonlens.ordering import function_ordering
+
+        out += function_ordering(profile)
     sys.stdout.buffer.write(out.encode("utf-8", "surrogateescape"))  # source bytes as read
     sys.stdout.flush()
     return 0

@@ -57,7 +57,7 @@ OPTIONS: tuple[Option, ...] = (
     Option("P", ("no-flat-profile",), OPTIONAL, "SPEC", "no flat profile (or none for SPEC)"),
     Option("q", ("graph",), OPTIONAL, "SPEC", "call graph (of SPEC, or the arcs FROM/TO, only)"),
     Option("Q", ("no-graph",), OPTIONAL, "SPEC", "no call graph (or none for SPEC, or the arcs FROM/TO)"),
-    Option("r", ("function-ordering",), NONE, "", "suggested function ordering", supported=False),
+    Option("r", ("function-ordering",), NONE, "", "suggested function ordering"),
     Option("R", ("file-ordering",), REQUIRED, "MAP", "suggested link order of object files", supported=False),
     Option("s", ("sum",), NONE, "", "write the summed profile to gmon.sum"),
     Option("S", ("external-symbol-table",), REQUIRED, "FILE", "routines from FILE (`nm` output)"),
@@ -132,6 +132,7 @@ class ReportArgs:
     separate_files: bool = False
     full_paths: bool = False
     inline_files: bool = False
+    function_ordering: bool = False  # -r: printed last, right after the other sections
 
     @property
     def annotate(self) -> bool:
@@ -329,6 +330,9 @@ def parse_report_args(argv: Sequence[str]) -> ReportArgs:
         elif c == "i":
             r.file_info = True
             r.styles.add("info")  # a user-chosen output: no default sections
+        elif c == "r":
+            r.function_ordering = True
+            r.styles.add("order")  # a user-chosen output: no default sections
         elif c == "T":
             r.traditional = True
         elif c == "l":

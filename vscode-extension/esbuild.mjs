@@ -1,4 +1,5 @@
-// Bundles src/extension.ts and vscode-languageclient into dist/extension.js (CommonJS, node).
+// Bundles src/extension.ts and vscode-languageclient into dist/extension.js (CommonJS, node), and the call
+// graph panel's script with Graphviz (@viz-js/viz, WebAssembly embedded) into media/callGraphView.js.
 import * as esbuild from "esbuild";
 
 const watch = process.argv.includes("--watch");
@@ -14,8 +15,19 @@ const options = {
   minify: !watch,
   logLevel: "info",
 };
+const webview = {
+  entryPoints: ["webview/callGraphView.js"],
+  bundle: true,
+  outfile: "media/callGraphView.js",
+  format: "iife",
+  platform: "browser",
+  target: "es2022",
+  minify: !watch,
+  logLevel: "info",
+};
 if (watch) {
   await (await esbuild.context(options)).watch();
+  await (await esbuild.context(webview)).watch();
 } else {
-  await esbuild.build(options);
+  await Promise.all([esbuild.build(options), esbuild.build(webview)]);
 }

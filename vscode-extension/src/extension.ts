@@ -14,6 +14,7 @@ import {
   State,
   TransportKind,
 } from "vscode-languageclient/node";
+import { withCallGraphLink, registerCallGraph } from "./callGraphPanel";
 import { PEEK_CALLERS, registerCommands } from "./commands";
 import { HeatView, SHOW_LINE_HEAT, lineHeatShown } from "./heatview";
 import { describePlan, planLaunch, VERSION_SNIPPET } from "./launch";
@@ -29,6 +30,9 @@ export class Gmonlens implements vscode.Disposable {
   client: LanguageClient | undefined;
   private readonly statusItem = vscode.window.createStatusBarItem("gmonlens.status", vscode.StatusBarAlignment.Left, 50);
   private readonly statuses = new Map<string, ServerStatus>();
+  private readonly statusEvents = new vscode.EventEmitter<ServerStatus>();
+  /** Each `gmonlens/status` the server sends (the call graph panel refreshes on `loaded`). */
+  readonly onDidReceiveStatus = this.statusEvents.event;
   private launchProblem: string | undefined;
   private restartTimer: NodeJS.Timeout | undefined;
   private queue: Promise<void> = Promise.resolve();
@@ -40,6 +44,7 @@ export class Gmonlens implements vscode.Disposable {
     this.statusItem.name = "gmonlens";
     this.statusItem.command = "gmonlens.showOutput";
     this.disposables.push(
+      this.statusEvents,
       this.output,
       this.statusItem,
       this.heat,
@@ -166,6 +171,10 @@ export class Gmonlens implements vscode.Disposable {
           const lenses = await next(document, token);
           return lenses?.map(rewriteLens);
         },
+        provideHover: async (document, position, token, next) => {
+          const hover = await next(document, position, token);
+          return hover ? withCallGraphLink(hover, document, position) : hover;
+        },
         resolveCodeLens: async (lens, token, next) => {
           const resolved = await next(lens, token);
           return resolved ? rewriteLens(resolved) : resolved;
@@ -193,6 +202,7 @@ export class Gmonlens implements vscode.Disposable {
     if (status.state === "loaded") {
       this.heat.reset();
     }
+    this.statusEvents.fire(status);
   }
 
   refreshStatus(): void {
@@ -281,7 +291,7 @@ let instance: Gmonlens | undefined;
 
 export function activate(context: vscode.ExtensionContext): void {
   instance = new Gmonlens(context);
-  context.subscriptions.push(instance, ...registerCommands(instance));
+  context.subscriptions.push(instance, ...registerCommands(instance), ...registerCallGraph(instance, context.extensionUri));
   // Not awaited: activation must not wait for Python or the server's initialize answer.
   void instance.restart("activation");
 }

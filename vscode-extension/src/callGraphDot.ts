@@ -1,0 +1,252 @@
+/**
+ * The `gmonlens/callGraph` answer (PROTOCOL.md) checked and turned into Graphviz DOT for the call graph
+ * panel, in the style of `gmonlens export --format dot` (gprof2dot's): boxes on a blue -> red ramp by
+ * total time, edges coloured and thickened by the time gprof propagates along them and labelled with
+ * that time and the calls, cycle members in a dashed cluster, calls inside a cycle dashed.
+ * Pure (no `vscode` import): unit-tested, and used by bench/graph_panel_bench.py through node.
+ */
+
+export interface GraphNode {
+  id: number;
+  name: string;
+  displayName: string;
+  selfSeconds: number;
+  totalSeconds: number;
+  percent: number;
+  selfPercent: number;
+  calls: number;
+  recursiveCalls: number;
+  cycle: number | null;
+  uri: string | null;
+  line: number | null;
+}
+
+export interface GraphEdge {
+  caller: number;
+  callee: number;
+  calls: number;
+  seconds: number;
+  percent: number;
+  inCycle: boolean;
+}
+
+export interface CallGraph {
+  folder: string;
+  generation: number;
+  center: number | null;
+  depth: number | null;
+  nodeThreshold: number;
+  edgeThreshold: number;
+  totalSeconds: number;
+  prunedNodes: number;
+  prunedEdges: number;
+  nodes: GraphNode[];
+  edges: GraphEdge[];
+  cycles: { number: number; members: number[] }[];
+}
+
+const MAX_LABEL = 60;
+
+const isNum = (v: unknown): v is number => typeof v === "number" && Number.isFinite(v);
+const numOr = (v: unknown, d: number): number => (isNum(v) ? v : d);
+const intOrNull = (v: unknown): number | null => (isNum(v) ? v : null);
+const strOrNull = (v: unknown): string | null => (typeof v === "string" ? v : null);
+
+/** The server's answer, shape-checked: undefined for null or anything not a graph. */
+export function parseCallGraph(raw: unknown): CallGraph | undefined {
+  if (typeof raw !== "object" || raw === null) {
+    return undefined;
+  }
+  const r = raw as Record<string, unknown>;
+  if (!Array.isArray(r.nodes) || !Array.isArray(r.edges)) {
+    return undefined;
+  }
+  const nodes: GraphNode[] = [];
+  for (const n of r.nodes as Record<string, unknown>[]) {
+    if (typeof n !== "object" || n === null || !isNum(n.id) || typeof n.name !== "string") {
+      return undefined;
+    }
+    nodes.push({
+      id: n.id,
+      name: n.name,
+      displayName: typeof n.displayName === "string" ? n.displayName : n.name,
+      selfSeconds: numOr(n.selfSeconds, 0),
+      totalSeconds: numOr(n.totalSeconds, 0),
+      percent: numOr(n.percent, 0),
+      selfPercent: numOr(n.selfPercent, 0),
+      calls: numOr(n.calls, 0),
+      recursiveCalls: numOr(n.recursiveCalls, 0),
+      cycle: intOrNull(n.cycle) || null,
+      uri: strOrNull(n.uri),
+      line: intOrNull(n.line),
+    });
+  }
+  const ids = new Set(nodes.map((n) => n.id));
+  const edges: GraphEdge[] = [];
+  for (const e of r.edges as Record<string, unknown>[]) {
+    if (typeof e !== "object" || e === null || !isNum(e.caller) || !isNum(e.callee)) {
+      return undefined;
+    }
+    if (!ids.has(e.caller) || !ids.has(e.callee)) {
+      continue;
+    }
+    edges.push({
+      caller: e.caller,
+      callee: e.callee,
+      calls: numOr(e.calls, 0),
+      seconds: numOr(e.seconds, 0),
+      percent: numOr(e.percent, 0),
+      inCycle: e.inCycle === true,
+    });
+  }
+  const cycles = Array.isArray(r.cycles)
+    ? (r.cycles as Record<string, unknown>[])
+        .filter((c) => typeof c === "object" && c !== null && isNum(c.number) && Array.isArray(c.members))
+        .map((c) => ({ number: c.number as number, members: (c.members as unknown[]).filter(isNum) }))
+    : [];
+  return {
+    folder: typeof r.folder === "string" ? r.folder : "",
+    generation: numOr(r.generation, 0),
+    center: intOrNull(r.center),
+    depth: intOrNull(r.depth),
+    nodeThreshold: numOr(r.nodeThreshold, 0),
+    edgeThreshold: numOr(r.edgeThreshold, 0),
+    totalSeconds: numOr(r.totalSeconds, 0),
+    prunedNodes: numOr(r.prunedNodes, 0),
+    prunedEdges: numOr(r.prunedEdges, 0),
+    nodes,
+    edges,
+    cycles,
+  };
+}
+
+/** Python's colorsys.hls_to_rgb. */
+function hlsToRgb(h: number, l: number, s: number): [number, number, number] {
+  if (s === 0) {
+    return [l, l, l];
+  }
+  const m2 = l <= 0.5 ? l * (1 + s) : l + s - l * s;
+  const m1 = 2 * l - m2;
+  const v = (hue: number): number => {
+    hue = ((hue % 1) + 1) % 1;
+    if (hue < 1 / 6) return m1 + (m2 - m1) * hue * 6;
+    if (hue < 0.5) return m2;
+    if (hue < 2 / 3) return m1 + (m2 - m1) * (2 / 3 - hue) * 6;
+    return m1;
+  };
+  return [v(h + 1 / 3), v(h), v(h - 1 / 3)];
+}
+
+/** #rrggbb for a weight in [0, 1]: dark blue (cold) to red (hot), as the dot export colours. */
+export function ramp(weight: number): string {
+  const w = Math.min(Math.max(Number.isFinite(weight) ? weight : 0, 0), 1);
+  const [r, g, b] = hlsToRgb((2 / 3) * (1 - w), 0.25 + 0.25 * w, 0.8 + 0.2 * w);
+  const hex = (x: number) => Math.round(x * 255).toString(16).padStart(2, "0");
+  return `#${hex(r)}${hex(g)}${hex(b)}`;
+}
+
+/** Text for a DOT double-quoted string: backslashes and quotes escaped, line breaks made `\n`. */
+export function dotString(text: string): string {
+  return text
+    .replace(/\\/g, "\\\\")
+    .replace(/"/g, '\\"')
+    .replace(/\r\n|\r|\n/g, "\\n")
+    .replace(/[\u0000-\u001f\u007f]/g, " ");
+}
+
+/** A long (C++) name cut in the middle to keep boxes readable; the tooltip has it whole. */
+export function shortName(name: string, max = MAX_LABEL): string {
+  if (name.length <= max) {
+    return name;
+  }
+  const head = Math.ceil((max - 1) * 0.6);
+  return `${name.slice(0, head)}…${name.slice(name.length - (max - 1 - head))}`;
+}
+
+export function callsText(calls: number, recursive: number): string {
+  if (calls && recursive) {
+    return `${calls}+${recursive}×`;
+  }
+  return `${calls || recursive}×`;
+}
+
+const seconds = (s: number): string => `${s.toFixed(2)} s`;
+
+/** The DOT node id of a routine (also the SVG element id Graphviz writes, so clicks can find it). */
+export const nodeId = (id: number): string => `r${id}`;
+
+export function nodeLabel(n: GraphNode): string {
+  let label = `${shortName(n.displayName)}\n${n.percent.toFixed(2)}% · ${seconds(n.totalSeconds)}\n(self ${n.selfPercent.toFixed(2)}% · ${seconds(n.selfSeconds)})`;
+  if (n.calls || n.recursiveCalls) {
+    label += `\n${callsText(n.calls, n.recursiveCalls)}`;
+  }
+  return label;
+}
+
+export function edgeLabel(e: GraphEdge): string {
+  return e.inCycle ? callsText(e.calls, 0) : `${seconds(e.seconds)} (${e.percent.toFixed(2)}%)\n${callsText(e.calls, 0)}`;
+}
+
+/** The one-line description shown when hovering a node in the panel. */
+export function nodeTooltip(n: GraphNode): string {
+  const parts = [
+    n.displayName,
+    `total ${seconds(n.totalSeconds)} (${n.percent.toFixed(2)}%), self ${seconds(n.selfSeconds)} (${n.selfPercent.toFixed(2)}%)`,
+    `${callsText(n.calls, n.recursiveCalls)} calls${n.cycle ? ` · cycle ${n.cycle}` : ""}`,
+    n.uri ? "click: open its source" : "no source in this workspace: click to centre the graph on it",
+  ];
+  return parts.join("\n");
+}
+
+/** The graph as DOT, top to bottom (callers above callees), the centre routine outlined. */
+export function toDot(g: CallGraph): string {
+  const out = [
+    "digraph gmonlens {\n",
+    '  graph [fontname="Arial", fontsize=10, nodesep=0.2, ranksep=0.35, bgcolor="transparent"];\n',
+    '  node [fontcolor=white, fontname="Arial", fontsize=10, shape=box, style="filled,rounded", margin="0.1,0.05"];\n',
+    '  edge [fontname="Arial", fontsize=9];\n',
+  ];
+  const byCycle = new Map<number, string[]>();
+  for (const n of g.nodes) {
+    const color = ramp(n.percent / 100);
+    let line = `  ${nodeId(n.id)} [id="${nodeId(n.id)}", label="${dotString(nodeLabel(n))}", fillcolor="${color}", color="${color}"`;
+    if (n.id === g.center) {
+      line += ', penwidth=3, color="#000000"';
+    }
+    line += "];\n";
+    if (n.cycle) {
+      const list = byCycle.get(n.cycle) ?? [];
+      list.push(line);
+      byCycle.set(n.cycle, list);
+    } else {
+      out.push(line);
+    }
+  }
+  for (const k of [...byCycle.keys()].sort((a, b) => a - b)) {
+    out.push(`  subgraph cluster_cycle${k} {\n    id="cycle${k}"; label="<cycle ${k}>"; style="dashed,rounded";\n`);
+    out.push(...(byCycle.get(k) ?? []).map((l) => `  ${l}`));
+    out.push("  }\n");
+  }
+  for (const e of g.edges) {
+    const w = Math.min(Math.max(e.percent / 100, 0), 1);
+    const color = ramp(w);
+    let attrs = `label="${dotString(edgeLabel(e))}", color="${color}", fontcolor="${color}", penwidth=${(0.5 + 3.5 * w).toFixed(2)}, arrowsize=${(0.5 + 0.5 * Math.sqrt(w)).toFixed(2)}`;
+    if (e.inCycle) {
+      attrs += ", style=dashed";
+    }
+    out.push(`  ${nodeId(e.caller)} -> ${nodeId(e.callee)} [${attrs}];\n`);
+  }
+  out.push("}\n");
+  return out.join("");
+}
+
+/** The summary line above the graph. */
+export function summary(g: CallGraph): string {
+  const center = g.nodes.find((n) => n.id === g.center);
+  const what = center ? `around ${center.displayName}, depth ${g.depth ?? 0}` : "whole program";
+  const pruned =
+    g.prunedNodes || g.prunedEdges
+      ? ` · ${g.prunedNodes} routines and ${g.prunedEdges} calls below ${g.nodeThreshold}% / ${g.edgeThreshold}% not shown`
+      : "";
+  return `${what} · ${g.nodes.length} routines, ${g.edges.length} calls · total ${seconds(g.totalSeconds)}${pruned}`;
+}

@@ -1,0 +1,53 @@
+/**
+ * The call graph panel's HTML: a toolbar, a summary line and the graph area. The script
+ * (media/callGraphView.js, bundled with Graphviz compiled to WebAssembly by @viz-js/viz) lays the DOT
+ * out in the webview itself. Content-Security-Policy: nothing by default, the script only by its
+ * nonce (`'wasm-unsafe-eval'` lets it compile the embedded WebAssembly), styles and images from the
+ * extension's media folder (and data: URIs), no network. Pure: unit-tested.
+ */
+
+export interface HtmlParts {
+  cspSource: string;
+  nonce: string;
+  scriptUri: string;
+  styleUri: string;
+}
+
+export function contentSecurityPolicy(p: Pick<HtmlParts, "cspSource" | "nonce">): string {
+  return [
+    "default-src 'none'",
+    `script-src 'nonce-${p.nonce}' 'wasm-unsafe-eval'`,
+    `style-src ${p.cspSource}`,
+    `img-src ${p.cspSource} data:`,
+    `font-src ${p.cspSource}`,
+  ].join("; ");
+}
+
+const attr = (s: string): string =>
+  s.replace(/&/g, "&amp;").replace(/"/g, "&quot;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+
+export function panelHtml(p: HtmlParts): string {
+  return `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="UTF-8">
+<meta http-equiv="Content-Security-Policy" content="${attr(contentSecurityPolicy(p))}">
+<meta name="viewport" content="width=device-width, initial-scale=1.0">
+<link rel="stylesheet" href="${attr(p.styleUri)}">
+<title>gmonlens call graph</title>
+</head>
+<body>
+<div id="toolbar">
+  <label title="Callers and callees shown around the routine (breadth first)">Depth
+    <button id="depth-down" title="Less depth">−</button><span id="depth">2</span><button id="depth-up" title="More depth">+</button></label>
+  <label title="The whole program, pruned as gmonlens export --format dot prunes it"><input type="checkbox" id="whole"> Whole program</label>
+  <label title="Pinned: the graph stays; unpinned: it follows the routine under the cursor"><input type="checkbox" id="pinned"> Pinned</label>
+  <button id="fit" title="Fit the graph in the panel, or show it at its natural size">Natural size</button>
+</div>
+<div id="summary" role="status"></div>
+<div id="graph" tabindex="0"></div>
+<script nonce="${attr(p.nonce)}" src="${attr(p.scriptUri)}"></script>
+</body>
+</html>
+`;
+}

@@ -1,0 +1,113 @@
+// The call graph panel's script (runs in the webview; bundled by esbuild.mjs with @viz-js/viz into
+// media/callGraphView.js). The extension sends the graph as DOT; Graphviz (WebAssembly) lays it out
+// here, offline. Clicking a node asks the extension to open its source; the toolbar changes the depth,
+// switches to the whole program and pins the graph.
+import { instance } from "@viz-js/viz";
+
+const vscode = acquireVsCodeApi();
+const $ = (id) => document.getElementById(id);
+const graphEl = $("graph");
+const summaryEl = $("summary");
+let state = { depth: 2, whole: false, pinned: false, fit: true };
+let nodes = {};
+const vizPromise = instance();
+
+function applyState() {
+  $("depth").textContent = String(state.depth);
+  $("whole").checked = state.whole;
+  $("pinned").checked = state.pinned;
+  $("depth-down").disabled = state.whole || state.depth <= 0;
+  $("depth-up").disabled = state.whole || state.depth >= 10;
+  $("fit").textContent = state.fit ? "Natural size" : "Fit";
+  const svg = graphEl.querySelector("svg");
+  if (svg) fitSvg(svg);
+}
+
+function fitSvg(svg) {
+  if (state.fit) {
+    svg.style.maxWidth = "100%";
+    svg.style.height = "auto";
+  } else {
+    svg.style.maxWidth = "none";
+    svg.style.height = "";
+  }
+}
+
+function say(text) {
+  summaryEl.textContent = text;
+}
+
+async function render(msg) {
+  const viz = await vizPromise;
+  const started = performance.now();
+  let svg;
+  try {
+    svg = viz.renderSVGElement(msg.dot);
+  } catch (e) {
+    say(`Graphviz could not lay out the graph: ${e && e.message ? e.message : e}`);
+    return;
+  }
+  const ms = Math.round(performance.now() - started);
+  nodes = msg.nodes;
+  for (const g of svg.querySelectorAll("g.node")) {
+    const info = nodes[g.id];
+    if (!info) continue;
+    const title = g.querySelector("title");
+    if (title) title.textContent = info.tooltip;
+    g.classList.add(info.hasSource ? "has-source" : "no-source");
+    if (info.center) g.classList.add("center");
+    g.setAttribute("tabindex", "0");
+    g.setAttribute("role", "button");
+    g.addEventListener("click", (ev) => {
+      ev.preventDefault();
+      vscode.postMessage({ type: "open", node: g.id, centre: ev.altKey || !info.hasSource });
+    });
+    g.addEventListener("keydown", (ev) => {
+      if (ev.key === "Enter" || ev.key === " ") {
+        ev.preventDefault();
+        vscode.postMessage({ type: "open", node: g.id, centre: ev.altKey || !info.hasSource });
+      }
+    });
+  }
+  for (const title of svg.querySelectorAll("g.edge > title, g.cluster > title")) {
+    title.textContent = title.textContent.replace(/\br(\d+)\b/g, (_m, id) => nodes[`r${id}`]?.name ?? id);
+  }
+  svg.removeAttribute("width");
+  svg.removeAttribute("height");
+  const vb = svg.viewBox.baseVal;
+  if (vb && vb.width) {
+    svg.style.width = `${vb.width}px`;
+  }
+  fitSvg(svg);
+  graphEl.replaceChildren(svg);
+  graphEl.dataset.renderMs = String(ms);
+  graphEl.dataset.generation = String(msg.generation);
+  say(`${msg.summary} · laid out in ${ms} ms`);
+  const centre = svg.querySelector("g.node.center");
+  if (centre && !state.fit) centre.scrollIntoView({ block: "center", inline: "center" });
+}
+
+window.addEventListener("message", (event) => {
+  const msg = event.data;
+  if (!msg || typeof msg !== "object") return;
+  if (msg.type === "state") {
+    state = { ...state, ...msg.state };
+    applyState();
+  } else if (msg.type === "graph") {
+    void render(msg);
+  } else if (msg.type === "message") {
+    say(msg.text);
+    if (msg.clear) graphEl.replaceChildren();
+  }
+});
+
+$("depth-down").addEventListener("click", () => vscode.postMessage({ type: "depth", depth: state.depth - 1 }));
+$("depth-up").addEventListener("click", () => vscode.postMessage({ type: "depth", depth: state.depth + 1 }));
+$("whole").addEventListener("change", (e) => vscode.postMessage({ type: "whole", whole: e.target.checked }));
+$("pinned").addEventListener("change", (e) => vscode.postMessage({ type: "pinned", pinned: e.target.checked }));
+$("fit").addEventListener("click", () => {
+  state.fit = !state.fit;
+  applyState();
+});
+applyState();
+vscode.postMessage({ type: "ready" });

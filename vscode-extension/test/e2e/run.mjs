@@ -15,6 +15,7 @@ import * as net from "node:net";
 import * as os from "node:os";
 import * as path from "node:path";
 import { fileURLToPath } from "node:url";
+import { checkCallGraph, checkReloaded, graphGeneration } from "./callGraph.mjs";
 import { expectedLens, parseGprof, parseLens } from "./gprof.mjs";
 import { lineHeatChecks } from "./lineheat.mjs";
 
@@ -300,6 +301,9 @@ async function main() {
     await page.keyboard.press("Escape");
     await sleep(300);
 
+    // The call graph panel (test/e2e/callGraph.mjs): opened from the hover's link; left open.
+    await checkCallGraph(page, { folder, source, gprof, check, runCommand, goTo, results: RESULTS, ext: EXT });
+
     // The report command opens gprof's text.
     await runCommand(page, "gmonlens: Show gprof Report");
     const report = page.locator(".monaco-editor .view-lines", { hasText: "Flat profile" }).first();
@@ -336,6 +340,7 @@ async function main() {
     check("Restart Server brings the profile back", restarted.includes(`${gprof.totalSeconds.toFixed(2)} s`), restarted);
 
     // A new run of the program rewrites gmon.out: the lenses follow without any command.
+    const graphBefore = { generation: await graphGeneration(page) };
     execFileSync("./prog", [], { cwd: folder });
     gprof = parseGprof(execFileSync("gprof", ["-b", "prog", "gmon.out"], { cwd: folder, encoding: "utf8" }));
     let reloaded = [];
@@ -355,6 +360,7 @@ async function main() {
     }
     check("after a new run of the program the lenses show the new gmon.out's figures", !mismatch,
       mismatch || reloaded.map((l) => l.lens).join(" | "));
+    await checkReloaded(page, graphBefore, check);
 
     // A workspace setting (per folder) restarts the server and changes the lens title.
     fs.mkdirSync(path.join(folder, ".vscode"), { recursive: true });

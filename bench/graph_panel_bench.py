@@ -1,0 +1,140 @@
+"""The VS Code call graph panel's whole-program view on a large program, end to end minus the browser:
+the server's `gmonlens/callGraph` request (`{"whole": true}`, the dot export's 0.5%/0.1% pruning) over
+stdio, then in node the extension's DOT generation (vscode-extension/src/callGraphDot.ts, compiled)
+and the Graphviz layout by the library the panel bundles (@viz-js/viz, WebAssembly), SVG out.
+The webview also parses the SVG into its DOM (not timed here). Target: under 2 s in all.
+
+Usage: ``.venv/bin/python bench/graph_panel_bench.py [--reps N] [BINARY GMON]`` (default: the generated
+20,000-routine program of gen_program.py, built and run on first use). Needs node and
+``make -C vscode-extension unit`` (or ``npm ci`` there) to have been run once.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+BENCH = Path(__file__).resolve().parent
+EXT = BENCH.parent / "vscode-extension"
+sys.path.insert(0, str(BENCH))
+
+from server_bench import RawClient  # noqa: E402
+
+LAYOUT_JS = r"""
+const fs = require("fs");
+const { toDot, parseCallGraph } = require(process.argv[2]);
+(async () => {
+  const { instance } = await import("@viz-js/viz");
+  const graph = parseCallGraph(JSON.parse(fs.readFileSync(process.argv[3], "utf8")));
+  const reps = Number(process.argv[4]);
+  let t = performance.now();
+  const viz = await instance();
+  const init = performance.now() - t;
+  const dots = [], layouts = [];
+  let svg = "";
+  for (let i = 0; i < reps; i++) {
+    t = performance.now();
+    const dot = toDot(graph);
+    dots.push(performance.now() - t);
+    t = performance.now();
+    svg = viz.renderString(dot, { format: "svg" });
+    layouts.push(performance.now() - t);
+  }
+  const med = (a) => a.sort((x, y) => x - y)[Math.floor(a.length / 2)];
+  console.log(JSON.stringify({ init_ms: init, dot_ms: med(dots), layout_ms: med(layouts), svg_bytes: svg.length }));
+})();
+"""
+
+
+async def whole_request(folder: Path, binary: str, gmon: str, reps: int) -> tuple[list[float], Any]:
+    """Seconds of each whole-program request once the profile is loaded, and the last answer."""
+    cache = tempfile.mkdtemp(prefix="gmonlens-graph-bench-")
+    env = {**os.environ, "XDG_CACHE_HOME": cache}
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "gmonlens_lsp", "serve", "--stdio", env=env,
+        stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.DEVNULL,
+        limit=1 << 26,
+    )  # fmt: skip
+    client = RawClient(proc)
+    await client.request(
+        "initialize",
+        {
+            "processId": os.getpid(),
+            "capabilities": {},
+            "rootUri": folder.as_uri(),
+            "workspaceFolders": [{"uri": folder.as_uri(), "name": folder.name}],
+            "initializationOptions": {"gmonlens": {"binary": binary, "profiles": [gmon]}},
+        },
+    )
+    client.notify("initialized", {})
+    params = {"whole": True, "folder": folder.as_uri()}
+    answer = None
+    deadline = time.monotonic() + 300
+    while answer is None and time.monotonic() < deadline:  # the first answer waits for the load
+        answer = await client.request("gmonlens/callGraph", params)
+    times = []
+    for _ in range(reps):
+        t = time.perf_counter()
+        answer = await client.request("gmonlens/callGraph", params)
+        times.append(time.perf_counter() - t)
+    await client.request("shutdown", None)
+    client.notify("exit", None)
+    await proc.wait()
+    return times, answer
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--reps", type=int, default=5)
+    ap.add_argument("files", nargs="*")
+    a = ap.parse_args()
+    if a.files:
+        binary, gmon = a.files
+    else:
+        import gen_program
+
+        src = gen_program.generate(gen_program.WORK_DIR / "gen20000x200")
+        exe = gen_program.build(src, opt="-O0")
+        binary, gmon = str(exe), str(gen_program.run_program(exe))
+    folder = Path(binary).resolve().parent
+    compiled = EXT / "out" / "src" / "callGraphDot.js"
+    if not compiled.exists():
+        subprocess.run(["npx", "tsc", "-p", "tsconfig.test.json"], cwd=EXT, check=True)
+    times, answer = asyncio.run(whole_request(folder, binary, gmon, a.reps))
+    if not answer:
+        print("the server answered no graph", file=sys.stderr)
+        return 1
+    request = statistics.median(times)
+    print(
+        f"whole program: {len(answer['nodes'])} nodes, {len(answer['edges'])} edges shown; "
+        f"{answer['prunedNodes']} nodes, {answer['prunedEdges']} edges pruned "
+        f"(thresholds {answer['nodeThreshold']}% / {answer['edgeThreshold']}%)"
+    )
+    print(f"{'server request gmonlens/callGraph (whole)':<44} {request:8.3f} s")
+    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+        json.dump(answer, f)
+    out = subprocess.run(
+        ["node", "-e", LAYOUT_JS, str(compiled), f.name, str(a.reps)],
+        cwd=EXT, check=True, capture_output=True, text=True,
+    ).stdout  # fmt: skip
+    os.unlink(f.name)
+    r = json.loads(out.strip().splitlines()[-1])
+    print(f"{'viz.js instance (wasm compile, once)':<44} {r['init_ms'] / 1000:8.3f} s")
+    print(f"{'DOT generation (callGraphDot.ts)':<44} {r['dot_ms'] / 1000:8.3f} s")
+    print(f"{'Graphviz layout to SVG (@viz-js/viz)':<44} {r['layout_ms'] / 1000:8.3f} s")
+    total = request + (r["dot_ms"] + r["layout_ms"]) / 1000
+    print(f"{'request + DOT + layout':<44} {total:8.3f} s  (target < 2 s)")
+    return 0 if total < 2.0 else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,134 @@
+// End-to-end checks of the call graph panel (called from run.mjs): the hover's "Show call graph" link
+// opens the panel around spin with gprof's callers, Graphviz draws it inside the webview, clicking a
+// node opens its source (and, unpinned, re-centres the graph), the whole-program view, and the panel
+// following a reload of the profile. Webviews in code-server are nested iframes: the webview's iframe,
+// then its #active-frame.
+import * as fs from "node:fs";
+import * as path from "node:path";
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+const panelFrame = (page) => page.frameLocator("iframe.webview.ready").frameLocator("#active-frame");
+
+async function summaryText(frame, want, ms = 20000) {
+  const el = frame.locator("#summary");
+  let text = "";
+  for (const end = Date.now() + ms; Date.now() < end; await sleep(300)) {
+    text = ((await el.textContent({ timeout: 2000 }).catch(() => "")) ?? "").replace(/\u00a0/g, " ");
+    if (want.test(text)) break;
+  }
+  return text;
+}
+
+async function nodeNames(frame) {
+  return (await frame.locator("#graph g.node text").allTextContents().catch(() => [])).map((t) => t.trim());
+}
+
+/** Opens the panel from the hover on spin and checks it; leaves it open (see checkReloaded). */
+export async function checkCallGraph(page, { folder, source, gprof, check, runCommand, goTo, results, ext }) {
+  const spinLine = source.findIndex((l) => /\bspin\(long n\)/.test(l));
+  await page.locator(".monaco-editor .view-lines").first().click();
+  await goTo(page, spinLine + 1, source[spinLine].indexOf("spin") + 2);
+  await runCommand(page, "Show or Focus Hover");
+  const link = page.locator(".monaco-hover a", { hasText: "Show call graph" }).first();
+  const linked = await link.waitFor({ timeout: 15000 }).then(() => true, () => false);
+  check("the hover on spin has a Show call graph link", linked);
+  if (linked) {
+    await link.click();
+  } else {
+    await page.keyboard.press("Escape");
+    await runCommand(page, "gmonlens: Show Call Graph");
+  }
+  const frame = panelFrame(page);
+  const callers = (gprof.callers.get("spin") ?? []).map((c) => c.name);
+  const around = await summaryText(frame, /around spin/);
+  let names = [];
+  for (const end = Date.now() + 20000; Date.now() < end; await sleep(300)) {
+    names = await nodeNames(frame);
+    if (callers.every((c) => names.some((n) => n.startsWith(c)))) break;
+  }
+  // The hover that held the link may still be up over the panel: close it.
+  await page.keyboard.press("Escape");
+  for (let i = 0; i < 20; i++) {
+    const up = await page.evaluate(() =>
+      [...document.querySelectorAll(".monaco-hover")].some((el) => el.getBoundingClientRect().height > 0 && !el.classList.contains("hidden")),
+    );
+    if (!up) break;
+    await page.keyboard.press("Escape");
+    await sleep(250);
+  }
+  const ms = await frame.locator("#graph").getAttribute("data-render-ms", { timeout: 2000 }).catch(() => null);
+  await sleep(500);
+  await page.screenshot({ path: path.join(results, "8-call-graph.png") });
+  await page.screenshot({ path: path.join(results, "readme-call-graph.png"), clip: { x: 348, y: 64, width: 932, height: 560 } });
+  if (process.env.UPDATE_README_SCREENSHOT === "1") {
+    fs.copyFileSync(path.join(results, "readme-call-graph.png"), path.join(ext, "images", "call-graph.png"));
+  }
+  check("the call graph panel shows the graph around spin, laid out in the webview",
+    /around spin/.test(around) && ms !== null, `${around} (layout ${ms} ms)`);
+  check("the graph has spin and gprof's callers of spin",
+    callers.length > 0 && [...callers, "spin"].every((c) => names.some((n) => n.startsWith(c))),
+    `${JSON.stringify(names)} (want ${callers.join(", ")})`);
+  const spinNode = await frame.locator("#graph g.node", { hasText: "spin" }).first().textContent().catch(() => "");
+  const spin = gprof.routines.get("spin");
+  check("spin's node shows gprof's self seconds and calls",
+    spin !== undefined && spinNode.includes(`${spin.self} s`) && spinNode.includes(`${spin.calls}×`), `${spinNode} (want ${spin?.self} s, ${spin?.calls}×)`);
+
+  // Clicking mix's node opens work.c at mix (and, unpinned, centres the graph on mix).
+  const mixLine = source.findIndex((l) => /\bmix\(int k\)/.test(l)) + 1;
+  await frame.locator("#graph g.node", { hasText: /^\s*mix/ }).first().click({ timeout: 10000 }).catch((e) => console.log(`click: ${e.message}`));
+  const cursor = page.locator(".statusbar-item", { hasText: /Ln \d+, Col \d+/ }).first();
+  let where = "";
+  for (let i = 0; i < 30 && !where.includes(`Ln ${mixLine},`); i++) {
+    await sleep(300);
+    where = ((await cursor.textContent().catch(() => "")) ?? "").replace(/\u00a0/g, " ");
+  }
+  const tab = ((await page.locator(".tab.active").first().textContent().catch(() => "")) ?? "").trim();
+  check("clicking mix's node opens its source", where.includes(`Ln ${mixLine},`) && tab.includes("work.c"), `${tab} ${where} (want work.c line ${mixLine})`);
+  const recentred = await summaryText(frame, /around mix/);
+  check("unpinned, the graph re-centres on the clicked routine", /around mix/.test(recentred), recentred);
+
+  // Unpinned, the graph follows the routine under the cursor: churn's name at its definition.
+  const churnLine = source.findIndex((l) => /\bchurn\(int n\)/.test(l));
+  await goTo(page, churnLine + 1, source[churnLine].indexOf("churn") + 2);
+  const followed = await summaryText(frame, /around churn/);
+  check("unpinned, the graph follows the routine under the cursor", /around churn/.test(followed), followed);
+  // Pinned, it stays.
+  await frame.locator("#pinned").check({ timeout: 5000 }).catch((e) => console.log(`pinned: ${e.message}`));
+  await sleep(300);
+  await goTo(page, spinLine + 1, source[spinLine].indexOf("spin") + 2);
+  await sleep(2000);
+  const stayed = await summaryText(frame, /around churn/, 2000);
+  check("pinned, the graph stays", /around churn/.test(stayed), stayed);
+  await frame.locator("#pinned").uncheck({ timeout: 5000 }).catch(() => undefined);
+
+  // The whole program, pruned as the dot export prunes it.
+  await frame.locator("#whole").check({ timeout: 5000 }).catch((e) => console.log(`whole: ${e.message}`));
+  const whole = await summaryText(frame, /whole program/);
+  await sleep(500);
+  names = await nodeNames(frame);
+  await page.screenshot({ path: path.join(results, "8b-call-graph-whole.png") });
+  // square's 0.00 s is under the dot export's 0.5% threshold: pruned, and the summary says so.
+  check("the whole-program view shows main, mix, churn and spin, square pruned under 0.5%",
+    /whole program/.test(whole) && /1 routines and \d+ calls below 0\.5% \/ 0\.1% not shown/.test(whole) &&
+      ["main", "mix", "churn", "spin"].every((c) => names.some((n) => n.startsWith(c))) && !names.some((n) => n.startsWith("square")),
+    `${whole} ${JSON.stringify(names)}`);
+  await page.locator(".monaco-editor .view-lines").first().click();
+}
+
+/** The generation of the profile the open panel shows (null without a graph). */
+export async function graphGeneration(page) {
+  return panelFrame(page).locator("#graph").getAttribute("data-generation", { timeout: 2000 }).catch(() => null);
+}
+
+/** After a new run of the program: the open panel asked for the graph again (a newer generation). */
+export async function checkReloaded(page, before, check) {
+  const frame = panelFrame(page);
+  let generation = null;
+  for (const end = Date.now() + 20000; Date.now() < end; await sleep(500)) {
+    generation = await frame.locator("#graph").getAttribute("data-generation", { timeout: 2000 }).catch(() => null);
+    if (generation !== null && generation !== before.generation) break;
+  }
+  check("the open call graph follows the reloaded profile", generation !== null && generation !== before.generation,
+    `generation ${before.generation} -> ${generation}`);
+}

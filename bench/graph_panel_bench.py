@@ -31,11 +31,11 @@ from server_bench import RawClient  # noqa: E402
 
 LAYOUT_JS = r"""
 const fs = require("fs");
-const { toDot, parseCallGraph } = require(process.argv[2]);
+const { toDot, parseCallGraph } = require(process.argv[1]);
 (async () => {
   const { instance } = await import("@viz-js/viz");
-  const graph = parseCallGraph(JSON.parse(fs.readFileSync(process.argv[3], "utf8")));
-  const reps = Number(process.argv[4]);
+  const graph = parseCallGraph(JSON.parse(fs.readFileSync(process.argv[2], "utf8")));
+  const reps = Number(process.argv[3]);
   let t = performance.now();
   const viz = await instance();
   const init = performance.now() - t;
@@ -55,8 +55,11 @@ const { toDot, parseCallGraph } = require(process.argv[2]);
 """
 
 
-async def whole_request(folder: Path, binary: str, gmon: str, reps: int) -> tuple[list[float], Any]:
-    """Seconds of each whole-program request once the profile is loaded, and the last answer."""
+async def whole_request(
+    folder: Path, binary: str, gmon: str, reps: int, thresholds: list[dict[str, float]]
+) -> list[tuple[list[float], Any]]:
+    """For each thresholds setting: seconds of each whole-program request once the profile is loaded,
+    and the last answer."""
     cache = tempfile.mkdtemp(prefix="gmonlens-graph-bench-")
     env = {**os.environ, "XDG_CACHE_HOME": cache}
     proc = await asyncio.create_subprocess_exec(
@@ -76,20 +79,23 @@ async def whole_request(folder: Path, binary: str, gmon: str, reps: int) -> tupl
         },
     )
     client.notify("initialized", {})
-    params = {"whole": True, "folder": folder.as_uri()}
     answer = None
     deadline = time.monotonic() + 300
     while answer is None and time.monotonic() < deadline:  # the first answer waits for the load
-        answer = await client.request("gmonlens/callGraph", params)
-    times = []
-    for _ in range(reps):
-        t = time.perf_counter()
-        answer = await client.request("gmonlens/callGraph", params)
-        times.append(time.perf_counter() - t)
+        answer = await client.request("gmonlens/callGraph", {"whole": True})
+    out = []
+    for extra in thresholds:
+        params = {"whole": True, "folder": folder.as_uri(), **extra}
+        times = []
+        for _ in range(reps):
+            t = time.perf_counter()
+            answer = await client.request("gmonlens/callGraph", params)
+            times.append(time.perf_counter() - t)
+        out.append((times, answer))
     await client.request("shutdown", None)
     client.notify("exit", None)
     await proc.wait()
-    return times, answer
+    return out
 
 
 def main() -> int:
@@ -109,31 +115,35 @@ def main() -> int:
     compiled = EXT / "out" / "src" / "callGraphDot.js"
     if not compiled.exists():
         subprocess.run(["npx", "tsc", "-p", "tsconfig.test.json"], cwd=EXT, check=True)
-    times, answer = asyncio.run(whole_request(folder, binary, gmon, a.reps))
-    if not answer:
-        print("the server answered no graph", file=sys.stderr)
-        return 1
-    request = statistics.median(times)
-    print(
-        f"whole program: {len(answer['nodes'])} nodes, {len(answer['edges'])} edges shown; "
-        f"{answer['prunedNodes']} nodes, {answer['prunedEdges']} edges pruned "
-        f"(thresholds {answer['nodeThreshold']}% / {answer['edgeThreshold']}%)"
-    )
-    print(f"{'server request gmonlens/callGraph (whole)':<44} {request:8.3f} s")
-    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
-        json.dump(answer, f)
-    out = subprocess.run(
-        ["node", "-e", LAYOUT_JS, str(compiled), f.name, str(a.reps)],
-        cwd=EXT, check=True, capture_output=True, text=True,
-    ).stdout  # fmt: skip
-    os.unlink(f.name)
-    r = json.loads(out.strip().splitlines()[-1])
-    print(f"{'viz.js instance (wasm compile, once)':<44} {r['init_ms'] / 1000:8.3f} s")
-    print(f"{'DOT generation (callGraphDot.ts)':<44} {r['dot_ms'] / 1000:8.3f} s")
-    print(f"{'Graphviz layout to SVG (@viz-js/viz)':<44} {r['layout_ms'] / 1000:8.3f} s")
-    total = request + (r["dot_ms"] + r["layout_ms"]) / 1000
-    print(f"{'request + DOT + layout':<44} {total:8.3f} s  (target < 2 s)")
-    return 0 if total < 2.0 else 1
+    settings: list[dict[str, float]] = [{}, {"nodeThreshold": 0.05, "edgeThreshold": 0.01}]
+    ok = True
+    for i, (times, answer) in enumerate(asyncio.run(whole_request(folder, binary, gmon, a.reps, settings))):
+        if not answer:
+            print("the server answered no graph", file=sys.stderr)
+            return 1
+        request = statistics.median(times)
+        print(
+            f"whole program, thresholds {answer['nodeThreshold']}% / {answer['edgeThreshold']}%"
+            f"{' (the dot export defaults, the panel view)' if i == 0 else ' (finer, for scale)'}: "
+            f"{len(answer['nodes'])} nodes, {len(answer['edges'])} edges shown; "
+            f"{answer['prunedNodes']} nodes, {answer['prunedEdges']} edges pruned"
+        )
+        print(f"  {'server request gmonlens/callGraph (whole)':<44} {request:8.3f} s")
+        with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+            json.dump(answer, f)
+        out = subprocess.run(
+            ["node", "-e", LAYOUT_JS, str(compiled), f.name, str(a.reps)],
+            cwd=EXT, check=True, capture_output=True, text=True,
+        ).stdout  # fmt: skip
+        os.unlink(f.name)
+        r = json.loads(out.strip().splitlines()[-1])
+        print(f"  {'viz.js instance (wasm compile, once)':<44} {r['init_ms'] / 1000:8.3f} s")
+        print(f"  {'DOT generation (callGraphDot.ts)':<44} {r['dot_ms'] / 1000:8.3f} s")
+        print(f"  {'Graphviz layout to SVG (@viz-js/viz)':<44} {r['layout_ms'] / 1000:8.3f} s")
+        total = request + (r["dot_ms"] + r["layout_ms"]) / 1000
+        print(f"  {'request + DOT + layout':<44} {total:8.3f} s{'  (target < 2 s)' if i == 0 else ''}")
+        ok = ok and (i > 0 or total < 2.0)
+    return 0 if ok else 1
 
 
 if __name__ == "__main__":

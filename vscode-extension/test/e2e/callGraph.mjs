@@ -96,6 +96,7 @@ export async function checkCallGraph(page, { folder, source, gprof, check, runCo
   // Pinned, it stays.
   await frame.locator("#pinned").check({ timeout: 5000 }).catch((e) => console.log(`pinned: ${e.message}`));
   await sleep(300);
+  await page.locator(".monaco-editor .view-lines").first().click();
   await goTo(page, spinLine + 1, source[spinLine].indexOf("spin") + 2);
   await sleep(2000);
   const stayed = await summaryText(frame, /around churn/, 2000);

@@ -56,7 +56,7 @@ const { toDot, parseCallGraph } = require(process.argv[1]);
 
 
 async def whole_request(
-    folder: Path, binary: str, gmon: str, reps: int, thresholds: list[dict[str, float]]
+    folder: Path, binary: str, gmon: str, reps: int, thresholds: list[dict[str, Any]]
 ) -> list[tuple[list[float], Any]]:
     """For each thresholds setting: seconds of each whole-program request once the profile is loaded,
     and the last answer."""
@@ -84,8 +84,14 @@ async def whole_request(
     while answer is None and time.monotonic() < deadline:  # the first answer waits for the load
         answer = await client.request("gmonlens/callGraph", {"whole": True})
     out = []
+    first = answer or {"nodes": []}
+    hottest = max(first["nodes"], key=lambda n: n["selfSeconds"], default=None)
     for extra in thresholds:
-        params = {"whole": True, "folder": folder.as_uri(), **extra}
+        if extra.get("around") and hottest is not None:  # the default panel view around a routine
+            extra = {"routine": hottest["id"], "generation": first["generation"], "name": hottest["name"]}
+            params = {"folder": folder.as_uri(), **extra}
+        else:
+            params = {"whole": True, "folder": folder.as_uri(), **extra}
         times = []
         for _ in range(reps):
             t = time.perf_counter()
@@ -115,20 +121,30 @@ def main() -> int:
     compiled = EXT / "out" / "src" / "callGraphDot.js"
     if not compiled.exists():
         subprocess.run(["npx", "tsc", "-p", "tsconfig.test.json"], cwd=EXT, check=True)
-    settings: list[dict[str, float]] = [{}, {"nodeThreshold": 0.05, "edgeThreshold": 0.01}]
+    settings: list[dict[str, Any]] = [
+        {},
+        {"nodeThreshold": 0.05, "edgeThreshold": 0.01},
+        {"around": True},
+    ]
     ok = True
     for i, (times, answer) in enumerate(asyncio.run(whole_request(folder, binary, gmon, a.reps, settings))):
         if not answer:
             print("the server answered no graph", file=sys.stderr)
             return 1
         request = statistics.median(times)
+        centre = next((n["displayName"] for n in answer["nodes"] if n["id"] == answer["center"]), None)
+        what = (
+            f"around the hottest routine {centre}, depth {answer['depth']} (the panel's default view)"
+            if centre
+            else f"whole program, thresholds {answer['nodeThreshold']}% / {answer['edgeThreshold']}%"
+            + (" (the dot export defaults, the panel view)" if i == 0 else " (finer, for scale)")
+        )
         print(
-            f"whole program, thresholds {answer['nodeThreshold']}% / {answer['edgeThreshold']}%"
-            f"{' (the dot export defaults, the panel view)' if i == 0 else ' (finer, for scale)'}: "
+            f"{what}: "
             f"{len(answer['nodes'])} nodes, {len(answer['edges'])} edges shown; "
             f"{answer['prunedNodes']} nodes, {answer['prunedEdges']} edges pruned"
         )
-        print(f"  {'server request gmonlens/callGraph (whole)':<44} {request:8.3f} s")
+        print(f"  {'server request gmonlens/callGraph':<44} {request:8.3f} s")
         with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
             json.dump(answer, f)
         out = subprocess.run(
@@ -142,7 +158,7 @@ def main() -> int:
         print(f"  {'Graphviz layout to SVG (@viz-js/viz)':<44} {r['layout_ms'] / 1000:8.3f} s")
         total = request + (r["dot_ms"] + r["layout_ms"]) / 1000
         print(f"  {'request + DOT + layout':<44} {total:8.3f} s{'  (target < 2 s)' if i == 0 else ''}")
-        ok = ok and (i > 0 or total < 2.0)
+        ok = ok and (i != 0 or total < 2.0)
     return 0 if ok else 1
 
 

@@ -93,6 +93,10 @@ export async function checkCallGraph(page, { folder, source, gprof, check, runCo
   await goTo(page, churnLine + 1, source[churnLine].indexOf("churn") + 2);
   const followed = await summaryText(frame, /around churn/);
   check("unpinned, the graph follows the routine under the cursor", /around churn/.test(followed), followed);
+  // One more level of depth: asked again around the same routine.
+  await frame.locator("#depth-up").click({ timeout: 5000 }).catch((e) => console.log(`depth: ${e.message}`));
+  const deeper = await summaryText(frame, /around churn, depth 3/);
+  check("the depth control asks for one more level", /around churn, depth 3/.test(deeper), deeper);
   // Pinned, it stays.
   await frame.locator("#pinned").check({ timeout: 5000 }).catch((e) => console.log(`pinned: ${e.message}`));
   await sleep(300);

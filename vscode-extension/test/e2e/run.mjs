@@ -481,7 +481,10 @@ async function main() {
     check("the output channel has the server's log", /starting the server \(activation\)/.test(logs) && /loaded .*routines/.test(logs));
     check("the log shows the restarts: command and settings change",
       /starting the server \(restart command\)/.test(logs) && /starting the server \(settings changed\)/.test(logs));
-    const errors = logs.split("\n").filter((l) => /Traceback|Error while|ModuleNotFoundError|No module named|\[error\] (?!gmonlens (INFO|DEBUG))/.test(l));
+    // pygls warns when VS Code cancels a request it has already answered (benign; seen while
+    // scrolling the 9 MB sqlite3.c): not an error
+    const errors = logs.split("\n").filter((l) => /Traceback|Error while|ModuleNotFoundError|No module named|\[error\] (?!gmonlens (INFO|DEBUG))/.test(l))
+      .filter((l) => !/WARNING Cancel notification for unknown message id/.test(l));
     check("the output channel shows no errors", errors.length === 0, errors.slice(0, 5).join(" / "));
     fs.rmSync(work, { recursive: true, force: true });
   }

@@ -56,6 +56,7 @@ async function render(msg) {
     if (title) title.textContent = info.tooltip;
     g.classList.add(info.hasSource ? "has-source" : "no-source");
     if (info.center) g.classList.add("center");
+    if (info.source) g.dataset.source = info.source; // file name:line, for people and tests
     g.setAttribute("tabindex", "0");
     g.setAttribute("role", "button");
     g.addEventListener("click", (ev) => {

@@ -137,3 +137,57 @@ export async function checkReloaded(page, before, check) {
   check("the open call graph follows the reloaded profile", generation !== null && generation !== before.generation,
     `generation ${before.generation} -> ${generation}`);
 }
+
+/**
+ * The panel on a real program (the folder line heat prepared: SQLite's sqlite3.c when its sources are
+ * at hand, else the heatproject fixture): the whole-program view, then a click on the hottest
+ * routine with source lands on its line.
+ */
+export async function checkCallGraphOn({ browser, port, folder, file, label, check, runCommand, results, ext }) {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+  try {
+    await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(folder)}`);
+    await page.locator(".monaco-workbench").waitFor({ timeout: 60000 });
+    await sleep(2000);
+    await page.keyboard.press("Control+P");
+    const qo = page.locator(".quick-input-widget input");
+    await qo.waitFor({ state: "visible", timeout: 10000 });
+    await qo.fill(file);
+    await page.locator(".quick-input-list .monaco-list-row").first().waitFor({ timeout: 15000 });
+    await sleep(500);
+    await page.keyboard.press("Enter");
+    await page.locator(".monaco-editor .view-lines").first().waitFor({ timeout: 30000 });
+    // The status bar says loaded before the graph is asked for.
+    const status = page.locator(".statusbar-item", { hasText: "gprof" }).first();
+    for (let i = 0; i < 240 && !/\d+ routines/.test((await status.textContent().catch(() => "")) ?? ""); i++) await sleep(500);
+    await runCommand(page, "gmonlens: Show Call Graph");
+    const frame = panelFrame(page);
+    // The cursor is on no routine's name: tick Whole program.
+    await frame.locator("#whole").check({ timeout: 30000 }).catch((e) => console.log(`whole: ${e.message}`));
+    const whole = await summaryText(frame, /whole program .* laid out in \d+ ms/, 60000);
+    const nodes = await frame.locator("#graph g.node").evaluateAll((els) =>
+      els.map((g) => ({ id: g.id, source: g.dataset.source ?? "", name: g.querySelector("text")?.textContent ?? "", color: g.querySelector("path, polygon")?.getAttribute("fill") ?? "" })),
+    ).catch(() => []);
+    await sleep(500);
+    await page.screenshot({ path: path.join(results, "9-call-graph-real.png") });
+    check(`call graph on ${label}: the whole-program view is laid out`, /whole program/.test(whole) && nodes.length > 1,
+      `${whole} (${nodes.length} nodes)`);
+    // Nodes come in address order; take the first with a source in the opened file, not main.
+    const target = nodes.find((n) => n.source.startsWith(`${path.basename(file)}:`) && n.name !== "main");
+    if (!check(`call graph on ${label}: a routine of ${path.basename(file)} is in the graph`, target !== undefined, JSON.stringify(nodes.slice(0, 8)))) return;
+    const line = Number(target.source.split(":").pop());
+    await frame.locator(`#graph g.node#${target.id}`).click({ timeout: 10000 }).catch((e) => console.log(`click: ${e.message}`));
+    const cursor = page.locator(".statusbar-item", { hasText: /Ln \d+, Col \d+/ }).first();
+    let where = "";
+    for (let i = 0; i < 40 && !where.includes(`Ln ${line},`); i++) {
+      await sleep(300);
+      where = ((await cursor.textContent().catch(() => "")) ?? "").replace(/\u00a0/g, " ");
+    }
+    const tab = ((await page.locator(".tab.active").first().textContent().catch(() => "")) ?? "").trim();
+    await page.screenshot({ path: path.join(results, "9b-call-graph-real-click.png") });
+    check(`call graph on ${label}: clicking ${target.name} lands on its source`, where.includes(`Ln ${line},`) && tab.includes(path.basename(file)),
+      `${tab} ${where} (want ${target.source})`);
+  } finally {
+    await page.close().catch(() => undefined);
+  }
+}

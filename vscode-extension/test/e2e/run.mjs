@@ -15,7 +15,7 @@ import * as net from "node:net";
 import * as os from "node:os";
 import * as path from "node:path";
 import { fileURLToPath } from "node:url";
-import { checkCallGraph, checkReloaded, graphGeneration } from "./callGraph.mjs";
+import { checkCallGraph, checkCallGraphOn, checkReloaded, graphGeneration } from "./callGraph.mjs";
 import { expectedLens, parseGprof, parseLens } from "./gprof.mjs";
 import { lineHeatChecks } from "./lineheat.mjs";
 
@@ -472,6 +472,14 @@ async function main() {
     // Line heat on a real program: gutter heat bar, inlay hints, hover, toggle (lineheat.mjs).
     await lineHeatChecks({ browser, port, repo: path.resolve(EXT, ".."), work, results: RESULTS, check, runCommand, goTo,
       update: process.env.UPDATE_README_SCREENSHOT === "1" });
+
+    // The call graph panel on the same real program (callGraph.mjs).
+    const real = fs.existsSync(path.join(work, "sqlite", "sqlite3.c"))
+      ? { folder: path.join(work, "sqlite"), file: path.join(work, "sqlite", "sqlite3.c"), label: "SQLite (sqlite3.c, -O2)" }
+      : { folder: path.join(work, "heatproject"), file: path.join(work, "heatproject", "src", "main.c"), label: "fixture heatproject (-O2)" };
+    if (fs.existsSync(real.file)) {
+      await checkCallGraphOn({ browser, port, ...real, check, runCommand, results: RESULTS, ext: EXT });
+    }
   } finally {
     await browser?.close().catch(() => undefined);
     try {

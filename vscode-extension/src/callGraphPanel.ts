@@ -293,8 +293,16 @@ function isPosition(p: unknown): p is Position {
   return typeof p === "object" && p !== null && typeof (p as Position).line === "number" && typeof (p as Position).character === "number";
 }
 
-/** A "Show call graph" command link under the server's hover (trusted for that one command only). */
+/**
+ * A "Show call graph" command link under the server's hover when it holds a routine's call-graph entry
+ * (its table header `| index | % time |`; not for a hover on inlined copies only), trusted for that
+ * one command only.
+ */
 export function withCallGraphLink(hover: vscode.Hover, document: vscode.TextDocument, position: vscode.Position): vscode.Hover {
+  const text = hover.contents.map((c) => (typeof c === "string" ? c : c.value)).join("\n");
+  if (!text.includes("| index | % time |")) {
+    return hover;
+  }
   const args = encodeURIComponent(JSON.stringify([document.uri.toString(), { line: position.line, character: position.character }]));
   const link = new vscode.MarkdownString(`[$(type-hierarchy) Show call graph](command:${SHOW_CALL_GRAPH}?${args} "Open the call graph around this routine")`, true);
   link.isTrusted = { enabledCommands: [SHOW_CALL_GRAPH] };

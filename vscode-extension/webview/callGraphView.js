@@ -9,6 +9,9 @@ const $ = (id) => document.getElementById(id);
 const graphEl = $("graph");
 const summaryEl = $("summary");
 let state = { depth: 2, whole: false, pinned: false, fit: true };
+// Until the user chooses with the button, a graph more than twice as wide as the panel (a big
+// whole-program view) is shown at its natural size, scrolled to its centre routine or its top.
+let fitChosen = false;
 let nodes = {};
 const vizPromise = instance();
 
@@ -79,13 +82,21 @@ async function render(msg) {
   if (vb && vb.width) {
     svg.style.width = `${vb.width}px`;
   }
+  if (!fitChosen) {
+    state.fit = !(vb && vb.width > 2 * Math.max(graphEl.clientWidth, 200));
+    applyState();
+  }
   fitSvg(svg);
   graphEl.replaceChildren(svg);
   graphEl.dataset.renderMs = String(ms);
   graphEl.dataset.generation = String(msg.generation);
   say(`${msg.summary} · laid out in ${ms} ms`);
   const centre = svg.querySelector("g.node.center");
-  if (centre && !state.fit) centre.scrollIntoView({ block: "center", inline: "center" });
+  if (centre && !state.fit) {
+    centre.scrollIntoView({ block: "center", inline: "center" });
+  } else if (!state.fit) {
+    graphEl.scrollLeft = (graphEl.scrollWidth - graphEl.clientWidth) / 2;
+  }
 }
 
 window.addEventListener("message", (event) => {
@@ -107,6 +118,7 @@ $("depth-up").addEventListener("click", () => vscode.postMessage({ type: "depth"
 $("whole").addEventListener("change", (e) => vscode.postMessage({ type: "whole", whole: e.target.checked }));
 $("pinned").addEventListener("change", (e) => vscode.postMessage({ type: "pinned", pinned: e.target.checked }));
 $("fit").addEventListener("click", () => {
+  fitChosen = true;
   state.fit = !state.fit;
   applyState();
 });

@@ -4,9 +4,11 @@ Observed on gprof 2.40, without basic-block records (gcc no longer writes them),
 the routines' call counts (self-recursive calls not counted, as in the flat profile):
 - Symbols: the routines (with -l also the line symbols) that have a source file and that -A/-J
   let through (`-ASPEC` keeps matching ones, `-JSPEC` drops them, an -A match wins).
-- Files: those holding such a routine (a header holding only -l line symbols of inlined code is
-  not annotated), in the reverse order of their first appearance among the routines in `.symtab`
-  order: gprof prepends each new file to its list. A file that cannot be found is reported on stderr (`could not locate`) and
+- Files: those holding such a symbol that was called, or any such symbol with -z (so without -z
+  a file whose routines were only sampled or never called, or a header holding only -l line
+  symbols, is not annotated), in the reverse order of their first appearance among the functions
+  in `.symtab` order, then the -l line symbols in address order: gprof prepends each new file to
+  its list. A file that cannot be found is reported on stderr (`could not locate`) and
   skipped. Search: the path as recorded, then `DIR/basename` for each -I directory (no implicit
   current directory).
 - Lines: a line with symbols shows `%12lu -> ` with the sum of the calls of the symbols on it, or
@@ -14,11 +16,11 @@ the routines' call counts (self-recursive calls not counted, as in the flat prof
   address) is a function: a line whose first symbol is a -l line symbol stays blank and does not
   count as executed (seen on -O2 code, where inlined copies put line symbols on a function's line
   before the function itself). Other lines get 16 blanks. -x changes nothing without bb records.
-- Then `Top N Lines` (N = -t, default 10): the executed lines with a count, by count descending
-  (ties in line order), and the `Execution Summary`: distinct lines with a symbol, executed lines,
-  their percentage, the total count and total / lines with a symbol. A symbol whose line lies past
-  the file's end (seen with C++: BFD names the unit's main file for a libstdc++ line) counts in the
-  total only.
+- Then `Top N Lines` (N = -t, default 10): every line with a count > 0, executed or not, by count
+  descending (ties in line order), and the `Execution Summary`: distinct lines with a symbol,
+  executed lines, their percentage, the total count (all lines) and total / lines with a symbol.
+  A symbol whose line lies past the file's end (BFD names the unit's main file for a header's or
+  a libstdc++ line) counts in the top lines and the total only.
 - Files are separated by a blank line and a form feed; with -y each goes to `BASENAME-ann` in the
   current directory instead (that is where gprof writes them; nothing else is written).
 """
@@ -44,18 +46,22 @@ class AnnotateOptions:
     min_count: int = 0  # -m
     table_length: int = 10  # -t
     separate_files: bool = False  # -y
+    zero: bool = False  # -z: files whose routines were never called are annotated too
 
 
-def file_order(p: Profile, symtab: Sequence[ElfSymbol], chosen: frozenset[int]) -> list[str]:
+def file_order(
+    p: Profile, symtab: Sequence[ElfSymbol], chosen: frozenset[int], zero: bool = False
+) -> list[str]:
     """Source files in gprof's order (reverse first appearance; see the module docstring)."""
     position = {(s.name, s.value): i for i, s in reversed(list(enumerate(symtab)))}
-    routines = [r for r in p.routines if r.file is not None and not r.is_line]
-    routines.sort(key=lambda r: position.get((r.name, r.address), len(symtab)))
+    funcs = [r for r in p.routines if r.file is not None and not r.is_line]
+    funcs.sort(key=lambda r: position.get((r.name, r.address), len(symtab)))
+    line_syms = sorted((r for r in p.routines if r.file is not None and r.is_line), key=lambda r: r.address)
     seen: dict[str, None] = {}
-    for r in routines:
+    for r in (*funcs, *line_syms):
         assert r.file is not None
         seen.setdefault(r.file, None)
-    wanted = {p.routines[i].file for i in chosen if not p.routines[i].is_line}
+    wanted = {r.file for r in (p.routines[i] for i in chosen) if zero or r.calls > 0}
     return [f for f in reversed(list(seen)) if f in wanted]
 
 
@@ -74,22 +80,21 @@ def annotate_file(source: bytes, symbols: Sequence[Routine], opts: AnnotateOptio
     groups: dict[int, list[Routine]] = {}
     for r in sorted(symbols, key=lambda r: r.address):
         groups.setdefault(r.line, []).append(r)
-    counts: dict[int, int] = {}  # executed lines -> count
-    for line, rs in groups.items():
-        if rs[0].is_function:
-            counts[line] = sum(r.calls for r in rs)
+    counts = {line: sum(r.calls for r in rs) for line, rs in groups.items()}
     out: list[str] = []
     text = source.decode("utf-8", "surrogateescape")
     lines = text.split("\n")
     if lines and lines[-1] == "":
         lines.pop()
-    # a symbol placed past the file's end (BFD's DWARF 5 file rule can name the unit's main file
-    # for a header's line) adds to the total only
+    # The top lines and the total take every line's count; a line past the file's end (BFD's
+    # DWARF 5 file rule can name the unit's main file for a header's line) adds to nothing else,
+    # and a line whose first symbol is a -l line symbol is neither marked nor counted as executed.
     total = sum(counts.values())
+    top = sorted(((n, line) for line, n in sorted(counts.items()) if n > 0), key=lambda t: -t[0])
     groups = {k: v for k, v in groups.items() if k <= len(lines)}
-    counts = {k: v for k, v in counts.items() if k <= len(lines)}
+    executed_lines = {k: counts[k] for k, rs in groups.items() if rs[0].is_function}
     for i, src in enumerate(lines, 1):
-        n = counts.get(i)
+        n = executed_lines.get(i)
         if n is None:
             prefix = " " * 16
         elif n > 0 and n >= opts.min_count:
@@ -98,10 +103,9 @@ def annotate_file(source: bytes, symbols: Sequence[Routine], opts: AnnotateOptio
             prefix = "       ##### -> "
         out.append(prefix + src + "\n")
     out.append("\n\nTop %d Lines:\n\n     Line      Count\n\n" % opts.table_length)
-    top = sorted((line for line in sorted(counts) if counts[line] > 0), key=lambda x: -counts[x])
-    for line in top[: opts.table_length]:
-        out.append("%9d %10d\n" % (line, counts[line]))
-    executable, executed = len(groups), len(counts)
+    for n, line in top[: opts.table_length]:
+        out.append("%9d %10d\n" % (line, n))
+    executable, executed = len(groups), len(executed_lines)
     out.append("\nExecution Summary:\n\n")
     out.append("%9d   Executable lines in this file\n" % executable)
     out.append("%9d   Lines executed\n" % executed)
@@ -119,7 +123,7 @@ def annotated_source(p: Profile, symtab: Sequence[ElfSymbol], opts: AnnotateOpti
         r = p.routines[i]
         if r.file is not None:
             by_file.setdefault(r.file, []).append(r)
-    for path in file_order(p, symtab, opts.chosen):
+    for path in file_order(p, symtab, opts.chosen, opts.zero):
         found = locate(path, opts.search_dirs)
         if found is None:
             print(f"gmonlens: could not locate `{path}'", file=sys.stderr)

@@ -119,7 +119,12 @@ def _annotated(args: ReportArgs, symtab: Sequence[ElfSymbol], profile: Profile) 
 
     chosen = selected(profile, args.anno_include, args.anno_exclude)
     opts = AnnotateOptions(
-        chosen, tuple(args.search_dirs), args.min_count, args.table_length, args.separate_files
+        chosen,
+        tuple(args.search_dirs),
+        args.min_count,
+        args.table_length,
+        args.separate_files,
+        args.zero,
     )
     return annotated_source(profile, symtab, opts)
 

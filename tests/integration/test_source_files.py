@@ -67,6 +67,26 @@ def test_cxx_file_symspecs_as_gprof(workshop: Workshop, opt: str, args: tuple[st
     compare_reports(NATIVE, [*args, str(built.binary), str(built.gmon["out"])], built.dir)
 
 
+ANNO_ARGS = [("-A",), ("-A", "-z"), ("-A", "-l"), ("-A", "-l", "-z"), ("-A", "-l", "-t", "3")]
+
+
+@pytest.mark.parametrize("opt", list(OPTS))
+@pytest.mark.parametrize("args", ANNO_ARGS, ids=lambda a: "_".join(a))
+def test_header_statics_annotated_as_gprof(workshop: Workshop, opt: str, args: tuple[str, ...]) -> None:
+    """-A on the header statics: BFD puts `mix` at line 14 of hdrinl_sum.c (9 lines long), which
+    counts in the top lines and the total only; at -O2 hdrinl_main.c holds only the uncalled main,
+    so it is annotated with -z only; with -l a line symbol first on a line hides the line's mark
+    but its count is still a top line."""
+    built = _built(workshop, HDRINL, opt)
+    compare_reports(NATIVE, [*args, str(built.binary), str(built.gmon["out"])], built.dir)
+
+
+@pytest.mark.parametrize("args", [("-A",), ("-A", "-l", "-z")], ids=["A", "A-l-z"])
+def test_cxx_header_library_annotated_as_gprof(workshop: Workshop, args: tuple[str, ...]) -> None:
+    built = _built(workshop, HDRLIB, "O0")
+    compare_reports(NATIVE, [*args, str(built.binary), str(built.gmon["out"])], built.dir)
+
+
 def _addr2line(binary: Path, addresses: list[int]) -> dict[int, tuple[str, int]]:
     out = subprocess.run(
         ["addr2line", "-e", str(binary), *(hex(a) for a in addresses)],

@@ -143,7 +143,11 @@ def _line_symbols(
     binary = image.path
     try:
         table = line_table or LineTable.from_elf(binary, bfd=gprof_files)
-        scopes = function_scopes(DwarfIndex(binary))
+        elf_names: dict[int, str] = {}
+        for s in image.symbols:  # the first code symbol at an address, in .symtab order
+            if s.class_letter in ("T", "t", "W") and s.name:
+                elf_names.setdefault(s.value, s.name)
+        scopes = function_scopes(DwarfIndex(binary), elf_names)
     except Exception as e:  # a broken DWARF section must not stop the report
         problems.append(f"{binary}: cannot read DWARF line information ({e}); no line symbols")
         return symtab

@@ -7,7 +7,8 @@ C and C++ programs:
 
 - A line symbol is named after that function (the DWARF linkage name, else the name; so code of a
   clone such as `refresh.part.0`, which the static-name filter drops as a routine, shows as
-  `refresh`, and code inlined from `sq` shows as `sq`). It is not a function (`is_func` false):
+  `refresh`, and code inlined from `sq` shows as `sq`; but in C++ a function without a linkage
+  name, e.g. `static`, is named by the ELF symbol at its start: scopes.function_scopes). It is not a function (`is_func` false):
   arcs into it step back to the routine, as for any non-function symbol, and the call graph never
   prints its entry, although it is numbered, sorted and listed in the index like any symbol.
 - A routine keeps its own symbol; a line symbol starting at a routine's address is dropped, and a

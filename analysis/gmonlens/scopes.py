@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import heapq
 from bisect import bisect_right
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -76,36 +76,56 @@ class FunctionScopes:
         return self.bounds[j]
 
 
-def function_scopes(index: DwarfIndex) -> FunctionScopes:
-    """Every subprogram and inlined subroutine with code, from all units (reads all DIEs)."""
+# DW_LANG_* of languages whose names BFD demangles (C++, ObjC++, D, Rust): there a bare DW_AT_name
+# is not taken as the symbol's name
+_MANGLED_LANGUAGES = frozenset({0x4, 0x11, 0x13, 0x19, 0x1A, 0x1C, 0x21})
+
+
+def function_scopes(index: DwarfIndex, elf_names: Mapping[int, str] | None = None) -> FunctionScopes:
+    """Every subprogram and inlined subroutine with code, from all units (reads all DIEs).
+
+    With `elf_names` (ELF code symbol name by address), gprof -l's names: a function of a mangling
+    language without a linkage name (a C++ `static` function, or a clone of one) whose first code
+    range starts at an ELF symbol is named by that symbol (`_ZL10lib_helperj`, printed
+    `lib_helper(unsigned int)`); its inlined copies keep the bare DW_AT_name (`lib_helper`).
+    Found on gprof 2.40 with C++ static functions; C names stay DWARF's (`refresh` for
+    `refresh.part.0`)."""
     scopes: list[tuple[int, int, str]] = []
-    names: dict[int, str] = {}
+    names: dict[int, tuple[str, bool]] = {}
     for unit in index.units():
         cu = index.cu(unit.offset)
         if cu is None:
             continue
+        mangled_language = False
         for die in cu.iter_DIEs():
-            if die.tag in _CODE_TAGS:
+            if die.tag == "DW_TAG_compile_unit" or die.tag == "DW_TAG_partial_unit":
+                lang = die.attributes.get("DW_AT_language")
+                mangled_language = lang is not None and lang.value in _MANGLED_LANGUAGES
+            elif die.tag in _CODE_TAGS:
                 ranges = index.code_ranges(die)
                 if ranges:
-                    name = _name(die, names)
+                    name, linkage = _name(die, names)
+                    if elf_names is not None and mangled_language and not linkage:
+                        name = elf_names.get(ranges[0][0], name)
                     scopes.extend((lo, hi, name) for lo, hi in ranges)
     return FunctionScopes.build(scopes)
 
 
-def _name(die: Any, cache: dict[int, str]) -> str:
-    """The linkage name, else the name, following abstract_origin/specification links."""
+def _name(die: Any, cache: dict[int, tuple[str, bool]]) -> tuple[str, bool]:
+    """The linkage name, else the name, following abstract_origin/specification links (and whether
+    it was a linkage name)."""
     hit = cache.get(die.offset)
     if hit is not None:
         return hit
     current: Any = die
-    found = ""
+    found, linkage = "", False
     for _ in range(8):
         attrs = current.attributes
         for key in ("DW_AT_linkage_name", "DW_AT_MIPS_linkage_name", "DW_AT_name"):
             if key in attrs:
                 value = attrs[key].value
                 found = value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value)
+                linkage = key != "DW_AT_name"
                 break
         if found:
             break
@@ -116,5 +136,5 @@ def _name(die: Any, cache: dict[int, str]) -> str:
             current = current.get_DIE_from_attribute(link)
         except Exception:  # a broken reference: the function stays unnamed
             break
-    cache[die.offset] = found
-    return found
+    cache[die.offset] = (found, linkage)
+    return found, linkage

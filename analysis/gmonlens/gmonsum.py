@@ -2,10 +2,10 @@
 
 gprof writes what its own tables hold at that point: `-s` switches on line granularity, so an
 arc's caller is the *line symbol* holding its return address (the start of the run of bytes with
-the same DWARF file:line and the same innermost (possibly inlined) function, or the routine's
-start if later); the callee is the routine. Bins are
-truncated to 16 bits. The header's spare bytes repeat bytes 8..19 of the last histogram header
-gprof read (a buffer it reuses); we write the same bytes.
+the same DWARF file:line as BFD names it (`LineTable.from_elf(bfd=True)`) and the same innermost
+(possibly inlined) function as `-l` names it, or the routine's start if later); the callee is the
+routine. Bins are truncated to 16 bits. The header's spare bytes repeat bytes 8..19 of the last
+histogram header gprof read (a buffer it reuses); we write the same bytes.
 """
 
 from __future__ import annotations

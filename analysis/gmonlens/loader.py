@@ -138,16 +138,12 @@ def _line_symbols(
     """-l: the routines plus gprof's line symbols (report_lines.py), files named as `load` says."""
     from .dwarf import DwarfIndex
     from .report_lines import with_line_symbols
-    from .scopes import function_scopes
+    from .scopes import elf_code_names, function_scopes
 
     binary = image.path
     try:
         table = line_table or LineTable.from_elf(binary, bfd=gprof_files)
-        elf_names: dict[int, str] = {}
-        for s in image.symbols:  # the first code symbol at an address, in .symtab order
-            if s.class_letter in ("T", "t", "W") and s.name:
-                elf_names.setdefault(s.value, s.name)
-        scopes = function_scopes(DwarfIndex(binary), elf_names)
+        scopes = function_scopes(DwarfIndex(binary), elf_code_names(image.symbols))
     except Exception as e:  # a broken DWARF section must not stop the report
         problems.append(f"{binary}: cannot read DWARF line information ({e}); no line symbols")
         return symtab

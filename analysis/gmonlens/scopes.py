@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import heapq
 from bisect import bisect_right
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from .dwarf import DwarfIndex
+from .model import ElfSymbol
 
 _CODE_TAGS = ("DW_TAG_subprogram", "DW_TAG_inlined_subroutine")
 
@@ -79,6 +80,15 @@ class FunctionScopes:
 # DW_LANG_* of languages whose names BFD demangles (C++, ObjC++, D, Rust): there a bare DW_AT_name
 # is not taken as the symbol's name
 _MANGLED_LANGUAGES = frozenset({0x4, 0x11, 0x13, 0x19, 0x1A, 0x1C, 0x21})
+
+
+def elf_code_names(symbols: Iterable[ElfSymbol]) -> dict[int, str]:
+    """The first code symbol's name at each address, in .symtab order (`function_scopes`)."""
+    names: dict[int, str] = {}
+    for s in symbols:
+        if s.class_letter in ("T", "t", "W") and s.name:
+            names.setdefault(s.value, s.name)
+    return names
 
 
 def function_scopes(index: DwarfIndex, elf_names: Mapping[int, str] | None = None) -> FunctionScopes:

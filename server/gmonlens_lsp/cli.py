@@ -71,11 +71,11 @@ def run_report(args: ReportArgs) -> int:
         if image.has_debug_info:
             from gmonlens.dwarf import DwarfIndex
             from gmonlens.errors import one_line
-            from gmonlens.scopes import function_scopes
+            from gmonlens.scopes import elf_code_names, function_scopes
 
             try:
-                lines = LineTable.from_elf(args.binary)
-                scopes = function_scopes(DwarfIndex(args.binary))
+                lines = LineTable.from_elf(args.binary, bfd=True)  # gprof's line symbols: BFD's rule
+                scopes = function_scopes(DwarfIndex(args.binary), elf_code_names(image.symbols))
             except GmonlensError:
                 raise
             except Exception as e:  # malformed DWARF: pyelftools raises many types

@@ -16,7 +16,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from gprof_harness import NATIVE, Built, Program, Workshop, compare_reports, gmonlens, gmonlens_env
+from gprof_harness import NATIVE, Built, Program, Workshop, compare_reports, gmonlens, gmonlens_env, gprof
 
 from gmonlens.elf import read_elf
 from gmonlens.linetable import LineTable, lines_at
@@ -97,6 +97,35 @@ def test_cxx_header_library_line_mode(workshop: Workshop, args: tuple[str, ...])
     there with `somebody miscounted` (README)."""
     built = _built(workshop, HDRLIB, "O0")
     compare_reports(NATIVE, [*args, str(built.binary), str(built.gmon["out"])], built.dir)
+
+
+LINEFILE = Program(
+    "linefile",
+    ("linefile_main.c",),
+    flags=(f'-DMAIN_FILE="{HDRINL.src_dir / "linefile_main.c"}"',),
+    args=("3",),
+)
+
+
+@pytest.mark.parametrize(
+    ("program", "opt"),
+    [(LINEFILE, "O0"), (HDRINL, "O0"), (HDRINL, "O2"), (HDRLIB, "O0")],
+    ids=["linefile", "hdrinl-O0", "hdrinl-O2", "hdrlib-O0"],
+)
+def test_sum_file_callers_by_bfd_lines(
+    workshop: Workshop, tmp_path: Path, program: Program, opt: str
+) -> None:
+    """-s: callers become gprof's line symbols, whose runs follow BFD's file rule (linefile: a
+    #line keeps line 7 but moves it from the header to the .c file; BFD names the .c file for
+    both, so both calls to g have one caller)."""
+    built = _built(workshop, program, opt)
+    argv = ["-s", str(built.binary), str(built.gmon["out"])]
+    gdir, ldir = tmp_path / "gprof", tmp_path / "gmonlens"
+    gdir.mkdir()
+    ldir.mkdir()
+    assert gprof(NATIVE, argv, gdir).returncode == 0
+    assert gmonlens(argv, ldir).returncode == 0
+    assert (ldir / "gmon.sum").read_bytes() == (gdir / "gmon.sum").read_bytes()
 
 
 def _addr2line(binary: Path, addresses: list[int]) -> dict[int, tuple[str, int]]:

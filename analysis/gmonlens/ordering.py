@@ -32,6 +32,8 @@ first and again among the unused (README, known differences).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from .model import Profile
 
 PASS1_SHARE = 0.99
@@ -42,7 +44,19 @@ def function_ordering(profile: Profile) -> str:
     rs = profile.routines
     used = [r.calls > 0 or r.self_calls > 0 for r in rs]
     arcs = sorted(profile.arcs, key=lambda a: -a.count)  # stable: ties keep gprof's arc order
-    total = sum(a.count for a in arcs)
+    order = place_by_arcs([(a.parent, a.child, a.count) for a in arcs], used, pass2_starts_chains=True)
+    placed = set(order)
+    order += [r.id for r in rs if used[r.id] and r.id not in placed]
+    order += [r.id for r in rs if not used[r.id]]
+    return "".join(f"{rs[i].name}\n" for i in order)
+
+
+def place_by_arcs(
+    arcs: Sequence[tuple[int, int, int]], used: Sequence[bool], *, pass2_starts_chains: bool
+) -> list[int]:
+    """The chains that the (parent, child, count) arcs build (rules in the module docstring),
+    concatenated: node ids (routines for -r, map entries for -R)."""
+    total = sum(n for _, _, n in arcs)
     chains: list[list[int]] = []
     where: dict[int, list[int]] = {}
 
@@ -57,25 +71,21 @@ def function_ordering(profile: Profile) -> str:
         where[new] = chain
 
     acc = 0
-    for a in arcs:
-        acc += a.count
+    for p, c, n in arcs:
+        acc += n
         first = acc <= PASS1_SHARE * total
-        p, c = a.parent, a.child
         if p == c or not used[p] or not used[c]:
             continue
         pp, cp = p in where, c in where
         if not pp and not cp:
-            chain = [p, c]
-            chains.append(chain)
-            where[p] = where[c] = chain
+            if first or pass2_starts_chains:
+                chain = [p, c]
+                chains.append(chain)
+                where[p] = where[c] = chain
         elif (pp and cp) or not first:  # chains are never joined; pass 2 only starts chains
             continue
         elif cp:  # a new parent: the nearer end of the child's chain, the front on a tie
             attach(c, p, True)
         else:  # a new child: the nearer end of the parent's chain, the back on a tie
             attach(p, c, False)
-    order = [r for chain in chains for r in chain]
-    placed = set(order)
-    order += [r.id for r in rs if used[r.id] and r.id not in placed]
-    order += [r.id for r in rs if not used[r.id]]
-    return "".join(f"{rs[i].name}\n" for i in order)
+    return [r for chain in chains for r in chain]

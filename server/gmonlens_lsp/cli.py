@@ -52,6 +52,12 @@ def run_report(args: ReportArgs) -> int:
 
     for w in args.warnings:
         print(f"gmonlens: warning: {w}", file=sys.stderr)
+    objmap = None
+    if args.file_ordering is not None:
+        from gmonlens.fileorder import MAP_CAP, parse_map
+        from gmonlens.files import read_regular
+
+        objmap = parse_map(read_regular(args.file_ordering, MAP_CAP, "map file"), args.file_ordering)
     # the report names files as gprof does; JSON gives every routine its true source position
     loaded = load(args.binary, args.profiles, args.analysis, gprof_files=not args.json, all_lines=args.json)
     info = ""
@@ -107,6 +113,10 @@ def run_report(args: ReportArgs) -> int:
         from gmonlens.ordering import function_ordering
 
         out += function_ordering(profile)
+    if objmap is not None:  # -R: the same place as -r
+        from gmonlens.fileorder import file_ordering
+
+        out += file_ordering(profile, objmap)
     sys.stdout.buffer.write(out.encode("utf-8", "surrogateescape"))  # source bytes as read
     sys.stdout.flush()
     return 0

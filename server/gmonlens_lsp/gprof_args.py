@@ -58,7 +58,7 @@ OPTIONS: tuple[Option, ...] = (
     Option("q", ("graph",), OPTIONAL, "SPEC", "call graph (of SPEC, or the arcs FROM/TO, only)"),
     Option("Q", ("no-graph",), OPTIONAL, "SPEC", "no call graph (or none for SPEC, or the arcs FROM/TO)"),
     Option("r", ("function-ordering",), NONE, "", "suggested function ordering"),
-    Option("R", ("file-ordering",), REQUIRED, "MAP", "suggested link order of object files", supported=False),
+    Option("R", ("file-ordering",), REQUIRED, "MAP", "suggested link order of object files"),
     Option("s", ("sum",), NONE, "", "write the summed profile to gmon.sum"),
     Option("S", ("external-symbol-table",), REQUIRED, "FILE", "routines from FILE (`nm` output)"),
     Option("t", ("table-length",), REQUIRED, "N", "lines of the -A top-lines table"),
@@ -133,6 +133,7 @@ class ReportArgs:
     full_paths: bool = False
     inline_files: bool = False
     function_ordering: bool = False  # -r: printed last, right after the other sections
+    file_ordering: str | None = None  # -R MAP: the `nm --print-file-name` map file
 
     @property
     def annotate(self) -> bool:
@@ -246,6 +247,16 @@ def _symspec(text: str) -> SymSpec:
     return SymSpec.parse(text.partition("/")[0])
 
 
+def _check_file_ordering(r: ReportArgs) -> None:
+    if r.function_ordering:  # gprof's own message
+        raise UsageError(None, "Only one of --function-ordering and --file-ordering may be specified.")
+    if r.styles & {FLAT, GRAPH, EXEC, ANNO} or r.sum_file or r.json:
+        # gprof names the routines after their object files in those sections: not reproduced
+        raise UsageError(
+            None, "-R / --file-ordering with other sections (-p -q -C -A -s --json) is not supported yet"
+        )
+
+
 def parse_report_args(argv: Sequence[str]) -> ReportArgs:
     opts, operands = _tokens(argv)
     r = ReportArgs()
@@ -333,6 +344,9 @@ def parse_report_args(argv: Sequence[str]) -> ReportArgs:
         elif c == "r":
             r.function_ordering = True
             r.styles.add("order")  # a user-chosen output: no default sections
+        elif c == "R":
+            r.file_ordering = str(val)
+            r.styles.add("order")
         elif c == "T":
             r.traditional = True
         elif c == "l":
@@ -383,6 +397,8 @@ def parse_report_args(argv: Sequence[str]) -> ReportArgs:
                 r.warnings.append(f"-k {val}: not an arc spec FROM/TO, ignored")
                 continue
             lists["excl_arcs"].append(ArcSpec.parse(str(val)))
+    if r.file_ordering is not None:
+        _check_file_ordering(r)
     if r.sum_file and (r.styles - {"sum"}):
         # gprof's -s switches on line granularity: with -p/-q it prints what -l prints
         r.lines = True

@@ -1,0 +1,83 @@
+"""gprof -R MAP (--file-ordering): a suggested link order of the object files, from the call graph.
+
+Pure. MAP is `nm --extern-only --defined-only -v --print-file-name *.o` output (`FILE:ADDR TYPE
+NAME` lines). The rules were inferred from GNU gprof 2.40's output on generated programs (one
+routine per object file, shuffled link orders and map files; tests/integration/
+test_gprof_ordering.py):
+
+* The map: a run of consecutive lines naming the same file is one *entry* (the same file name
+  again after another file's lines is a new entry); the address and type are ignored, and a name
+  listed twice belongs to its last line's entry. The order of the lines does not matter otherwise.
+* The placement of -r (gmonlens/ordering.py) runs on the map's entries instead of routines: each
+  arc between two routines named in the map becomes an arc between their entries (static and
+  library routines, absent from the map, weigh nothing, not even in the 99% cut; an arc inside
+  one entry weighs in the cut and places nothing). Unlike -r the arcs are taken in gprof's arc
+  order, NOT sorted by count (the cut runs over that order), every entry counts as used (an
+  uncalled `main` is placed), and pass 2 places nothing, not even a new chain.
+* The chains are printed, then the entries of the other mapped routines in address order, each
+  entry once (a file split over two entries can be printed twice, as gprof does); then every file
+  name of the map not printed yet, sorted (byte order), once.
+
+Not matched: gprof renames the routines to their object files in the other sections printed with
+-R (-p, -q, ...), which gmonlens refuses; gprof crashes on an empty map and reads some truncated
+lines (`a.o:0 T`) that gmonlens rejects; programs with 80 or more called routines, where -r has an
+extra "popular routines" step (ordering.py), were not checked.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .errors import GmonlensError
+from .model import Profile
+from .ordering import place_by_arcs
+
+MAP_CAP = 256 << 20  # nm output of a very large program is tens of MB
+
+
+@dataclass(frozen=True)
+class ObjectMap:
+    """A parsed map file: the entries' file names, and each routine name's entry."""
+
+    files: tuple[bytes, ...]
+    entry_of: dict[bytes, int]
+
+
+def parse_map(data: bytes, path: str) -> ObjectMap:
+    """The `nm --print-file-name` lines of `data`; a bad line is an error naming `path`."""
+    files: list[bytes] = []
+    entry_of: dict[bytes, int] = {}
+    for n, raw in enumerate(data.split(b"\n"), 1):
+        line = raw.strip()
+        if not line:
+            continue
+        name, colon, rest = line.partition(b":")
+        fields = rest.split()
+        if not colon or not name.strip() or len(fields) < 3:
+            raise GmonlensError(path, f"line {n}: not an `nm --print-file-name` line (FILE:ADDR TYPE NAME)")
+        name = name.strip()
+        if not files or files[-1] != name:
+            files.append(name)
+        entry_of[fields[2]] = len(files) - 1
+    if not files:
+        raise GmonlensError(path, "empty map file (expected `nm --print-file-name` output)")
+    return ObjectMap(tuple(files), entry_of)
+
+
+def file_ordering(profile: Profile, objmap: ObjectMap) -> str:
+    """The -R listing: one object file per line."""
+    rs = profile.routines
+    entry = [objmap.entry_of.get(r.name.encode("utf-8", "surrogateescape")) for r in rs]
+    arcs = []
+    for a in profile.arcs:  # gprof's arc order, between the entries of mapped routines
+        p, c = entry[a.parent], entry[a.child]
+        if p is not None and c is not None:
+            arcs.append((p, c, a.count))
+    order = place_by_arcs(arcs, [True] * len(objmap.files), pass2_starts_chains=False)
+    printed = dict.fromkeys(order)
+    for e in entry:  # then the routines' entries in address order
+        if e is not None:
+            printed.setdefault(e)
+    names = [objmap.files[e] for e in printed]
+    names += sorted(set(objmap.files) - set(names))
+    return "".join(f"{n.decode('utf-8', 'surrogateescape')}\n" for n in names)

@@ -27,8 +27,9 @@ async def session(
     capabilities: str = "visual-studio-code",
     configuration: dict[str, Any] | None = None,
     folder_configuration: dict[Path, dict[str, Any]] | None = None,
+    env_extra: dict[str, str] | None = None,
 ) -> Any:
-    env = {"XDG_CACHE_HOME": str(cache), "PATH": "/usr/bin:/bin", "HOME": str(cache)}
+    env = {"XDG_CACHE_HOME": str(cache), "PATH": "/usr/bin:/bin", "HOME": str(cache), **(env_extra or {})}
     config = ClientServerConfig(
         server_command=[sys.executable, "-m", "gmonlens_lsp", "serve", "--stdio"], server_env=env
     )

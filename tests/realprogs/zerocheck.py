@@ -231,7 +231,9 @@ async def serve_zero_config(
     """Open `folder` with no settings; wait for the load; collect lenses of `sources` and check them
     (all of them when `full`; else only the smallest .c file's, to see that lenses come)."""
     assert not (folder / "gmonlens.yaml").exists()
-    async with session([folder], cache) as client:
+    # no disk cache: each layout's copy of the binary is new to it, and the warm-up subprocess
+    # that fills it would only compete with the requests for the CPU
+    async with session([folder], cache, env_extra={"GMONLENS_CACHE": "off"}) as client:
         status = await wait_status(client, timeout=600)
         logs = [m.message for m in getattr(client, "log_messages", [])]
         message, routines = _get(status, "message"), _get(status, "routines")

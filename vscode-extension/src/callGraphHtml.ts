@@ -37,12 +37,13 @@ export function panelHtml(p: HtmlParts): string {
 <title>gmonlens call graph</title>
 </head>
 <body>
+<!-- The controls are enabled by the script once it runs (a click before would be lost). -->
 <div id="toolbar">
   <label title="Callers and callees shown around the routine (breadth first)">Depth
-    <button id="depth-down" title="Less depth">−</button><span id="depth">2</span><button id="depth-up" title="More depth">+</button></label>
-  <label title="The whole program, pruned as gmonlens export --format dot prunes it"><input type="checkbox" id="whole"> Whole program</label>
-  <label title="Pinned: the graph stays; unpinned: it follows the routine under the cursor"><input type="checkbox" id="pinned"> Pinned</label>
-  <button id="fit" title="Fit the graph in the panel, or show it at its natural size">Natural size</button>
+    <button id="depth-down" title="Less depth" disabled>−</button><span id="depth">2</span><button id="depth-up" title="More depth" disabled>+</button></label>
+  <label title="The whole program, pruned as gmonlens export --format dot prunes it"><input type="checkbox" id="whole" disabled> Whole program</label>
+  <label title="Pinned: the graph stays; unpinned: it follows the routine under the cursor"><input type="checkbox" id="pinned" disabled> Pinned</label>
+  <button id="fit" title="Fit the graph in the panel, or show it at its natural size" disabled>Natural size</button>
 </div>
 <div id="summary" role="status"></div>
 <div id="graph" tabindex="0"></div>

@@ -22,6 +22,7 @@ function applyState() {
   $("depth-down").disabled = state.whole || state.depth <= 0;
   $("depth-up").disabled = state.whole || state.depth >= 10;
   $("fit").textContent = state.fit ? "Natural size" : "Fit";
+  $("whole").disabled = $("pinned").disabled = $("fit").disabled = false;
   const svg = graphEl.querySelector("svg");
   if (svg) fitSvg(svg);
 }

@@ -150,5 +150,9 @@ test("webview HTML: strict CSP (nonce script, wasm, no network), the nonce on th
   const html = panelHtml({ cspSource: "https://x.vscode-cdn.net", nonce: "abc", scriptUri: "https://x/a.js?a=1&b=2", styleUri: "https://x/s.css" });
   assert.match(html, /<meta http-equiv="Content-Security-Policy" content="default-src 'none'; script-src 'nonce-abc'/);
   assert.equal([...html.matchAll(/<script/g)].length, 1);
+  // Controls start disabled: the script enables them once its listeners are there.
+  for (const id of ["depth-down", "depth-up", "whole", "pinned", "fit"]) {
+    assert.match(html, new RegExp(`id="${id}"[^>]* disabled>`), id);
+  }
   assert.match(html, /<script nonce="abc" src="https:\/\/x\/a\.js\?a=1&amp;b=2"><\/script>/);
 });

@@ -6,7 +6,8 @@ Observed on gprof 2.40 (`-b -T`), beside the GNU layout of report.py:
 - The flat profile opens with the granularity line, taken on the flat total
   (`for P% of S seconds`, or `no time accumulated`), has no "Each sample counts" line, prints
   percent as `%5.1f` and cumulative seconds as `%10.2f`, always in `ms/call`, and names carry the
-  cycle tag and `[index]` as in the call graph.
+  cycle tag and `[index]` as in the call graph (bare names when the profile has no arcs at all:
+  then nothing is numbered; seen on -O2 programs whose calls were all inlined).
 - Names are never demangled (whatever --demangle says).
 - The index is three cells per row, each `%6.6s %-19.19s` (`[index]` and the name cut to 19
   characters, blanks kept), whatever `-w` says; bare raw names: no ` (file)` suffix for static
@@ -16,7 +17,7 @@ Observed on gprof 2.40 (`-b -T`), beside the GNU layout of report.py:
 from __future__ import annotations
 
 from .model import Profile
-from .report import ReportOptions, _div, _f, _ref, flat_order
+from .report import ReportOptions, _div, _f, _name, _ref, flat_order
 
 
 def flat_profile_bsd(p: Profile, opts: ReportOptions) -> str:
@@ -54,7 +55,7 @@ def flat_profile_bsd(p: Profile, opts: ReportOptions) -> str:
             )
         else:
             line += " %8.8s %8.8s %8.8s  " % ("", "", "")
-        out.append(line + _ref(p, r, opts) + "\n")
+        out.append(line + (_ref(p, r, opts) if p.has_call_graph else _name(p, r, opts)) + "\n")
     return "".join(out)
 
 

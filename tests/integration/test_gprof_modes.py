@@ -133,6 +133,19 @@ def test_traditional_matches_gprof(workshop: Workshop, name: str, oid: str) -> N
     _check(NATIVE, opts, [*opts, str(b.binary), str(b.gmon["out"])], b.dir)
 
 
+@pytest.mark.parametrize("oid", ["T", "T-z", "T-l", "T-q"])
+def test_traditional_without_arcs_matches_gprof(workshop: Workshop, oid: str) -> None:
+    """mathcalls at -O2 inlines every call: no arcs, so gprof numbers nothing and -T's flat profile
+    prints bare names (and the call graph is refused)."""
+    b = workshop.get(
+        Program(
+            "mathcalls_O2", ("mathcalls.c",), flags=("-O2", "-fno-builtin"), libs=("-lm",), args=("2000",)
+        )
+    )
+    opts = TRAD_OPTIONS[oid]
+    compare_reports(NATIVE, [*opts, str(b.binary), str(b.gmon["out"])], b.dir)
+
+
 @pytest.mark.parametrize("opts", [("-T",), ("-T", "-l"), ("-T", "-c")], ids=["T", "T-l", "T-c"])
 @pytest.mark.parametrize("target", list(TARGETS))
 def test_traditional_cross_target(workshop: Workshop, target: str, opts: tuple[str, ...]) -> None:

@@ -1,19 +1,20 @@
 """gprof -R MAP (--file-ordering): a suggested link order of the object files, from the call graph.
 
 Pure. MAP is `nm --extern-only --defined-only -v --print-file-name *.o` output (`FILE:ADDR TYPE
-NAME` lines). The rules were inferred from GNU gprof 2.40's output on generated programs (one
-routine per object file, shuffled link orders and map files; tests/integration/
-test_gprof_ordering.py):
+NAME` lines). The rules were inferred from GNU gprof 2.40's output on ~75 programs (generated
+call graphs with one or several routines per object file, shuffled link orders, the multi-file
+test programs, hand-written maps; tests/integration/test_gprof_ordering.py):
 
 * The map: a run of consecutive lines naming the same file is one *entry* (the same file name
   again after another file's lines is a new entry); the address and type are ignored, and a name
   listed twice belongs to its last line's entry. The order of the lines does not matter otherwise.
-* The placement of -r (gmonlens/ordering.py) runs on the map's entries instead of routines: each
-  arc between two routines named in the map becomes an arc between their entries (static and
-  library routines, absent from the map, weigh nothing, not even in the 99% cut; an arc inside
-  one entry weighs in the cut and places nothing). Unlike -r the arcs are taken in gprof's arc
-  order, NOT sorted by count (the cut runs over that order), every entry counts as used (an
-  uncalled `main` is placed), and pass 2 places nothing, not even a new chain.
+* The placement of -r (gmonlens/ordering.py) runs on the map's entries instead of routines: the
+  arcs between two routines named in the map, in different entries, are summed per (caller entry,
+  callee entry), in order of their first arc in gprof's arc order. Unlike -r these entry arcs are
+  NOT sorted by count, every entry counts as used (an uncalled `main` is placed), and pass 2 places
+  nothing, not even a new chain. The 99% cut runs over the entry arcs in that order, against their
+  total plus the mapped routines' calls to themselves (recursion); arcs between two routines of
+  one entry and arcs to or from static and library routines (absent from the map) weigh nothing.
 * The chains are printed, then the entries of the other mapped routines in address order, each
   entry once (a file split over two entries can be printed twice, as gprof does); then every file
   name of the map not printed yet, sorted (byte order), once.
@@ -68,12 +69,19 @@ def file_ordering(profile: Profile, objmap: ObjectMap) -> str:
     """The -R listing: one object file per line."""
     rs = profile.routines
     entry = [objmap.entry_of.get(r.name.encode("utf-8", "surrogateescape")) for r in rs]
-    arcs = []
+    pairs: dict[tuple[int, int], int] = {}  # summed, in order of first arc
+    recursive = 0  # a mapped routine's calls to itself: only in the cut's total
     for a in profile.arcs:  # gprof's arc order, between the entries of mapped routines
         p, c = entry[a.parent], entry[a.child]
-        if p is not None and c is not None:
-            arcs.append((p, c, a.count))
-    order = place_by_arcs(arcs, [True] * len(objmap.files), pass2_starts_chains=False)
+        if p is None or c is None:
+            continue
+        if a.parent == a.child:
+            recursive += a.count
+        elif p != c:
+            pairs[p, c] = pairs.get((p, c), 0) + a.count
+    arcs = [(p, c, n) for (p, c), n in pairs.items()]
+    used = [True] * len(objmap.files)
+    order = place_by_arcs(arcs, used, pass2_starts_chains=False, extra_total=recursive)
     printed = dict.fromkeys(order)
     for e in entry:  # then the routines' entries in address order
         if e is not None:

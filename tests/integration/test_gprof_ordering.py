@@ -120,17 +120,22 @@ def test_file_ordering_matches_gprof(tmp_path: Path, name: str, reverse: bool) -
     compare_reports(NATIVE, ["-i", "--file-ordering=map", "p", "gmon.out"], tmp_path)
 
 
-def _one_object_per_routine(spec: str) -> dict[str, str]:
-    """Sources for `P>C:N` arcs as in _graph_source, each routine in its own file (main in main.c);
-    routines are numbered in order of first mention, which is main's calling order."""
+def _objects(spec: str, groups: str = "") -> dict[str, str]:
+    """Sources for `P>C:N` arcs as in _graph_source, each routine in its own file (main in main.c)
+    or grouped (`a+b,c`: a and b in f0.c, c in f1.c); routines are numbered in order of first
+    mention, which is main's calling order."""
     arcs = [(pc.split(">")[0], pc.split(">")[1].split(":")[0], int(pc.split(":")[1])) for pc in spec.split()]
     funcs = list(dict.fromkeys(f for p, c, _ in arcs for f in (p, c) if f != "main"))
+    files = [g.split("+") for g in groups.split(",")] if groups else [[f] for f in funcs]
+    names = [f"f{i}.c" for i in range(len(files))] if groups else [f"{f}.c" for f in funcs]
     idx = {f: i + 1 for i, f in enumerate(funcs)}
     decl = "".join(f"void {f}(int w);\n" for f in funcs)
     out = {}
-    for f in funcs:
-        body = "".join(f" if (w == {idx[c]}) {c}(-1);" for p, c, _ in arcs if p == f)
-        out[f"{f}.c"] = decl + f"void __attribute__((noinline)) {f}(int w) {{{body} }}\n"
+    for name, group in zip(names, files, strict=True):
+        out[name] = decl
+        for f in group:
+            body = "".join(f" if (w == {idx[c]}) {c}(-1);" for p, c, _ in arcs if p == f)
+            out[name] += f"void __attribute__((noinline)) {f}(int w) {{{body} }}\n"
     loops = [
         f"  for (int i = 0; i < {n}; i++) {c}(-1);"
         if p == "main"
@@ -143,7 +148,7 @@ def _one_object_per_routine(spec: str) -> dict[str, str]:
 
 # Each pins a rule of gmonlens/fileorder.py: arcs in gprof's order (not by count) with the 99% cut,
 # an uncalled main placed, pass 2 placing nothing (then address order), chains as for -r.
-FILE_GRAPHS = {
+FILE_GRAPHS: dict[str, str | tuple[str, str]] = {
     "fanout-alternates": "main>a:1 main>b:1 main>c:1 main>d:1 main>e:1 main>f:1",
     "fanout-counts-ignored": "main>a:1 main>b:2 main>c:3 main>d:4",
     "single-arc-pass2": "main>a:5",
@@ -152,13 +157,18 @@ FILE_GRAPHS = {
     "diamond": "a>b:100 a>c:50 b>d:30 c>d:20 d>e:5",
     "rising-chain": "a>b:1 b>c:2 c>d:3 d>e:4 e>f:5",
     "random-9": "g3>g1:8 main>g5:2 g7>g2:40 g0>g6:100 g4>g8:3 g8>g3:20 g6>g7:5 main>g0:10 g2>g4:1",
+    # several routines per file: arcs summed per pair of files, arcs inside a file weigh nothing
+    "grouped-merged": ("g3>g1:1 g0>g1:3 g3>g0:1", "g3+g0+g1"),
+    "grouped-inner-arcs-weightless": ("a>b:100 main>c:2", "a+b,c"),
+    "grouped-random": ("g1>g4:20 g0>g2:8 g4>g3:40 main>g5:3 g2>g1:10 g5>g0:1 g3>g2:2", "g1+g3,g0+g5,g2,g4"),
 }
 
 
 @pytest.mark.parametrize("main_first", [False, True], ids=["main-last", "main-first"])
 @pytest.mark.parametrize("gid", list(FILE_GRAPHS))
 def test_file_ordering_rules_on_generated_graphs(tmp_path: Path, gid: str, main_first: bool) -> None:
-    sources = _one_object_per_routine(FILE_GRAPHS[gid])
+    graph = FILE_GRAPHS[gid]
+    sources = _objects(graph) if isinstance(graph, str) else _objects(*graph)
     objs = sorted(Path(s).with_suffix(".o").name for s in sources)  # addresses in name order
     if main_first:
         objs.remove("main.o")
@@ -170,9 +180,7 @@ def test_file_ordering_rules_on_generated_graphs(tmp_path: Path, gid: str, main_
 def test_file_ordering_map_quirks(tmp_path: Path) -> None:
     """Hand-written maps: a file split over two runs of lines is two entries (printed twice), a
     name's last line wins, files without routines follow sorted, blank lines and padding ignored."""
-    _build_objects(
-        tmp_path, _one_object_per_routine("main>a:3 a>b:20 b>c:10"), ["main.o", "a.o", "b.o", "c.o"]
-    )
+    _build_objects(tmp_path, _objects("main>a:3 a>b:20 b>c:10"), ["main.o", "a.o", "b.o", "c.o"])
     maps = {
         "split": "main.o:0 T main\nb.o:0 T b\na.o:0 T a\nb.o:0 T c\n",
         "runs": "main.o:0 T main\nb.o:0 T b\nb.o:0 T zz\nb.o:0 T c\na.o:0 T a\n",

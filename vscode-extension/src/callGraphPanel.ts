@@ -107,10 +107,10 @@ class CallGraphPanel implements vscode.Disposable {
         ? { kind: "whole", folder: graph.folder || undefined }
         : { kind: "routine", folder: graph.folder, routine: centre.id, generation: graph.generation, name: centre.name };
     this.panel.title = centre ? `Call graph: ${centre.displayName}` : "Call graph: whole program";
-    const nodes: Record<string, { tooltip: string; hasSource: boolean; center: boolean; name: string; source: string }> = {};
+    const nodes: Record<string, { tooltip: string; hasSource: boolean; center: boolean; name: string; source: string; percent: number }> = {};
     for (const n of graph.nodes) {
       const source = n.uri !== null ? `${n.uri.split("/").pop() ?? ""}:${(n.line ?? 0) + 1}` : "";
-      nodes[nodeId(n.id)] = { tooltip: nodeTooltip(n), hasSource: n.uri !== null, center: n.id === graph.center, name: n.displayName, source };
+      nodes[nodeId(n.id)] = { tooltip: nodeTooltip(n), hasSource: n.uri !== null, center: n.id === graph.center, name: n.displayName, source, percent: n.percent };
     }
     this.postState();
     this.post({ type: "graph", dot: toDot(graph), nodes, summary: summary(graph), generation: graph.generation });

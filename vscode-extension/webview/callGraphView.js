@@ -96,7 +96,12 @@ async function render(msg) {
   if (centre && !state.fit) {
     centre.scrollIntoView({ block: "center", inline: "center" });
   } else if (!state.fit) {
-    graphEl.scrollLeft = (graphEl.scrollWidth - graphEl.clientWidth) / 2;
+    // The whole program: start at the routine with the most total time (main, usually, at the top).
+    let hot;
+    for (const g of svg.querySelectorAll("g.node")) {
+      if (!hot || (nodes[g.id]?.percent ?? 0) > (nodes[hot.id]?.percent ?? 0)) hot = g;
+    }
+    if (hot) hot.scrollIntoView({ block: "nearest", inline: "center" });
   }
 }
 

@@ -166,9 +166,6 @@ async def _reload(ls: GmonlensServer, state: FolderState) -> None:
 
 async def _finish(ls: GmonlensServer, state: FolderState, loaded: Any) -> None:
     await asyncio.sleep(0.5)  # let the first requests go first
-    heat = await asyncio.to_thread(line_heat, loaded)  # once per load, before the first hints ask
-    if heat is not None:
-        await asyncio.to_thread(warm_lines, heat)
     complete = loaded.dwarf_cached and loaded.profile_cached and cache.has_scopes(loaded.binary)
     if cache.cache_dir() is not None and not complete:
         args = [loaded.binary, *loaded.profiles]
@@ -182,6 +179,11 @@ async def _finish(ls: GmonlensServer, state: FolderState, loaded: Any) -> None:
             await proc.wait()
         except OSError as exc:
             log.info("cache warm-up failed: %s", exc)
+    # line heat once per load (unless a request asked first), after the warm-up: computing it while
+    # the first lenses decode DWARF slowed them (GIL) by a second or more on SQLite
+    heat = await asyncio.to_thread(line_heat, loaded)
+    if heat is not None:
+        await asyncio.to_thread(warm_lines, heat)
     problems = await asyncio.to_thread(finish_index, loaded)
     # inlined copies (hover) need every DWARF scope: from the cache the warm-up filled
     await asyncio.to_thread(loaded.heat.inlined, loaded.binary, loaded.profile, cache.cache_dir() is None)

@@ -12,8 +12,8 @@ test programs, hand-written maps; tests/integration/test_gprof_ordering.py):
   arcs between two routines named in the map, in different entries, are summed per (caller entry,
   callee entry), in order of their first arc in gprof's arc order. Unlike -r these entry arcs are
   NOT sorted by count, every entry counts as used (an uncalled `main` is placed), and pass 2 places
-  nothing, not even a new chain. The 99% cut runs over the entry arcs in that order, against their
-  total plus the mapped routines' calls to themselves (recursion); arcs between two routines of
+  nothing, not even a new chain. The 99% cut runs over the entry arcs and the mapped routines'
+  calls to themselves (recursion, placing nothing), in that order; arcs between two routines of
   one entry and arcs to or from static and library routines (absent from the map) weigh nothing.
 * The chains are printed, then the entries of the other mapped routines in address order, each
   entry once (a file split over two entries can be printed twice, as gprof does); then every file
@@ -69,19 +69,21 @@ def file_ordering(profile: Profile, objmap: ObjectMap) -> str:
     """The -R listing: one object file per line."""
     rs = profile.routines
     entry = [objmap.entry_of.get(r.name.encode("utf-8", "surrogateescape")) for r in rs]
-    pairs: dict[tuple[int, int], int] = {}  # summed, in order of first arc
-    recursive = 0  # a mapped routine's calls to itself: only in the cut's total
+    arcs: list[tuple[int, int, int]] = []
+    first: dict[tuple[int, int], int] = {}  # an entry pair's place in `arcs`: its first arc's
     for a in profile.arcs:  # gprof's arc order, between the entries of mapped routines
         p, c = entry[a.parent], entry[a.child]
-        if p is None or c is None:
+        if p is None or c is None or (p == c and a.parent != a.child):
             continue
-        if a.parent == a.child:
-            recursive += a.count
-        elif p != c:
-            pairs[p, c] = pairs.get((p, c), 0) + a.count
-    arcs = [(p, c, n) for (p, c), n in pairs.items()]
-    used = [True] * len(objmap.files)
-    order = place_by_arcs(arcs, used, pass2_starts_chains=False, extra_total=recursive)
+        if a.parent == a.child:  # recursion weighs in the cut, in its place (and places nothing)
+            arcs.append((p, p, a.count))
+        elif (p, c) in first:
+            i = first[p, c]
+            arcs[i] = (p, c, arcs[i][2] + a.count)
+        else:
+            first[p, c] = len(arcs)
+            arcs.append((p, c, a.count))
+    order = place_by_arcs(arcs, [True] * len(objmap.files), pass2_starts_chains=False)
     printed = dict.fromkeys(order)
     for e in entry:  # then the routines' entries in address order
         if e is not None:

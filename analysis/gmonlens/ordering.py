@@ -56,12 +56,10 @@ def place_by_arcs(
     used: Sequence[bool],
     *,
     pass2_starts_chains: bool,
-    extra_total: int = 0,
 ) -> list[int]:
     """The chains that the (parent, child, count) arcs build (rules in the module docstring),
-    concatenated: node ids (routines for -r, map entries for -R). `extra_total` adds weight that
-    only moves the 99% cut."""
-    total = sum(n for _, _, n in arcs) + extra_total
+    concatenated: node ids (routines for -r, map entries for -R)."""
+    total = sum(n for _, _, n in arcs)
     chains: list[list[int]] = []
     where: dict[int, list[int]] = {}
 

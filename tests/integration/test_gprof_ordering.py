@@ -160,6 +160,10 @@ FILE_GRAPHS: dict[str, str | tuple[str, str]] = {
     # several routines per file: arcs summed per pair of files, arcs inside a file weigh nothing
     "grouped-merged": ("g3>g1:1 g0>g1:3 g3>g0:1", "g3+g0+g1"),
     "grouped-inner-arcs-weightless": ("a>b:100 main>c:2", "a+b,c"),
+    "grouped-recursion-weighs-in-place": (
+        "g2>g2:100 g5>g8:5 g9>g1:2 g1>g6:1 g9>g4:300 g4>g9:10 g1>g5:8",
+        "g6+g2+g4+g5+g9+g8+g1",
+    ),
     "grouped-random": ("g1>g4:20 g0>g2:8 g4>g3:40 main>g5:3 g2>g1:10 g5>g0:1 g3>g2:2", "g1+g3,g0+g5,g2,g4"),
 }
 

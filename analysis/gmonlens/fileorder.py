@@ -1,7 +1,7 @@
 """gprof -R MAP (--file-ordering): a suggested link order of the object files, from the call graph.
 
 Pure. MAP is `nm --extern-only --defined-only -v --print-file-name *.o` output (`FILE:ADDR TYPE
-NAME` lines). The rules were inferred from GNU gprof 2.40's output on ~75 programs (generated
+NAME` lines). The rules were inferred from GNU gprof 2.40's output on 107 programs (generated
 call graphs with one or several routines per object file, shuffled link orders, the multi-file
 test programs, hand-written maps; tests/integration/test_gprof_ordering.py):
 
@@ -21,8 +21,9 @@ test programs, hand-written maps; tests/integration/test_gprof_ordering.py):
 
 Not matched: gprof renames the routines to their object files in the other sections printed with
 -R (-p, -q, ...), which gmonlens refuses; gprof crashes on an empty map and reads some truncated
-lines (`a.o:0 T`) that gmonlens rejects; programs with 80 or more called routines, where -r has an
-extra "popular routines" step (ordering.py), were not checked.
+lines (`a.o:0 T`) that gmonlens rejects. -r's unmatched "popular routines" step (ordering.py) was
+not seen here: 7 generated programs with 90 called routines (in 12 files, or one per file with
+a routine called from 6 others on heavy arcs) match.
 """
 
 from __future__ import annotations

@@ -1,10 +1,11 @@
 // Line heat in a real VS Code (part of run.mjs): the gutter heat bar, the inlay hint at the end of the
 // hottest line with its figures, the hover on a heated line, and the toggle command.
 //
-// The program is SQLite (bench/sqlite_prog.py: the 9 MB amalgamation at -O2 and its workload) when its
-// sources can be had without the network ($GMONLENS_SQLITE_DIR, or bench/work/sqlite/src already
-// fetched), else the -O2 fixture tests/fixtures/workspaces/heatproject (a header helper inlined into
-// its caller). The expected figures come from the engine (held against gprof -l by the Python tests).
+// The program is SQLite (bench/sqlite_prog.py: the 9 MB amalgamation at -O2 and its workload): its
+// sources from $GMONLENS_SQLITE_DIR, bench/work/sqlite/src or bench/work/realprogs/sqlite/src (the
+// real-program tier's), else fetched from the npm registry as bench/sqlite_prog.py does. Only when
+// that fails too (no registry) is the -O2 fixture tests/fixtures/workspaces/heatproject used (a
+// header helper inlined into its caller), and the test says so. The expected figures come from the engine (held against gprof -l by the Python tests).
 
 import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
@@ -14,9 +15,25 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 /** Builds the program to look at; returns { folder, file (to open), binary, gmon, label }. */
 function prepare(repo, work) {
-  const sqliteSrc = process.env.GMONLENS_SQLITE_DIR || path.join(repo, "bench", "work", "sqlite", "src");
   const python = path.join(repo, ".venv", "bin", "python");
-  if (fs.existsSync(path.join(sqliteSrc, "sqlite3.c")) && fs.existsSync(python)) {
+  const candidates = [
+    process.env.GMONLENS_SQLITE_DIR,
+    path.join(repo, "bench", "work", "sqlite", "src"),
+    path.join(repo, "bench", "work", "realprogs", "sqlite", "src"),
+  ].filter(Boolean);
+  let sqliteSrc = candidates.find((d) => fs.existsSync(path.join(d, "sqlite3.c")));
+  if (!sqliteSrc && fs.existsSync(python)) {
+    try {
+      sqliteSrc = execFileSync(
+        python,
+        ["-c", "import sys; sys.path.insert(0, 'bench'); import sqlite_prog as s; print(s.fetch())"],
+        { cwd: repo, encoding: "utf8", timeout: 300000 },
+      ).trim().split("\n").pop();
+    } catch (e) {
+      console.log(`note: SQLite's sources could not be fetched (${String(e).split("\n")[0]}); line heat is shown on the fixture`);
+    }
+  }
+  if (sqliteSrc && fs.existsSync(path.join(sqliteSrc, "sqlite3.c")) && fs.existsSync(python)) {
     const out = execFileSync(
       python,
       ["-c", "import sys; sys.path.insert(0, 'bench'); import sqlite_prog as s; e = s.build(s.fetch()); print(e); print(s.run_workload(e))"],

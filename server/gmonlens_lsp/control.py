@@ -13,14 +13,13 @@ import contextlib
 import gc
 import logging
 import os
-import sys
 import uuid
 from typing import Any
 
 from lsprotocol import types
 from pygls.capabilities import get_capability
 
-from . import cache
+from . import cache, isolation
 from .baseline import status_fields
 from .heat import warm_lines
 from .server import GmonlensServer
@@ -171,14 +170,7 @@ async def _finish(ls: GmonlensServer, state: FolderState, loaded: Any) -> None:
         args = [loaded.binary, *loaded.profiles]
         if loaded.settings.static_call_graph:
             args.append("--static-call-graph")
-        try:
-            proc = await asyncio.create_subprocess_exec(
-                sys.executable, "-m", "gmonlens_lsp.warm", *args,
-                stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.DEVNULL,
-            )  # fmt: skip
-            await proc.wait()
-        except OSError as exc:
-            log.info("cache warm-up failed: %s", exc)
+        await _warm(ls, args)
     # line heat once per load (unless a request asked first), after the warm-up: computing it while
     # the first lenses decode DWARF slowed them (GIL) by a second or more on SQLite
     heat = await asyncio.to_thread(line_heat, loaded)
@@ -190,6 +182,29 @@ async def _finish(ls: GmonlensServer, state: FolderState, loaded: Any) -> None:
     if state.loaded is loaded:
         for p in problems:
             say(ls, state, p)
+
+
+async def _warm(ls: GmonlensServer, args: list[str]) -> None:
+    """Run `warm.main(args)` in an isolated interpreter from "/" (see `isolation`)."""
+    cmd = isolation.python_command("gmonlens_lsp.warm", args)
+    if cmd is None:
+        return
+    try:
+        proc = await asyncio.create_subprocess_exec(
+            *cmd, cwd="/", env=isolation.child_env(),
+            stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.DEVNULL,
+        )  # fmt: skip
+    except OSError as exc:
+        log.info("cache warm-up failed: %s", exc)
+        return
+    ls.children.add(proc)
+    try:
+        await proc.wait()
+    finally:
+        ls.children.discard(proc)
+        if proc.returncode is None:
+            with contextlib.suppress(ProcessLookupError):
+                proc.kill()
 
 
 async def loaded_or_wait(ls: GmonlensServer, state: FolderState, timeout: float = 60.0) -> Any:

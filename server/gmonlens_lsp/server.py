@@ -7,19 +7,24 @@ a failing handler logs to stderr and answers empty (`safe`); only the protocol w
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import inspect
 import logging
 import os
+import sys
+import threading
 import uuid
 from collections.abc import Callable
 from typing import Any, TypeVar
 
 from lsprotocol import types
 from pygls import uris
+from pygls.io_ import StdinAsyncReader, StdoutWriter, run_async
 from pygls.lsp.server import LanguageServer
 
 from . import __version__
+from .protocol import GmonlensProtocol
 from .session import FolderState, Loaded
 
 log = logging.getLogger("gmonlens")
@@ -58,8 +63,11 @@ def safe(default: Any = None) -> Callable[[F], F]:
 
 
 class GmonlensServer(LanguageServer):
+    protocol: GmonlensProtocol
+
     def __init__(self) -> None:
-        super().__init__("gmonlens", __version__)
+        super().__init__("gmonlens", __version__, protocol_cls=GmonlensProtocol)
+        self.children: set[Any] = set()  # subprocesses (cache warm-up), killed at exit
         self.client_settings: Any = None  # the client's `gmonlens` section, camelCase
         self.folders: dict[str, FolderState] = {}  # folder uri -> state
         self.background: set[asyncio.Task[Any]] = set()
@@ -129,6 +137,51 @@ class GmonlensServer(LanguageServer):
         except Exception as exc:
             log.info("registering %s failed: %s", method, exc)
             return False
+
+    # ---- process ---------------------------------------------------------------------------------
+
+    def start_io(self, stdin: Any = None, stdout: Any = None) -> None:
+        """Serve on stdin/stdout until `exit` (or the client closes stdin), then end the process at
+        once: a load stuck in a read (a FIFO, a slow disk) must not keep it alive."""
+        self._stop_event = threading.Event()
+        reader = StdinAsyncReader(stdin or sys.stdin.buffer, self.thread_pool)
+        self.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
+
+        async def serve() -> None:
+            assert self._stop_event is not None
+            code = 1
+            try:
+                await run_async(
+                    stop_event=self._stop_event,
+                    reader=reader,
+                    protocol=self.protocol,
+                    logger=log,
+                    error_handler=self.report_server_error,
+                )
+                code = 0 if self.protocol.shut_down else 1  # stdin closed without `exit`
+            except BrokenPipeError:
+                log.warning("the client closed the connection")
+            finally:
+                self.terminate(code)
+
+        asyncio.run(serve())
+        self.terminate(1)
+
+    def terminate(self, code: int) -> None:
+        """End the process now: kill our subprocesses, flush, `os._exit` (no thread is joined)."""
+        for proc in list(self.children):
+            with contextlib.suppress(Exception):
+                proc.kill()
+        for stream in (sys.stdout, sys.stderr):
+            with contextlib.suppress(Exception):
+                stream.flush()
+        logging.shutdown()
+        os._exit(code)
+
+    def report_server_error(self, error: Exception, source: Any) -> None:
+        """Errors outside a request (a message that cannot be read, a failing notification handler)
+        go to stderr; pygls would show each one to the person as a popup."""
+        log.warning("%s: %s", getattr(source, "__name__", source), error)
 
     def spawn(self, coro: Any) -> asyncio.Task[Any]:
         """Run a coroutine in the background, keeping a reference until it ends."""

@@ -85,3 +85,8 @@ def register(server: GmonlensServer) -> None:
     def on_shutdown(ls: GmonlensServer, params: Any) -> None:
         for task in list(ls.background):
             task.cancel()
+
+    @server.feature(types.EXIT)
+    def on_exit(ls: GmonlensServer, params: Any) -> None:
+        # the specification: 0 after `shutdown`, else 1; at once, whatever a load is doing
+        ls.terminate(0 if ls.protocol.shut_down else 1)

@@ -1,0 +1,144 @@
+"""JSON-RPC as the LSP specification says, where pygls 2.1 falls short (see PROTOCOL.md, "Errors").
+
+- A request whose params do not fit the method's type gets InvalidParams (-32602); one that is not
+  a JSON-RPC 2.0 request (bad `jsonrpc`, `method` not a string, not an object) InvalidRequest
+  (-32600). pygls raises from its JSON object hook and answers nothing.
+- Before `initialize`, requests get ServerNotInitialized (-32002) and notifications are dropped;
+  after `shutdown`, requests get InvalidRequest (pygls stays silent).
+- A malformed notification is dropped with one log line.
+- A client's answer to a server request that was given up (a superseded load, a time-out) is
+  dropped quietly: pygls set the result on the cancelled future, raised "CANCELLED", and showed
+  the client "Error in server: CANCELLED".
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from typing import Any
+
+import attrs
+from cattrs.errors import ClassValidationError
+from cattrs.v import transform_error
+from lsprotocol import types
+from lsprotocol.types import ResponseError, ResponseErrorMessage
+from pygls.exceptions import JsonRpcInvalidParams, JsonRpcMethodNotFound
+from pygls.protocol import LanguageServerProtocol
+from pygls.protocol.json_rpc import JsonRPCNotification, JsonRPCRequestMessage, JsonRPCResponseMessage
+
+log = logging.getLogger("gmonlens")
+
+INVALID_REQUEST = -32600
+INVALID_PARAMS = -32602
+SERVER_NOT_INITIALIZED = -32002
+
+
+@attrs.define
+class Rejected:
+    """A message that could not be read; requests among them get `code`."""
+
+    id: Any
+    method: Any
+    code: int
+    reason: str
+    is_request: bool
+
+
+def _id(value: Any) -> int | str | None:
+    """The id to answer with: JSON-RPC ids are strings or integers, anything else is null."""
+    return value if isinstance(value, (int, str)) and not isinstance(value, bool) else None
+
+
+class GmonlensProtocol(LanguageServerProtocol):
+    @property
+    def shut_down(self) -> bool:
+        return bool(self._shutdown)
+
+    @property
+    def initialized(self) -> bool:
+        return self._workspace is not None
+
+    def structure_message(self, data: dict[str, Any]) -> Any:
+        """JSON object -> message (pygls's object hook, also called on nested objects)."""
+        if "jsonrpc" not in data:
+            return data
+        is_request = "id" in data and "method" in data
+        method = data.get("method")
+        if data.get("jsonrpc") != self.VERSION or ("method" in data and not isinstance(method, str)):
+            return Rejected(_id(data.get("id")), method, INVALID_REQUEST, "not a JSON-RPC 2.0 message", is_request)
+        try:
+            if "id" in data and "method" not in data:
+                if "error" in data:
+                    return self._converter.structure(data, ResponseErrorMessage)
+                kind = self._result_types.pop(data["id"], None) or JsonRPCResponseMessage
+                return self._converter.structure(data, kind)
+            if is_request:
+                message = self._converter.structure(data, self.get_message_type(method) or JsonRPCRequestMessage)
+                if not hasattr(message, "id"):  # a notification's method, sent as a request
+                    return Rejected(_id(data["id"]), method, INVALID_REQUEST, f"{method} is a notification", True)
+                return message
+            return self._converter.structure(data, self.get_message_type(method or "") or JsonRPCNotification)
+        except Exception as exc:  # cattrs' validation errors, and anything a hostile payload provokes
+            reason = f"invalid params for {method}: {_first_line(exc)}"
+            if "id" in data and "method" not in data:  # a malformed answer: fail the waiting request
+                error = ResponseError(code=INVALID_PARAMS, message="malformed response")
+                return ResponseErrorMessage(id=_id(data["id"]), error=error)
+            return Rejected(_id(data.get("id")), method, INVALID_PARAMS, reason, is_request)
+
+    def handle_message(self, message: Any) -> None:
+        if isinstance(message, Rejected):
+            if message.is_request:
+                self._reply_error(message.id, message.code, message.reason)
+            else:
+                log.warning("dropped a notification: %s", message.reason)
+            return
+        if isinstance(message, dict) or not hasattr(message, "jsonrpc"):
+            # not a JSON-RPC object at all (an array, a number, an object without `jsonrpc`)
+            if isinstance(message, dict) and "id" in message and "method" in message:
+                self._reply_error(_id(message["id"]), INVALID_REQUEST, "not a JSON-RPC 2.0 message")
+            else:
+                log.warning("dropped a message that is not JSON-RPC 2.0")
+            return
+        method = getattr(message, "method", None)
+        is_request = method is not None and hasattr(message, "id")
+        if method is not None and method != types.EXIT:
+            if not self.initialized and method != types.INITIALIZE:
+                if is_request:
+                    self._reply_error(message.id, SERVER_NOT_INITIALIZED, "the server is not initialized")
+                return
+            if self.shut_down:
+                if is_request:
+                    self._reply_error(message.id, INVALID_REQUEST, "the server is shut down")
+                return
+        super().handle_message(message)
+
+    def _handle_response(self, msg_id: Any, result: Any | None = None, error: Any | None = None) -> None:
+        future = self._request_futures.get(msg_id)
+        if future is not None and future.done():  # given up (cancelled): nobody waits for this
+            self._request_futures.pop(msg_id, None)
+            return
+        super()._handle_response(msg_id, result, error)
+
+    def _reply_error(self, msg_id: Any, code: int, message: str) -> None:
+        self._send_response(msg_id, error=ResponseError(code=code, message=message))
+
+
+def _first_line(exc: BaseException) -> str:
+    if isinstance(exc, ClassValidationError):  # "invalid value for type, expected int @ $.params..."
+        with contextlib.suppress(Exception):
+            return "; ".join(transform_error(exc, path="$"))[:300]
+    text = str(exc).strip().splitlines()
+    return text[0][:300] if text else type(exc).__name__
+
+
+class QuietClientErrors(logging.Filter):
+    """pygls logs client mistakes (unknown method or command, bad arguments) with a traceback;
+    keep one line for those."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.exc_info and isinstance(record.exc_info[1], (JsonRpcInvalidParams, JsonRpcMethodNotFound)):
+            record.msg = f"{record.getMessage()}: {record.exc_info[1]}"
+            record.args = None
+            record.exc_info = None
+            record.exc_text = None
+        return True

@@ -13,6 +13,7 @@ import contextlib
 import gc
 import logging
 import os
+import threading
 import uuid
 from typing import Any
 
@@ -84,48 +85,105 @@ async def refresh_inlay_hints(ls: GmonlensServer) -> None:
 
 
 def reload(ls: GmonlensServer, state: FolderState) -> asyncio.Task[Any]:
-    """Start (or restart) loading `state`'s folder; returns the task (awaitable by handlers)."""
+    """Start (or restart) loading `state`'s folder; returns the task (awaitable by handlers).
+
+    A superseded load is cancelled and stays quiet; its thread stops at the next phase (generation
+    check), and the new load starts only when it has: one load per folder at a time."""
     if state.loading is not None and not state.loading.done():
         state.loading.cancel()
-    task = ls.spawn(_reload(ls, state))
+    state.generation += 1
+    task = ls.spawn(_reload(ls, state, state.generation))
     state.loading = task
     return task
 
 
-async def _reload(ls: GmonlensServer, state: FolderState) -> None:
-    client = state.client_settings if state.client_settings is not None else ls.client_settings
-    settings, problems = effective_settings(state.path, client)
-    state.settings = settings
-    for p in problems:
-        say(ls, state, p)
-    send_status(ls, state, "loading", f"Loading the profile of {os.path.basename(state.path) or state.path}")
-    token = str(uuid.uuid4())
-    progress = bool(get_capability(ls.client_capabilities, "window.work_done_progress", False))
-    if progress:
+def in_thread(fn: Any, *args: Any) -> asyncio.Future[Any]:
+    """Run `fn(*args)` in a daemon thread of its own (a read that blocks cannot hold up the event
+    loop, the executor or the process's exit)."""
+    loop = asyncio.get_running_loop()
+    future: asyncio.Future[Any] = loop.create_future()
+
+    def settle(ok: bool, value: Any) -> None:
+        if not future.done():
+            (future.set_result if ok else future.set_exception)(value)
+
+    def run() -> None:
         try:
-            await asyncio.wait_for(ls.work_done_progress.create_async(token), timeout=5)
-            ls.work_done_progress.begin(
-                token,
-                types.WorkDoneProgressBegin(
-                    title="gmonlens", message="Loading the profile", cancellable=False
-                ),
-            )
-        except Exception as exc:
-            log.info("work done progress refused: %s", exc)
-            progress = False
+            result: Any = fn(*args)
+            ok = True
+        except BaseException as exc:  # handed to the awaiting task
+            result, ok = exc, False
+        with contextlib.suppress(RuntimeError):  # the loop is gone: the process is ending
+            loop.call_soon_threadsafe(settle, ok, result)
+
+    threading.Thread(target=run, name=f"gmonlens-{getattr(fn, '__name__', 'work')}", daemon=True).start()
+    return future
+
+
+async def _reload(ls: GmonlensServer, state: FolderState, generation: int) -> None:
+    # one load per folder: wait for a superseded one's thread to stop (cancelled if superseded too)
+    if state.worker is not None and not state.worker.done():
+        await asyncio.shield(state.worker)
+
+    def stop() -> bool:  # asked from the load's thread
+        return state.generation != generation
+
+    client = state.client_settings if state.client_settings is not None else ls.client_settings
     before = stamp(state.watch_paths())
-    outcome: LoadOutcome | None = None
     try:
-        state.generation += 1
-        outcome = await asyncio.to_thread(load_folder, state.path, settings, state.generation)
+        state.worker = in_thread(effective_settings, state.path, client)
+        settings, problems = await asyncio.shield(state.worker)
+        state.settings = settings
+        state.settings_problems = tuple(problems)
+        for p in problems:
+            say(ls, state, p)
+        send_status(
+            ls, state, "loading", f"Loading the profile of {os.path.basename(state.path) or state.path}"
+        )
+        token = await _begin_progress(ls)
+        outcome: LoadOutcome | None = None
+        try:
+            state.worker = in_thread(load_folder, state.path, settings, generation, stop)
+            outcome = await asyncio.shield(state.worker)
+        finally:
+            if token is not None:
+                done = (
+                    "Profile loaded" if outcome is not None and outcome.loaded is not None else "No profile"
+                )
+                ls.work_done_progress.end(token, types.WorkDoneProgressEnd(message=done))
     finally:
-        if progress:
-            done = "Profile loaded" if outcome is not None and outcome.loaded is not None else "No profile"
-            ls.work_done_progress.end(token, types.WorkDoneProgressEnd(message=done))
+        # files read by this load keep the stamp they had before it: a write during the load is
+        # seen; a load that failed or was superseded still leaves the folder watched
+        now = stamp(state.watch_paths())
+        if not stop() or state.last_stamp is None:
+            state.last_stamp = {p: before.get(p, v) for p, v in now.items()}
+    if stop() or outcome is None:
+        return
+    _apply(ls, state, outcome)
+    await refresh_lenses(ls)
+    await refresh_inlay_hints(ls)
+
+
+async def _begin_progress(ls: GmonlensServer) -> str | None:
+    """A work-done progress token, begun (None when the client does not support or refuses it)."""
+    if not get_capability(ls.client_capabilities, "window.work_done_progress", False):
+        return None
+    token = str(uuid.uuid4())
+    try:
+        await asyncio.wait_for(ls.work_done_progress.create_async(token), timeout=5)
+    except asyncio.CancelledError:
+        raise
+    except Exception as exc:
+        log.info("work done progress refused: %s", exc)
+        return None
+    begin = types.WorkDoneProgressBegin(title="gmonlens", message="Loading the profile", cancellable=False)
+    ls.work_done_progress.begin(token, begin)
+    return token
+
+
+def _apply(ls: GmonlensServer, state: FolderState, outcome: LoadOutcome) -> None:
+    """Tell the client what a (current) load found, and keep it."""
     state.inputs = outcome.inputs
-    # files read by this load keep the stamp they had before it: a write during the load is seen
-    now = stamp(state.watch_paths())
-    state.last_stamp = {p: before.get(p, v) for p, v in now.items()}
     for n in outcome.notes:
         note(ls, n)
     if outcome.loaded is None:
@@ -134,33 +192,32 @@ async def _reload(ls: GmonlensServer, state: FolderState) -> None:
         say(ls, state, outcome.blocking or "no profile", blocking=True)
         send_status(ls, state, "problem" if outcome.blocking and "no gmon.out" not in outcome.blocking else "idle",
                     outcome.blocking or "no profile")  # fmt: skip
-    else:
-        replaced = state.loaded is not None
-        state.loaded = outcome.loaded  # replaced whole
-        if replaced:  # the previous profile's reference cycles (DWARF objects) must be collected
-            gc.unfreeze()
-            gc.collect()
-        gc.freeze()  # the profile lives until the next load: keep its objects out of GC passes
-        state.problem = None
-        state.said = {t for t in state.said if t in outcome.warnings}
-        for w in outcome.warnings:
-            say(ls, state, w)
-        lo = outcome.loaded
-        note(
-            ls,
-            f"loaded {lo.binary} with {', '.join(lo.profiles)}: {routines_with_figures(lo.profile)} routines with figures, "
-            f"{lo.total_seconds:.2f} s ({lo.seconds:.2f} s to load"
-            + (", profile from cache" if lo.profile_cached else "")
-            + (", DWARF index from cache)" if lo.dwarf_cached else ")"),
-        )
-        message = f"{lo.total_seconds:.2f} s in {routines_with_figures(lo.profile)} routines"
-        if outcome.choice and outcome.choice not in state.said:  # which binary/profiles, said once
-            say(ls, state, outcome.choice)
-            message += f" ({outcome.choice})"
-        send_status(ls, state, "loaded", message)
-        ls.spawn(_finish(ls, state, lo))
-    await refresh_lenses(ls)
-    await refresh_inlay_hints(ls)
+        return
+    replaced = state.loaded is not None
+    state.loaded = outcome.loaded  # replaced whole
+    if replaced:  # the previous profile's reference cycles (DWARF objects) must be collected
+        gc.unfreeze()
+        gc.collect()
+    gc.freeze()  # the profile lives until the next load: keep its objects out of GC passes
+    state.problem = None
+    state.said = {t for t in state.said if t in outcome.warnings or t in state.settings_problems}
+    for w in outcome.warnings:
+        say(ls, state, w)
+    lo = outcome.loaded
+    figures = routines_with_figures(lo.profile)
+    note(
+        ls,
+        f"loaded {lo.binary} with {', '.join(lo.profiles)}: {figures} routines with figures, "
+        f"{lo.total_seconds:.2f} s ({lo.seconds:.2f} s to load"
+        + (", profile from cache" if lo.profile_cached else "")
+        + (", DWARF index from cache)" if lo.dwarf_cached else ")"),
+    )
+    message = f"{lo.total_seconds:.2f} s in {figures} routines"
+    if outcome.choice and outcome.choice not in state.said:  # which binary/profiles, said once
+        say(ls, state, outcome.choice)
+        message += f" ({outcome.choice})"
+    send_status(ls, state, "loaded", message)
+    ls.spawn(_finish(ls, state, lo))
 
 
 async def _finish(ls: GmonlensServer, state: FolderState, loaded: Any) -> None:

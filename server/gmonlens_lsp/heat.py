@@ -22,12 +22,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from gmonlens.demangle import demangle_all
+from gmonlens.errors import GmonlensError
 from gmonlens.lineheat import InlinedCopies, LineHeat, compute_line_heat, inlined_copies
 from gmonlens.linetable import LineTable
 from gmonlens.model import Profile
 
 from . import cache
 from .index import source_name
+from .userfiles import SOURCE_CAP, read_text
 
 log = logging.getLogger(__name__)
 
@@ -178,9 +180,8 @@ def disk_lines(path: str) -> tuple[int, int, tuple[str, ...]] | None:
         if hit is not None and hit[0] == mtime:
             return hit[1:]
     try:
-        with open(path, encoding="utf-8", errors="replace", newline="") as f:
-            text = f.read()
-    except OSError:
+        text = read_text(path, SOURCE_CAP, "source file")  # regular files only, capped
+    except (GmonlensError, OSError):
         return None
     entry = (mtime, len(text), hash(text), tuple(text.split("\n")))
     with _DISK_LOCK:

@@ -65,7 +65,9 @@ class GmonlensProtocol(LanguageServerProtocol):
         is_request = "id" in data and "method" in data
         method = data.get("method")
         if data.get("jsonrpc") != self.VERSION or ("method" in data and not isinstance(method, str)):
-            return Rejected(_id(data.get("id")), method, INVALID_REQUEST, "not a JSON-RPC 2.0 message", is_request)
+            return Rejected(
+                _id(data.get("id")), method, INVALID_REQUEST, "not a JSON-RPC 2.0 message", is_request
+            )
         try:
             if "id" in data and "method" not in data:
                 if "error" in data:
@@ -73,9 +75,13 @@ class GmonlensProtocol(LanguageServerProtocol):
                 kind = self._result_types.pop(data["id"], None) or JsonRPCResponseMessage
                 return self._converter.structure(data, kind)
             if is_request:
-                message = self._converter.structure(data, self.get_message_type(method) or JsonRPCRequestMessage)
+                message = self._converter.structure(
+                    data, self.get_message_type(method) or JsonRPCRequestMessage
+                )
                 if not hasattr(message, "id"):  # a notification's method, sent as a request
-                    return Rejected(_id(data["id"]), method, INVALID_REQUEST, f"{method} is a notification", True)
+                    return Rejected(
+                        _id(data["id"]), method, INVALID_REQUEST, f"{method} is a notification", True
+                    )
                 return message
             return self._converter.structure(data, self.get_message_type(method or "") or JsonRPCNotification)
         except Exception as exc:  # cattrs' validation errors, and anything a hostile payload provokes

@@ -10,18 +10,18 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any
 
 from lsprotocol import types
-from pygls import uris
 
 from gmonlens.lineheat import InlinedCopies
 from gmonlens.model import Arc, Profile, Routine
 
+from . import fsuri as uris
 from .heat import FileHeat, HeatIndex, HotLine
 from .index import Place, SourceIndex
 from .settings import DEFAULT_LENS_TITLE, DEFAULT_LINE_HEAT_LABEL
+from .sourcetext import file_lines, utf16_len
 
 SHOW_CALLERS = "gmonlens.showCallers"
 ASSUMPTION = (
@@ -80,27 +80,13 @@ def lens_title(template: str, f: Figures) -> str:
 # ---- positions -------------------------------------------------------------------------------
 
 
-@lru_cache(maxsize=64)
-def _file_lines(path: str, mtime: float) -> tuple[str, ...]:
-    try:
-        with open(path, encoding="utf-8", errors="replace") as f:
-            return tuple(f.read().splitlines())
-    except OSError:
-        return ()
-
-
 def line_text(path: str, line: int) -> str:
-    """Text of 1-based `line` of `path` on disk, "" when unavailable."""
-    try:
-        mtime = os.path.getmtime(path)
-    except OSError:
-        return ""
-    lines = _file_lines(path, mtime)
+    """Text of 1-based `line` of `path` on disk (LSP lines), "" when unavailable."""
+    lines = file_lines(path)
     return lines[line - 1] if 0 < line <= len(lines) else ""
 
 
-def _utf16(text: str) -> int:
-    return len(text.encode("utf-16-le")) // 2
+_utf16 = utf16_len
 
 
 def name_range(place: Place, text: str | None = None) -> types.Range:
@@ -128,7 +114,7 @@ def line_range(line: int) -> types.Range:
 
 
 def uri_of(path: str) -> str:
-    return uris.from_fs_path(path) or ("file://" + path)
+    return uris.from_fs_path(path)
 
 
 def location_link(name: str, place: Place | None) -> str:

@@ -19,11 +19,11 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from lsprotocol import types
-from pygls import uris
 from pygls.io_ import StdinAsyncReader, StdoutWriter, run_async
 from pygls.lsp.server import LanguageServer
 
 from . import __version__
+from . import fsuri as uris
 from .protocol import GmonlensProtocol
 from .session import FolderState, Loaded
 

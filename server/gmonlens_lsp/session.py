@@ -15,6 +15,7 @@ import glob
 import logging
 import os
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -64,6 +65,7 @@ class LoadOutcome:
     notes: tuple[str, ...] = ()
     inputs: tuple[str, ...] = ()  # files whose change means "reload"
     choice: str | None = None  # which of several fitting binaries / profile sets discovery took, and why
+    superseded: bool = False
 
 
 def _line_table_factory(binary: str) -> Any:
@@ -88,18 +90,36 @@ def _stale_problems(binary: str, profiles: tuple[str, ...]) -> list[str]:
     return out
 
 
-def load_folder(folder: str, settings: Settings, generation: int) -> LoadOutcome:
-    """Find and load the profile of `folder` (see module contract)."""
+class Superseded(Exception):
+    """A newer load of the folder started: this one stops (quietly)."""
+
+
+def load_folder(
+    folder: str, settings: Settings, generation: int, stop: Callable[[], bool] | None = None
+) -> LoadOutcome:
+    """Find and load the profile of `folder` (see module contract). `stop` is asked between
+    phases; when it says True the load ends early with a `superseded` outcome."""
+
+    def check() -> None:
+        if stop is not None and stop():
+            raise Superseded
+
     try:
-        return _load_folder(folder, settings, generation)
+        return _load_folder(folder, settings, generation, check)
+    except Superseded:
+        return LoadOutcome(None, superseded=True)
+    except MemoryError:
+        return LoadOutcome(None, blocking=f"{folder}: out of memory while loading the profile")
     except Exception as exc:  # a bug must not leave the folder "loading" forever
         log.exception("loading %s failed", folder)
         return LoadOutcome(None, blocking=f"{folder}: internal error: {type(exc).__name__}: {exc}")
 
 
-def _load_folder(folder: str, settings: Settings, generation: int) -> LoadOutcome:
+def _load_folder(folder: str, settings: Settings, generation: int, check: Callable[[], None]) -> LoadOutcome:
     started = time.monotonic()
+    check()
     found: Discovery = discover(folder, settings)
+    check()
     inputs = [os.path.join(folder, CONFIG_FILE), *found.profiles]
     if found.binary:
         inputs.append(found.binary)
@@ -127,7 +147,9 @@ def _load_folder(folder: str, settings: Settings, generation: int) -> LoadOutcom
         return LoadOutcome(
             None, blocking=f"{found.binary}: {type(exc).__name__}: {exc}", inputs=tuple(inputs)
         )
+    check()
     dwarf, key, cached = cache.load_dwarf(found.binary)
+    check()
     mapper = SourceMapper(folder, dict(settings.source_map))
     binary = found.binary
     index = SourceIndex(
@@ -233,6 +255,8 @@ class FolderState:
     inputs: tuple[str, ...] = ()
     said: set[str] = field(default_factory=set)
     loading: Any = None  # asyncio.Task of the load in progress
+    worker: Any = None  # asyncio.Future of the load's thread (one at a time)
+    settings_problems: tuple[str, ...] = ()
     settings: Settings = field(default_factory=Settings)
     last_stamp: dict[str, tuple[int, int]] | None = None  # what the poller last saw
     client_settings: Any = None  # the client's `gmonlens` section for this folder (scopeUri)

@@ -9,11 +9,17 @@ the file decides (`staticCallGraph: false` is a value: it turns the file's `true
 from __future__ import annotations
 
 import os
+import re
+import string
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 import yaml
+
+from gmonlens.errors import GmonlensError
+
+from .userfiles import SETTINGS_CAP, read_regular
 
 CONFIG_FILE = "gmonlens.yaml"
 DEFAULT_LENS_TITLE = "{percent}% · self {self} s · total {total} s · {calls} calls{cycle}"
@@ -30,6 +36,14 @@ class Baseline:
 
     profiles: tuple[str, ...]
     binary: str | None = None
+
+
+MAX_TITLE = 500  # characters of a lens title template
+MAX_WIDTH = 100  # a placeholder's width or precision
+MAX_PATH = 4096  # characters of a path or glob
+MAX_PATHS = 256  # profiles entries, source_map entries
+# [[fill]align][width][.precision][s]: the values are strings
+_SPEC = re.compile(r"(?:[^{}]?[<>^])?(\d*)(?:\.(\d+))?s?", re.DOTALL)
 
 
 @dataclass(frozen=True)
@@ -64,12 +78,19 @@ def _check(name: str, value: Any, origin: str, written: str | None = None) -> tu
     if name == "binary":
         if not isinstance(value, str):
             return None, bad + "must be a string (the profiled executable); ignored"
+        if path_problem(value):
+            return None, bad + f"{path_problem(value)}; ignored"
         return (value.strip() or None), None
     if name == "profiles":
         if isinstance(value, str):
             value = [value]
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
             return None, bad + "must be a file name or a list of file names/globs; ignored"
+        problems = [p for p in (path_problem(v) for v in value[:MAX_PATHS]) if p]
+        if len(value) > MAX_PATHS or problems:
+            return None, bad + (
+                problems[0] if problems else f"has more than {MAX_PATHS} entries"
+            ) + "; ignored"
         items = tuple(v.strip() for v in value if v.strip())
         return (items or None), None
     if name == "static_call_graph":
@@ -81,6 +102,11 @@ def _check(name: str, value: Any, origin: str, written: str | None = None) -> tu
             isinstance(k, str) and isinstance(v, str) for k, v in value.items()
         ):
             return None, bad + "must map recorded path prefixes to workspace paths (strings); ignored"
+        problems = [p for p in (path_problem(x) for kv in value.items() for x in kv) if p]
+        if len(value) > MAX_PATHS or problems:
+            return None, bad + (
+                problems[0] if problems else f"has more than {MAX_PATHS} entries"
+            ) + "; ignored"
         return (tuple(sorted(value.items())) or None), None
     if name == "baseline":
         return _check_baseline(value, bad)
@@ -90,12 +116,11 @@ def _check(name: str, value: Any, origin: str, written: str | None = None) -> tu
         if not value.strip():
             return None, None
         known = PLACEHOLDERS if name == "lens_title" else HEAT_PLACEHOLDERS
-        try:
-            value.format(**dict.fromkeys(known, ""))
-        except (KeyError, IndexError, ValueError) as exc:
-            return None, bad + f"has a bad placeholder ({exc}); known: " + ", ".join(
+        problem = template_problem(value, known)
+        if problem:
+            return None, bad + f"{problem}; ignored (placeholders: " + ", ".join(
                 "{" + p + "}" for p in known
-            )
+            ) + f", with an optional width up to {MAX_WIDTH}, e.g. {{{known[0]}:>6}})"
         return value, None
     if name == "line_heat_min_percent":
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 100:
@@ -117,6 +142,43 @@ def _check_baseline(value: Any, bad: str) -> tuple[Baseline | None, str | None]:
     if not profiles:
         return None, None
     return Baseline(profiles, binary), None
+
+
+def path_problem(value: str) -> str | None:
+    """Why a path or glob setting cannot name a file, or None."""
+    if "\0" in value:
+        return "contains a NUL character"
+    if len(value) > MAX_PATH:
+        return f"is longer than {MAX_PATH} characters"
+    return None
+
+
+def template_problem(template: str, known: tuple[str, ...] = PLACEHOLDERS) -> str | None:
+    """Why a lens title template is refused, or None: only the known placeholders by name, no
+    attribute or index access, no conversion, a plain string format with bounded width/precision."""
+    if len(template) > MAX_TITLE:
+        return f"is longer than {MAX_TITLE} characters"
+    try:
+        parts = list(string.Formatter().parse(template))
+    except ValueError as exc:
+        return f"is not a valid template ({exc})"
+    for _literal, name, spec, conversion in parts:
+        if name is None:
+            continue
+        if name not in known:
+            return f"has an unknown placeholder {{{name}}}"
+        if conversion:
+            return f"has a conversion (!{conversion}) in {{{name}}}"
+        match = _SPEC.fullmatch(spec or "")
+        if match is None:
+            return f"has an unsupported format {{{name}:{spec}}}"
+        if any(n and (len(n) > 3 or int(n) > MAX_WIDTH) for n in match.groups()):
+            return f"has a width or precision over {MAX_WIDTH} in {{{name}:{spec}}}"
+    try:
+        template.format(**dict.fromkeys(known, ""))
+    except (KeyError, IndexError, ValueError, TypeError) as exc:
+        return f"is not a valid template ({exc})"
+    return None
 
 
 def _apply(base: Settings, raw: Any, keys: Mapping[str, str], origin: str) -> tuple[Settings, list[str]]:
@@ -145,14 +207,23 @@ def _apply(base: Settings, raw: Any, keys: Mapping[str, str], origin: str) -> tu
 def read_config_file(folder: str) -> tuple[Settings, list[str]]:
     """Settings from `<folder>/gmonlens.yaml` (defaults when absent)."""
     path = os.path.join(folder, CONFIG_FILE)
-    try:
-        with open(path, encoding="utf-8") as f:
-            raw = yaml.safe_load(f)
-    except FileNotFoundError:
+    if not os.path.lexists(path):
         return Settings(), []
-    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
-        reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        return Settings(), [f"{path}: cannot read: {reason}"]
+    try:  # a regular file (not a FIFO, not /dev/zero), at most SETTINGS_CAP bytes
+        text = read_regular(path, SETTINGS_CAP, "settings file").decode("utf-8")
+    except GmonlensError as exc:
+        return Settings(), [f"{exc}; settings ignored"]
+    except UnicodeDecodeError as exc:
+        return Settings(), [
+            f"{path}: cannot read: not UTF-8 ({exc.reason} at byte {exc.start}); settings ignored"
+        ]
+    try:
+        raw = yaml.safe_load(text)
+    except RecursionError:
+        return Settings(), [f"{path}: cannot read: nested too deeply; settings ignored"]
+    except Exception as exc:  # yaml.YAMLError, and whatever else a hostile document provokes
+        reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        return Settings(), [f"{path}: cannot read: {reason[:300]}; settings ignored"]
     if raw is None:
         return Settings(), []
     return _apply(Settings(), raw, _YAML_KEYS, path)

@@ -143,7 +143,9 @@ class RawServer:
                 self._arrived.wait(min(left, 0.1))
             return self.responses[msg_id]
 
-    def request(self, method: str, params: Any = None, timeout: float = 10.0, **kw: Any) -> dict[str, Any] | None:
+    def request(
+        self, method: str, params: Any = None, timeout: float = 10.0, **kw: Any
+    ) -> dict[str, Any] | None:
         return self.wait_response(self.request_async(method, params, **kw), timeout)
 
     # ---- session -------------------------------------------------------------------------------

@@ -88,7 +88,11 @@ def test_server_command_runs_nothing_from_the_workspace(cpp_ws: Path, tmp_path: 
     shutil.copytree(cpp_ws, ws)
     markers = tmp_path / "markers"
     plant(ws, markers, package=True)
-    cmd = [str(exe), "serve"] if how == "console-script" else [sys.executable, "-I", "-m", "gmonlens_lsp", "serve"]
+    cmd = (
+        [str(exe), "serve"]
+        if how == "console-script"
+        else [sys.executable, "-I", "-m", "gmonlens_lsp", "serve"]
+    )
     env = unsafe_env(tmp_path / "cache", pythonpath=how == "python-I")
     server = run_session(ws, tmp_path / "cache", cmd, env)
     assert sorted(os.listdir(markers)) == [], server.stderr.decode()[-2000:]

@@ -7,8 +7,8 @@ import asyncio
 from typing import Any
 
 from lsprotocol import types
-from pygls import uris
 
+from .. import fsuri as uris
 from .. import render
 from ..server import GmonlensServer, safe
 from ..session import Loaded

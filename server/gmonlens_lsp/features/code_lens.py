@@ -8,10 +8,10 @@ import gc
 from typing import Any
 
 from lsprotocol import types
-from pygls import uris
 from pygls.protocol import default_converter
 
 from .. import baseline, control, render
+from .. import fsuri as uris
 from ..server import GmonlensServer, safe
 from ..session import Loaded
 

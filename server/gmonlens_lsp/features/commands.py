@@ -7,9 +7,9 @@ import asyncio
 from typing import Any
 
 from lsprotocol import types
-from pygls import uris
 
 from .. import control, render
+from .. import fsuri as uris
 from ..server import GmonlensServer, safe
 from ..session import FolderState, Loaded
 from .hover import routine_under_cursor

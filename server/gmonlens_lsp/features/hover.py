@@ -5,27 +5,50 @@ from __future__ import annotations
 
 import asyncio
 import re
+from collections.abc import Sequence
 
 from lsprotocol import types
-from pygls import uris
 
+from .. import fsuri as uris
 from .. import render
 from ..server import GmonlensServer, safe
 from ..session import Loaded
+from ..sourcetext import file_lines, index_of_utf16, lsp_lines
 
 # the part of the word before the cursor may be empty: the cursor can sit on its first character
 WORD = re.compile(r"(?:[A-Za-z_~][A-Za-z0-9_]*)?$")
 WORD_END = re.compile(r"^[A-Za-z0-9_]*")
 
 
-def word_at(ls: GmonlensServer, uri: str, position: types.Position) -> str | None:
-    """The identifier under the cursor (open document text, else the file on disk)."""
-    doc = ls.workspace.get_text_document(uri)
-    try:
-        word = doc.word_at_position(position, re_start_word=WORD, re_end_word=WORD_END)
-    except (IndexError, OSError, UnicodeDecodeError):
+def open_text(ls: GmonlensServer, uri: str) -> str | None:
+    """The text of `uri` when the client has it open (never read from disk here: on the event loop)."""
+    doc = ls.workspace.text_documents.get(uri)
+    source = getattr(doc, "_source", None) if doc is not None else None
+    return source if isinstance(source, str) else None
+
+
+def word_in(lines: Sequence[str], position: types.Position) -> str | None:
+    """The identifier at `position` (UTF-16 column) of `lines` (LSP lines)."""
+    if not 0 <= position.line < len(lines):
         return None
+    line = lines[position.line]
+    i = index_of_utf16(line, position.character)
+    start = WORD.search(line[:i])
+    end = WORD_END.match(line[i:])
+    word = (start.group() if start else "") + (end.group() if end else "")
     return word or None
+
+
+async def word_at(ls: GmonlensServer, uri: str, position: types.Position) -> str | None:
+    """The identifier under the cursor (open document text, else the file on disk, read off the
+    event loop with the regular-file checks)."""
+    text = open_text(ls, uri)
+    if text is not None:
+        return word_in(lsp_lines(text), position)
+    path = uris.to_fs_path(uri)
+    if not path:
+        return None
+    return word_in(await asyncio.to_thread(file_lines, path), position)
 
 
 async def routine_under_cursor(
@@ -35,17 +58,17 @@ async def routine_under_cursor(
     path = uris.to_fs_path(uri)
     if loaded is None or not path:
         return None
-    word = word_at(ls, uri, position)
+    word = await word_at(ls, uri, position)
     if not word:
         return None
     rid = await asyncio.to_thread(loaded.index.routine_at, path, position.line + 1, word)
     return None if rid is None else (loaded, rid)
 
 
-def inlined_parts(ls: GmonlensServer, uri: str, position: types.Position) -> list[str]:
+async def inlined_parts(ls: GmonlensServer, uri: str, position: types.Position) -> list[str]:
     """Where the inlined copies of the function named under the cursor were sampled (line heat)."""
     loaded = ls.loaded_for(uri)
-    word = word_at(ls, uri, position) if loaded is not None else None
+    word = await word_at(ls, uri, position) if loaded is not None else None
     if loaded is None or not word:
         return []
     return [
@@ -70,5 +93,5 @@ def register(server: GmonlensServer) -> None:
                 table = hover_table(loaded.comparison, rid, loaded.profile)
                 text = f"{table}\n\n---\n\n{text}" if table else text
             parts.append(text)
-        parts += inlined_parts(ls, uri, params.position)
+        parts += await inlined_parts(ls, uri, params.position)
         return render.hover("\n\n---\n\n".join(parts), params.position.line) if parts else None

@@ -8,9 +8,9 @@ from collections import OrderedDict
 from typing import Any
 
 from lsprotocol import types
-from pygls import uris
 
 from .. import control, render
+from .. import fsuri as uris
 from ..heat import HeatIndex, disk_lines
 from ..server import GmonlensServer, safe
 from ..session import Loaded, line_heat

@@ -9,10 +9,10 @@ import logging
 import os
 
 from lsprotocol import types
-from pygls import uris
 from pygls.capabilities import get_capability
 
 from .. import control
+from .. import fsuri as uris
 from ..server import GmonlensServer, safe
 from ..session import FolderState, stamp
 
@@ -76,10 +76,10 @@ async def _poll(ls: GmonlensServer) -> None:
             if state.loading is not None and not state.loading.done():
                 continue
             previous = state.last_stamp
-            if previous is None:
-                continue
             now = await asyncio.to_thread(stamp, state.watch_paths())
-            if now != previous and changed(ls, state):
+            if previous is None or (
+                now != previous and changed(ls, state)
+            ):  # never loaded to the end: watch from now on
                 state.last_stamp = now
 
 

@@ -15,7 +15,7 @@ def from_fs_path(path: str) -> str:
 
 
 def to_fs_path(uri: str) -> str | None:
-    """The path of a file: URI (None for other schemes or what does not parse)."""
+    """The path of a file: URI (None for other schemes, what does not parse, or a NUL in the path)."""
     try:
         parts = parse.urlsplit(uri)
     except (TypeError, ValueError, AttributeError):
@@ -26,4 +26,6 @@ def to_fs_path(uri: str) -> str | None:
     netloc = parse.unquote(parts.netloc)
     if netloc and netloc != "localhost":
         path = f"//{netloc}{path}"  # a UNC-style path, as pygls reads it
+    if "\0" in path:  # no file has such a name (os functions raise ValueError on it)
+        return None
     return path or None

@@ -13,7 +13,9 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import json
 import logging
 from typing import Any
 
@@ -28,6 +30,7 @@ from pygls.protocol.json_rpc import JsonRPCNotification, JsonRPCRequestMessage, 
 
 log = logging.getLogger("gmonlens")
 
+PARSE_ERROR = -32700
 INVALID_REQUEST = -32600
 INVALID_PARAMS = -32602
 SERVER_NOT_INITIALIZED = -32002
@@ -94,14 +97,14 @@ class GmonlensProtocol(LanguageServerProtocol):
     def handle_message(self, message: Any) -> None:
         if isinstance(message, Rejected):
             if message.is_request:
-                self._reply_error(message.id, message.code, message.reason)
+                self.reply_error(message.id, message.code, message.reason)
             else:
                 log.warning("dropped a notification: %s", message.reason)
             return
         if isinstance(message, dict) or not hasattr(message, "jsonrpc"):
             # not a JSON-RPC object at all (an array, a number, an object without `jsonrpc`)
             if isinstance(message, dict) and "id" in message and "method" in message:
-                self._reply_error(_id(message["id"]), INVALID_REQUEST, "not a JSON-RPC 2.0 message")
+                self.reply_error(_id(message["id"]), INVALID_REQUEST, "not a JSON-RPC 2.0 message")
             else:
                 log.warning("dropped a message that is not JSON-RPC 2.0")
             return
@@ -110,11 +113,11 @@ class GmonlensProtocol(LanguageServerProtocol):
         if method is not None and method != types.EXIT:
             if not self.initialized and method != types.INITIALIZE:
                 if is_request:
-                    self._reply_error(message.id, SERVER_NOT_INITIALIZED, "the server is not initialized")
+                    self.reply_error(message.id, SERVER_NOT_INITIALIZED, "the server is not initialized")
                 return
             if self.shut_down:
                 if is_request:
-                    self._reply_error(message.id, INVALID_REQUEST, "the server is shut down")
+                    self.reply_error(message.id, INVALID_REQUEST, "the server is shut down")
                 return
         super().handle_message(message)
 
@@ -125,7 +128,17 @@ class GmonlensProtocol(LanguageServerProtocol):
             return
         super()._handle_response(msg_id, result, error)
 
-    def _reply_error(self, msg_id: Any, code: int, message: str) -> None:
+    def _handle_cancel_notification(self, msg_id: Any) -> None:
+        """Cancel a request of the client's (never one of ours to the client: those ids are in the
+        same table, and a cancelled one would end a load silently)."""
+        if _id(msg_id) is None:
+            log.warning("dropped $/cancelRequest: bad id")
+            return
+        future = self._request_futures.get(msg_id)
+        if isinstance(future, asyncio.Future) and future.cancel():
+            self._request_futures.pop(msg_id, None)
+
+    def reply_error(self, msg_id: Any, code: int, message: str) -> None:
         self._send_response(msg_id, error=ResponseError(code=code, message=message))
 
 
@@ -135,6 +148,53 @@ def _first_line(exc: BaseException) -> str:
             return "; ".join(transform_error(exc, path="$"))[:300]
     text = str(exc).strip().splitlines()
     return text[0][:300] if text else type(exc).__name__
+
+
+MAX_MESSAGE = 256 << 20  # bytes of one message body
+
+
+async def read_loop(reader: Any, protocol: GmonlensProtocol) -> None:
+    """Read framed messages from `reader` (readline/readexactly awaitables) until end of input and
+    hand them to `protocol` (pygls's loop, but: header names are case-insensitive; a body that is
+    not JSON gets ParseError (-32700); a body over MAX_MESSAGE is skipped; nothing is fatal)."""
+    while True:
+        length: int | None = None
+        while True:
+            line = await reader.readline()
+            if not line:
+                return
+            if not line.strip():
+                if length is not None:
+                    break
+                continue  # a blank line before any Content-Length
+            name, _, value = line.partition(b":")
+            if name.strip().lower() == b"content-length":
+                text = value.strip()
+                length = int(text) if text.isdigit() and len(text) < 12 else None
+        if length > MAX_MESSAGE:
+            log.warning("skipping a message of %d bytes (limit %d)", length, MAX_MESSAGE)
+            while length > 0:
+                chunk = await reader.readexactly(min(length, 1 << 20))
+                if not chunk:
+                    return
+                length -= len(chunk)
+            continue
+        body = b""
+        while len(body) < length:
+            chunk = await reader.readexactly(length - len(body))
+            if not chunk:
+                return
+            body += chunk
+        try:
+            message = json.loads(body, object_hook=protocol.structure_message)
+        except (ValueError, RecursionError) as exc:  # not JSON (or nested beyond reason)
+            log.warning("a message is not JSON: %s", _first_line(exc))
+            protocol.reply_error(None, PARSE_ERROR, "parse error: the message is not JSON")
+            continue
+        try:
+            protocol.handle_message(message)
+        except Exception:  # a bug: keep serving
+            log.exception("handling a message failed")
 
 
 class QuietClientErrors(logging.Filter):

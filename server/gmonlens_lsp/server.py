@@ -19,12 +19,12 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from lsprotocol import types
-from pygls.io_ import StdinAsyncReader, StdoutWriter, run_async
+from pygls.io_ import StdinAsyncReader, StdoutWriter
 from pygls.lsp.server import LanguageServer
 
 from . import __version__
 from . import fsuri as uris
-from .protocol import GmonlensProtocol
+from .protocol import GmonlensProtocol, read_loop
 from .session import FolderState, Loaded
 
 log = logging.getLogger("gmonlens")
@@ -80,7 +80,8 @@ class GmonlensServer(LanguageServer):
     def sync_folders(self) -> list[FolderState]:
         """Make `folders` match the workspace's folders; returns the new ones."""
         wanted: dict[str, str] = {}
-        for uri in self.workspace.folders:
+        for folder in self.workspace.folders.values():  # keyed by pygls's lossy unquote: use .uri
+            uri = folder.uri
             path = uris.to_fs_path(uri)
             if path:
                 wanted[uri] = os.path.abspath(path)
@@ -151,13 +152,7 @@ class GmonlensServer(LanguageServer):
             assert self._stop_event is not None
             code = 1
             try:
-                await run_async(
-                    stop_event=self._stop_event,
-                    reader=reader,
-                    protocol=self.protocol,
-                    logger=log,
-                    error_handler=self.report_server_error,
-                )
+                await read_loop(reader, self.protocol)
                 code = 0 if self.protocol.shut_down else 1  # stdin closed without `exit`
             except BrokenPipeError:
                 log.warning("the client closed the connection")

@@ -37,7 +37,12 @@ def main(argv: list[str]) -> int:
     if not args:
         print("usage: python -m gmonlens_lsp.warm BINARY [--static-call-graph] PROFILE...", file=sys.stderr)
         return 2
-    warm(args[0], args[1:], "--static-call-graph" in argv)
+    try:
+        warm(args[0], args[1:], "--static-call-graph" in argv)
+    except Exception as exc:  # the files changed since the load, or cannot be read: the cache waits
+        text = str(exc).strip().splitlines()
+        print(f"gmonlens warm-up: {text[0] if text else type(exc).__name__}", file=sys.stderr)
+        return 1
     return 0
 
 

@@ -15,12 +15,12 @@ import threading
 import time
 from pathlib import Path
 from typing import Any
-
-from pygls import uris
+from urllib.parse import quote
 
 
 def uri(path: Path | str) -> str:
-    return uris.from_fs_path(str(path)) or ""
+    """The file: URI of an absolute path, raw bytes percent-encoded (as editors write them)."""
+    return "file://" + quote(os.fsencode(str(path)))
 
 
 def server_env(cache: Path, **extra: str) -> dict[str, str]:

@@ -23,8 +23,6 @@ if not os.path.isdir(LIBS):
     sys.stderr.write("gmonlens: the bundled libraries are missing (%s); reinstall the extension\n" % LIBS)
     sys.exit(2)
 sys.path.insert(0, LIBS)
-# The server starts helpers as `sys.executable -m gmonlens_lsp.<module>`: they are not isolated, so
-# PYTHONPATH gives them the same bundle.
-os.environ["PYTHONPATH"] = os.pathsep.join([LIBS, *filter(None, [os.environ.get("PYTHONPATH")])])
+# The server starts its helpers isolated (`python -I`) and hands them its own sys.path (LIBS included).
 sys.argv = ["gmonlens", *sys.argv[1:]]
 runpy.run_module("gmonlens_lsp", run_name="__main__", alter_sys=True)

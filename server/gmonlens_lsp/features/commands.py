@@ -107,7 +107,10 @@ def register(server: GmonlensServer) -> None:
         if len(args) < 2 or not isinstance(args[0], str) or not isinstance(args[1], dict):
             return []
         uri, pos = args[0], args[1]
-        position = types.Position(line=int(pos.get("line", 0)), character=int(pos.get("character", 0)))
+        line, character = pos.get("line", 0), pos.get("character", 0)
+        if not all(type(v) is int and 0 <= v < 2**31 for v in (line, character)):
+            return []  # an LSP position holds two uintegers
+        position = types.Position(line=line, character=character)
         hit = await routine_under_cursor(ls, uri, position)
         if hit is None:
             path = uris.to_fs_path(uri)

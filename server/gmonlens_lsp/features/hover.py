@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import re
 from collections.abc import Sequence
+from urllib.parse import unquote
 
 from lsprotocol import types
 
@@ -22,7 +23,7 @@ WORD_END = re.compile(r"^[A-Za-z0-9_]*")
 
 def open_text(ls: GmonlensServer, uri: str) -> str | None:
     """The text of `uri` when the client has it open (never read from disk here: on the event loop)."""
-    doc = ls.workspace.text_documents.get(uri)
+    doc = ls.workspace.text_documents.get(unquote(uri))  # pygls's key
     source = getattr(doc, "_source", None) if doc is not None else None
     return source if isinstance(source, str) else None
 

@@ -127,6 +127,9 @@ class HeatHolder:
             if self._index is None and not self._failed:
                 try:
                     self._index = make()
+                except GmonlensError as exc:  # the files changed since the load: one line
+                    log.warning("line heat failed: %s", exc)
+                    self._failed = True
                 except Exception:  # a broken profile or line table costs only the heat
                     log.exception("line heat failed")
                     self._failed = True

@@ -166,7 +166,7 @@ def template_problem(template: str, known: tuple[str, ...] = PLACEHOLDERS) -> st
         if name is None:
             continue
         if name not in known:
-            return f"has an unknown placeholder {{{name}}}"
+            return f"has a bad placeholder: unknown {{{name}}}"
         if conversion:
             return f"has a conversion (!{conversion}) in {{{name}}}"
         match = _SPEC.fullmatch(spec or "")

@@ -139,7 +139,8 @@ def tracebacks(stderr: bytes) -> list[str]:
             while j < len(lines) and (lines[j].startswith(" ") or lines[j].startswith("Traceback")):
                 j += 1
             frames = [x.strip() for x in lines[i:j] if x.strip().startswith("File ")]
-            out[(frames[-1] if frames else "") + " -> " + (lines[j] if j < len(lines) else "")] = None
+            where = " | ".join(frames[:3] + frames[-1:])
+            out[where + " -> " + (lines[j] if j < len(lines) else "")] = None
     return list(out)
 
 
@@ -147,6 +148,8 @@ def report(name: str, server: RawServer, counts: dict[str, int], s: int) -> None
     counts["tracebacks"] = server.stderr.count(b"Traceback")
     counts["crashes"] = int(server.proc.poll() is not None)
     print(f"\n{name} (seed {s}): " + ", ".join(f"{k} {v}" for k, v in counts.items()))
+    for t in tracebacks(server.stderr):
+        print("  traceback:", t)
 
 
 def test_fuzz_lsp_messages(cproject: Path, tmp_path: Path) -> None:

@@ -12,12 +12,13 @@ Contract:
 
 from __future__ import annotations
 
+import logging
 import os
 import threading
 from bisect import bisect_right
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Protocol, TypeVar
 
 from gmonlens.dwarf import DwarfIndex, SourceDecl
 from gmonlens.linetable import LineTable
@@ -25,6 +26,9 @@ from gmonlens.model import Arc, Profile, Routine
 from gmonlens.sourcemap import SourceMapper
 
 from .callsites import CallFinder
+
+log = logging.getLogger("gmonlens")
+T = TypeVar("T")
 
 
 class LineLookup(Protocol):
@@ -144,8 +148,9 @@ class SourceIndex:
                 return self._places[rid]
             r = self.profile.routines[rid]
             result: Place | None = None
-            if self._dwarf is not None:
-                decl = self._dwarf.decl_at(r.address)
+            dwarf = self._dwarf
+            if dwarf is not None:
+                decl = self._guard(lambda: dwarf.decl_at(r.address))
                 if decl is not None:
                     result = self._place_from_decl(r, decl)
             if result is None and r.file:
@@ -156,15 +161,19 @@ class SourceIndex:
 
     def _recorded_paths_for(self, path: str) -> set[str]:
         if self._recorded_for is None:
-            table: dict[str, set[str]] = {}
-            if self._dwarf is not None:
-                for unit in self._dwarf.units():
+            dwarf = self._dwarf
+
+            def read() -> dict[str, set[str]]:
+                table: dict[str, set[str]] = {}
+                for unit in dwarf.units() if dwarf is not None else ():
                     for recorded in (unit.name, *unit.files):
                         if recorded:
                             hit = self._mapper.resolve(recorded)
                             if hit:
                                 table.setdefault(_norm(hit), set()).add(recorded)
-            self._recorded_for = table
+                return table
+
+            self._recorded_for = self._guard(read) or {}
         return self._recorded_for.get(_norm(path), set())
 
     def knows(self, path: str) -> bool:
@@ -182,22 +191,12 @@ class SourceIndex:
             cached = self._by_file.get(key)
             if cached is not None:
                 return cached
-            found: dict[int, Place] = {}
-            if self._dwarf is not None and self._dwarf.has_debug_info:
-                recorded = self._recorded_paths_for(path)
-                for unit in self._dwarf.units_naming(recorded):
-                    for decl in self._dwarf.decls_of_unit(unit):
-                        if decl.file not in recorded:
-                            continue
-                        for rid in self._routines_in_ranges(decl.ranges):
-                            if rid in found:
-                                continue
-                            # one place per routine, the declaration at its address: a routine that
-                            # two units describe gets one lens, in one file
-                            place = self.place(rid)
-                            if place is not None and _norm(place.path) == key:
-                                found[rid] = place
-            else:
+            dwarf = self._dwarf
+            found: dict[int, Place] | None = None
+            if dwarf is not None and dwarf.has_debug_info:
+                found = self._guard(lambda: self._declared_in(dwarf, path))
+            if found is None:
+                found = {}
                 for r in self.profile.routines:
                     if r.file and r.line:
                         hit = self._mapper.resolve(r.file)
@@ -206,6 +205,35 @@ class SourceIndex:
             result = sorted(found.items(), key=lambda item: (item[1].line, item[0]))
             self._by_file[key] = result
             return result
+
+    def _declared_in(self, dwarf: DwarfIndex, path: str) -> dict[int, Place]:
+        key = _norm(path)
+        found: dict[int, Place] = {}
+        recorded = self._recorded_paths_for(path)
+        for unit in dwarf.units_naming(recorded):
+            for decl in dwarf.decls_of_unit(unit):
+                if decl.file not in recorded:
+                    continue
+                for rid in self._routines_in_ranges(decl.ranges):
+                    if rid in found:
+                        continue
+                    # one place per routine, the declaration at its address: a routine that
+                    # two units describe gets one lens, in one file
+                    place = self.place(rid)
+                    if place is not None and _norm(place.path) == key:
+                        found[rid] = place
+        return found
+
+    def _guard(self, query: Callable[[], T]) -> T | None:
+        """Run a DWARF query. A malformed section (pyelftools raises many kinds of errors) turns
+        DWARF off for this load, with one warning: places then come from the line table."""
+        try:
+            return query()
+        except Exception as exc:
+            if self._dwarf is not None:
+                log.warning("DWARF unreadable, routines placed by the line table: %s", exc)
+            self._dwarf = None
+            return None
 
     # ---- names ---------------------------------------------------------------------------------
 

@@ -240,6 +240,8 @@ def finish_index(loaded: Loaded) -> list[str]:
                 )
     except (GmonlensError, OSError) as exc:
         problems.append(str(exc))
+    except Exception as exc:  # a malformed DWARF section (pyelftools' errors)
+        problems.append(f"{loaded.binary}: DWARF unreadable: {exc}")
     return problems
 
 

@@ -193,8 +193,8 @@ class SourceIndex:
                 return cached
             dwarf = self._dwarf
             found: dict[int, Place] | None = None
-            if dwarf is not None and dwarf.has_debug_info:
-                found = self._guard(lambda: self._declared_in(dwarf, path))
+            if dwarf is not None:
+                found = self._guard(lambda: self._declared_in(dwarf, path) if dwarf.has_debug_info else None)
             if found is None:
                 found = {}
                 for r in self.profile.routines:

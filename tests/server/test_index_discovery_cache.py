@@ -101,3 +101,17 @@ def test_profile_key_follows_content_not_mtime(c_ws: Path, tmp_path: Path, monke
     gmon.write_bytes(bytes(data))
     os.utime(gmon, ns=(st.st_atime_ns, st.st_mtime_ns))  # same mtime
     assert key is not None and cache.profile_key(binary, [str(gmon)], "opts") != key
+
+
+def test_superseded_load_stops_between_phases(c_ws: Path) -> None:
+    """A load whose generation was overtaken stops at the next phase, quietly (no problem text)."""
+    asked: list[int] = []
+
+    def stop() -> bool:
+        asked.append(1)
+        return len(asked) > 1  # superseded right after the first phase
+
+    outcome = load_folder(str(c_ws), Settings(), 1, stop)
+    assert outcome.superseded and outcome.loaded is None and outcome.blocking is None
+    assert len(asked) == 2
+    assert load_folder(str(c_ws), Settings(), 1, lambda: False).loaded is not None

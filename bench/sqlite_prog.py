@@ -7,7 +7,8 @@ holds sqlite3.c and sqlite3.h instead.
 
 The driver is bench/sqlite_workload.c (tables, prepared inserts in transactions, indexes, joins,
 GROUP BY/ORDER BY sorts, window functions, JSON, FTS5, R*Tree, VACUUM). Built with
-``gcc -pg -g -O2`` the program has about 1,950 routines, about 900 of them in the call graph.
+``gcc -pg -g -O2`` the program has about 1,950 routines (the real-program tier, which
+adds optional features with ``build(defines=...)``, over 2,000), about 900 of them in the call graph.
 
 Library use::
 
@@ -70,11 +71,15 @@ def fetch(work: Path = WORK_DIR) -> Path:
     return src
 
 
-def build(src: Path, *, opt: str = "-O2", work: Path = WORK_DIR, cc: str = "gcc") -> Path:
-    """Compile the amalgamation and the driver with ``-pg -g opt``; cached by inputs' digest."""
+def build(
+    src: Path, *, opt: str = "-O2", work: Path = WORK_DIR, cc: str = "gcc", defines: list[str] | None = None
+) -> Path:
+    """Compile the amalgamation and the driver with ``-pg -g opt`` and ``defines`` (default DEFINES,
+    which the benchmark figures rest on); cached by inputs' digest."""
+    defines = DEFINES if defines is None else defines
     bdir = work / f"build{opt}"
     exe = bdir / "sqlite_workload"
-    h = hashlib.sha256(" ".join([cc, opt, *DEFINES]).encode())
+    h = hashlib.sha256(" ".join([cc, opt, *defines]).encode())
     for f in (src / "sqlite3.c", src / "sqlite3.h", DRIVER):
         h.update(f.read_bytes())
     digest = h.hexdigest()[:16]
@@ -82,7 +87,7 @@ def build(src: Path, *, opt: str = "-O2", work: Path = WORK_DIR, cc: str = "gcc"
     if exe.exists() and stamp.exists() and stamp.read_text() == digest:
         return exe
     bdir.mkdir(parents=True, exist_ok=True)
-    flags = ["-pg", "-g", opt, *DEFINES, f"-I{src}"]
+    flags = ["-pg", "-g", opt, *defines, f"-I{src}"]
     # sqlite3.c keeps its name so the DWARF and the server benchmark see a 9 MB source file
     subprocess.run([cc, *flags, "-c", str(src / "sqlite3.c"), "-o", str(bdir / "sqlite3.o")], check=True)
     subprocess.run([cc, *flags, "-c", str(DRIVER), "-o", str(bdir / "sqlite_workload.o")], check=True)

@@ -193,6 +193,70 @@ static void queries(int scale)
     query("PRAGMA integrity_check");
 }
 
+/* Optional features, compiled in only when the build enables them (the real-program tier does,
+ * tests/realprogs/programs.py; the benchmark build does not, so its program is unchanged). */
+static void features(void)
+{
+#ifdef SQLITE_ENABLE_SESSION
+    sqlite3_session *ses;
+    int n = 0, ni = 0;
+    void *changes = NULL, *inv = NULL;
+    if (sqlite3session_create(db, "main", &ses) != SQLITE_OK) die("session");
+    if (sqlite3session_attach(ses, NULL) != SQLITE_OK) die("session attach");
+    exec("UPDATE item SET stock = stock + 1 WHERE id % 7 = 0; DELETE FROM customer WHERE id % 97 = 0;");
+    if (sqlite3session_changeset(ses, &n, &changes) != SQLITE_OK) die("changeset");
+    if (sqlite3changeset_invert(n, changes, &ni, &inv) != SQLITE_OK) die("invert");
+    checksum += (unsigned)n + (unsigned)ni;
+    sqlite3_free(inv);
+    sqlite3_free(changes);
+    sqlite3session_delete(ses);
+#endif
+#ifdef SQLITE_ENABLE_GEOPOLY
+    exec("CREATE VIRTUAL TABLE poly USING geopoly(tag);"
+         "WITH RECURSIVE k(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM k WHERE i < 300) "
+         "INSERT INTO poly(_shape, tag) SELECT geopoly_regular(i % 50, i % 37, 3 + i % 5, 5 + i % 9), i FROM k;");
+    query("SELECT count(*), sum(geopoly_area(_shape)) FROM poly WHERE geopoly_overlap(_shape, "
+          "geopoly_regular(25, 18, 12, 8))");
+    query("SELECT geopoly_json(geopoly_bbox(_shape)) FROM poly WHERE tag % 50 = 0");
+#endif
+#ifdef SQLITE_ENABLE_FTS4
+    exec("CREATE VIRTUAL TABLE doc4 USING fts4(title, body); INSERT INTO doc4 SELECT title, body FROM doc;");
+    query("SELECT count(*), sum(length(offsets(doc4))) FROM doc4 WHERE doc4 MATCH 'alpha OR zulu'");
+#endif
+#ifdef SQLITE_ENABLE_PERCENTILE
+    query("SELECT median(price), percentile(price, 90), percentile_cont(stock, 0.25) FROM item");
+#endif
+#ifdef SQLITE_ENABLE_OFFSET_SQL_FUNC
+    query("SELECT sum(sqlite_offset(name)) FROM customer");
+#endif
+#ifdef SQLITE_ENABLE_DBSTAT_VTAB
+    query("SELECT name, sum(pgsize), sum(ncell) FROM dbstat GROUP BY name ORDER BY name");
+#endif
+#ifdef SQLITE_ENABLE_DBPAGE_VTAB
+    query("SELECT count(*), sum(length(data)) FROM sqlite_dbpage");
+#endif
+#ifdef SQLITE_ENABLE_BYTECODE_VTAB
+    query("SELECT opcode, count(*) FROM bytecode('SELECT * FROM customer WHERE city = ''alpha''') GROUP BY 1");
+#endif
+#ifdef SQLITE_ENABLE_STMTVTAB
+    query("SELECT count(*), sum(run) FROM sqlite_stmt");
+#endif
+#ifdef SQLITE_ENABLE_COLUMN_METADATA
+    const char *type, *coll;
+    int notnull, pk, autoinc;
+    if (sqlite3_table_column_metadata(db, NULL, "item", "price", &type, &coll, &notnull, &pk, &autoinc))
+        die("column metadata");
+    checksum += strlen(type) + (unsigned)pk;
+#endif
+#ifdef SQLITE_ENABLE_NORMALIZE
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(db, "SELECT * FROM item WHERE price > 10.5 AND title = 'x'", -1, &st, NULL))
+        die("normalize");
+    checksum += strlen(sqlite3_normalized_sql(st));
+    sqlite3_finalize(st);
+#endif
+}
+
 int main(int argc, char **argv)
 {
     int scale = argc > 1 ? atoi(argv[1]) : 1;
@@ -203,6 +267,7 @@ int main(int argc, char **argv)
     exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = OFF; PRAGMA cache_size = -8000;");
     load(scale);
     queries(scale);
+    features();
     sqlite3_close(db);
     unlink(path);
     printf("%llu\n", checksum);

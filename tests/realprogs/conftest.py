@@ -29,7 +29,7 @@ def sqlite_prog() -> tuple[programs.RealProgram, Oracle]:
 @pytest.fixture(scope="session")
 def qjs_prog() -> tuple[programs.RealProgram, Oracle]:
     programs.need("gcc", "gprof")
-    prog = programs.quickjs_zstd()
+    prog = programs.quickjs_zstd_lz4()
     return prog, gprof_oracle("gprof", prog.binary, prog.gmon)
 
 

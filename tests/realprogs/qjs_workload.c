@@ -1,13 +1,18 @@
-/* A workload for QuickJS (vendored by the PyPI sdist `quickjs`) and zstd (vendored by the PyPI sdist
-   `zstandard`), linked into one program: evaluates a JavaScript program that exercises the parser,
-   the bytecode interpreter, closures, objects, arrays, strings, regular expressions, JSON, big
-   integers and the garbage collector, then compresses and decompresses data at several zstd
-   levels. Argument: rounds (default 3). */
+/* A workload for QuickJS (vendored by the PyPI sdist `quickjs`), zstd (vendored by the PyPI sdist
+   `zstandard`) and LZ4 (vendored by the PyPI sdist `lz4`), linked into one program: evaluates a
+   JavaScript program that exercises the parser, the bytecode interpreter, closures, objects, arrays,
+   strings, regular expressions, JSON, big integers and the garbage collector, then compresses and
+   decompresses data at several zstd levels and with LZ4 (block, HC, frame; xxHash checksums).
+   Argument: rounds (default 3). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "quickjs.h"
 #include "zstd.h"
+#include "lz4.h"
+#include "lz4hc.h"
+#include "lz4frame.h"
+#include "xxhash.h"
 
 static const char *SCRIPT =
     "function fib(n) { return n < 2 ? n : fib(n - 1) + fib(n - 2); }\n"
@@ -33,14 +38,15 @@ static const char *SCRIPT =
     "  t += eval('(function(){ let z = 0; for (let q = 0; q < 1000; q++) z += q; return z; })()'); }\n"
     "  return t; }\n";
 
+static void fill(char *src, size_t n);
+
 static unsigned long long zstd_rounds(int rounds) {
     size_t n = 1 << 20;
     char *src = malloc(n), *back = malloc(n);
     size_t cap = ZSTD_compressBound(n);
     char *dst = malloc(cap);
     unsigned long long total = 0;
-    for (size_t i = 0; i < n; i++)
-        src[i] = "abcdefgh"[(i * 7 + i / 13) % 8] ^ (char)(i % 251 == 0);
+    fill(src, n);
     for (int r = 0; r < rounds; r++)
         for (int level = 1; level <= 16; level += 3) {
             size_t c = ZSTD_compress(dst, cap, src, n, level);
@@ -51,6 +57,53 @@ static unsigned long long zstd_rounds(int rounds) {
             }
             total += c;
         }
+    free(src), free(back), free(dst);
+    return total;
+}
+
+static void fill(char *src, size_t n) {
+    for (size_t i = 0; i < n; i++)
+        src[i] = "abcdefgh"[(i * 7 + i / 13) % 8] ^ (char)(i % 251 == 0);
+}
+
+static void lz4_check(int ok, const char *what) {
+    if (!ok) {
+        fprintf(stderr, "lz4 %s round trip failed\n", what);
+        exit(1);
+    }
+}
+
+static unsigned long long lz4_rounds(int rounds) {
+    int n = 1 << 20;
+    char *src = malloc(n), *back = malloc(n);
+    int cap = LZ4_compressBound(n);
+    size_t fcap = LZ4F_compressFrameBound(n, NULL);
+    char *dst = malloc(fcap > (size_t)cap ? fcap : (size_t)cap);
+    unsigned long long total = 0;
+    fill(src, n);
+    for (int r = 0; r < rounds; r++) {
+        int c = LZ4_compress_default(src, dst, n, cap);
+        lz4_check(c > 0 && LZ4_decompress_safe(dst, back, c, n) == n && !memcmp(src, back, n), "block");
+        total += c;
+        for (int level = 3; level <= 9; level += 3) {
+            c = LZ4_compress_HC(src, dst, n, cap, level);
+            lz4_check(c > 0 && LZ4_decompress_safe(dst, back, c, n) == n && !memcmp(src, back, n), "HC");
+            total += c;
+        }
+        LZ4F_preferences_t prefs;
+        memset(&prefs, 0, sizeof prefs);
+        prefs.frameInfo.contentChecksumFlag = LZ4F_contentChecksumEnabled;
+        prefs.compressionLevel = r % 2 ? 0 : 4;
+        size_t fc = LZ4F_compressFrame(dst, fcap, src, n, &prefs);
+        lz4_check(!LZ4F_isError(fc), "frame");
+        LZ4F_dctx *dctx;
+        lz4_check(!LZ4F_isError(LZ4F_createDecompressionContext(&dctx, LZ4F_VERSION)), "frame");
+        size_t out = n, in = fc;
+        size_t rc = LZ4F_decompress(dctx, back, &out, dst, &in, NULL);
+        LZ4F_freeDecompressionContext(dctx);
+        lz4_check(rc == 0 && out == (size_t)n && !memcmp(src, back, n), "frame");
+        total += fc + XXH32(back, n, r) % 7 + XXH64(back, n, r) % 7;
+    }
     free(src), free(back), free(dst);
     return total;
 }
@@ -68,7 +121,7 @@ int main(int argc, char **argv) {
     if (JS_IsException(v)) { fprintf(stderr, "run failed\n"); return 1; }
     double d = 0;
     JS_ToFloat64(ctx, &d, v);
-    printf("%.0f %llu\n", d, zstd_rounds(rounds));
+    printf("%.0f %llu %llu\n", d, zstd_rounds(rounds), lz4_rounds(rounds));
     JS_FreeValue(ctx, v);
     JS_FreeContext(ctx);
     JS_FreeRuntime(rt);

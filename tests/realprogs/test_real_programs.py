@@ -1,6 +1,6 @@
-"""Real programs (SQLite; QuickJS + zstd) at -O2, PIE, no configuration: the server finds the program
-in the workspace root, in build/, and beside a stripped copy and an unrelated newer executable;
-every routine with time or calls in gprof's flat profile has a lens on its definition with gprof's
+"""Real programs (SQLite; QuickJS + zstd + LZ4), each of at least 2,000 routines, at -O2, PIE, no
+configuration: the server finds the program in the workspace root, in build/, and beside a stripped
+copy and an unrelated newer executable; every routine with time or calls in gprof's flat profile has a lens on its definition with gprof's
 figures; hover and call hierarchy answer on the hottest ten."""
 
 from __future__ import annotations
@@ -27,6 +27,8 @@ def _sources(prog: programs.RealProgram) -> list[Path]:
 
 
 async def _check(prog: programs.RealProgram, oracle: Oracle, unrelated: Path, tmp_path: Path) -> None:
+    count = programs.routines(prog.binary)
+    assert count >= programs.MIN_ROUTINES, f"{prog.name}: only {count} routines (nm T/t symbols)"
     assert len(oracle.flat) > 100, f"{prog.name}: only {len(oracle.flat)} routines in gprof's flat profile"
     cache = tmp_path / "cache"
     sources = _sources(prog)

@@ -77,7 +77,11 @@ static unsigned long long lz4_rounds(int rounds) {
     int n = 1 << 20;
     char *src = malloc(n), *back = malloc(n);
     int cap = LZ4_compressBound(n);
-    size_t fcap = LZ4F_compressFrameBound(n, NULL);
+    LZ4F_preferences_t prefs;
+    memset(&prefs, 0, sizeof prefs);
+    prefs.frameInfo.contentChecksumFlag = LZ4F_contentChecksumEnabled;
+    prefs.compressionLevel = 4;
+    size_t fcap = LZ4F_compressFrameBound(n, &prefs);
     char *dst = malloc(fcap > (size_t)cap ? fcap : (size_t)cap);
     unsigned long long total = 0;
     fill(src, n);
@@ -90,18 +94,19 @@ static unsigned long long lz4_rounds(int rounds) {
             lz4_check(c > 0 && LZ4_decompress_safe(dst, back, c, n) == n && !memcmp(src, back, n), "HC");
             total += c;
         }
-        LZ4F_preferences_t prefs;
-        memset(&prefs, 0, sizeof prefs);
-        prefs.frameInfo.contentChecksumFlag = LZ4F_contentChecksumEnabled;
         prefs.compressionLevel = r % 2 ? 0 : 4;
         size_t fc = LZ4F_compressFrame(dst, fcap, src, n, &prefs);
         lz4_check(!LZ4F_isError(fc), "frame");
         LZ4F_dctx *dctx;
         lz4_check(!LZ4F_isError(LZ4F_createDecompressionContext(&dctx, LZ4F_VERSION)), "frame");
-        size_t out = n, in = fc;
-        size_t rc = LZ4F_decompress(dctx, back, &out, dst, &in, NULL);
+        size_t got = 0, used = 0, rc = 1;
+        while (rc != 0 && !LZ4F_isError(rc) && used < fc) {
+            size_t out = n - got, in = fc - used;
+            rc = LZ4F_decompress(dctx, back + got, &out, dst + used, &in, NULL);
+            got += out, used += in;
+        }
         LZ4F_freeDecompressionContext(dctx);
-        lz4_check(rc == 0 && out == (size_t)n && !memcmp(src, back, n), "frame");
+        lz4_check(rc == 0 && got == (size_t)n && !memcmp(src, back, n), "frame");
         total += fc + XXH32(back, n, r) % 7 + XXH64(back, n, r) % 7;
     }
     free(src), free(back), free(dst);

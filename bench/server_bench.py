@@ -189,7 +189,8 @@ def bench_sqlite(repeat: int) -> dict[str, Any]:
             t, n, later = asyncio.run(first_lenses(folder, source, settings, cache, later=10))
             firsts.append(t)
             laters += later
-            print(f"sqlite: first {t:.2f} s, later max {1000 * max(later):.0f} ms", file=sys.stderr)
+            each = ", ".join(f"{1000 * x:.0f}" for x in later)
+            print(f"sqlite: first {t:.2f} s, later max {1000 * max(later):.0f} ms ({each})", file=sys.stderr)
             counts.append(n)
         finally:
             shutil.rmtree(cache, ignore_errors=True)

@@ -14,6 +14,7 @@ import gc
 import logging
 import os
 import threading
+import time
 import uuid
 from typing import Any
 
@@ -29,6 +30,7 @@ from .settings import effective_settings
 
 log = logging.getLogger("gmonlens")
 STATUS = "gmonlens/status"
+WRITE_SLACK_NS = 20_000_000  # file times lag the clock by up to a tick (coarse kernel time)
 
 
 def say(ls: GmonlensServer, state: FolderState, text: str, *, blocking: bool = False) -> None:
@@ -129,7 +131,9 @@ async def _reload(ls: GmonlensServer, state: FolderState, generation: int) -> No
         return state.generation != generation
 
     client = state.client_settings if state.client_settings is not None else ls.client_settings
+    started = time.time_ns()
     before = stamp(state.watch_paths())
+    outcome: LoadOutcome | None = None
     try:
         state.worker = in_thread(effective_settings, state.path, client)
         settings, problems = await asyncio.shield(state.worker)
@@ -141,7 +145,6 @@ async def _reload(ls: GmonlensServer, state: FolderState, generation: int) -> No
             ls, state, "loading", f"Loading the profile of {os.path.basename(state.path) or state.path}"
         )
         token = await _begin_progress(ls)
-        outcome: LoadOutcome | None = None
         try:
             state.worker = in_thread(load_folder, state.path, settings, generation, stop)
             outcome = await asyncio.shield(state.worker)
@@ -154,14 +157,24 @@ async def _reload(ls: GmonlensServer, state: FolderState, generation: int) -> No
     finally:
         # files read by this load keep the stamp they had before it: a write during the load is
         # seen; a load that failed or was superseded still leaves the folder watched
-        now = stamp(state.watch_paths())
+        paths = state.watch_paths()
+        if not stop() and outcome is not None:  # its inputs are watched from `_apply` on
+            paths += [p for p in outcome.inputs if p not in paths]
+        now = stamp(paths)
         if not stop() or state.last_stamp is None:
-            state.last_stamp = {p: before.get(p, v) for p, v in now.items()}
+            state.last_stamp = {p: before.get(p, _unseen(v, started)) for p, v in now.items()}
     if stop() or outcome is None:
         return
     _apply(ls, state, outcome)
     await refresh_lenses(ls)
     await refresh_inlay_hints(ls)
+
+
+def _unseen(now: tuple[int, int], started: int) -> tuple[int, int]:
+    """The stamp to keep for a file first known from the load (its binary and profiles on the
+    first load): as it is now, unless written since the load began (then one the poller sees
+    differ). A stamp missing here made the poller reload every folder once after its first load."""
+    return (-2, -2) if now[1] >= started - WRITE_SLACK_NS else now
 
 
 async def _begin_progress(ls: GmonlensServer) -> str | None:

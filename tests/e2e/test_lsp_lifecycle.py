@@ -50,6 +50,19 @@ async def test_reload_when_profile_rewritten(cproject: Path, tmp_path: Path) -> 
         assert any(p for p in client.progress_reports.values())  # work-done progress while loading
 
 
+async def test_first_load_is_not_followed_by_a_reload(cproject: Path, tmp_path: Path) -> None:
+    """The poller must not take the first load's own inputs (binary, profile), unknown before it,
+    for a change: that reload replaced the profile just loaded (lenses decoded again: the second
+    lens request on SQLite took ~1 s instead of ~20 ms)."""
+    ws = tmp_path / "ws"
+    shutil.copytree(cproject, ws)
+    async with session([ws], tmp_path / "cache") as client:
+        assert state_of(await wait_status(client)) == "loaded"
+        after = len(client.statuses)
+        await asyncio.sleep(2.0)  # several polls (0.25 s) and a debounce (0.2 s)
+        assert [state_of(s) for s in client.statuses[after:]] == []
+
+
 async def test_file_watchers_registered_and_events_reload(cproject: Path, tmp_path: Path) -> None:
     ws = tmp_path / "ws"
     shutil.copytree(cproject, ws)

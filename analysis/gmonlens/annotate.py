@@ -54,8 +54,9 @@ def file_order(
 ) -> list[str]:
     """Source files in gprof's order (reverse first appearance; see the module docstring)."""
     position = {(s.name, s.value): i for i, s in reversed(list(enumerate(symtab)))}
+    renamed = {s.value: i for i, s in reversed(list(enumerate(symtab)))}  # -R names routines after .o files
     funcs = [r for r in p.routines if r.file is not None and not r.is_line]
-    funcs.sort(key=lambda r: position.get((r.name, r.address), len(symtab)))
+    funcs.sort(key=lambda r: position.get((r.name, r.address), renamed.get(r.address, len(symtab))))
     line_syms = sorted((r for r in p.routines if r.file is not None and r.is_line), key=lambda r: r.address)
     seen: dict[str, None] = {}
     for r in (*funcs, *line_syms):

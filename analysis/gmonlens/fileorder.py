@@ -19,20 +19,28 @@ test programs, hand-written maps; tests/integration/test_gprof_ordering.py):
   entry once (a file split over two entries can be printed twice, as gprof does); then every file
   name of the map not printed yet, sorted (byte order), once.
 
-Not matched: gprof renames the routines to their object files in the other sections printed with
--R (-p, -q, ...), which gmonlens refuses; gprof crashes on an empty map and reads some truncated
-lines (`a.o:0 T`) that gmonlens rejects. -r's unmatched "popular routines" step (ordering.py) was
+The other sections printed with -R (-p, -q, -C, -A) see a rewritten symbol table
+(`mapped_symbols`): each routine named in the map is renamed after its file, for maps that name
+one routine per entry (one line per file, names unique: `one_per_entry`). With several routines
+per entry gprof keeps some as a routine named after the file and drops the others (their
+addresses fall to the routine before them), but which ones it keeps depends on the link order
+and on the whole map (seen on the calc example: parser.o's free_tree kept in one link order,
+dropped in the other with the same map): gmonlens refuses those maps with other sections. With
+-l or -s gprof's listing itself differs (line symbols placed?): refused too.
+
+Not matched: gprof crashes on an empty map and reads some truncated lines (`a.o:0 T`) that gmonlens rejects. -r's unmatched "popular routines" step (ordering.py) was
 not seen here: 7 generated programs with 90 called routines (in 12 files, or one per file with
 a routine called from 6 others on heavy arcs) match.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from .errors import GmonlensError
 from .model import Profile
 from .ordering import place_by_arcs
+from .symbols import SymbolTable
 
 MAP_CAP = 256 << 20  # nm output of a very large program is tens of MB
 
@@ -43,11 +51,13 @@ class ObjectMap:
 
     files: tuple[bytes, ...]
     entry_of: dict[bytes, int]
+    lines: tuple[int, ...] = ()  # how many lines each entry has
 
 
 def parse_map(data: bytes, path: str) -> ObjectMap:
     """The `nm --print-file-name` lines of `data`; a bad line is an error naming `path`."""
     files: list[bytes] = []
+    lines: list[int] = []
     entry_of: dict[bytes, int] = {}
     for n, raw in enumerate(data.split(b"\n"), 1):
         line = raw.strip()
@@ -60,10 +70,27 @@ def parse_map(data: bytes, path: str) -> ObjectMap:
         name = name.strip()
         if not files or files[-1] != name:
             files.append(name)
+            lines.append(0)
+        lines[-1] += 1
         entry_of[fields[2]] = len(files) - 1
     if not files:
         raise GmonlensError(path, "empty map file (expected `nm --print-file-name` output)")
-    return ObjectMap(tuple(files), entry_of)
+    return ObjectMap(tuple(files), entry_of, tuple(lines))
+
+
+def one_per_entry(objmap: ObjectMap) -> bool:
+    """Does every entry name one routine, each routine once (`mapped_symbols`'s case)?"""
+    return all(n == 1 for n in objmap.lines) and len(objmap.entry_of) == len(objmap.files)
+
+
+def mapped_symbols(symtab: SymbolTable, objmap: ObjectMap) -> SymbolTable:
+    """The symbol table gprof's other sections use with -R, for a `one_per_entry` map: each
+    mapped routine renamed after its file, the ranges unchanged."""
+    syms = []
+    for s in symtab.symbols:
+        e = objmap.entry_of.get(s.name.encode("utf-8", "surrogateescape"))
+        syms.append(s if e is None else replace(s, name=objmap.files[e].decode("utf-8", "surrogateescape")))
+    return SymbolTable(tuple(syms), symtab.addresses)
 
 
 def file_ordering(profile: Profile, objmap: ObjectMap) -> str:

@@ -12,6 +12,7 @@ from .callgraph import compute_profile
 from .demangle import demangle_all
 from .elf import ElfImage, read_elf
 from .errors import GmonFormatError, GmonlensError
+from .fileorder import ObjectMap, mapped_symbols
 from .files import read_regular
 from .fit import Fit, profile_fit
 from .linetable import LineTable, lines_at
@@ -194,12 +195,14 @@ def load(
     line_table: LineTable | None = None,
     gprof_files: bool = False,
     all_lines: bool = False,
+    file_map: ObjectMap | None = None,
 ) -> Loaded:
     """`load_profile`, keeping the ELF image and the summed gmon data (for `-s`).
 
     Routines get a source file and line when gprof needs one (static routines, file symspecs) or
     `all_lines` asks for every routine. `gprof_files=True` takes gprof's file for a routine (what
     its report labels and file symspecs use); the default, the true position (what editors show).
+    `file_map` (-R's map) renames and drops the mapped routines as gprof's sections show them.
     """
     opts = options or AnalysisOptions()
     image = image or read_elf(binary)
@@ -218,6 +221,8 @@ def load(
     )
     data = read_profiles(image, profiles, opts.profile_format)
     problems = fit_problems(image, symtab, data, profiles)
+    if file_map is not None:
+        symtab = mapped_symbols(symtab, file_map)
     if image.has_debug_info and opts.symbol_file is None:
         need_all = opts.needs_source_files or all_lines
         if need_all or any(s.is_static for s in symtab.symbols):

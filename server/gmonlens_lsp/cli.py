@@ -54,12 +54,24 @@ def run_report(args: ReportArgs) -> int:
         print(f"gmonlens: warning: {w}", file=sys.stderr)
     objmap = None
     if args.file_ordering is not None:
-        from gmonlens.fileorder import MAP_CAP, parse_map
+        from gmonlens.fileorder import MAP_CAP, one_per_entry, parse_map
         from gmonlens.files import read_regular
 
         objmap = parse_map(read_regular(args.file_ordering, MAP_CAP, "map file"), args.file_ordering)
+        if args.has_sections() and not one_per_entry(objmap):
+            raise GmonlensError(
+                args.file_ordering,
+                "-R with other sections: a map naming several routines per object file is not supported yet",
+            )
     # the report names files as gprof does; JSON gives every routine its true source position
-    loaded = load(args.binary, args.profiles, args.analysis, gprof_files=not args.json, all_lines=args.json)
+    loaded = load(
+        args.binary,
+        args.profiles,
+        args.analysis,
+        gprof_files=not args.json,
+        all_lines=args.json,
+        file_map=objmap if args.has_sections() else None,  # gprof's sections see the mapped names
+    )
     info = ""
     if args.file_info:
         from gmonlens.fileinfo import file_info
@@ -116,7 +128,10 @@ def run_report(args: ReportArgs) -> int:
     if objmap is not None:  # -R: the same place as -r
         from gmonlens.fileorder import file_ordering
 
-        out += file_ordering(profile, objmap)
+        listed = profile  # the listing's rules are stated over the true routines
+        if args.has_sections():
+            listed = load(args.binary, args.profiles, args.analysis, image=loaded.image).profile
+        out += file_ordering(listed, objmap)
     sys.stdout.buffer.write(out.encode("utf-8", "surrogateescape"))  # source bytes as read
     sys.stdout.flush()
     return 0

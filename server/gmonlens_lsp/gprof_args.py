@@ -145,6 +145,10 @@ class ReportArgs:
     warnings: list[str] = field(default_factory=list)
     operands: list[str] = field(default_factory=list)  # as given (binary, profiles)
 
+    def has_sections(self) -> bool:
+        """Does the command print a section besides -i/-r/-R (flat, graph, -C, -A, -s, --json)?"""
+        return bool(self.styles & {FLAT, GRAPH, EXEC, ANNO}) or self.sum_file or self.json
+
     def report_options(self, profile: Profile) -> ReportOptions:
         """Which sections to print, by gprof's rules (§1); missing requested data is an error."""
         styles = set(self.styles)
@@ -250,11 +254,10 @@ def _symspec(text: str) -> SymSpec:
 def _check_file_ordering(r: ReportArgs) -> None:
     if r.function_ordering:  # gprof's own message
         raise UsageError(None, "Only one of --function-ordering and --file-ordering may be specified.")
-    if r.styles & {FLAT, GRAPH, EXEC, ANNO} or r.sum_file or r.json:
-        # gprof names the routines after their object files in those sections: not reproduced
-        raise UsageError(
-            None, "-R / --file-ordering with other sections (-p -q -C -A -s --json) is not supported yet"
-        )
+    if r.json:  # gprof has no JSON: the renamed routines would be an invention
+        raise UsageError(None, "-R / --file-ordering with --json is not supported yet")
+    if r.lines or r.sum_file:  # gprof's listing then differs (it places line symbols; not inferred)
+        raise UsageError(None, "-R / --file-ordering with -l or -s is not supported yet")
 
 
 def parse_report_args(argv: Sequence[str]) -> ReportArgs:

@@ -12,6 +12,9 @@ Contract:
 - Units are decoded lazily and cached per unit (`decls_of_unit`); `unit_files` only reads the
   line-program headers, so callers can pick the units that mention a given source file.
 - Addresses are link-time addresses; `ranges` are half-open [low, high).
+- A subprogram DIE *without* code (a static function whose code gcc folded into an identical one,
+  -fipa-icf, leaves its DIE without DW_AT_low_pc; abstract origins of inlined functions) is kept
+  with empty `ranges`: `decl_named` places a routine by name when no DIE with code covers it.
 """
 
 from __future__ import annotations
@@ -59,6 +62,7 @@ class UnitInfo:
 
 
 _SUBPROGRAM = "DW_TAG_subprogram"
+_EXPORT_FORMAT = 2  # 2: subprograms without code kept (an older export lacks them: dropped)
 _DESCEND = frozenset({"DW_TAG_namespace", "DW_TAG_module"})
 _SCOPES = frozenset({"DW_TAG_structure_type", "DW_TAG_class_type", "DW_TAG_union_type"})
 
@@ -141,6 +145,7 @@ class DwarfIndex:
     def export(self) -> dict[str, Any]:
         """Units and the declarations decoded so far, as JSON-able data (`from_export` reads it)."""
         return {
+            "format": _EXPORT_FORMAT,
             "units": [[u.offset, u.name, u.comp_dir, list(u.files)] for u in self.units()],
             "decls": {
                 str(unit): [
@@ -166,6 +171,7 @@ class DwarfIndex:
 
         ok(
             isinstance(data, dict)
+            and data.get("format") == _EXPORT_FORMAT
             and isinstance(data.get("units"), list)
             and isinstance(data.get("decls"), dict)
         )
@@ -296,6 +302,27 @@ class DwarfIndex:
                     return decl
         return None
 
+    def decl_named(self, names: tuple[str, ...], address: int) -> SourceDecl | None:
+        """A subprogram without code named one of `names` (DW_AT_linkage_name, else DW_AT_name),
+        for a routine at `address` that no DIE with code covers (gcc's identical-code folding
+        leaves the folded copy's DIE without code). Several units may declare a static of that
+        name: the one whose address ranges cover `address` wins, else the only one, else None."""
+        wanted = set(names)
+
+        def matches(offsets: Any) -> list[SourceDecl]:
+            return [
+                d
+                for offset in offsets
+                for d in self.decls_of_unit(offset)
+                if not d.ranges and d.line and (d.linkage_name or d.name) in wanted
+            ]
+
+        here = matches(self._units_at(address))
+        if len({d.unit for d in here}) == 1:
+            return here[0]
+        found = matches(u.offset for u in self.units())
+        return found[0] if len({d.unit for d in found}) == 1 else None
+
     def prepare_ranges(self) -> None:
         """Build the address -> unit table now (it is part of `export`)."""
         if self._unit_ranges is None:
@@ -336,7 +363,7 @@ class DwarfIndex:
     # ---- DIE helpers ---------------------------------------------------------------------------
 
     def _subprograms(self, cu: Any, top: Any) -> Iterator[Any]:
-        """Subprogram DIEs with code: children of the unit, of namespaces and of classes (GNU
+        """Subprogram DIEs with code or a declaration line: children of the unit, of namespaces and of classes (GNU
         emits some member definitions in class scope). Does not enter function bodies."""
         stack = [top]
         while stack:
@@ -345,7 +372,7 @@ class DwarfIndex:
                 tag = child.tag
                 if tag == _SUBPROGRAM:
                     attrs = child.attributes
-                    if "DW_AT_low_pc" in attrs or "DW_AT_ranges" in attrs:
+                    if "DW_AT_low_pc" in attrs or "DW_AT_ranges" in attrs or "DW_AT_decl_line" in attrs:
                         yield child
                 elif (tag in _DESCEND or tag in _SCOPES) and child.has_children:
                     stack.append(child)
@@ -391,8 +418,9 @@ class DwarfIndex:
 
     def _decl(self, die: Any, files: list[str], unit: int) -> SourceDecl | None:
         ranges = tuple(self._die_ranges(die))
-        if not ranges:
-            return None
+        attrs = die.attributes
+        if not ranges and ("DW_AT_low_pc" in attrs or "DW_AT_ranges" in attrs or "DW_AT_declaration" in attrs):
+            return None  # discarded code, or a bare declaration (the definition has its own DIE)
         name = linkage = None
         file_index = line = column = None
         current = die

@@ -94,6 +94,7 @@ class SourceIndex:
         self._by_file: dict[str, list[tuple[int, Place]]] = {}
         self._recorded_for: dict[str, set[str]] | None = None
         self._names: dict[str, list[int]] | None = None
+        self._symbols: dict[str, list[int]] | None = None
 
     @property
     def dwarf(self) -> DwarfIndex | None:
@@ -151,6 +152,9 @@ class SourceIndex:
             dwarf = self._dwarf
             if dwarf is not None:
                 decl = self._guard(lambda: dwarf.decl_at(r.address))
+                if decl is None:  # gcc's identical-code folding: the DIE of this name has no code
+                    names = tuple(dict.fromkeys((r.name, source_name("", r.name))))
+                    decl = self._guard(lambda: dwarf.decl_named(names, r.address))
                 if decl is not None:
                     result = self._place_from_decl(r, decl)
             if result is None and r.file:
@@ -214,7 +218,9 @@ class SourceIndex:
             for decl in dwarf.decls_of_unit(unit):
                 if decl.file not in recorded:
                     continue
-                for rid in self._routines_in_ranges(decl.ranges):
+                # a DIE without code is placed by name (`place` decides whether it is that routine's)
+                rids = self._routines_in_ranges(decl.ranges) if decl.ranges else self._by_symbol(decl)
+                for rid in rids:
                     if rid in found:
                         continue
                     # one place per routine, the declaration at its address: a routine that
@@ -223,6 +229,16 @@ class SourceIndex:
                     if place is not None and _norm(place.path) == key:
                         found[rid] = place
         return found
+
+    def _by_symbol(self, decl: SourceDecl) -> list[int]:
+        """Routines whose symbol (or its clone's base name) is the name a codeless DIE declares."""
+        if self._symbols is None:
+            table: dict[str, list[int]] = {}
+            for r in self.profile.routines:
+                for n in dict.fromkeys((r.name, source_name("", r.name))):
+                    table.setdefault(n, []).append(r.id)
+            self._symbols = table
+        return self._symbols.get(decl.linkage_name or decl.name, [])
 
     def _guard(self, query: Callable[[], T]) -> T | None:
         """Run a DWARF query. A malformed section (pyelftools raises many kinds of errors) turns

@@ -419,7 +419,9 @@ class DwarfIndex:
     def _decl(self, die: Any, files: list[str], unit: int) -> SourceDecl | None:
         ranges = tuple(self._die_ranges(die))
         attrs = die.attributes
-        if not ranges and ("DW_AT_low_pc" in attrs or "DW_AT_ranges" in attrs or "DW_AT_declaration" in attrs):
+        if not ranges and (
+            "DW_AT_low_pc" in attrs or "DW_AT_ranges" in attrs or "DW_AT_declaration" in attrs
+        ):
             return None  # discarded code, or a bare declaration (the definition has its own DIE)
         name = linkage = None
         file_index = line = column = None

@@ -62,7 +62,7 @@ class UnitInfo:
 
 
 _SUBPROGRAM = "DW_TAG_subprogram"
-_EXPORT_FORMAT = 2  # 2: subprograms without code kept (an older export lacks them: dropped)
+EXPORT_FORMAT = 2  # 2: subprograms without code kept (an older export lacks them: dropped)
 _DESCEND = frozenset({"DW_TAG_namespace", "DW_TAG_module"})
 _SCOPES = frozenset({"DW_TAG_structure_type", "DW_TAG_class_type", "DW_TAG_union_type"})
 
@@ -145,7 +145,7 @@ class DwarfIndex:
     def export(self) -> dict[str, Any]:
         """Units and the declarations decoded so far, as JSON-able data (`from_export` reads it)."""
         return {
-            "format": _EXPORT_FORMAT,
+            "format": EXPORT_FORMAT,
             "units": [[u.offset, u.name, u.comp_dir, list(u.files)] for u in self.units()],
             "decls": {
                 str(unit): [
@@ -171,7 +171,7 @@ class DwarfIndex:
 
         ok(
             isinstance(data, dict)
-            and data.get("format") == _EXPORT_FORMAT
+            and data.get("format") == EXPORT_FORMAT
             and isinstance(data.get("units"), list)
             and isinstance(data.get("decls"), dict)
         )

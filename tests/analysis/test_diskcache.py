@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from gmonlens import diskcache
-from gmonlens.dwarf import DwarfIndex
+from gmonlens.dwarf import EXPORT_FORMAT, DwarfIndex
 from gmonlens.linetable import LineTable
 from gmonlens.loader import _lines_entry, _static_calls_entry
 
@@ -80,7 +80,11 @@ def test_good_line_table_and_dwarf_export_accepted() -> None:
     assert diskcache.store("linetable", KEY, table.to_plain())
     got = diskcache.load("linetable", KEY, LineTable.from_plain)
     assert got is not None and got.lookup(5) == ("b.c", 2)
-    export = {"units": [[0, "a.c", "/w", ["a.c"]]], "decls": {"0": [["f", None, "a.c", 3, 5, [[0, 8]]]]}}
+    export = {
+        "format": EXPORT_FORMAT,
+        "units": [[0, "a.c", "/w", ["a.c"]]],
+        "decls": {"0": [["f", None, "a.c", 3, 5, [[0, 8]]]]},
+    }
     assert diskcache.store("dwarf", KEY, {**export, "unit_ranges": [[0, 8, 0]]})
     assert diskcache.load("dwarf", KEY, lambda d: DwarfIndex.from_export("x", d)) is not None
 

@@ -27,7 +27,7 @@ BENCH = Path(__file__).resolve().parent
 EXT = BENCH.parent / "vscode-extension"
 sys.path.insert(0, str(BENCH))
 
-from server_bench import RawClient  # noqa: E402
+from server_bench import start_server  # noqa: E402
 
 LAYOUT_JS = r"""
 const fs = require("fs");
@@ -61,24 +61,7 @@ async def whole_request(
     """For each thresholds setting: seconds of each whole-program request once the profile is loaded,
     and the last answer."""
     cache = tempfile.mkdtemp(prefix="gmonlens-graph-bench-")
-    env = {**os.environ, "XDG_CACHE_HOME": cache}
-    proc = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "gmonlens_lsp", "serve", "--stdio", env=env,
-        stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.DEVNULL,
-        limit=1 << 26,
-    )  # fmt: skip
-    client = RawClient(proc)
-    await client.request(
-        "initialize",
-        {
-            "processId": os.getpid(),
-            "capabilities": {},
-            "rootUri": folder.as_uri(),
-            "workspaceFolders": [{"uri": folder.as_uri(), "name": folder.name}],
-            "initializationOptions": {"gmonlens": {"binary": binary, "profiles": [gmon]}},
-        },
-    )
-    client.notify("initialized", {})
+    client = await start_server(folder, {"binary": binary, "profiles": [gmon]}, cache)
     answer = None
     deadline = time.monotonic() + 300
     while answer is None and time.monotonic() < deadline:  # the first answer waits for the load
@@ -100,7 +83,7 @@ async def whole_request(
         out.append((times, answer))
     await client.request("shutdown", None)
     client.notify("exit", None)
-    await proc.wait()
+    await client.proc.wait()
     return out
 
 

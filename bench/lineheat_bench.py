@@ -17,7 +17,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
 import shutil
 import statistics
 import sys
@@ -29,30 +28,13 @@ from typing import Any
 BENCH = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH))
 
-from server_bench import RawClient  # noqa: E402
+from server_bench import start_server  # noqa: E402
 
 
 async def one_run(
     folder: Path, source: Path, settings: dict[str, Any], cache: Path, later: int, settle: float
 ) -> dict[str, Any]:
-    env = {**os.environ, "XDG_CACHE_HOME": str(cache)}
-    proc = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "gmonlens_lsp", "serve", "--stdio", env=env,
-        stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.DEVNULL,
-        limit=1 << 26,
-    )  # fmt: skip
-    client = RawClient(proc)
-    await client.request(
-        "initialize",
-        {
-            "processId": os.getpid(),
-            "capabilities": {},
-            "rootUri": folder.as_uri(),
-            "workspaceFolders": [{"uri": folder.as_uri(), "name": folder.name}],
-            "initializationOptions": {"gmonlens": settings},
-        },
-    )
-    client.notify("initialized", {})
+    client = await start_server(folder, settings, cache)
     uri = source.as_uri()
     text = source.read_text(errors="replace")
     client.notify(
@@ -81,7 +63,7 @@ async def one_run(
     whole_hints, all_hints = await timed("textDocument/inlayHint", {**doc, "range": whole})
     await client.request("shutdown", None)
     client.notify("exit", None)
-    await proc.wait()
+    await client.proc.wait()
     return {
         "first_heat": first_heat,
         "later_heat": later_heat,

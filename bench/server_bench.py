@@ -87,12 +87,9 @@ class RawClient:
         self.send({"jsonrpc": "2.0", "method": method, "params": params})
 
 
-async def first_lenses(
-    folder: Path, source: Path, settings: dict[str, Any], cache: Path, later: int = 0
-) -> tuple[float, int, list[float]]:
-    """(seconds from process start to the first lenses of `source`, lens count, later request times)."""
+async def start_server(folder: Path, settings: dict[str, Any], cache: Path | str) -> RawClient:
+    """`gmonlens serve` with its cache in `cache`, initialized on `folder` with `settings`."""
     env = {**os.environ, "XDG_CACHE_HOME": str(cache)}
-    start = time.perf_counter()
     proc = await asyncio.create_subprocess_exec(
         sys.executable, "-m", "gmonlens_lsp", "serve", "--stdio", env=env,
         stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.DEVNULL,
@@ -110,6 +107,15 @@ async def first_lenses(
         },
     )
     client.notify("initialized", {})
+    return client
+
+
+async def first_lenses(
+    folder: Path, source: Path, settings: dict[str, Any], cache: Path, later: int = 0
+) -> tuple[float, int, list[float]]:
+    """(seconds from process start to the first lenses of `source`, lens count, later request times)."""
+    start = time.perf_counter()
+    client = await start_server(folder, settings, cache)
     uri = source.as_uri()
     text = source.read_text(errors="replace")
     client.notify(
@@ -131,7 +137,7 @@ async def first_lenses(
     await asyncio.sleep(0.5)
     await client.request("shutdown", None)
     client.notify("exit", None)
-    await proc.wait()
+    await client.proc.wait()
     return elapsed, len(lenses or []), later_times
 
 

@@ -313,4 +313,7 @@ def test_different_sample_rates_are_converted(runs: Runs, tmp_path: Path) -> Non
     assert abs(out["new"]["total_seconds"] - out["base"]["total_seconds"] / 10) < 1e-9
     slow = rows(out)["slow_me"]
     assert abs(slow["after"]["self_seconds"] - slow["before"]["self_seconds"] / 10) < 1e-9
-    assert slow["self"]["verdict"] == "down"  # 10x less time, far beyond noise
+    # 10x less time: beyond noise once the base has 12 samples or more (|z| = 0.895 sqrt(n) >= 3);
+    # a run starved of CPU may give fewer, and then "noise" is the right verdict
+    ticks = round(slow["before"]["self_seconds"] / 0.01)
+    assert slow["self"]["verdict"] == ("down" if ticks >= 12 else "noise"), ticks

@@ -1,13 +1,15 @@
-"""DWARF line tables: address -> (source file, line). An I/O module (reads the ELF through pyelftools)."""
+"""DWARF line tables: address -> (source file, line), and BFD's reading of them for gprof.
+
+An I/O module: `from_elf` and `lines_at` read the ELF's line programs (`lineheader` finds each
+unit's program and file names, `lineprogram` decodes its opcodes; both imported only then, so a
+report whose lines are cached loads neither)."""
 
 from __future__ import annotations
 
-import os
 from array import array
 from bisect import bisect_right
-from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -106,10 +108,13 @@ class LineTable:
         the unit's main file, and where units' sequences overlap, the earliest unit's is kept whole
         (later units' sequences are dropped where they start inside it).
         """
+        from .lineheader import programs
+        from .lineprogram import decode_sequences
+
         files: list[str] = []
         file_ids: dict[str, int] = {}
         seqs: list[tuple[list[int], list[int], list[int]]] = []
-        for prog, names, base, data in _programs(path):
+        for prog, names, base, data in programs(path):
             local: dict[int, int] = {}
             default_file = 0 if bfd and base == 0 else 1
             for addrs, fnums, lines in decode_sequences(prog, data, default_file=default_file):
@@ -143,11 +148,14 @@ def lines_at(path: str, wanted: set[int], *, bfd: bool = False) -> dict[int, tup
     file (entry 0), not entry 1; and an address that several units' sequences cover is answered
     from the first unit. The default gives the true source position (what editors show).
     """
+    from .lineheader import programs
+    from .lineprogram import decode_sequences
+
     out: dict[int, tuple[str, int]] = {}
     giver: dict[int, int] = {}
     spans: list[tuple[int, int]] = []
     unit_spans: list[tuple[int, int, int]] = []
-    for unit, (prog, names, base, data) in enumerate(_programs(path)):
+    for unit, (prog, names, base, data) in enumerate(programs(path)):
         first = len(spans)
         default_file = 0 if bfd and base == 0 else 1
         for addrs, fnums, lines in decode_sequences(prog, data, wanted, spans, default_file):
@@ -207,360 +215,3 @@ def _first_units_only(
         kept.append(q)
         covered.append((lo, hi))
     return kept
-
-
-def _programs(path: str) -> Iterator[tuple[Any, list[str], int, bytes]]:
-    """Each CU's line program with its file names, first file number and the section bytes.
-
-    DWARF 5 line programs (gcc 11 and later) are read here without pyelftools, whose import and
-    unit parsing cost more than the rest of a first report on SQLite; anything else (DWARF 2-4,
-    whose compilation directory is in .debug_info, compressed sections, unusual forms) goes
-    through pyelftools.
-    """
-    fast = _programs_v5(path)
-    if fast is not None:
-        yield from fast
-        return
-    from elftools.elf.elffile import ELFFile
-
-    from .errors import ElfError
-    from .files import open_regular
-
-    with open_regular(path, "executable", ElfError) as fh:
-        elf = ELFFile(fh)
-        if not elf.has_dwarf_info() or elf.get_section_by_name(".debug_line") is None:
-            return
-        dwarf = elf.get_dwarf_info()
-        sec = dwarf.debug_line_sec
-        if sec is None:
-            return
-        sec.stream.seek(0)
-        data = sec.stream.read()
-        for cu in dwarf.iter_CUs():
-            prog = dwarf.line_program_for_CU(cu)
-            if prog is None:
-                continue
-            version = prog.header.version
-            dirs = prog.header["include_directory"]
-            if version >= 5 and dirs:  # directory 0 is the compilation directory (DWARF 5 §6.2.4)
-                comp_dir = _text(dirs[0])
-            else:  # DWARF 2-4: from the unit's DIE (parsing it is the costly part)
-                comp_dir = _attr_str(cu.get_top_DIE().attributes.get("DW_AT_comp_dir"))
-            yield prog, _file_names(prog, comp_dir), (0 if version >= 5 else 1), data
-
-
-class _Structs:
-    def __init__(self, address_size: int, little_endian: bool) -> None:
-        self.address_size = address_size
-        self.little_endian = little_endian
-
-
-class _Program:
-    """What `decode_sequences` reads of a line program (pyelftools' LineProgram shape)."""
-
-    def __init__(self, header: dict[str, Any], start: int, end: int, structs: _Structs) -> None:
-        self.header = header
-        self.program_start_offset = start
-        self.program_end_offset = end
-        self.structs = structs
-
-
-_SHF_COMPRESSED = 0x800
-
-
-def _programs_v5(path: str) -> list[tuple[Any, list[str], int, bytes]] | None:
-    """DWARF 5 line programs of `path` in section order, or None when pyelftools must read them."""
-    import struct
-
-    from .elf import _headers
-    from .errors import ElfError
-    from .files import read_regular
-
-    try:
-        blob = read_regular(path, 1 << 32, "executable", ElfError)
-        _asize, little, _machine, sections, _loads = _headers(path, blob)
-    except (ElfError, struct.error, IndexError, ValueError):
-        return None
-    by_name = {sec.name: sec for sec in sections}
-    line = by_name.get(".debug_line")
-    if line is None:
-        return []
-    strs: dict[int, bytes] = {}
-    for form, name in ((0x1F, ".debug_line_str"), (0x0E, ".debug_str")):
-        sec = by_name.get(name)
-        if sec is not None:
-            if sec.flags & _SHF_COMPRESSED:
-                return None
-            strs[form] = blob[sec.offset : sec.offset + sec.size]
-    if line.flags & _SHF_COMPRESSED or line.type == 8:  # SHT_NOBITS
-        return None
-    data = blob[line.offset : line.offset + line.size]
-    e = "<" if little else ">"
-    out: list[tuple[Any, list[str], int, bytes]] = []
-    pos = 0
-    try:
-        while pos < len(data):
-            unit = _v5_unit(data, pos, e, strs, little)
-            if unit is None:
-                return None
-            prog, names, pos = unit
-            out.append((prog, names, 0, data))
-    except (struct.error, IndexError, ValueError, UnicodeDecodeError):
-        return None
-    return out
-
-
-def _v5_unit(
-    data: bytes, pos: int, e: str, strs: dict[int, bytes], little: bool
-) -> tuple[_Program, list[str], int] | None:
-    """One DWARF 5 line program header (§6.2.4) at `pos`: (program, file names, next unit)."""
-    import struct
-
-    length = struct.unpack_from(e + "I", data, pos)[0]
-    pos += 4
-    offset_size = 4
-    if length == 0xFFFFFFFF:
-        length = struct.unpack_from(e + "Q", data, pos)[0]
-        pos += 8
-        offset_size = 8
-    end = pos + length
-    version = struct.unpack_from(e + "H", data, pos)[0]
-    if version != 5 or end > len(data):
-        return None
-    address_size = data[pos + 2]
-    pos += 4
-    header_length = int.from_bytes(data[pos : pos + offset_size], "little" if little else "big")
-    pos += offset_size
-    start = pos + header_length
-    min_len, _max_ops, _is_stmt, line_base, line_range, opcode_base = struct.unpack_from("BBBbBB", data, pos)
-    pos += 6
-    std_lengths = list(data[pos : pos + opcode_base - 1])
-    pos += opcode_base - 1
-
-    def form_value(form: int, at: int) -> tuple[object, int]:
-        if form == 0x08:  # DW_FORM_string
-            nul = data.index(b"\0", at)
-            return data[at:nul], nul + 1
-        if form in strs:  # line_strp, strp
-            off = int.from_bytes(data[at : at + offset_size], "little" if little else "big")
-            table = strs[form]
-            nul = table.index(b"\0", off)
-            return table[off:nul], at + offset_size
-        if form == 0x0F:  # udata
-            return _uleb(data, at)
-        fixed = {0x0B: 1, 0x05: 2, 0x06: 4, 0x07: 8, 0x1E: 16}.get(form)
-        if fixed is not None:
-            return int.from_bytes(data[at : at + fixed], "little" if little else "big"), at + fixed
-        if form == 0x09:  # block
-            n, at = _uleb(data, at)
-            return data[at : at + n], at + n
-        raise ValueError(f"DW_FORM 0x{form:x} in a line table header")
-
-    def entries(at: int) -> tuple[list[tuple[bytes, int]], int]:
-        count = data[at]
-        at += 1
-        formats = []
-        for _ in range(count):
-            ctype, at = _uleb(data, at)
-            form, at = _uleb(data, at)
-            formats.append((ctype, form))
-        n, at = _uleb(data, at)
-        if n and (not formats or n > len(data) - at):  # each entry takes at least a byte
-            raise ValueError("line table header claims more entries than it holds")
-        rows = []
-        for _ in range(n):
-            path, index = b"", 0
-            for ctype, form in formats:
-                value, at = form_value(form, at)
-                if ctype == 1 and isinstance(value, bytes):  # DW_LNCT_path
-                    path = value
-                elif ctype == 2 and isinstance(value, int):  # DW_LNCT_directory_index
-                    index = value
-            rows.append((path, index))
-        return rows, at
-
-    dir_rows, pos = entries(pos)
-    file_rows, pos = entries(pos)
-    dirs = [_text(d) for d, _ in dir_rows]
-    comp_dir = dirs[0] if dirs else ""
-    names = []
-    for name, di in file_rows:
-        d = dirs[di] if 0 <= di < len(dirs) else ""
-        if d and not os.path.isabs(d) and comp_dir:
-            d = os.path.join(comp_dir, d)
-        text = _text(name)
-        names.append(os.path.normpath(os.path.join(d, text)) if d else text)
-    header = {
-        "minimum_instruction_length": min_len,
-        "line_base": line_base,
-        "line_range": line_range,
-        "opcode_base": opcode_base,
-        "standard_opcode_lengths": std_lengths,
-    }
-    return _Program(header, start, end, _Structs(address_size, little)), names, end
-
-
-def _text(value: object) -> str:
-    return value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value)
-
-
-def _attr_str(attr: object) -> str:
-    return "" if attr is None else _text(getattr(attr, "value", b""))
-
-
-def _file_names(prog: object, comp_dir: str) -> list[str]:
-    header = prog.header  # type: ignore[attr-defined]
-    dirs = [_text(d) for d in header["include_directory"]]
-    version = header.version
-    out = []
-    for fe in header["file_entry"]:
-        name = _text(fe.name)
-        di = fe.dir_index
-        if version >= 5:
-            d = dirs[di] if 0 <= di < len(dirs) else ""
-        else:
-            d = comp_dir if di == 0 else (dirs[di - 1] if 0 < di <= len(dirs) else "")
-        if d and not os.path.isabs(d) and comp_dir:
-            d = os.path.join(comp_dir, d)
-        out.append(os.path.normpath(os.path.join(d, name)) if d else name)
-    return out
-
-
-def _uleb(data: bytes, pos: int) -> tuple[int, int]:
-    result = shift = 0
-    while True:
-        b = data[pos]
-        pos += 1
-        result |= (b & 0x7F) << shift
-        if b < 0x80:
-            return result, pos
-        shift += 7
-
-
-def _sleb(data: bytes, pos: int) -> tuple[int, int]:
-    result = shift = 0
-    while True:
-        b = data[pos]
-        pos += 1
-        result |= (b & 0x7F) << shift
-        shift += 7
-        if b < 0x80:
-            if b & 0x40:
-                result -= 1 << shift
-            return result, pos
-
-
-def decode_sequences(
-    prog: Any,
-    data: bytes,
-    wanted: set[int] | None = None,
-    spans: list[tuple[int, int]] | None = None,
-    default_file: int = 1,
-) -> list[tuple[list[int], list[int], list[int]]]:
-    """The sequences of one line program as (addresses, file numbers, lines); each sequence's
-    last address is its end (the end_sequence row), with the last row's file and line repeated.
-    With `wanted`, only rows at those addresses are kept (and each sequence's [start, end) is
-    appended to `spans`).
-
-    The header comes from pyelftools; the opcodes are decoded here, over the raw section bytes,
-    because pyelftools' per-opcode objects cost seconds on large programs (DWARF 2-5, §6.2).
-    Empty sequences are dropped. `default_file` is the file register's value at each sequence's
-    start (the standard says 1; see `lines_at` for BFD's reading of DWARF 5).
-    """
-    h = prog.header
-    pos = prog.program_start_offset
-    end = prog.program_end_offset
-    min_len = h["minimum_instruction_length"]
-    line_base, line_range, opcode_base = h["line_base"], h["line_range"], h["opcode_base"]
-    std_lengths = list(h["standard_opcode_lengths"])
-    structs = prog.structs
-    asize = structs.address_size
-    order: Literal["little", "big"] = "little" if structs.little_endian else "big"
-    out: list[tuple[list[int], list[int], list[int]]] = []
-    addrs: list[int] = []
-    files: list[int] = []
-    lines: list[int] = []
-    address, file, line = 0, default_file, 1
-    const_add = ((255 - opcode_base) // line_range) * min_len
-    addr_step = [(max(op - opcode_base, 0) // line_range) * min_len for op in range(256)]
-    line_step = [line_base + max(op - opcode_base, 0) % line_range for op in range(256)]
-    a_add, f_add, l_add = addrs.append, files.append, lines.append
-    keep_all = wanted is None
-    keep: set[int] = wanted or set()
-    seq_start = -1
-    while pos < end:
-        op = data[pos]
-        pos += 1
-        if op >= opcode_base:
-            address += addr_step[op]
-            line += line_step[op]
-            if keep_all or address in keep:
-                a_add(address)
-                f_add(file)
-                l_add(line)
-            if seq_start < 0:
-                seq_start = address
-            continue
-        # the other opcodes, most frequent first (gcc: set_column, negate_stmt, copy)
-        if op == 5:  # set_column: skip its ULEB operand
-            while data[pos] & 0x80:
-                pos += 1
-            pos += 1
-            continue
-        if op == 6 or op == 7 or op == 10 or op == 11:  # negate_stmt, basic_block, prologue/epilogue
-            continue
-        if op == 0:  # extended
-            length, pos = _uleb(data, pos)
-            if length == 0:
-                continue
-            sub = data[pos]
-            nxt = pos + length
-            if sub == 1:  # DW_LNE_end_sequence
-                if spans is not None and seq_start >= 0:
-                    spans.append((seq_start, address))
-                seq_start = -1
-                if addrs:
-                    addrs.append(address)
-                    files.append(files[-1])
-                    lines.append(lines[-1])
-                    out.append((addrs, files, lines))
-                addrs, files, lines = [], [], []
-                a_add, f_add, l_add = addrs.append, files.append, lines.append
-                address, file, line = 0, default_file, 1
-            elif sub == 2:  # DW_LNE_set_address
-                address = int.from_bytes(data[pos + 1 : pos + 1 + min(asize, length - 1)], order)
-            pos = nxt
-        elif op == 1:  # DW_LNS_copy
-            if keep_all or address in keep:
-                addrs.append(address)
-                files.append(file)
-                lines.append(line)
-            if seq_start < 0:
-                seq_start = address
-        elif op == 2:  # advance_pc
-            b = data[pos]
-            if b < 0x80:
-                pos += 1
-                address += b * min_len
-            else:
-                v, pos = _uleb(data, pos)
-                address += v * min_len
-        elif op == 3:  # advance_line
-            b = data[pos]
-            if b < 0x80:  # one-byte SLEB128
-                pos += 1
-                line += b - 0x80 if b & 0x40 else b
-            else:
-                v, pos = _sleb(data, pos)
-                line += v
-        elif op == 4:  # set_file
-            file, pos = _uleb(data, pos)
-        elif op == 8:  # const_add_pc
-            address += const_add
-        elif op == 9:  # fixed_advance_pc
-            address += int.from_bytes(data[pos : pos + 2], order)
-            pos += 2
-        else:  # set_column, negate_stmt, basic_block, prologue/epilogue, isa, unknown
-            for _ in range(std_lengths[op - 1] if op - 1 < len(std_lengths) else 0):
-                _, pos = _uleb(data, pos)
-    return out

@@ -1,0 +1,225 @@
+"""DWARF line-program headers: each compilation unit's program (where its opcodes lie, the
+parameters they are decoded with) and its file names, made absolute with the unit's compilation
+directory. Reads the ELF (an I/O module): DWARF 5 headers with an own reader, others through
+pyelftools (imported only then)."""
+
+from __future__ import annotations
+
+import os
+import struct
+from collections.abc import Iterator
+from typing import Any
+
+from .elf import _headers
+from .errors import ElfError
+from .files import open_regular, read_regular
+from .lineprogram import uleb
+
+
+def programs(path: str) -> Iterator[tuple[Any, list[str], int, bytes]]:
+    """Each CU's line program with its file names, first file number and the section bytes.
+
+    DWARF 5 line programs (gcc 11 and later) are read here without pyelftools, whose import and
+    unit parsing cost more than the rest of a first report on SQLite; anything else (DWARF 2-4,
+    whose compilation directory is in .debug_info, compressed sections, unusual forms) goes
+    through pyelftools.
+    """
+    fast = _programs_v5(path)
+    if fast is not None:
+        yield from fast
+        return
+    from elftools.elf.elffile import ELFFile  # only here: its import costs more than a warm report
+
+    with open_regular(path, "executable", ElfError) as fh:
+        elf = ELFFile(fh)
+        if not elf.has_dwarf_info() or elf.get_section_by_name(".debug_line") is None:
+            return
+        dwarf = elf.get_dwarf_info()
+        sec = dwarf.debug_line_sec
+        if sec is None:
+            return
+        sec.stream.seek(0)
+        data = sec.stream.read()
+        for cu in dwarf.iter_CUs():
+            prog = dwarf.line_program_for_CU(cu)
+            if prog is None:
+                continue
+            version = prog.header.version
+            dirs = prog.header["include_directory"]
+            if version >= 5 and dirs:  # directory 0 is the compilation directory (DWARF 5 §6.2.4)
+                comp_dir = text(dirs[0])
+            else:  # DWARF 2-4: from the unit's DIE (parsing it is the costly part)
+                comp_dir = _attr_str(cu.get_top_DIE().attributes.get("DW_AT_comp_dir"))
+            yield prog, _file_names(prog, comp_dir), (0 if version >= 5 else 1), data
+
+
+class _Structs:
+    def __init__(self, address_size: int, little_endian: bool) -> None:
+        self.address_size = address_size
+        self.little_endian = little_endian
+
+
+class _Program:
+    """What `lineprogram.decode_sequences` reads of a line program (pyelftools' LineProgram shape)."""
+
+    def __init__(self, header: dict[str, Any], start: int, end: int, structs: _Structs) -> None:
+        self.header = header
+        self.program_start_offset = start
+        self.program_end_offset = end
+        self.structs = structs
+
+
+_SHF_COMPRESSED = 0x800
+
+
+def _programs_v5(path: str) -> list[tuple[Any, list[str], int, bytes]] | None:
+    """DWARF 5 line programs of `path` in section order, or None when pyelftools must read them."""
+    try:
+        blob = read_regular(path, 1 << 32, "executable", ElfError)
+        _asize, little, _machine, sections, _loads = _headers(path, blob)
+    except (ElfError, struct.error, IndexError, ValueError):
+        return None
+    by_name = {sec.name: sec for sec in sections}
+    line = by_name.get(".debug_line")
+    if line is None:
+        return []
+    strs: dict[int, bytes] = {}
+    for form, name in ((0x1F, ".debug_line_str"), (0x0E, ".debug_str")):
+        sec = by_name.get(name)
+        if sec is not None:
+            if sec.flags & _SHF_COMPRESSED:
+                return None
+            strs[form] = blob[sec.offset : sec.offset + sec.size]
+    if line.flags & _SHF_COMPRESSED or line.type == 8:  # SHT_NOBITS
+        return None
+    data = blob[line.offset : line.offset + line.size]
+    e = "<" if little else ">"
+    out: list[tuple[Any, list[str], int, bytes]] = []
+    pos = 0
+    try:
+        while pos < len(data):
+            unit = _v5_unit(data, pos, e, strs, little)
+            if unit is None:
+                return None
+            prog, names, pos = unit
+            out.append((prog, names, 0, data))
+    except (struct.error, IndexError, ValueError, UnicodeDecodeError):
+        return None
+    return out
+
+
+def _v5_unit(
+    data: bytes, pos: int, e: str, strs: dict[int, bytes], little: bool
+) -> tuple[_Program, list[str], int] | None:
+    """One DWARF 5 line program header (§6.2.4) at `pos`: (program, file names, next unit)."""
+    length = struct.unpack_from(e + "I", data, pos)[0]
+    pos += 4
+    offset_size = 4
+    if length == 0xFFFFFFFF:
+        length = struct.unpack_from(e + "Q", data, pos)[0]
+        pos += 8
+        offset_size = 8
+    end = pos + length
+    version = struct.unpack_from(e + "H", data, pos)[0]
+    if version != 5 or end > len(data):
+        return None
+    address_size = data[pos + 2]
+    pos += 4
+    header_length = int.from_bytes(data[pos : pos + offset_size], "little" if little else "big")
+    pos += offset_size
+    start = pos + header_length
+    min_len, _max_ops, _is_stmt, line_base, line_range, opcode_base = struct.unpack_from("BBBbBB", data, pos)
+    pos += 6
+    std_lengths = list(data[pos : pos + opcode_base - 1])
+    pos += opcode_base - 1
+
+    def form_value(form: int, at: int) -> tuple[object, int]:
+        if form == 0x08:  # DW_FORM_string
+            nul = data.index(b"\0", at)
+            return data[at:nul], nul + 1
+        if form in strs:  # line_strp, strp
+            off = int.from_bytes(data[at : at + offset_size], "little" if little else "big")
+            table = strs[form]
+            nul = table.index(b"\0", off)
+            return table[off:nul], at + offset_size
+        if form == 0x0F:  # udata
+            return uleb(data, at)
+        fixed = {0x0B: 1, 0x05: 2, 0x06: 4, 0x07: 8, 0x1E: 16}.get(form)
+        if fixed is not None:
+            return int.from_bytes(data[at : at + fixed], "little" if little else "big"), at + fixed
+        if form == 0x09:  # block
+            n, at = uleb(data, at)
+            return data[at : at + n], at + n
+        raise ValueError(f"DW_FORM 0x{form:x} in a line table header")
+
+    def entries(at: int) -> tuple[list[tuple[bytes, int]], int]:
+        count = data[at]
+        at += 1
+        formats = []
+        for _ in range(count):
+            ctype, at = uleb(data, at)
+            form, at = uleb(data, at)
+            formats.append((ctype, form))
+        n, at = uleb(data, at)
+        if n and (not formats or n > len(data) - at):  # each entry takes at least a byte
+            raise ValueError("line table header claims more entries than it holds")
+        rows = []
+        for _ in range(n):
+            path, index = b"", 0
+            for ctype, form in formats:
+                value, at = form_value(form, at)
+                if ctype == 1 and isinstance(value, bytes):  # DW_LNCT_path
+                    path = value
+                elif ctype == 2 and isinstance(value, int):  # DW_LNCT_directory_index
+                    index = value
+            rows.append((path, index))
+        return rows, at
+
+    dir_rows, pos = entries(pos)
+    file_rows, pos = entries(pos)
+    dirs = [text(d) for d, _ in dir_rows]
+    comp_dir = dirs[0] if dirs else ""
+    names = []
+    for name, di in file_rows:
+        names.append(_entry_path(comp_dir, dirs[di] if 0 <= di < len(dirs) else "", text(name)))
+    header = {
+        "minimum_instruction_length": min_len,
+        "line_base": line_base,
+        "line_range": line_range,
+        "opcode_base": opcode_base,
+        "standard_opcode_lengths": std_lengths,
+    }
+    return _Program(header, start, end, _Structs(address_size, little)), names, end
+
+
+def text(value: object) -> str:
+    """A DWARF string attribute's value as text (bytes decoded as UTF-8, bad bytes replaced)."""
+    return value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value)
+
+
+def _attr_str(attr: object) -> str:
+    return "" if attr is None else text(getattr(attr, "value", b""))
+
+
+def _file_names(prog: object, comp_dir: str) -> list[str]:
+    header = prog.header  # type: ignore[attr-defined]
+    dirs = [text(d) for d in header["include_directory"]]
+    version = header.version
+    out = []
+    for fe in header["file_entry"]:
+        name = text(fe.name)
+        di = fe.dir_index
+        if version >= 5:
+            d = dirs[di] if 0 <= di < len(dirs) else ""
+        else:
+            d = comp_dir if di == 0 else (dirs[di - 1] if 0 < di <= len(dirs) else "")
+        out.append(_entry_path(comp_dir, d, name))
+    return out
+
+
+def _entry_path(comp_dir: str, directory: str, name: str) -> str:
+    """A file entry's path: its directory (made absolute with the compilation directory when
+    relative) joined with its name, normalized; the bare name when there is no directory."""
+    if directory and not os.path.isabs(directory) and comp_dir:
+        directory = os.path.join(comp_dir, directory)
+    return os.path.normpath(os.path.join(directory, name)) if directory else name

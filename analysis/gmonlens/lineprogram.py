@@ -1,0 +1,147 @@
+"""DWARF line-program opcodes -> rows (DWARF 2-5, §6.2.5): the decoding loop over the raw
+`.debug_line` bytes, and LEB128. Pure: the headers come from `lineheader`."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+
+def uleb(data: bytes, pos: int) -> tuple[int, int]:
+    result = shift = 0
+    while True:
+        b = data[pos]
+        pos += 1
+        result |= (b & 0x7F) << shift
+        if b < 0x80:
+            return result, pos
+        shift += 7
+
+
+def sleb(data: bytes, pos: int) -> tuple[int, int]:
+    result = shift = 0
+    while True:
+        b = data[pos]
+        pos += 1
+        result |= (b & 0x7F) << shift
+        shift += 7
+        if b < 0x80:
+            if b & 0x40:
+                result -= 1 << shift
+            return result, pos
+
+
+def decode_sequences(
+    prog: Any,
+    data: bytes,
+    wanted: set[int] | None = None,
+    spans: list[tuple[int, int]] | None = None,
+    default_file: int = 1,
+) -> list[tuple[list[int], list[int], list[int]]]:
+    """The sequences of one line program as (addresses, file numbers, lines); each sequence's
+    last address is its end (the end_sequence row), with the last row's file and line repeated.
+    With `wanted`, only rows at those addresses are kept (and each sequence's [start, end) is
+    appended to `spans`).
+
+    `prog` comes from `lineheader.programs` (pyelftools' LineProgram or its DWARF 5 twin); the
+    opcodes are decoded here, over the raw section bytes, because pyelftools' per-opcode objects
+    cost seconds on large programs (DWARF 2-5, §6.2).
+    Empty sequences are dropped. `default_file` is the file register's value at each sequence's
+    start (the standard says 1; see `lines_at` for BFD's reading of DWARF 5).
+    """
+    h = prog.header
+    pos = prog.program_start_offset
+    end = prog.program_end_offset
+    min_len = h["minimum_instruction_length"]
+    line_base, line_range, opcode_base = h["line_base"], h["line_range"], h["opcode_base"]
+    std_lengths = list(h["standard_opcode_lengths"])
+    structs = prog.structs
+    asize = structs.address_size
+    order: Literal["little", "big"] = "little" if structs.little_endian else "big"
+    out: list[tuple[list[int], list[int], list[int]]] = []
+    addrs: list[int] = []
+    files: list[int] = []
+    lines: list[int] = []
+    address, file, line = 0, default_file, 1
+    const_add = ((255 - opcode_base) // line_range) * min_len
+    addr_step = [(max(op - opcode_base, 0) // line_range) * min_len for op in range(256)]
+    line_step = [line_base + max(op - opcode_base, 0) % line_range for op in range(256)]
+    a_add, f_add, l_add = addrs.append, files.append, lines.append
+    keep_all = wanted is None
+    keep: set[int] = wanted or set()
+    seq_start = -1
+    while pos < end:
+        op = data[pos]
+        pos += 1
+        if op >= opcode_base:
+            address += addr_step[op]
+            line += line_step[op]
+            if keep_all or address in keep:
+                a_add(address)
+                f_add(file)
+                l_add(line)
+            if seq_start < 0:
+                seq_start = address
+            continue
+        # the other opcodes, most frequent first (gcc: set_column, negate_stmt, copy)
+        if op == 5:  # set_column: skip its ULEB operand
+            while data[pos] & 0x80:
+                pos += 1
+            pos += 1
+            continue
+        if op == 6 or op == 7 or op == 10 or op == 11:  # negate_stmt, basic_block, prologue/epilogue
+            continue
+        if op == 0:  # extended
+            length, pos = uleb(data, pos)
+            if length == 0:
+                continue
+            sub = data[pos]
+            nxt = pos + length
+            if sub == 1:  # DW_LNE_end_sequence
+                if spans is not None and seq_start >= 0:
+                    spans.append((seq_start, address))
+                seq_start = -1
+                if addrs:
+                    addrs.append(address)
+                    files.append(files[-1])
+                    lines.append(lines[-1])
+                    out.append((addrs, files, lines))
+                addrs, files, lines = [], [], []
+                a_add, f_add, l_add = addrs.append, files.append, lines.append
+                address, file, line = 0, default_file, 1
+            elif sub == 2:  # DW_LNE_set_address
+                address = int.from_bytes(data[pos + 1 : pos + 1 + min(asize, length - 1)], order)
+            pos = nxt
+        elif op == 1:  # DW_LNS_copy
+            if keep_all or address in keep:
+                addrs.append(address)
+                files.append(file)
+                lines.append(line)
+            if seq_start < 0:
+                seq_start = address
+        elif op == 2:  # advance_pc
+            b = data[pos]
+            if b < 0x80:
+                pos += 1
+                address += b * min_len
+            else:
+                v, pos = uleb(data, pos)
+                address += v * min_len
+        elif op == 3:  # advance_line
+            b = data[pos]
+            if b < 0x80:  # one-byte SLEB128
+                pos += 1
+                line += b - 0x80 if b & 0x40 else b
+            else:
+                v, pos = sleb(data, pos)
+                line += v
+        elif op == 4:  # set_file
+            file, pos = uleb(data, pos)
+        elif op == 8:  # const_add_pc
+            address += const_add
+        elif op == 9:  # fixed_advance_pc
+            address += int.from_bytes(data[pos : pos + 2], order)
+            pos += 2
+        else:  # set_column, negate_stmt, basic_block, prologue/epilogue, isa, unknown
+            for _ in range(std_lengths[op - 1] if op - 1 < len(std_lengths) else 0):
+                _, pos = uleb(data, pos)
+    return out

@@ -9,82 +9,44 @@ Contract:
   origin's source. Static functions of the same name in different files stay apart (different DIEs).
 - Paths are as recorded by the compiler: the line-program file entry joined with its directory and
   the unit's DW_AT_comp_dir when relative (DWARF 5 §6.2.4); they need not exist on this machine.
-- Units are decoded lazily and cached per unit (`decls_of_unit`); `unit_files` only reads the
+- Units are decoded lazily and cached per unit (`decls_of_unit`); `units` only reads the
   line-program headers, so callers can pick the units that mention a given source file.
 - Addresses are link-time addresses; `ranges` are half-open [low, high).
 - A subprogram DIE *without* code (a static function whose code gcc folded into an identical one,
   -fipa-icf, leaves its DIE without DW_AT_low_pc; abstract origins of inlined functions) is kept
   with empty `ranges`: `decl_named` places a routine by name when no DIE with code covers it.
+
+`DwarfIndex` here chooses and caches units and answers lookups; reading a DIE (which ones count,
+code ranges, the specification/origin chain, file tables) is `dwarfdecl`'s.
 """
 
 from __future__ import annotations
 
 import io
-import posixpath
 from bisect import bisect_right
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Any
 
 from elftools.common.exceptions import ELFError as _PyElfError
 from elftools.elf.elffile import ELFFile
 
+from .dwarfdecl import (
+    SourceDecl,
+    UnitInfo,
+    attr_text,
+    code_ranges,
+    declaration,
+    file_table,
+    join_path,
+    subprograms,
+)
 from .elf import MAX_BINARY_BYTES
 from .errors import ElfError, one_line
 from .files import read_regular
 
+__all__ = ["EXPORT_FORMAT", "DwarfIndex", "SourceDecl", "UnitInfo"]
 
-@dataclass(frozen=True, slots=True)
-class SourceDecl:
-    """One concrete subprogram and the source position of its (origin's) name."""
-
-    name: str  # DW_AT_name of the origin (unqualified), "" when absent
-    linkage_name: str | None  # mangled name when the producer recorded one
-    file: str | None  # declaration file, as recorded (see module docstring)
-    line: int  # 1-based, 0 when unknown
-    column: int  # 1-based, 0 when unknown
-    ranges: tuple[tuple[int, int], ...]  # code ranges, half-open, sorted
-    unit: int  # offset of the compilation unit in .debug_info
-
-    @property
-    def low_pc(self) -> int:
-        return self.ranges[0][0] if self.ranges else 0
-
-
-@dataclass(frozen=True, slots=True)
-class UnitInfo:
-    """A compilation unit: its offset, primary source and the files its line program names."""
-
-    offset: int
-    name: str  # primary source file, joined with comp_dir
-    comp_dir: str
-    files: tuple[str, ...]  # every file of the line-program header, joined (duplicates removed)
-
-
-_SUBPROGRAM = "DW_TAG_subprogram"
 EXPORT_FORMAT = 2  # 2: subprograms without code kept (an older export lacks them: dropped)
-_DESCEND = frozenset({"DW_TAG_namespace", "DW_TAG_module"})
-_SCOPES = frozenset({"DW_TAG_structure_type", "DW_TAG_class_type", "DW_TAG_union_type"})
-
-
-def _text(value: Any) -> str:
-    if isinstance(value, bytes):
-        return value.decode("utf-8", "replace")
-    return str(value)
-
-
-def _join(*parts: str) -> str:
-    """Join path parts the way the producer meant them (POSIX paths; absolute parts reset)."""
-    out = ""
-    for part in parts:
-        if part:
-            out = posixpath.join(out, part) if out else part
-    return posixpath.normpath(out) if out else out
-
-
-def _tombstone(address: int) -> bool:
-    """binutils' and lld's markers for discarded code: -1 or -2 at 32 or 64 bits."""
-    return address in (0xFFFFFFFF, 0xFFFFFFFE) or address >= 0xFFFFFFFFFFFFFFFE
 
 
 class DwarfIndex:
@@ -130,7 +92,7 @@ class DwarfIndex:
 
     def code_ranges(self, die: Any) -> list[tuple[int, int]]:
         """A DIE's code ranges (DW_AT_low_pc/high_pc or DW_AT_ranges), half-open, sorted."""
-        return self._die_ranges(die)
+        return code_ranges(self._dwarf, die)
 
     def _cu(self, offset: int) -> Any:
         if offset not in self._cu_by_offset:
@@ -224,18 +186,14 @@ class DwarfIndex:
             if dwarf is not None:
                 for cu in dwarf.iter_CUs():
                     self._cu_by_offset[cu.cu_offset] = cu
-                    top = cu.get_top_DIE()
-                    comp_dir = (
-                        _text(top.attributes["DW_AT_comp_dir"].value)
-                        if "DW_AT_comp_dir" in top.attributes
-                        else ""
-                    )
-                    name = _text(top.attributes["DW_AT_name"].value) if "DW_AT_name" in top.attributes else ""
-                    files = self._file_table(cu, comp_dir)
+                    top = cu.get_top_DIE().attributes
+                    comp_dir = attr_text(top, "DW_AT_comp_dir")
+                    name = attr_text(top, "DW_AT_name")
+                    files = self._file_table(cu)
                     units.append(
                         UnitInfo(
                             offset=cu.cu_offset,
-                            name=_join(comp_dir, name) if name else "",
+                            name=join_path(comp_dir, name) if name else "",
                             comp_dir=comp_dir,
                             files=tuple(dict.fromkeys(f for f in files if f)),
                         )
@@ -243,23 +201,12 @@ class DwarfIndex:
             self._units = tuple(units)
         return self._units
 
-    def _file_table(self, cu: Any, comp_dir: str) -> list[str]:
-        """Line-program file entries joined with their directories, indexed as DW_AT_decl_file is."""
-        if cu.cu_offset in self._files:
-            return self._files[cu.cu_offset]
-        out: list[str] = []
-        prog = self._open().line_program_for_CU(cu)
-        if prog is not None:
-            version = prog.header["version"]
-            dirs = [_text(d) for d in prog.header["include_directory"]]
-            if version < 5:
-                dirs = [comp_dir, *dirs]  # DWARF 4: directory 0 is the comp dir; file indexes are 1-based
-                out.append("")
-            for entry in prog.header["file_entry"]:
-                d = entry.dir_index
-                directory = dirs[d] if 0 <= d < len(dirs) else ""
-                out.append(_join(comp_dir, directory, _text(entry.name)))
-        self._files[cu.cu_offset] = out
+    def _file_table(self, cu: Any) -> list[str]:
+        """The unit's line-program file names (`dwarfdecl.file_table`), read once."""
+        out = self._files.get(cu.cu_offset)
+        if out is None:
+            comp_dir = attr_text(cu.get_top_DIE().attributes, "DW_AT_comp_dir")
+            out = self._files[cu.cu_offset] = file_table(self._open(), cu, comp_dir)
         return out
 
     def units_naming(self, wanted: set[str]) -> list[int]:
@@ -276,13 +223,9 @@ class DwarfIndex:
         cu = self._cu(offset)
         decls: list[SourceDecl] = []
         if cu is not None:
-            top = cu.get_top_DIE()
-            comp_dir = (
-                _text(top.attributes["DW_AT_comp_dir"].value) if "DW_AT_comp_dir" in top.attributes else ""
-            )
-            files = self._file_table(cu, comp_dir)
-            for die in self._subprograms(cu, top):
-                decl = self._decl(die, files, offset)
+            files = self._file_table(cu)
+            for die in subprograms(cu, cu.get_top_DIE()):
+                decl = declaration(self._dwarf, die, offset, files, self._file_table)
                 if decl is not None:
                     decls.append(decl)
         decls.sort(key=lambda d: d.low_pc)
@@ -355,121 +298,7 @@ class DwarfIndex:
             if unit.offset in covered:
                 continue
             cu = self._cu(unit.offset)
-            for lo, hi in self._die_ranges(cu.get_top_DIE()):
+            for lo, hi in code_ranges(self._dwarf, cu.get_top_DIE()):
                 out.append((lo, hi, unit.offset))
         out.sort()
         return out
-
-    # ---- DIE helpers ---------------------------------------------------------------------------
-
-    def _subprograms(self, cu: Any, top: Any) -> Iterator[Any]:
-        """Subprogram DIEs with code or a declaration line: children of the unit, of namespaces and of classes (GNU
-        emits some member definitions in class scope). Does not enter function bodies."""
-        stack = [top]
-        while stack:
-            parent = stack.pop()
-            for child in cu.iter_DIE_children(parent):
-                tag = child.tag
-                if tag == _SUBPROGRAM:
-                    attrs = child.attributes
-                    if "DW_AT_low_pc" in attrs or "DW_AT_ranges" in attrs or "DW_AT_decl_line" in attrs:
-                        yield child
-                elif (tag in _DESCEND or tag in _SCOPES) and child.has_children:
-                    stack.append(child)
-
-    def _die_ranges(self, die: Any) -> list[tuple[int, int]]:
-        attrs = die.attributes
-        if "DW_AT_low_pc" in attrs and "DW_AT_high_pc" in attrs:
-            lo = int(attrs["DW_AT_low_pc"].value)
-            high = attrs["DW_AT_high_pc"]
-            hi = int(high.value) if high.form == "DW_FORM_addr" else lo + int(high.value)
-            # a copy the linker discarded (C++ COMDAT, --gc-sections) keeps its DIE with its address
-            # resolved to 0 (or a -1/-2 tombstone): no code of the program is there
-            return [(lo, hi)] if hi > lo and lo != 0 and not _tombstone(lo) else []
-        if "DW_AT_ranges" in attrs and self._dwarf is not None:
-            rl = self._dwarf.range_lists()
-            if rl is None:
-                return []
-            attr = attrs["DW_AT_ranges"]
-            if attr.form not in ("DW_FORM_sec_offset", "DW_FORM_data4", "DW_FORM_data8"):
-                return []  # DW_FORM_rnglistx (split DWARF) is not supported
-            try:
-                entries = rl.get_range_list_at_offset(int(attr.value), cu=die.cu)
-            except (_PyElfError, ValueError, KeyError, AttributeError, AssertionError):
-                return []
-            base = int(attrs["DW_AT_low_pc"].value) if "DW_AT_low_pc" in attrs else 0
-            top = die.cu.get_top_DIE().attributes
-            cu_base = int(top["DW_AT_low_pc"].value) if "DW_AT_low_pc" in top else 0
-            out: list[tuple[int, int]] = []
-            for e in entries:
-                kind = type(e).__name__
-                if kind == "RangeEntry":
-                    b = 0 if getattr(e, "is_absolute", False) else (base or cu_base)
-                    if (
-                        e.end_offset > e.begin_offset
-                        and b + e.begin_offset != 0
-                        and not _tombstone(b + e.begin_offset)
-                    ):
-                        out.append((b + e.begin_offset, b + e.end_offset))
-                elif kind == "BaseAddressEntry":
-                    base = int(e.base_address)
-            return sorted(out)
-        return []
-
-    def _decl(self, die: Any, files: list[str], unit: int) -> SourceDecl | None:
-        ranges = tuple(self._die_ranges(die))
-        attrs = die.attributes
-        if not ranges and (
-            "DW_AT_low_pc" in attrs or "DW_AT_ranges" in attrs or "DW_AT_declaration" in attrs
-        ):
-            return None  # discarded code, or a bare declaration (the definition has its own DIE)
-        name = linkage = None
-        file_index = line = column = None
-        current = die
-        for _ in range(8):  # specification / abstract_origin chains are short
-            attrs = current.attributes
-            if name is None and "DW_AT_name" in attrs:
-                name = _text(attrs["DW_AT_name"].value)
-            if linkage is None:
-                for key in ("DW_AT_linkage_name", "DW_AT_MIPS_linkage_name"):
-                    if key in attrs:
-                        linkage = _text(attrs[key].value)
-                        break
-            # a definition completing a declaration (DW_AT_specification) carries its own line and
-            # column, and its own file only when that differs: each is taken from the first DIE of
-            # the chain that has it (the in-class declaration's line is not the definition's)
-            if line is None and "DW_AT_decl_line" in attrs:
-                line = int(attrs["DW_AT_decl_line"].value)
-                column = int(attrs["DW_AT_decl_column"].value) if "DW_AT_decl_column" in attrs else 0
-            if file_index is None and "DW_AT_decl_file" in attrs:
-                file_index = int(attrs["DW_AT_decl_file"].value)
-                file_cu = current.cu
-            nxt = None
-            for key in ("DW_AT_specification", "DW_AT_abstract_origin"):
-                if key in attrs:
-                    try:
-                        nxt = current.get_DIE_from_attribute(key)
-                    except (_PyElfError, ValueError, KeyError, AssertionError):
-                        nxt = None
-                    break
-            if nxt is None:
-                break
-            current = nxt
-        path: str | None = None
-        if file_index is not None:
-            table = files
-            if file_cu.cu_offset != unit:  # a reference into another unit (DW_FORM_ref_addr)
-                top = file_cu.get_top_DIE().attributes
-                cd = _text(top["DW_AT_comp_dir"].value) if "DW_AT_comp_dir" in top else ""
-                table = self._file_table(file_cu, cd)
-            if 0 <= file_index < len(table) and table[file_index]:
-                path = table[file_index]
-        return SourceDecl(
-            name=name or "",
-            linkage_name=linkage,
-            file=path,
-            line=line or 0,
-            column=column or 0,
-            ranges=ranges,
-            unit=unit,
-        )

@@ -13,7 +13,7 @@ from typing import Any
 from .elf import _headers
 from .errors import ElfError
 from .files import open_regular, read_regular
-from .lineprogram import uleb
+from .lineprogram import text, uleb
 
 
 def programs(path: str) -> Iterator[tuple[Any, list[str], int, bytes]]:
@@ -190,11 +190,6 @@ def _v5_unit(
         "standard_opcode_lengths": std_lengths,
     }
     return _Program(header, start, end, _Structs(address_size, little)), names, end
-
-
-def text(value: object) -> str:
-    """A DWARF string attribute's value as text (bytes decoded as UTF-8, bad bytes replaced)."""
-    return value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value)
 
 
 def _attr_str(attr: object) -> str:

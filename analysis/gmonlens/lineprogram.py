@@ -1,9 +1,15 @@
 """DWARF line-program opcodes -> rows (DWARF 2-5, §6.2.5): the decoding loop over the raw
-`.debug_line` bytes, and LEB128. Pure: the headers come from `lineheader`."""
+`.debug_line` bytes; and DWARF's primitive encodings (LEB128 numbers, strings as text). Pure: the
+headers come from `lineheader`."""
 
 from __future__ import annotations
 
 from typing import Any, Literal
+
+
+def text(value: object) -> str:
+    """A DWARF string attribute's value as text (bytes decoded as UTF-8, bad bytes replaced)."""
+    return value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value)
 
 
 def uleb(data: bytes, pos: int) -> tuple[int, int]:

@@ -1,5 +1,5 @@
-"""gprof's command line, as `gmonlens report` takes it (GNU getopt rules: permuted operands,
-bundled flags, optional arguments only when attached: `-pmain`, `--flat-profile=main`)."""
+"""gprof's command line, as `gmonlens report` takes it: gprof 2.40's option table and what each
+option means (`ReportArgs`, by gprof's rules), scanned by GNU getopt's rules (`gnu_getopt`)."""
 
 from __future__ import annotations
 
@@ -11,22 +11,24 @@ from gmonlens.model import Profile
 from gmonlens.options import AnalysisOptions, ArcSpec, SymSpec
 from gmonlens.report import ReportOptions
 
+from .gnu_getopt import NONE, OPTIONAL, REQUIRED, Option, OptionTable
+
+__all__ = [
+    "ANNO",
+    "EXEC",
+    "FLAT",
+    "GRAPH",
+    "NONE",
+    "OPTIONAL",
+    "OPTIONS",
+    "REQUIRED",
+    "Option",
+    "ReportArgs",
+    "options_help",
+    "parse_report_args",
+]
+
 FLAT, GRAPH, EXEC, ANNO = "flat", "graph", "exec", "anno"
-NONE, OPTIONAL, REQUIRED = "none", "optional", "required"
-
-
-@dataclass(frozen=True)
-class Option:
-    """One option of gprof 2.40's command line (letter and long names and argument kind exactly as
-    gprof's getopt table has them), with a one-line help. `supported=False`: gmonlens refuses it
-    with "not supported yet" (flip the entry when the mode is implemented)."""
-
-    letter: str  # "" for a long-only option
-    longs: tuple[str, ...]
-    arg: str  # NONE, OPTIONAL (attached only: -pSPEC, --flat-profile=SPEC) or REQUIRED
-    metavar: str
-    help: str
-    supported: bool = True
 
 
 OPTIONS: tuple[Option, ...] = (
@@ -74,29 +76,12 @@ OPTIONS: tuple[Option, ...] = (
     Option("", ("no-demangle",), NONE, "", "print raw (mangled) names"),
     Option("", ("json",), NONE, "", 'the profile as JSON instead (gmonlens; README, "JSON output")'),
 )
-_BY_LETTER = {o.letter: o for o in OPTIONS if o.letter}
-_BY_LONG = {name: o for o in OPTIONS for name in o.longs}
-
-
-def _spelling(o: Option) -> str:
-    short = f"-{o.letter}" if o.letter else ""
-    long = f"--{o.longs[0]}" if o.longs else ""
-    arg = {NONE: "", OPTIONAL: f"[{o.metavar}]", REQUIRED: f" {o.metavar}"}[o.arg]
-    if short and long:
-        larg = {NONE: "", OPTIONAL: f"[={o.metavar}]", REQUIRED: f"={o.metavar}"}[o.arg]
-        return f"{short}{arg}, {long}{larg}"
-    if short:
-        return short + arg
-    return long + {NONE: "", OPTIONAL: f"[={o.metavar}]", REQUIRED: f"={o.metavar}"}[o.arg]
+_TABLE = OptionTable(OPTIONS, final="hv")
 
 
 def options_help() -> str:
     """One line per option, for `--help`."""
-    lines = []
-    for o in OPTIONS:
-        note = "" if o.supported else " (not supported yet)"
-        lines.append(f"  {_spelling(o):<36} {o.help}{note}")
-    return "\n".join(lines) + "\n"
+    return _TABLE.help()
 
 
 def unsupported(o: Option) -> UsageError:
@@ -181,70 +166,6 @@ class ReportArgs:
         )
 
 
-def _tokens(argv: Sequence[str]) -> tuple[list[tuple[Option, str | None]], list[str]]:
-    """Split argv into (option, argument) pairs and operands, as GNU getopt_long does with gprof's
-    table (permuted operands, bundled letters, unique long prefixes). -h and -v end the scan:
-    gprof acts on them as soon as getopt returns them."""
-    opts: list[tuple[Option, str | None]] = []
-    operands: list[str] = []
-    i = 0
-    while i < len(argv):
-        a = argv[i]
-        i += 1
-        if a == "--":
-            operands.extend(argv[i:])
-            break
-        if a.startswith("--"):
-            name, eq, val = a[2:].partition("=")
-            exact = name if name in _BY_LONG else None
-            if exact is None:
-                matches = [k for k in _BY_LONG if k.startswith(name)]
-                if len(matches) > 1:
-                    alts = " ".join(f"'--{m}'" for m in matches)
-                    raise UsageError(None, f"option '--{name}' is ambiguous; possibilities: {alts}")
-                if not matches:
-                    raise UsageError(None, f"unrecognized option '--{name}'")
-                exact = matches[0]
-            o = _BY_LONG[exact]
-            if o.arg == NONE and eq:
-                raise UsageError(None, f"option '--{exact}' doesn't allow an argument")
-            if o.arg == REQUIRED and not eq:
-                if i >= len(argv):
-                    raise UsageError(None, f"option '--{exact}' requires an argument")
-                val, eq = argv[i], "="
-                i += 1
-            opts.append((o, val if eq else None))
-            if o.letter in ("h", "v"):
-                return opts, operands
-            continue
-        if a.startswith("-") and len(a) > 1:
-            j = 1
-            while j < len(a):
-                c = a[j]
-                j += 1
-                if c not in _BY_LETTER:
-                    raise UsageError(None, f"invalid option -- '{c}'")
-                o = _BY_LETTER[c]
-                if o.arg == REQUIRED:
-                    if j < len(a):
-                        opts.append((o, a[j:]))
-                    elif i < len(argv):
-                        opts.append((o, argv[i]))
-                        i += 1
-                    else:
-                        raise UsageError(None, f"option requires an argument -- '{c}'")
-                    break
-                if o.arg == OPTIONAL:
-                    opts.append((o, a[j:] or None))
-                    break
-                opts.append((o, None))
-                if c in ("h", "v"):
-                    return opts, operands
-            continue
-        operands.append(a)
-    return opts, operands
-
-
 def _symspec(text: str) -> SymSpec:
     """A routine symspec; given `FROM/TO` (an arc spec), gprof takes the FROM part (`-pA/B` is
     `-pA`; `-P/B` has an empty FROM, which matches every routine)."""
@@ -261,7 +182,7 @@ def _check_file_ordering(r: ReportArgs) -> None:
 
 
 def parse_report_args(argv: Sequence[str]) -> ReportArgs:
-    opts, operands = _tokens(argv)
+    opts, operands = _TABLE.scan(argv)
     r = ReportArgs()
     a: dict[str, object] = {}
     lists: dict[str, list[object]] = {

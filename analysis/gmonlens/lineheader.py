@@ -10,7 +10,7 @@ import struct
 from collections.abc import Iterator
 from typing import Any
 
-from .elf import _headers
+from .elf import MAX_BINARY_BYTES, _headers
 from .errors import ElfError
 from .files import open_regular, read_regular
 from .lineprogram import text, uleb
@@ -75,7 +75,7 @@ _SHF_COMPRESSED = 0x800
 def _programs_v5(path: str) -> list[tuple[Any, list[str], int, bytes]] | None:
     """DWARF 5 line programs of `path` in section order, or None when pyelftools must read them."""
     try:
-        blob = read_regular(path, 1 << 32, "executable", ElfError)
+        blob = read_regular(path, MAX_BINARY_BYTES, "executable", ElfError)
         _asize, little, _machine, sections, _loads = _headers(path, blob)
     except (ElfError, struct.error, IndexError, ValueError):
         return None

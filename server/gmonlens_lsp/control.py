@@ -23,7 +23,6 @@ from pygls.capabilities import get_capability
 
 from . import cache, isolation
 from .baseline import status_fields
-from .heat import warm_lines
 from .server import GmonlensServer
 from .session import FolderState, LoadOutcome, finish_index, line_heat, load_folder, stamp
 from .settings import effective_settings
@@ -243,9 +242,7 @@ async def _finish(ls: GmonlensServer, state: FolderState, loaded: Any) -> None:
         await _warm(ls, args)
     # line heat once per load (unless a request asked first), after the warm-up: computing it while
     # the first lenses decode DWARF slowed them (GIL) by a second or more on SQLite
-    heat = await asyncio.to_thread(line_heat, loaded)
-    if heat is not None:
-        await asyncio.to_thread(warm_lines, heat)
+    await asyncio.to_thread(line_heat, loaded)
     problems = await asyncio.to_thread(finish_index, loaded)
     # inlined copies (hover) need every DWARF scope: from the cache the warm-up filled
     await asyncio.to_thread(loaded.heat.inlined, loaded.binary, loaded.profile, cache.cache_dir() is None)

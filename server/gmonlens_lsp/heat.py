@@ -29,7 +29,6 @@ from gmonlens.model import Profile
 
 from . import cache
 from .index import source_name
-from .userfiles import SOURCE_CAP, read_text
 
 log = logging.getLogger(__name__)
 
@@ -163,40 +162,3 @@ class HeatHolder:
         """(display name, copies) of the inlined functions whose source identifier is `word`
         (empty until `inlined` has run)."""
         return sorted(self._words.get(word, []), key=lambda p: -p[1].ticks)
-
-
-# ---- source lines (where a hint goes: the end of its line) ------------------------------------
-
-_DISK: dict[str, tuple[int, int, int, tuple[str, ...]]] = {}  # path -> (mtime ns, length, hash, lines)
-_DISK_LOCK = threading.Lock()
-
-
-def disk_lines(path: str) -> tuple[int, int, tuple[str, ...]] | None:
-    """(length, hash, lines split at "\\n") of the file's text on disk, read once per mtime; an open
-    document with the same length and hash has the same lines (no split per request)."""
-    try:
-        mtime = os.stat(path).st_mtime_ns
-    except OSError:
-        return None
-    with _DISK_LOCK:
-        hit = _DISK.get(path)
-        if hit is not None and hit[0] == mtime:
-            return hit[1:]
-    try:
-        text = read_text(path, SOURCE_CAP, "source file")  # regular files only, capped
-    except (GmonlensError, OSError):
-        return None
-    entry = (mtime, len(text), hash(text), tuple(text.split("\n")))
-    with _DISK_LOCK:
-        _DISK[path] = entry
-        while len(_DISK) > 32:
-            _DISK.pop(next(iter(_DISK)))
-    return entry[1:]
-
-
-def warm_lines(index: HeatIndex, limit: int = 8) -> None:
-    """Read the hottest files' lines ahead of the first inlay-hint request."""
-    ranked = sorted(index.files.values(), key=lambda f: -sum(h.seconds for h in f.lines))
-    for f in ranked[:limit]:
-        if os.path.isfile(f.path):
-            disk_lines(f.path)

@@ -3,14 +3,17 @@ hand-made LineHeat, and on the cproject fixture (a real -O0 profile)."""
 
 from __future__ import annotations
 
+import os
+import random
 from pathlib import Path
 
 from gmonlens.lineheat import LineFigure, LineHeat, LineSpan
 from gmonlens.model import Profile, Routine
 from gmonlens_lsp import render
-from gmonlens_lsp.heat import build_index, disk_lines
+from gmonlens_lsp.heat import build_index
 from gmonlens_lsp.session import line_heat, load_folder
 from gmonlens_lsp.settings import DEFAULT_LINE_HEAT_LABEL, Settings
+from gmonlens_lsp.sourcetext import LineLocator, file_locator, lsp_lines
 
 
 def _routine(rid: int, name: str, address: int, ticks: float) -> Routine:
@@ -81,18 +84,33 @@ def test_render_label_tooltip_hint_and_result(tmp_path: Path) -> None:
     assert render.line_heat_result("u", index, None)["lines"] == []
 
 
-def test_disk_lines_follow_the_file(tmp_path: Path) -> None:
+def test_line_locator_is_lsp_lines() -> None:
+    """Every line as `lsp_lines` cuts it (\\n, \\r\\n, lone \\r), whatever the chunking and the order
+    the lines are asked in; "" past either end."""
+    rng = random.Random(10)
+    pieces = ["a", "bc", "\n", "\r\n", "é", "𝄞", "\r", "  ", ""]
+    for _ in range(1500):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 60)))
+        if rng.random() < 0.5:  # the usual case: no lone \r (counted per chunk, not split)
+            text = text.replace("\r", "") + rng.choice(["", "\r\n", "x\r\ny"])
+        want = lsp_lines(text)
+        locator = LineLocator(text, chunk=rng.choice([1, 2, 3, 7, 64]))
+        order = list(range(-2, len(want) + 3))
+        rng.shuffle(order)
+        for i in order:
+            assert locator.line(i) == (want[i] if 0 <= i < len(want) else ""), (text, i)
+
+
+def test_file_locator_follows_the_file(tmp_path: Path) -> None:
     f = tmp_path / "a.c"
     f.write_bytes(b"int a;\r\nint b;\n")
-    length, digest, lines = disk_lines(str(f)) or (0, 0, ())
-    text = "int a;\r\nint b;\n"
-    assert (length, digest, lines) == (len(text), hash(text), ("int a;\r", "int b;", ""))
+    first = file_locator(str(f))
+    assert [first.line(i) for i in range(4)] == ["int a;", "int b;", "", ""]
+    assert file_locator(str(f)) is first  # read once
     f.write_bytes(b"x\n")
-    import os
-
     os.utime(f, ns=(1, 1))
-    assert disk_lines(str(f)) == (2, hash("x\n"), ("x", ""))
-    assert disk_lines(str(tmp_path / "missing.c")) is None
+    assert file_locator(str(f)).line(0) == "x"
+    assert file_locator(str(tmp_path / "missing.c")).line(0) == ""
 
 
 def test_real_profile_lines_sum_to_self_time(c_ws: Path) -> None:

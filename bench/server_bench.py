@@ -51,6 +51,7 @@ class RawClient:
     def __init__(self, proc: asyncio.subprocess.Process) -> None:
         self.proc = proc
         self.next_id = 0
+        self.server_requests: list[str] = []  # methods of the server's requests, in order
 
     def send(self, payload: dict[str, Any]) -> None:
         body = json.dumps(payload).encode()
@@ -81,14 +82,18 @@ class RawClient:
                     raise RuntimeError(msg["error"])
                 return msg.get("result")
             if "method" in msg and "id" in msg:  # a request from the server: answer null
+                self.server_requests.append(msg["method"])
                 self.send({"jsonrpc": "2.0", "id": msg["id"], "result": None})
 
     def notify(self, method: str, params: Any) -> None:
         self.send({"jsonrpc": "2.0", "method": method, "params": params})
 
 
-async def start_server(folder: Path, settings: dict[str, Any], cache: Path | str) -> RawClient:
-    """`gmonlens serve` with its cache in `cache`, initialized on `folder` with `settings`."""
+async def start_server(
+    folder: Path, settings: dict[str, Any], cache: Path | str, capabilities: dict[str, Any] | None = None
+) -> RawClient:
+    """`gmonlens serve` with its cache in `cache`, initialized on `folder` with `settings` (and the
+    client `capabilities`, none by default)."""
     env = {**os.environ, "XDG_CACHE_HOME": str(cache)}
     proc = await asyncio.create_subprocess_exec(
         sys.executable, "-m", "gmonlens_lsp", "serve", "--stdio", env=env,
@@ -100,7 +105,7 @@ async def start_server(folder: Path, settings: dict[str, Any], cache: Path | str
         "initialize",
         {
             "processId": os.getpid(),
-            "capabilities": {},
+            "capabilities": capabilities or {},
             "rootUri": folder.as_uri(),
             "workspaceFolders": [{"uri": folder.as_uri(), "name": folder.name}],
             "initializationOptions": {"gmonlens": settings},

@@ -85,6 +85,28 @@ async def refresh_inlay_hints(ls: GmonlensServer) -> None:
             log.info("inlayHint/refresh failed: %s", exc)
 
 
+def can_refresh_hints(ls: GmonlensServer) -> bool:
+    return bool(get_capability(ls.client_capabilities, "workspace.inlay_hint.refresh_support", False))
+
+
+def heat_task(ls: GmonlensServer, state: FolderState, loaded: Any) -> asyncio.Task[Any]:
+    """The load's line heat, computed once in the background (started after the load or by the
+    first request that needs it); the task's result is the `HeatIndex` or None."""
+    holder = loaded.heat
+    if holder.task is None:
+        holder.task = ls.spawn(_compute_heat(ls, state, loaded))
+    task: asyncio.Task[Any] = holder.task
+    return task
+
+
+async def _compute_heat(ls: GmonlensServer, state: FolderState, loaded: Any) -> Any:
+    await ls.lenses_idle()  # lenses first: they are what the person waits for after a load
+    heat = await asyncio.to_thread(line_heat, loaded)
+    if heat is not None and loaded.heat.answered_pending and state.loaded is loaded:
+        await refresh_inlay_hints(ls)  # hints were answered empty meanwhile: ask again
+    return heat
+
+
 def reload(ls: GmonlensServer, state: FolderState) -> asyncio.Task[Any]:
     """Start (or restart) loading `state`'s folder; returns the task (awaitable by handlers).
 
@@ -234,15 +256,17 @@ def _apply(ls: GmonlensServer, state: FolderState, outcome: LoadOutcome) -> None
 
 async def _finish(ls: GmonlensServer, state: FolderState, loaded: Any) -> None:
     await asyncio.sleep(0.5)  # let the first requests go first
+    # line heat once per load, in a thread once no lens is being computed (it holds the GIL for
+    # 0.1-0.3 s on SQLite; during the first lenses' DWARF decoding it slowed them by a second or
+    # more), while the warm-up subprocess runs: ready long before the warm-up ends (SQLite: ~6 s)
+    heat = heat_task(ls, state, loaded)
     complete = loaded.dwarf_cached and loaded.profile_cached and cache.has_scopes(loaded.binary)
     if cache.cache_dir() is not None and not complete:
         args = [loaded.binary, *loaded.profiles]
         if loaded.settings.static_call_graph:
             args.append("--static-call-graph")
         await _warm(ls, args)
-    # line heat once per load (unless a request asked first), after the warm-up: computing it while
-    # the first lenses decode DWARF slowed them (GIL) by a second or more on SQLite
-    await asyncio.to_thread(line_heat, loaded)
+    await asyncio.shield(heat)
     problems = await asyncio.to_thread(finish_index, loaded)
     # inlined copies (hover) need every DWARF scope: from the cache the warm-up filled
     await asyncio.to_thread(loaded.heat.inlined, loaded.binary, loaded.profile, cache.cache_dir() is None)

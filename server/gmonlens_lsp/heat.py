@@ -20,6 +20,7 @@ import threading
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from gmonlens.demangle import demangle_all
 from gmonlens.errors import GmonlensError
@@ -111,12 +112,15 @@ def compute(
 
 
 class HeatHolder:
-    """The heat of one load, computed at most once (the first caller computes, others wait)."""
+    """The heat of one load, computed at most once (the first caller computes, others wait).
+    A new load has a new holder: nothing computed for an older profile is ever answered."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._index: HeatIndex | None = None
         self._failed = False
+        self.task: Any = None  # the server's background computation (an asyncio task), once started
+        self.answered_pending = False  # inlay hints were answered empty while computing: refresh after
         self._inlined: dict[str, InlinedCopies] | None = None
         self._words: dict[str, list[tuple[str, InlinedCopies]]] = {}
         self._inlined_lock = threading.Lock()
@@ -137,6 +141,10 @@ class HeatHolder:
     @property
     def ready(self) -> HeatIndex | None:
         return self._index
+
+    @property
+    def failed(self) -> bool:
+        return self._failed
 
     def inlined(self, binary: str, profile: Profile, compute_scopes: bool) -> dict[str, InlinedCopies] | None:
         """Inlined copies per function name (None while the scopes are not available)."""

@@ -74,6 +74,15 @@ class GmonlensServer(LanguageServer):
         self.watching_by_client = False
         self.poller: asyncio.Task[Any] | None = None
         self.debounce: dict[str, asyncio.Task[Any]] = {}
+        self.lens_jobs = 0  # lens computations running (DWARF decoding): background work waits
+
+    async def lenses_idle(self, limit: float = 30.0) -> None:
+        """Wait (up to `limit` seconds) until no lens computation runs: CPU-bound work in a thread
+        slows them through the GIL (SQLite's first lenses decode DWARF for ~2 s after the load)."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + limit
+        while self.lens_jobs > 0 and loop.time() < deadline:
+            await asyncio.sleep(0.05)
 
     # ---- folders -------------------------------------------------------------------------------
 

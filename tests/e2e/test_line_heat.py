@@ -34,6 +34,9 @@ def whole(path: Path) -> types.Range:
 
 async def hints(client: Any, path: Path, rng: types.Range | None = None) -> list[types.InlayHint]:
     u = await open_doc(client, path)
+    # the heat is computed in the background after a load; until then a client that can refresh (as
+    # this one) gets no hints (tests/server/test_heat_requests.py); lineHeat waits for it
+    await line_heat(client, path)
     result = await client.text_document_inlay_hint_async(
         types.InlayHintParams(text_document=types.TextDocumentIdentifier(uri=u), range=rng or whole(path))
     )

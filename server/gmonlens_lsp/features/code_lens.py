@@ -62,5 +62,9 @@ def register(server: GmonlensServer) -> None:
             return None
         cached = loaded.lens_cache.get(path)
         if cached is None:
-            cached = await asyncio.to_thread(lenses_for, loaded, path)
+            ls.lens_jobs += 1
+            try:
+                cached = await asyncio.to_thread(lenses_for, loaded, path)
+            finally:
+                ls.lens_jobs -= 1
         return cached or None

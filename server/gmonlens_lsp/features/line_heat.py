@@ -13,23 +13,32 @@ from .. import control, render
 from .. import fsuri as uris
 from ..heat import HeatIndex
 from ..server import GmonlensServer, safe
-from ..session import Loaded, line_heat
+from ..session import Loaded
 from ..sourcetext import LineLocator, file_locator
 from .hover import open_text
 
 LINE_HEAT = "gmonlens/lineHeat"
 
 
-async def heat_for(ls: GmonlensServer, uri: str) -> tuple[Loaded, HeatIndex, str] | None:
-    """The folder's loaded profile (waiting for a load in progress), its heat and the file's path."""
+async def heat_for(
+    ls: GmonlensServer, uri: str, wait: bool = True
+) -> tuple[Loaded, HeatIndex | None, str] | None:
+    """The folder's loaded profile (waiting for a load in progress), its heat and the file's path.
+    The heat is computed once per load in the background (`control.heat_task`); until it is ready,
+    `wait=False` gives None for it instead of waiting."""
     state = ls.folder_of(uri)
     path = uris.to_fs_path(uri)
     if state is None or not path:
         return None
     loaded = await control.loaded_or_wait(ls, state)
-    if loaded is None:
+    if loaded is None or not loaded.profile.has_histogram:
         return None
-    heat = loaded.heat.ready or await asyncio.to_thread(line_heat, loaded)
+    heat = loaded.heat.ready
+    if heat is None and not loaded.heat.failed:
+        task = control.heat_task(ls, state, loaded)
+        if not wait:
+            return loaded, None, path
+        heat = await asyncio.shield(task)
     return None if heat is None else (loaded, heat, path)
 
 
@@ -58,10 +67,14 @@ def register(server: GmonlensServer) -> None:
     @safe()
     async def inlay_hints(ls: GmonlensServer, params: types.InlayHintParams) -> list[types.InlayHint] | None:
         uri = params.text_document.uri
-        hit = await heat_for(ls, uri)
+        refresh = control.can_refresh_hints(ls)
+        hit = await heat_for(ls, uri, wait=not refresh)
         if hit is None:
             return None
         loaded, heat, path = hit
+        if heat is None:  # still being computed: nothing yet, workspace/inlayHint/refresh follows
+            loaded.heat.answered_pending = True
+            return []
         file_heat = heat.for_path(path)
         if file_heat is None:
             return None
@@ -83,7 +96,7 @@ def register(server: GmonlensServer) -> None:
         if not isinstance(uri, str):
             return None
         hit = await heat_for(ls, uri)
-        if hit is None:
+        heat = hit[1] if hit is not None else None
+        if hit is None or heat is None:
             return None
-        _loaded, heat, path = hit
-        return render.line_heat_result(uri, heat, heat.for_path(path))
+        return render.line_heat_result(uri, heat, heat.for_path(hit[2]))

@@ -100,7 +100,7 @@ def heat_task(ls: GmonlensServer, state: FolderState, loaded: Any) -> asyncio.Ta
 
 
 async def _compute_heat(ls: GmonlensServer, state: FolderState, loaded: Any) -> Any:
-    await ls.lenses_idle()  # lenses first: they are what the person waits for after a load
+    await ls.quiet()  # lenses and the requests that come with them first (GIL)
     heat = await asyncio.to_thread(line_heat, loaded)
     if heat is not None and loaded.heat.answered_pending and state.loaded is loaded:
         await refresh_inlay_hints(ls)  # hints were answered empty meanwhile: ask again
@@ -256,9 +256,10 @@ def _apply(ls: GmonlensServer, state: FolderState, outcome: LoadOutcome) -> None
 
 async def _finish(ls: GmonlensServer, state: FolderState, loaded: Any) -> None:
     await asyncio.sleep(0.5)  # let the first requests go first
-    # line heat once per load, in a thread once no lens is being computed (it holds the GIL for
-    # 0.1-0.3 s on SQLite; during the first lenses' DWARF decoding it slowed them by a second or
-    # more), while the warm-up subprocess runs: ready long before the warm-up ends (SQLite: ~6 s)
+    # line heat once per load, in a thread once no lens is being computed and requests pause (it
+    # holds the GIL for 0.1-0.3 s on SQLite; during the first lenses' DWARF decoding it slowed them
+    # by a second or more), while the warm-up subprocess runs: ready long before the warm-up ends
+    # (SQLite: ~6 s)
     heat = heat_task(ls, state, loaded)
     complete = loaded.dwarf_cached and loaded.profile_cached and cache.has_scopes(loaded.binary)
     if cache.cache_dir() is not None and not complete:

@@ -17,6 +17,7 @@ import asyncio
 import contextlib
 import json
 import logging
+import time
 from typing import Any
 
 import attrs
@@ -94,7 +95,10 @@ class GmonlensProtocol(LanguageServerProtocol):
                 return ResponseErrorMessage(id=_id(data["id"]), error=error)
             return Rejected(_id(data.get("id")), method, INVALID_PARAMS, reason, is_request)
 
+    last_message = 0.0  # time.monotonic() of the last message read (background work waits for quiet)
+
     def handle_message(self, message: Any) -> None:
+        self.last_message = time.monotonic()
         if isinstance(message, Rejected):
             if message.is_request:
                 self.reply_error(message.id, message.code, message.reason)

@@ -14,6 +14,7 @@ import logging
 import os
 import sys
 import threading
+import time
 import uuid
 from collections.abc import Callable
 from typing import Any, TypeVar
@@ -76,12 +77,15 @@ class GmonlensServer(LanguageServer):
         self.debounce: dict[str, asyncio.Task[Any]] = {}
         self.lens_jobs = 0  # lens computations running (DWARF decoding): background work waits
 
-    async def lenses_idle(self, limit: float = 30.0) -> None:
-        """Wait (up to `limit` seconds) until no lens computation runs: CPU-bound work in a thread
-        slows them through the GIL (SQLite's first lenses decode DWARF for ~2 s after the load)."""
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + limit
-        while self.lens_jobs > 0 and loop.time() < deadline:
+    async def quiet(self, gap: float = 0.2, limit: float = 10.0) -> None:
+        """Wait (up to `limit` seconds) until no lens computation runs and no message came for
+        `gap` seconds: CPU-bound work in a thread slows requests through the GIL (SQLite's first
+        lenses decode DWARF for ~2 s after the load; the requests that follow them answer in 15
+        ms alone, 40-70 ms beside the line heat's computation)."""
+        deadline = time.monotonic() + limit
+        while time.monotonic() < deadline:
+            if self.lens_jobs == 0 and time.monotonic() - self.protocol.last_message >= gap:
+                return
             await asyncio.sleep(0.05)
 
     # ---- folders -------------------------------------------------------------------------------

@@ -42,27 +42,49 @@ class LineLocator:
         """Text of 0-based line `i` ("" past the end)."""
         if self._split is not None:
             return self._split[i] if 0 <= i < len(self._split) else ""
-        if i < 0:
+        start = self.start(i)
+        if start < 0:
             return ""
+        end = self.text.find("\n", start)
+        out = self.text[start:] if end < 0 else self.text[start:end]
+        return out[:-1] if out.endswith("\r") else out
+
+    def start(self, i: int) -> int:
+        """Offset in the text where 0-based line `i` starts (-1 past the end or before the start)."""
+        if i < 0:
+            return -1
+        if self._split is not None:  # lone \r: add up the split lines and their ends
+            if i >= len(self._split):
+                return -1
+            pos = 0
+            for k in range(i):
+                pos += len(self._split[k])
+                pos += 2 if self.text.startswith("\r\n", pos) else 1
+            return pos
         text, chunk, counts = self.text, self._chunk, self._counts
         while counts[-1] < i and (len(counts) - 1) * chunk < len(text):  # count on to line i's start
             k = len(counts) - 1
             counts.append(counts[-1] + text.count("\n", k * chunk, (k + 1) * chunk))
         if counts[-1] < i:
-            return ""  # past the last line
+            return -1  # past the last line
         if i == 0:
-            start = 0
-        else:  # the i-th newline lies in chunk k: counts[k] < i <= counts[k + 1]
-            k = bisect_left(counts, i) - 1
-            pos = k * chunk - 1
-            for _ in range(i - counts[k]):
-                pos = text.find("\n", pos + 1)
-            start = pos + 1
-        end = text.find("\n", start)
-        out = text[start:] if end < 0 else text[start:end]
-        return out[:-1] if out.endswith("\r") else out
+            return 0
+        k = bisect_left(counts, i) - 1  # the i-th newline lies in chunk k: counts[k] < i <= counts[k + 1]
+        pos = k * chunk - 1
+        for _ in range(i - counts[k]):
+            pos = text.find("\n", pos + 1)
+        return pos + 1
+
+    def offset(self, line: int, character: int) -> int:
+        """Offset of an LSP position (UTF-16 `character`), as the specification says: a character
+        past the line's end is its end, a line past the last is the end of the text."""
+        start = self.start(line)
+        if start < 0:
+            return 0 if line < 0 else len(self.text)
+        return start + index_of_utf16(self.line(line), character)
 
 
+@lru_cache(maxsize=8)
 @lru_cache(maxsize=64)
 def _file_lines(path: str, stamp: tuple[int, int]) -> tuple[str, ...]:
     try:

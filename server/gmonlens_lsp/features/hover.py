@@ -14,7 +14,7 @@ from .. import fsuri as uris
 from .. import render
 from ..server import GmonlensServer, safe
 from ..session import Loaded
-from ..sourcetext import file_lines, index_of_utf16, lsp_lines
+from ..sourcetext import LineLocator, file_lines, index_of_utf16
 
 # the part of the word before the cursor may be empty: the cursor can sit on its first character
 WORD = re.compile(r"(?:[A-Za-z_~][A-Za-z0-9_]*)?$")
@@ -44,8 +44,11 @@ async def word_at(ls: GmonlensServer, uri: str, position: types.Position) -> str
     """The identifier under the cursor (open document text, else the file on disk, read off the
     event loop with the regular-file checks)."""
     text = open_text(ls, uri)
-    if text is not None:
-        return word_in(lsp_lines(text), position)
+    if text is not None:  # one line of it, not a split of the whole text (40 ms on a 9 MB file)
+        locator = LineLocator(text)
+        if locator.start(position.line) < 0:
+            return None
+        return word_in([locator.line(position.line)], types.Position(0, position.character))
     path = uris.to_fs_path(uri)
     if not path:
         return None

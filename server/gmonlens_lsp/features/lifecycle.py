@@ -9,7 +9,7 @@ from typing import Any
 from lsprotocol import types
 from pygls.capabilities import get_capability
 
-from .. import control
+from .. import control, textsync
 from ..server import GmonlensServer, safe
 from ..settings import client_section
 from . import watch
@@ -49,6 +49,7 @@ def register(server: GmonlensServer) -> None:
     @server.feature(types.INITIALIZE)
     @safe()
     def on_initialize(ls: GmonlensServer, params: types.InitializeParams) -> None:
+        textsync.install(ls.workspace)  # edits of large documents spliced, not re-split
         ls.client_settings = client_section(params.initialization_options)
         ls.sync_folders()
 

@@ -8,8 +8,9 @@ server computes in the background after each load; `--settle 0` measures a reque
   line, unless the server already did after the load) and later ones. Target: < 200 ms.
 - `textDocument/inlayHint` for a visible range (60 lines): around the hottest line (first and
   later), at the hot lines nearest the middle of the file and last in it, and after edits (didChange: the hottest line's
-  hint must move with its line end). Target: < 50 ms each. The time pygls takes to apply an edit
-  to its copy of the text is printed apart (the request right after a didChange waits for it).
+  hint must move with its line end). Target: < 50 ms each. The time the server takes to apply an
+  edit to its copy of the text (textsync.py) is printed apart (the request right after a didChange
+  waits for it).
 - In-process: the engine's `compute_line_heat` alone (histogram -> line spans -> per-line sums).
 
 Every figure is the median (max for the targets) over `--repeat` server starts, cold cache.
@@ -76,7 +77,7 @@ async def one_run(
     whole = {"start": {"line": 0, "character": 0}, "end": {"line": n, "character": 0}}
     whole_hints, all_hints = await timed("textDocument/inlayHint", {**doc, "range": whole})
     # edits (two spaces at the start of the hottest line: no line moves, its hint moves right), each
-    # followed by hints. The first figure includes pygls applying the change to its copy of the text
+    # followed by hints. The first figure includes the server applying the change to its copy of the text
     # (the server handles messages in order); the others are the request alone on a new text (the
     # hottest range, then the last hot line's)
     edited = []
@@ -173,7 +174,7 @@ def main(argv: list[str] | None = None) -> int:
             f"inlayHint hottest range first {1000 * r['first_hints']:.1f} ms, "
             f"later max {1000 * max(r['later_hints']):.1f} ms, middle {1000 * r['middle_hints']:.1f} ms, "
             f"end {1000 * r['end_hints']:.1f} ms; after an edit {1000 * r['hints_after_edit']:.1f} ms, "
-            f"end {1000 * r['end_hints_after_edit']:.1f} ms (with pygls applying the edit "
+            f"end {1000 * r['end_hints_after_edit']:.1f} ms (with the server applying the edit "
             f"{1000 * r['edit_then_hints']:.1f} ms)",
             file=sys.stderr,
         )
@@ -213,7 +214,7 @@ def main(argv: list[str] | None = None) -> int:
         "hints_in_range": runs[0]["hints_in_range"],
         "hints_in_file": runs[0]["hints_in_file"],
         "targets": "whole-file heat < 200 ms, inlay hints for a visible range < 50 ms (once loaded; every "
-        "range and after an edit; the didChange itself, pygls's, is not counted)",
+        "range and after an edit; applying the didChange itself is printed apart)",
         "pass": max(first_heat, later_heat) < 0.2 and hints_max < 0.05,
     }
     print(json.dumps(result, indent=2), flush=True)

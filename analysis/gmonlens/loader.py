@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from . import diskcache
 from . import gmon as gmonio
@@ -158,6 +158,7 @@ class Loaded:
     image: ElfImage
     gmon: GmonData
     profile: Profile
+    file_symbols: dict[int, int] = field(default_factory=dict)  # -R: address -> map entry (fileorder.py)
 
 
 def load_profile(
@@ -202,7 +203,8 @@ def load(
     Routines get a source file and line when gprof needs one (static routines, file symspecs) or
     `all_lines` asks for every routine. `gprof_files=True` takes gprof's file for a routine (what
     its report labels and file symspecs use); the default, the true position (what editors show).
-    `file_map` (-R's map) renames and drops the mapped routines as gprof's sections show them.
+    `file_map` (-R's map) renames and drops the mapped routines as gprof's sections show them
+    (`fileorder.mapped_symbols`).
     """
     opts = options or AnalysisOptions()
     image = image or read_elf(binary)
@@ -221,8 +223,10 @@ def load(
     )
     data = read_profiles(image, profiles, opts.profile_format)
     problems = fit_problems(image, symtab, data, profiles)
+    file_symbols: dict[int, int] = {}
     if file_map is not None:
-        symtab = mapped_symbols(symtab, file_map)
+        mapped = mapped_symbols(symtab, file_map)
+        symtab, file_symbols = mapped.symtab, mapped.entry_at
     if image.has_debug_info and opts.symbol_file is None:
         need_all = opts.needs_source_files or all_lines
         if need_all or any(s.is_static for s in symtab.symbols):
@@ -270,4 +274,4 @@ def load(
             except StaticCallsUnsupported as e:  # gprof warns and goes on without static arcs
                 problems.append(str(e))
     profile = compute_profile(symtab, data, tables, display, static_arcs, problems, opts.static_call_graph)
-    return Loaded(image, data, profile)
+    return Loaded(image, data, profile, file_symbols)

@@ -11,6 +11,10 @@ Schema `gmonlens-profile/1` (times in seconds, percentages of gprof's totals):
   ([return address, count])
 - `cycles[]`: number, index, members (routine ids), self_seconds, children_seconds, calls,
   internal_calls, percent
+- with gprof's `-r` / `-R MAP`, `gmonlens report --json` adds `function_ordering` /
+  `file_ordering` (gprof's suggested order, one name per item); with `-R` the routines are those
+  of gprof's -R symbol table (each map entry's first routine named after its file, the others
+  folded into the symbol before them: fileorder.py)
 """
 
 from __future__ import annotations

@@ -54,15 +54,10 @@ def run_report(args: ReportArgs) -> int:
         print(f"gmonlens: warning: {w}", file=sys.stderr)
     objmap = None
     if args.file_ordering is not None:
-        from gmonlens.fileorder import MAP_CAP, one_per_entry, parse_map
+        from gmonlens.fileorder import MAP_CAP, parse_map
         from gmonlens.files import read_regular
 
         objmap = parse_map(read_regular(args.file_ordering, MAP_CAP, "map file"), args.file_ordering)
-        if args.has_sections() and not one_per_entry(objmap):
-            raise GmonlensError(
-                args.file_ordering,
-                "-R with other sections: a map naming several routines per object file is not supported yet",
-            )
     # the report names files as gprof does; JSON gives every routine its true source position
     loaded = load(
         args.binary,
@@ -70,7 +65,7 @@ def run_report(args: ReportArgs) -> int:
         args.analysis,
         gprof_files=not args.json,
         all_lines=args.json,
-        file_map=objmap if args.has_sections() else None,  # gprof's sections see the mapped names
+        file_map=objmap,  # gprof's sections and its listing see the mapped symbols
     )
     info = ""
     if args.file_info:
@@ -111,7 +106,16 @@ def run_report(args: ReportArgs) -> int:
 
         from gmonlens.report_json import to_json
 
-        json.dump(to_json(profile), sys.stdout, indent=1)
+        doc = to_json(profile)
+        if args.function_ordering:  # -r and -R: the listings gprof appends, one name per item
+            from gmonlens.ordering import function_ordering
+
+            doc["function_ordering"] = function_ordering(profile).splitlines()
+        if objmap is not None:
+            from gmonlens.fileorder import file_ordering
+
+            doc["file_ordering"] = file_ordering(profile, objmap, loaded.file_symbols).splitlines()
+        json.dump(doc, sys.stdout, indent=1)
         sys.stdout.write("\n")
         return 0
     from gmonlens.report import render_text
@@ -128,10 +132,7 @@ def run_report(args: ReportArgs) -> int:
     if objmap is not None:  # -R: the same place as -r
         from gmonlens.fileorder import file_ordering
 
-        listed = profile  # the listing's rules are stated over the true routines
-        if args.has_sections():
-            listed = load(args.binary, args.profiles, args.analysis, image=loaded.image).profile
-        out += file_ordering(listed, objmap)
+        out += file_ordering(profile, objmap, loaded.file_symbols)
     sys.stdout.buffer.write(out.encode("utf-8", "surrogateescape"))  # source bytes as read
     sys.stdout.flush()
     return 0

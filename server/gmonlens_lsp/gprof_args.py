@@ -175,10 +175,6 @@ def _symspec(text: str) -> SymSpec:
 def _check_file_ordering(r: ReportArgs) -> None:
     if r.function_ordering:  # gprof's own message
         raise UsageError(None, "Only one of --function-ordering and --file-ordering may be specified.")
-    if r.json:  # gprof has no JSON: the renamed routines would be an invention
-        raise UsageError(None, "-R / --file-ordering with --json is not supported yet")
-    if r.lines or r.sum_file:  # gprof's listing then differs (it places line symbols; not inferred)
-        raise UsageError(None, "-R / --file-ordering with -l or -s is not supported yet")
 
 
 def parse_report_args(argv: Sequence[str]) -> ReportArgs:

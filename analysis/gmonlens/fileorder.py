@@ -14,9 +14,12 @@ programs, hand-written maps; tests/integration/test_gprof_ordering.py and test_f
   (lines in address order) an object file's routines become one symbol named after the file.
   gprof 2.40 decides "first of its entry" from a flag it sets for first lines and never
   initialises for the others: its heap garbage decides for them (valgrind reports the
-  uninitialised read; `MALLOC_PERTURB_=254` makes gprof keep every routine, `MALLOC_PERTURB_=1`
-  and valgrind none). gmonlens gives the output of gprof with clean memory; on maps naming one
-  routine per entry the garbage does not matter. The tests run gprof with MALLOC_PERTURB_=1.
+  uninitialised read; with `MALLOC_PERTURB_=254` gprof keeps every routine, with
+  `MALLOC_PERTURB_=1` or under valgrind only the first lines' routines). gmonlens gives the output
+  of gprof with clean memory; on maps naming one routine per entry the garbage does not matter.
+  The tests run gprof with MALLOC_PERTURB_=1.
+  With -S FILE gprof maps nothing (only the binary's own symbols are mapped): the sections are
+  unchanged and the listing is the map's files, sorted.
 * The listing runs the placement of -r (gmonlens/ordering.py) over that symbol table's arcs, in
   gprof's arc order, NOT sorted by count: the 99% cut runs over every arc but a symbol's calls to
   itself (recursion, and calls between routines folded into one file symbol); only arcs between

@@ -224,7 +224,7 @@ def load(
     data = read_profiles(image, profiles, opts.profile_format)
     problems = fit_problems(image, symtab, data, profiles)
     file_symbols: dict[int, int] = {}
-    if file_map is not None:
+    if file_map is not None and opts.symbol_file is None:  # gprof maps only the binary's symbols
         mapped = mapped_symbols(symtab, file_map)
         symtab, file_symbols = mapped.symtab, mapped.entry_at
     if image.has_debug_info and opts.symbol_file is None:

@@ -248,6 +248,22 @@ def test_file_ordering_json(tmp_path: Path) -> None:
     assert doc["function_ordering"] == want and "file_ordering" not in doc
 
 
+def test_file_ordering_with_external_symbols(tmp_path: Path) -> None:
+    """-S FILE with -R: gprof maps only the binary's own symbols, so the sections keep the routines'
+    names and the listing is the map's files, sorted."""
+    _build_program(tmp_path, "calc", False)
+    nm = shutil.which("nm")
+    assert nm is not None
+    out = subprocess.run([nm, "-n", "p"], cwd=tmp_path, check=True, capture_output=True, timeout=60).stdout
+    (tmp_path / "syms").write_bytes(
+        b"".join(x + b"\n" for x in out.splitlines() if b" T " in x or b" t " in x)
+    )
+    for opts in ([], ["-p", "-q"], ["-C"]):
+        compare_reports(NATIVE, ["-S", "syms", "-R", "map", *opts, "p", "gmon.out"], tmp_path)
+    listing = gmonlens(["-S", "syms", "-R", "map", "p", "gmon.out"], tmp_path).stdout
+    assert listing == b"eval.o\nlexer.o\nmain.o\nparser.o\n"
+
+
 def test_only_d_is_refused() -> None:
     from gmonlens_lsp.gprof_args import OPTIONS, parse_report_args
 

@@ -138,7 +138,7 @@ def file_ordering(profile: Profile, objmap: ObjectMap, entry_at: dict[int, int])
     # between routines folded into one file symbol), in gprof's arc order; only arcs between two
     # file symbols place anything
     arcs = [(a.parent, a.child, a.count) for a in profile.arcs if a.parent != a.child]
-    order = place_by_arcs(arcs, mapped, pass2_starts_chains=False)
+    order = place_by_arcs(arcs, mapped, pass2_greedy=False)
     printed = dict.fromkeys(order)
     for r in rs:  # then the other entries' symbols in address order
         if mapped[r.id]:

@@ -37,25 +37,75 @@ from collections.abc import Sequence
 from .model import Profile
 
 PASS1_SHARE = 0.99
+HOT_SHARE = 0.90
+POPULAR_PER = 80  # one popular routine per 80 used ones
+POPULAR_STOP = 5
 
 
 def function_ordering(profile: Profile) -> str:
     """The -r listing: one raw (mangled) routine name per line; gprof never demangles it."""
     rs = profile.routines
     used = [r.calls > 0 or r.self_calls > 0 for r in rs]
-    arcs = sorted(profile.arcs, key=lambda a: -a.count)  # stable: ties keep gprof's arc order
-    order = place_by_arcs([(a.parent, a.child, a.count) for a in arcs], used, pass2_starts_chains=True)
-    placed = set(order)
+    arcs = [(a.parent, a.child, a.count) for a in sorted(profile.arcs, key=lambda a: -a.count)]
+    first, left, popular = popular_routines(arcs, used)
+    free = [u and i not in popular for i, u in enumerate(used)]  # popular: their arcs place nothing
+    order = first + place_by_arcs(arcs, free, pass2_greedy=True)
+    placed = set(order) | (popular - left)
     order += [r.id for r in rs if used[r.id] and r.id not in placed]
     order += [r.id for r in rs if not used[r.id]]
     return "".join(f"{rs[i].name}\n" for i in order)
+
+
+def popular_routines(
+    arcs: Sequence[tuple[int, int, int]], used: Sequence[bool]
+) -> tuple[list[int], set[int], set[int]]:
+    """The popular step (module docstring): the routines printed first, the popular routines left
+    for the unplaced list, and all popular routines (their arcs place nothing). `arcs` heaviest first."""
+    total = sum(n for _, _, n in arcs)
+    hot_parents: dict[int, int] = {}
+    acc = 0
+    for _, c, n in arcs:
+        acc += n
+        if acc > HOT_SHARE * total:
+            break
+        hot_parents[c] = hot_parents.get(c, 0) + 1
+    ranked = sorted((r for r in hot_parents if used[r]), key=lambda r: (-hot_parents[r], r))
+    chosen: list[int] = []
+    for r in ranked[: sum(used) // POPULAR_PER]:
+        if hot_parents[r] == POPULAR_STOP:
+            break
+        chosen.append(r)
+    popular = set(chosen)
+    claimed: set[int] = set()  # parents that took their child already
+    plain: list[int] = []
+    parents: list[int] = []
+    left: set[int] = set()
+    pending: list[int] = []  # a plain routine is printed once another step follows it
+    for r in chosen:
+        plain += pending
+        pending = []
+        if any(p == r and c in popular and c != r for p, c, _ in arcs):
+            parents.append(r)
+            continue
+        takers = [
+            p for p, c, _ in arcs if c == r and p != r and (p in popular or not used[p]) and p not in claimed
+        ]
+        if takers:
+            taker = max(takers)  # the highest address, whatever the counts
+            claimed.add(taker)
+            left.add(r)
+            if not used[taker]:
+                parents.append(taker)
+        else:
+            pending = [r]
+    return plain + parents, left, popular
 
 
 def place_by_arcs(
     arcs: Sequence[tuple[int, int, int]],
     used: Sequence[bool],
     *,
-    pass2_starts_chains: bool,
+    pass2_greedy: bool,
 ) -> list[int]:
     """The chains that the (parent, child, count) arcs build (rules in the module docstring),
     concatenated: node ids (routines for -r, map entries for -R)."""
@@ -74,19 +124,21 @@ def place_by_arcs(
         where[new] = chain
 
     acc = 0
+    fixed: set[int] | None = None  # once pass 2 starts: the nodes pass 1 placed
     for p, c, n in arcs:
         acc += n
-        first = acc <= PASS1_SHARE * total
+        if fixed is None and acc > PASS1_SHARE * total:
+            fixed = set(where)
         if p == c or not used[p] or not used[c]:
             continue
         pp, cp = p in where, c in where
         if not pp and not cp:
-            if first or pass2_starts_chains:
+            if fixed is None or pass2_greedy:
                 chain = [p, c]
                 chains.append(chain)
                 where[p] = where[c] = chain
-        elif (pp and cp) or not first:  # chains are never joined; pass 2 only starts chains
-            continue
+        elif (pp and cp) or (fixed is not None and (not pass2_greedy or p in fixed or c in fixed)):
+            continue  # chains are never joined; pass 2 never moves what pass 1 placed
         elif cp:  # a new parent: the nearer end of the child's chain, the front on a tie
             attach(c, p, True)
         else:  # a new child: the nearer end of the parent's chain, the back on a tie

@@ -32,7 +32,8 @@ first and again among the unused (README, known differences).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass
 
 from .model import Profile
 
@@ -42,25 +43,30 @@ POPULAR_PER = 80  # one popular routine per 80 used ones
 POPULAR_STOP = 5
 
 
+@dataclass(frozen=True)
+class PopularStep:
+    first: list[int]  # printed before the chains
+    popular: frozenset[int]  # their arcs place nothing
+    left: frozenset[int]  # popular routines listed with the unplaced ones
+    anchors: frozenset[int]  # popular routines an unused parent took: their callers start chains
+
+
 def function_ordering(profile: Profile) -> str:
     """The -r listing: one raw (mangled) routine name per line; gprof never demangles it."""
     rs = profile.routines
     used = [r.calls > 0 or r.self_calls > 0 for r in rs]
     arcs = [(a.parent, a.child, a.count) for a in sorted(profile.arcs, key=lambda a: -a.count)]
-    first, left, popular = popular_routines(arcs, used)
-    free = [u and i not in popular for i, u in enumerate(used)]  # popular: their arcs place nothing
-    order = first + place_by_arcs(arcs, free, pass2_greedy=True)
-    placed = set(order) | (popular - left)
+    step = popular_step(arcs, used)
+    free = [u and i not in step.popular for i, u in enumerate(used)]
+    order = step.first + place_by_arcs(arcs, free, pass2_greedy=True, anchors=step.anchors)
+    placed = set(order) | (step.popular - step.left)
     order += [r.id for r in rs if used[r.id] and r.id not in placed]
     order += [r.id for r in rs if not used[r.id]]
     return "".join(f"{rs[i].name}\n" for i in order)
 
 
-def popular_routines(
-    arcs: Sequence[tuple[int, int, int]], used: Sequence[bool]
-) -> tuple[list[int], set[int], set[int]]:
-    """The popular step (module docstring): the routines printed first, the popular routines left
-    for the unplaced list, and all popular routines (their arcs place nothing). `arcs` heaviest first."""
+def popular_step(arcs: Sequence[tuple[int, int, int]], used: Sequence[bool]) -> PopularStep:
+    """gprof's first step (module docstring). `arcs` heaviest first."""
     total = sum(n for _, _, n in arcs)
     hot_parents: dict[int, int] = {}
     acc = 0
@@ -75,11 +81,11 @@ def popular_routines(
         if hot_parents[r] == POPULAR_STOP:
             break
         chosen.append(r)
-    popular = set(chosen)
-    claimed: set[int] = set()  # parents that took their child already
+    popular = frozenset(chosen)
+    taken: set[int] = set()  # parents that took a child already
     plain: list[int] = []
     parents: list[int] = []
-    left: set[int] = set()
+    left: dict[int, bool] = {}  # popular routine -> taken by an unused parent
     pending: list[int] = []  # a plain routine is printed once another step follows it
     for r in chosen:
         plain += pending
@@ -88,17 +94,18 @@ def popular_routines(
             parents.append(r)
             continue
         takers = [
-            p for p, c, _ in arcs if c == r and p != r and (p in popular or not used[p]) and p not in claimed
+            p for p, c, _ in arcs if c == r and p != r and (p in popular or not used[p]) and p not in taken
         ]
-        if takers:
-            taker = max(takers)  # the highest address, whatever the counts
-            claimed.add(taker)
-            left.add(r)
-            if not used[taker]:
-                parents.append(taker)
-        else:
+        if not takers:
             pending = [r]
-    return plain + parents, left, popular
+            continue
+        taker = max(takers)  # the highest address, whatever the counts
+        taken.add(taker)
+        left[r] = not used[taker]
+        if not used[taker]:
+            parents.append(taker)
+    anchors = frozenset(r for r, by_unused in left.items() if by_unused)
+    return PopularStep(plain + parents, popular, frozenset(left), anchors)
 
 
 def place_by_arcs(
@@ -106,6 +113,7 @@ def place_by_arcs(
     used: Sequence[bool],
     *,
     pass2_greedy: bool,
+    anchors: Collection[int] = (),
 ) -> list[int]:
     """The chains that the (parent, child, count) arcs build (rules in the module docstring),
     concatenated: node ids (routines for -r, map entries for -R)."""
@@ -128,7 +136,12 @@ def place_by_arcs(
     for p, c, n in arcs:
         acc += n
         if fixed is None and acc > PASS1_SHARE * total:
+            chains = [chain for chain in chains if len(chain) > 1]  # a lone routine is unplaced again
+            where = {r: chain for chain in chains for r in chain}
             fixed = set(where)
+        if c in anchors and used[p] and p not in where and fixed is None:
+            chains.append([p])  # a chain of its own, printed once it has grown
+            where[p] = chains[-1]
         if p == c or not used[p] or not used[c]:
             continue
         pp, cp = p in where, c in where
@@ -143,4 +156,4 @@ def place_by_arcs(
             attach(c, p, True)
         else:  # a new child: the nearer end of the parent's chain, the back on a tie
             attach(p, c, False)
-    return [r for chain in chains for r in chain]
+    return [r for chain in chains if len(chain) > 1 for r in chain]

@@ -55,7 +55,11 @@ def function_ordering(profile: Profile) -> str:
     """The -r listing: one raw (mangled) routine name per line; gprof never demangles it."""
     rs = profile.routines
     used = [r.calls > 0 or r.self_calls > 0 for r in rs]
-    arcs = [(a.parent, a.child, a.count) for a in sorted(profile.arcs, key=lambda a: -a.count)]
+    arcs = [
+        (a.parent, a.child, a.count)
+        for a in sorted(profile.arcs, key=lambda a: -a.count)
+        if a.parent != a.child
+    ]
     step = popular_step(arcs, used)
     free = [u and i not in step.popular for i, u in enumerate(used)]
     order = step.first + place_by_arcs(arcs, free, pass2_greedy=True, anchors=step.anchors)
@@ -70,11 +74,12 @@ def popular_step(arcs: Sequence[tuple[int, int, int]], used: Sequence[bool]) -> 
     total = sum(n for _, _, n in arcs)
     hot_parents: dict[int, int] = {}
     acc = 0
-    for _, c, n in arcs:
+    for p, c, n in arcs:
         acc += n
         if acc > HOT_SHARE * total:
             break
-        hot_parents[c] = hot_parents.get(c, 0) + 1
+        if p != c:
+            hot_parents[c] = hot_parents.get(c, 0) + 1
     ranked = sorted((r for r in hot_parents if used[r]), key=lambda r: (-hot_parents[r], r))
     chosen: list[int] = []
     for r in ranked[: sum(used) // POPULAR_PER]:
@@ -82,28 +87,30 @@ def popular_step(arcs: Sequence[tuple[int, int, int]], used: Sequence[bool]) -> 
             break
         chosen.append(r)
     popular = frozenset(chosen)
-    taken: set[int] = set()  # parents that took a child already
+    weight: dict[int, int] = {}  # a parent -> its heaviest arc to a popular routine it took or calls
     plain: list[int] = []
-    parents: list[int] = []
     left: dict[int, bool] = {}  # popular routine -> taken by an unused parent
     pending: list[int] = []  # a plain routine is printed once another step follows it
+    taken: set[int] = set()  # parents that took a popular routine already
     for r in chosen:
         plain += pending
         pending = []
-        if any(p == r and c in popular and c != r for p, c, _ in arcs):
-            parents.append(r)
+        kids = [n for p, c, n in arcs if p == r and c in popular and c != r]
+        if kids:
+            weight[r] = max(kids)
             continue
-        takers = [
-            p for p, c, _ in arcs if c == r and p != r and (p in popular or not used[p]) and p not in taken
-        ]
-        if not takers:
+        takers = [(p, n) for p, c, n in arcs if c == r and p != r and p not in taken]
+        taker = max((t for t in takers if t[0] in popular), default=None)  # popular parents first,
+        if taker is None:  # then unused ones; the highest address, whatever the counts
+            taker = max((t for t in takers if not used[t[0]]), default=None)
+        if taker is None:
             pending = [r]
             continue
-        taker = max(takers)  # the highest address, whatever the counts
-        taken.add(taker)
-        left[r] = not used[taker]
-        if not used[taker]:
-            parents.append(taker)
+        taken.add(taker[0])
+        if taker[0] not in popular:
+            weight[taker[0]] = taker[1]
+        left[r] = not used[taker[0]]
+    parents = sorted(weight, key=lambda p: -weight[p])  # stable: ties in the order they came
     anchors = frozenset(r for r, by_unused in left.items() if by_unused)
     return PopularStep(plain + parents, popular, frozenset(left), anchors)
 

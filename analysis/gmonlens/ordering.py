@@ -111,7 +111,7 @@ def popular_step(arcs: Sequence[tuple[int, int, int]], used: Sequence[bool]) -> 
             weight[taker[0]] = taker[1]
         left[r] = not used[taker[0]]
     parents = sorted(weight, key=lambda p: -weight[p])  # stable: ties in the order they came
-    anchors = frozenset(r for r, by_unused in left.items() if by_unused)
+    anchors = frozenset(left)
     return PopularStep(plain + parents, popular, frozenset(left), anchors)
 
 
@@ -151,16 +151,25 @@ def place_by_arcs(
             where[p] = chains[-1]
         if p == c or not used[p] or not used[c]:
             continue
-        pp, cp = p in where, c in where
+        pp, cp = len(where.get(p, ())) > 1, len(where.get(c, ())) > 1  # alone: a reserved place
         if not pp and not cp:
             if fixed is None or pass2_greedy:
-                chain = [p, c]
-                chains.append(chain)
+                slots = [where[r] for r in (p, c) if r in where]
+                chain = slots[0] if slots else []
+                if not slots:
+                    chains.append(chain)
+                for slot in slots:
+                    slot.clear()
+                chain += [p, c]
                 where[p] = where[c] = chain
         elif (pp and cp) or (fixed is not None and (not pass2_greedy or p in fixed or c in fixed)):
             continue  # chains are never joined; pass 2 never moves what pass 1 placed
-        elif cp:  # a new parent: the nearer end of the child's chain, the front on a tie
-            attach(c, p, True)
-        else:  # a new child: the nearer end of the parent's chain, the back on a tie
-            attach(p, c, False)
+        else:
+            new = c if pp else p
+            if new in where:  # it leaves its reserved place
+                where.pop(new).clear()
+            if cp:  # a new parent: the nearer end of the child's chain, the front on a tie
+                attach(c, p, True)
+            else:  # a new child: the nearer end of the parent's chain, the back on a tie
+                attach(p, c, False)
     return [r for chain in chains if len(chain) > 1 for r in chain]

@@ -87,29 +87,33 @@ def popular_step(arcs: Sequence[tuple[int, int, int]], used: Sequence[bool]) -> 
             break
         chosen.append(r)
     popular = frozenset(chosen)
-    weight: dict[int, int] = {}  # a parent -> its heaviest arc to a popular routine it took or calls
+    weight: dict[int, int] = {}  # a parent printed after the plain ones -> its sort key
     plain: list[int] = []
-    left: dict[int, bool] = {}  # popular routine -> taken by an unused parent
+    left: dict[int, bool] = {}  # popular routine a parent took -> taken by an unused parent
     pending: list[int] = []  # a plain routine is printed once another step follows it
-    taken: set[int] = set()  # parents that took a popular routine already
-    for r in chosen:
+    took: dict[int, int] = {}  # a parent -> the popular routine it took (one each)
+    for k, r in enumerate(chosen):
         plain += pending
         pending = []
-        kids = [n for p, c, n in arcs if p == r and c in popular and c != r]
-        if kids:
+        takers = [
+            (p, n)
+            for p, c, n in arcs
+            if c == r and p != r and (p in popular or not used[p]) and p not in took
+        ]
+        done = [t for t in takers if t[0] in chosen[:k]]  # popular parents already stepped on
+        kids = [n for p, c, n in arcs if p == r and c != r and (c in chosen[k + 1 :] or took.get(r) == c)]
+        if kids and not done:
             weight[r] = max(kids)
             continue
-        takers = [(p, n) for p, c, n in arcs if c == r and p != r and p not in taken]
-        taker = max((t for t in takers if t[0] in popular), default=None)  # popular parents first,
-        if taker is None:  # then unused ones; the highest address, whatever the counts
-            taker = max((t for t in takers if not used[t[0]]), default=None)
+        taker = max(done or takers, default=None)  # the highest address, whatever the counts
         if taker is None:
             pending = [r]
             continue
-        taken.add(taker[0])
-        if taker[0] not in popular:
+        took[taker[0]] = r
+        if not used[taker[0]]:
             weight[taker[0]] = taker[1]
-        left[r] = not used[taker[0]]
+        if taker[0] not in left:  # taken by a routine taken itself: r is never listed
+            left[r] = not used[taker[0]]
     parents = sorted(weight, key=lambda p: -weight[p])  # stable: ties in the order they came
     anchors = frozenset(left)
     return PopularStep(plain + parents, popular, frozenset(left), anchors)

@@ -1,33 +1,47 @@
 """gprof -r (--function-ordering): a suggested link order of the routines, from the call graph.
 
 Pure. The rules below were inferred from GNU gprof 2.40's output on generated programs (chains,
-fan-in, fan-out, ties, unused routines; see tests/integration/test_gprof_ordering.py) and agree
-with the outline in gprof's own documentation (a greedy placement a la Pettis and Hansen over the
-heaviest arcs, unused routines last):
+fan-in, fan-out, ties, unused routines, popular routines; see tests/integration/
+test_gprof_ordering.py), checked on SQLite and the C++ test program, and agree with the outline in
+gprof's own documentation (popular routines first, then a greedy placement a la Pettis and Hansen
+over the heaviest arcs, unused routines last). Self arcs count nowhere below.
 
 * A routine is *used* when it was called (`calls` or recursive calls); sampled time alone does
   not count (a hot routine built without -pg is unused);
   every other routine of the symbol table, `main` included when nobody calls it, is *unused* and
   listed last, in address order (gprof's symbol table, `etext` and `data_start` included).
-* All arcs are sorted by count, heaviest first; equal counts keep gprof's arc order (the order of
-  `Profile.arcs`). Pass 1 takes them while the running total stays within 99% of the total of
-  ALL arcs (self arcs and arcs from an uncalled `main` included: they weigh in the cut but place
-  nothing); pass 2 takes the rest. Only arcs between two different used routines place anything.
-  Placement builds chains, printed in the order they were started:
-  - neither end placed: a new chain `parent, child` (both passes);
+* Arcs are sorted by count, heaviest first; equal counts keep gprof's arc order (the order of
+  `Profile.arcs`). Cuts are on the running total of that list against the total of all arcs
+  (arcs from an uncalled `main` included).
+* Popular routines (the first step; none below 80 used routines). A routine's *callers* are the
+  arcs into it among the hot ones (running total within 90%). Used routines with callers, most
+  first, ties in address order: the first used // 80 of them are popular, but the walk stops at
+  the first one with exactly 5 callers. They are stepped on in that order; each step first prints
+  the previous step's plain routine. The *takers* of r are its callers (arcs of any count) that are
+  unused or popular, other than r, and took nothing yet:
+  - a popular taker already stepped on takes r (the highest-addressed one);
+  - else, when r calls a popular routine stepped on later, or the one it took, r is a *parent*;
+  - else the highest-addressed taker (whatever the counts) takes r; an unused one is a parent;
+  - else r is plain, printed at the next step: the last step's plain routine is never printed.
+  Parents are printed after the plain ones, heaviest first (ties in step order): an unused one
+  weighs its arc to r, a popular one its heaviest arc to a popular routine it calls. An unused
+  parent (`main` too) is also listed among the unused. A routine a parent took is listed with the
+  unplaced ones, unless its taker was taken itself (then it is never listed); every other popular
+  routine is listed only where printed, if at all.
+* Placement. Pass 1 takes the arcs while the running total stays within 99%, pass 2 the rest.
+  Only arcs between two different used routines, neither popular, place anything. Chains are
+  printed in the order they were started:
+  - neither end placed: a new chain `parent, child`;
   - both placed: nothing (chains are never joined);
-  - pass 1, the child placed: the parent goes to the nearer end of the child's chain, the front
-    on a tie; the parent placed: the child goes to the nearer end, the back on a tie;
-  - pass 2, one end placed: nothing (e.g. `a>b:50 c>a:1` driven from main gives `a b c`).
+  - the child placed: the parent goes to the nearer end of the child's chain, the front on a tie;
+    the parent placed: the child goes to the nearer end, the back on a tie;
+  - pass 2 does the same, but leaves what pass 1 placed alone: an arc with an end placed in
+    pass 1 places nothing (e.g. `a>b:50 c>a:1` driven from main gives `a b c`).
+  - In pass 1, an arc into a popular routine a parent took gives its used caller, if not placed
+    yet, a reserved place: a chain of its own, printed only once it has grown; an arc pairing it
+    with a placed routine moves it into that chain, which then takes the reserved place if that
+    came first. Reserved places still alone when pass 2 starts are dropped.
 * Used routines no arc placed follow the chains, in address order. gprof prints raw names.
-
-Not matched: gprof's documented first step for "popular" routines, which starts at 80 called
-routines (1.25% of them; generated chains p_i>q_i plus two callers of h on the heaviest arcs:
-39 pairs + h match these rules, 40 pairs do not). Seen, without a rule inferred: such an h
-vanishes from the listing (neither placed nor listed) and its callers' arcs place nothing; on the
-C++ test program std::__addressof<std::string> vanishes and std::move / std::forward instances
-come first; with an uncalled main calling many routines on the heaviest arcs, main is printed
-first and again among the unused (README, known differences).
 """
 
 from __future__ import annotations
@@ -47,22 +61,19 @@ POPULAR_STOP = 5
 class PopularStep:
     first: list[int]  # printed before the chains
     popular: frozenset[int]  # their arcs place nothing
-    left: frozenset[int]  # popular routines listed with the unplaced ones
-    anchors: frozenset[int]  # popular routines an unused parent took: their callers start chains
+    left: frozenset[int]  # taken popular routines: listed with the unplaced ones; their callers
+    # get reserved places
 
 
 def function_ordering(profile: Profile) -> str:
     """The -r listing: one raw (mangled) routine name per line; gprof never demangles it."""
     rs = profile.routines
     used = [r.calls > 0 or r.self_calls > 0 for r in rs]
-    arcs = [
-        (a.parent, a.child, a.count)
-        for a in sorted(profile.arcs, key=lambda a: -a.count)
-        if a.parent != a.child
-    ]
+    ordered = sorted(profile.arcs, key=lambda a: -a.count)  # stable: ties keep gprof's arc order
+    arcs = [(a.parent, a.child, a.count) for a in ordered if a.parent != a.child]
     step = popular_step(arcs, used)
     free = [u and i not in step.popular for i, u in enumerate(used)]
-    order = step.first + place_by_arcs(arcs, free, pass2_greedy=True, anchors=step.anchors)
+    order = step.first + place_by_arcs(arcs, free, pass2_greedy=True, anchors=step.left)
     placed = set(order) | (step.popular - step.left)
     order += [r.id for r in rs if used[r.id] and r.id not in placed]
     order += [r.id for r in rs if not used[r.id]]
@@ -70,38 +81,40 @@ def function_ordering(profile: Profile) -> str:
 
 
 def popular_step(arcs: Sequence[tuple[int, int, int]], used: Sequence[bool]) -> PopularStep:
-    """gprof's first step (module docstring). `arcs` heaviest first."""
+    """gprof's first step (module docstring). `arcs` heaviest first, no self arcs."""
     total = sum(n for _, _, n in arcs)
-    hot_parents: dict[int, int] = {}
+    callers: dict[int, int] = {}
     acc = 0
-    for p, c, n in arcs:
+    for _, c, n in arcs:
         acc += n
         if acc > HOT_SHARE * total:
             break
-        if p != c:
-            hot_parents[c] = hot_parents.get(c, 0) + 1
-    ranked = sorted((r for r in hot_parents if used[r]), key=lambda r: (-hot_parents[r], r))
+        callers[c] = callers.get(c, 0) + 1
+    ranked = sorted((r for r in callers if used[r]), key=lambda r: (-callers[r], r))
     chosen: list[int] = []
     for r in ranked[: sum(used) // POPULAR_PER]:
-        if hot_parents[r] == POPULAR_STOP:
+        if callers[r] == POPULAR_STOP:
             break
         chosen.append(r)
-    popular = frozenset(chosen)
-    weight: dict[int, int] = {}  # a parent printed after the plain ones -> its sort key
+    rank = {r: k for k, r in enumerate(chosen)}
+    into: dict[int, list[tuple[int, int]]] = {r: [] for r in chosen}  # (caller, count)
+    calls: dict[int, list[tuple[int, int]]] = {r: [] for r in chosen}  # (popular callee, count)
+    for p, c, n in arcs:
+        if c in rank and (p in rank or not used[p]):
+            into[c].append((p, n))
+        if p in rank and c in rank:
+            calls[p].append((c, n))
+    weight: dict[int, int] = {}  # a parent, printed after the plain ones -> its sort key
     plain: list[int] = []
-    left: dict[int, bool] = {}  # popular routine a parent took -> taken by an unused parent
-    pending: list[int] = []  # a plain routine is printed once another step follows it
-    took: dict[int, int] = {}  # a parent -> the popular routine it took (one each)
+    left: set[int] = set()
+    took: dict[int, int] = {}  # a taker -> the popular routine it took (one each)
+    pending: list[int] = []  # a plain routine is printed once another step follows
     for k, r in enumerate(chosen):
         plain += pending
         pending = []
-        takers = [
-            (p, n)
-            for p, c, n in arcs
-            if c == r and p != r and (p in popular or not used[p]) and p not in took
-        ]
-        done = [t for t in takers if t[0] in chosen[:k]]  # popular parents already stepped on
-        kids = [n for p, c, n in arcs if p == r and c != r and (c in chosen[k + 1 :] or took.get(r) == c)]
+        takers = [t for t in into[r] if t[0] not in took]
+        done = [t for t in takers if t[0] in rank and rank[t[0]] < k]  # popular, stepped on
+        kids = [n for c, n in calls[r] if rank[c] > k or took.get(r) == c]
         if kids and not done:
             weight[r] = max(kids)
             continue
@@ -113,10 +126,9 @@ def popular_step(arcs: Sequence[tuple[int, int, int]], used: Sequence[bool]) -> 
         if not used[taker[0]]:
             weight[taker[0]] = taker[1]
         if taker[0] not in left:  # taken by a routine taken itself: r is never listed
-            left[r] = not used[taker[0]]
+            left.add(r)
     parents = sorted(weight, key=lambda p: -weight[p])  # stable: ties in the order they came
-    anchors = frozenset(left)
-    return PopularStep(plain + parents, popular, frozenset(left), anchors)
+    return PopularStep(plain + parents, frozenset(chosen), frozenset(left))
 
 
 def place_by_arcs(
@@ -169,9 +181,13 @@ def place_by_arcs(
         elif (pp and cp) or (fixed is not None and (not pass2_greedy or p in fixed or c in fixed)):
             continue  # chains are never joined; pass 2 never moves what pass 1 placed
         else:
-            new = c if pp else p
-            if new in where:  # it leaves its reserved place
-                where.pop(new).clear()
+            new, placed = (c, p) if pp else (p, c)
+            if new in where:  # it leaves its reserved place, and takes the chain there if earlier
+                slot, chain = where.pop(new), where[placed]
+                i, j = (next(k for k, x in enumerate(chains) if x is y) for y in (slot, chain))
+                if i < j:
+                    chains[i], chains[j] = chain, slot
+                slot.clear()
             if cp:  # a new parent: the nearer end of the child's chain, the front on a tie
                 attach(c, p, True)
             else:  # a new child: the nearer end of the parent's chain, the back on a tie

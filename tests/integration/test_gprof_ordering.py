@@ -1,11 +1,13 @@
 """gprof's -r (--function-ordering) and -B against `gmonlens report`, byte for byte, on C, C++ and
 -O2 programs (the programs and workloads of test_gprof_modes.py, so builds are shared), alone and
 after the other sections; plus generated call graphs that pin each placement rule of
-gmonlens/ordering.py (chains, fan-in, fan-out, ties, the 99% cut, arcs from an uncalled main).
+gmonlens/ordering.py (chains, fan-in, fan-out, ties, the 99% cut, arcs from an uncalled main, and
+gprof's first step for popular routines on programs of 80 used routines or more).
 -R (--file-ordering) is in test_file_ordering.py."""
 
 from __future__ import annotations
 
+import random
 import shutil
 import subprocess
 from pathlib import Path
@@ -17,7 +19,7 @@ from test_gprof_modes import PROGRAMS
 pytestmark = pytest.mark.skipif(NATIVE.missing() is not None, reason=str(NATIVE.missing()))
 
 CASES = [
-    *((p, ("-r",)) for p in PROGRAMS if p != "shapes"),  # C++: a known difference (README)
+    *((p, ("-r",)) for p in PROGRAMS),
     ("recursion", ("-r", "-p")),
     ("recursion", ("-q", "-r")),
     ("recursion", ("-r", "-a")),
@@ -82,5 +84,121 @@ def test_ordering_rules_on_generated_graphs(tmp_path: Path, gid: str) -> None:
     assert cc is not None
     (tmp_path / "g.c").write_text(_graph_source(GRAPHS[gid]))
     subprocess.run([cc, "-pg", "-O0", "g.c", "-o", "g"], cwd=tmp_path, check=True, timeout=120)
+    subprocess.run([str(tmp_path / "g")], cwd=tmp_path, check=True, timeout=120)
+    compare_reports(NATIVE, ["-r", "g", "gmon.out"], tmp_path)
+
+
+# Popular routines (80 used routines or more). Spec tokens: `P>C:N` main calls P once, asking it to
+# call C N times (so main, uncalled, is a caller of every P); `P>C:N!` P calls C on its first N
+# calls of its own (no arc from main); a routine named u* is called by qsort from main (uncalled,
+# "unused", yet a caller); `pairs=K` adds K pairs p_i>q_i:1000+50i; `hub=H:K:N` adds K callers
+# H_c_j>H:N+j; `order=a,b` puts those routines first in the address order.
+def _popular_source(spec: str) -> str:
+    arcs: list[tuple[str, str, int, bool]] = []
+    order: list[str] = []
+    for tok in spec.split():
+        key, _, val = tok.partition("=")
+        if key == "order":
+            order += val.split(",")
+        elif key == "pairs":
+            arcs += [(f"p{i}", f"q{i}", 1000 + 50 * i, False) for i in range(int(val))]
+        elif key == "hub":
+            h, k, n = val.split(":")
+            arcs += [(f"{h}_c{j}", h, int(n) + j, False) for j in range(int(k))]
+        else:
+            pc, n = tok.split(":")
+            p, c = pc.split(">")
+            arcs.append((p, c, int(n.rstrip("!")), n.endswith("!")))
+    funcs = list(dict.fromkeys([*order, *(f for p, c, _, _ in arcs for f in (p, c) if f != "main")]))
+    jobs = {f: [(c, n) for p, c, n, own in arcs if p == f and not own] for f in funcs}
+    src = ["#include <stdlib.h>"]
+    src += [
+        f"int {f}(const void *a, const void *b);" if f[0] == "u" else f"void {f}(int op_);" for f in funcs
+    ]
+    for f in funcs:
+        if f[0] == "u":
+            body = "".join(f" for (int j = 0; j < {n}; j++) {c}(0);" for c, n in jobs[f])
+            src.append(f"int {f}(const void *a, const void *b) {{ static int d; if (!d++){body} return 0; }}")
+            continue
+        body = "".join(
+            f" if (op_ == {k}) for (int j = 0; j < {n}; j++) {c}(0);" for k, (c, n) in enumerate(jobs[f], 1)
+        )
+        body += "".join(
+            f" {{ static int k; if (op_ == 0 && k < {n}) {{ k++; {c}(0); }} }}"
+            for p, c, n, own in arcs
+            if p == f and own
+        )
+        src.append(f"void __attribute__((noinline)) {f}(int op_) {{{body} }}")
+    src.append("int main(void) {")
+    src += [f"  for (int i = 0; i < {n}; i++) {c}(0);" for p, c, n, own in arcs if p == "main"]
+    for f in funcs:
+        if f[0] == "u":
+            src.append(f"  {{ int v[2] = {{1, 2}}; qsort(v, 2, sizeof v[0], {f}); }}")
+        else:
+            src += [f"  {f}({k});" for k in range(1, len(jobs[f]) + 1)]
+    src.append("  return 0;\n}\n")
+    return "\n".join(src)
+
+
+def _random_spec(seed: int) -> str:
+    """Hubs of 1 to 9 callers, unused callers, arcs between hubs and cross arcs, shuffled addresses."""
+    rnd = random.Random(seed)
+    npairs = rnd.choice([40, 45, 80, 85, 120, 160, 200])
+    arcs = [f"p{i}>q{i}:{rnd.choice([rnd.randint(1, 3000), 1000 + i, 500, 1000])}" for i in range(npairs)]
+    nh = rnd.randint(2, 8)
+    for h in range(nh):
+        base = rnd.choice([200, 2000, 5000, 20000])
+        for j in range(rnd.choice([1, 2, 2, 3, 3, 4, 5, 6, 7, 9])):
+            arcs.append(f"h{h}c{j}>h{h}:{base + rnd.choice([0, j, rnd.randint(0, 3000)])}")
+        for _ in range(rnd.choice([0, 0, 1, 2])):
+            arcs.append(f"u{rnd.randint(0, 4)}>h{h}:{rnd.randint(1, 3)}")
+        if rnd.random() < 0.2:
+            arcs.append(f"main>h{h}:{rnd.randint(1, 3)}")
+        if rnd.random() < 0.3:
+            arcs.append(f"h{h}>z{h}:{rnd.randint(1, 6000)}!")
+        if rnd.random() < 0.1:
+            arcs.append(f"h{h}>h{h}:{rnd.randint(1, 6000)}!")
+    for _ in range(rnd.randint(0, 4)):
+        a, b = rnd.randrange(nh), rnd.randrange(nh)
+        if a != b:
+            arcs.append(f"h{a}>h{b}:{rnd.choice([1, 50, 3000])}!")
+    ends = [a.split(">")[1].split(":")[0] for a in arcs]
+    for _ in range(rnd.randint(0, 12)):
+        p, c = rnd.choice(ends), rnd.choice(ends)
+        if p[0] != "u" and c[0] != "u" and p != "main":
+            arcs.append(f"{p}>{c}:{rnd.randint(1, 8000)}")
+    funcs = sorted({x for a in arcs for x in a.split(":")[0].split(">")} - {"main"})
+    rnd.shuffle(funcs)
+    return " ".join(arcs) + " order=" + ",".join(funcs)
+
+
+HUBS3 = "pairs=120 hub=h:9:8000 hub=g:7:6000 hub=f:3:5000"
+POPULAR_GRAPHS = {
+    # pass 2 grows its own chains; self arcs weigh in no cut (no popular routine: small programs)
+    "pass2-chain-grows": "a>b:1000 x>w:10 v>x:5",
+    "self-arcs-weigh-nothing": "a>b:1000 c>a:3 main>a:500 "
+    + " ".join(f"main>d{i}:1 d{i}>d{i}:2!" for i in range(10)),
+    "last-plain-never-printed": "pairs=40 hub=h:4:5000",
+    "plain-printed-ties-by-address": "pairs=80 hub=h:4:5000",
+    "walk-stops-at-five-callers": "pairs=80 hub=h:7:5000 hub=g:4:4000 hub=f:5:3000",
+    "unused-taker-highest-address": "pairs=40 hub=h:4:5000 u1>h:2 u2>h:1",
+    "unused-takers-by-weight": f"{HUBS3} u2>h:3 main>g:1 u0>f:2",
+    "parent-before-its-child": f"{HUBS3} h>f:4500!",
+    "parent-after-its-child": f"{HUBS3} f>h:1!",
+    "parent-takes-first-child": (
+        "pairs=155 x1>c1:9000 x2>c1:9000 x3>c2:9000 x4>c3:9000 y1>P:9000 y2>P:9000"
+        " P>c2:8000! P>c3:8000! P>c1:10! order=c1,c2,c3,P"
+    ),
+    "reserved-place": "pairs=80 hub=h:3:30000 hub=g:6:25000 u1>h:1 x>h:3025 x>w:2950",
+    **{f"random-{seed}": _random_spec(seed) for seed in (115, 147, 152, 168, 239, 24, 5)},
+}
+
+
+@pytest.mark.parametrize("gid", list(POPULAR_GRAPHS))
+def test_ordering_popular_routines(tmp_path: Path, gid: str) -> None:
+    cc = shutil.which(NATIVE.cc)
+    assert cc is not None
+    (tmp_path / "g.c").write_text(_popular_source(POPULAR_GRAPHS[gid]))
+    subprocess.run([cc, "-pg", "-O0", "-w", "g.c", "-o", "g"], cwd=tmp_path, check=True, timeout=120)
     subprocess.run([str(tmp_path / "g")], cwd=tmp_path, check=True, timeout=120)
     compare_reports(NATIVE, ["-r", "g", "gmon.out"], tmp_path)

@@ -30,7 +30,7 @@ programs, hand-written maps; tests/integration/test_gprof_ordering.py and test_f
   sorted (byte order), once.
 
 Not matched: gprof crashes on an empty map and reads some truncated lines (`a.o:0 T`) that gmonlens
-rejects. -r's unmatched "popular routines" step (ordering.py) was not seen here: 7 generated
+rejects. -r's "popular routines" step (ordering.py) was not seen here: 7 generated
 programs with 90 called routines (in 12 files, or one per file with a routine called from 6
 others on heavy arcs) match.
 """

@@ -18,16 +18,15 @@ over the heaviest arcs, unused routines last). Self arcs count nowhere below.
   first, ties in address order: the first used // 80 of them are popular, but the walk stops at
   the first one with exactly 5 callers. They are stepped on in that order; each step first prints
   the previous step's plain routine. The *takers* of r are its callers (arcs of any count) that are
-  unused or popular, other than r, and took nothing yet:
+  unused or popular, other than r, and neither taken nor took a routine yet:
   - a popular taker already stepped on takes r (the highest-addressed one);
   - else, when r calls a popular routine stepped on later, or the one it took, r is a *parent*;
   - else the highest-addressed taker (whatever the counts) takes r; an unused one is a parent;
   - else r is plain, printed at the next step: the last step's plain routine is never printed.
-  Parents are printed after the plain ones, heaviest first (ties in step order): an unused one
-  weighs its arc to r, a popular one its heaviest arc to a popular routine it calls. An unused
+  Parents are printed after the plain ones, by the count of their arc to the routine they took,
+  heaviest first (ties, and parents that took none, in the order they came). An unused
   parent (`main` too) is also listed among the unused. A routine a parent took is listed with the
-  unplaced ones, unless its taker was taken itself (then it is never listed); every other popular
-  routine is listed only where printed, if at all.
+  unplaced ones; every other popular routine is listed only where printed, if at all.
 * Placement. Pass 1 takes the arcs while the running total stays within 99%, pass 2 the rest.
   Only arcs between two different used routines, neither popular, place anything. Chains are
   printed in the order they were started:
@@ -107,26 +106,25 @@ def popular_step(arcs: Sequence[tuple[int, int, int]], used: Sequence[bool]) -> 
     weight: dict[int, int] = {}  # a parent, printed after the plain ones -> its sort key
     plain: list[int] = []
     left: set[int] = set()
-    took: dict[int, int] = {}  # a taker -> the popular routine it took (one each)
+    took: dict[int, tuple[int, int]] = {}  # a taker -> (the popular routine it took, arc count)
     pending: list[int] = []  # a plain routine is printed once another step follows
     for k, r in enumerate(chosen):
         plain += pending
         pending = []
-        takers = [t for t in into[r] if t[0] not in took]
+        takers = [t for t in into[r] if t[0] not in took and t[0] not in left]
         done = [t for t in takers if t[0] in rank and rank[t[0]] < k]  # popular, stepped on
-        kids = [n for c, n in calls[r] if rank[c] > k or took.get(r) == c]
+        kids = [c for c, _ in calls[r] if rank[c] > k or took.get(r, (-1,))[0] == c]
         if kids and not done:
-            weight[r] = max(kids)
+            weight[r] = took.get(r, (r, 0))[1]  # or when it takes one, below
             continue
         taker = max(done or takers, default=None)  # the highest address, whatever the counts
         if taker is None:
             pending = [r]
             continue
-        took[taker[0]] = r
-        if not used[taker[0]]:
+        took[taker[0]] = (r, taker[1])
+        if not used[taker[0]] or taker[0] in weight:
             weight[taker[0]] = taker[1]
-        if taker[0] not in left:  # taken by a routine taken itself: r is never listed
-            left.add(r)
+        left.add(r)
     parents = sorted(weight, key=lambda p: -weight[p])  # stable: ties in the order they came
     return PopularStep(plain + parents, frozenset(chosen), frozenset(left))
 

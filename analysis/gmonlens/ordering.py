@@ -2,8 +2,8 @@
 
 Pure. The rules below were inferred from GNU gprof 2.40's output on generated programs (chains,
 fan-in, fan-out, ties, unused routines, popular routines; see tests/integration/
-test_gprof_ordering.py), checked on SQLite and the C++ test program, and agree with the outline in
-gprof's own documentation (popular routines first, then a greedy placement a la Pettis and Hansen
+test_gprof_ordering.py), checked on SQLite, QuickJS + zstd + LZ4 and the C++ test program
+(tests/realprogs), and agree with the outline in gprof's own documentation (popular routines first, then a greedy placement a la Pettis and Hansen
 over the heaviest arcs, unused routines last). Self arcs count nowhere below.
 
 * A routine is *used* when it was called (`calls` or recursive calls); sampled time alone does
@@ -17,16 +17,17 @@ over the heaviest arcs, unused routines last). Self arcs count nowhere below.
   arcs into it among the hot ones (running total within 90%). Used routines with callers, most
   first, ties in address order: the first used // 80 of them are popular, but the walk stops at
   the first one with exactly 5 callers. They are stepped on in that order; each step first prints
-  the previous step's plain routine. The *takers* of r are its callers (arcs of any count) that are
-  unused or popular, other than r, and neither taken nor took a routine yet:
-  - a popular taker already stepped on takes r (the highest-addressed one);
-  - else, when r calls a popular routine stepped on later, or the one it took, r is a *parent*;
-  - else the highest-addressed taker (whatever the counts) takes r; an unused one is a parent;
+  the previous step's plain routine. A popular routine *takes* at most one popular routine and is
+  taken at most once; a routine taken, or that took one, does nothing at its own step. At r's step:
+  - if r calls popular routines stepped on later and not taken, r takes the last of these calls in
+    gprof's arc order (`Profile.arcs`);
+  - else r's callers (arcs of any count) that are unused or popular, neither taken nor having
+    taken, are its takers: the highest-addressed one takes r, whatever the counts;
   - else r is plain, printed at the next step: the last step's plain routine is never printed.
-  Parents are printed after the plain ones, by the count of their arc to the routine they took,
-  heaviest first (ties, and parents that took none, in the order they came). An unused
-  parent (`main` too) is also listed among the unused. A routine a parent took is listed with the
-  unplaced ones; every other popular routine is listed only where printed, if at all.
+  Every routine that took one is printed after the plain ones, by the count of the arc to the one
+  it took, heaviest first (ties in the order they took); an unused one (`main` too) is also listed
+  among the unused. Taken routines are listed with the unplaced ones; every other popular routine
+  is listed only where printed, if at all.
 * Placement. Pass 1 takes the arcs while the running total stays within 99%, pass 2 the rest.
   Only arcs between two different used routines, neither popular, place anything. Chains are
   printed in the order they were started:
@@ -36,7 +37,7 @@ over the heaviest arcs, unused routines last). Self arcs count nowhere below.
     the parent placed: the child goes to the nearer end, the back on a tie;
   - pass 2 does the same, but leaves what pass 1 placed alone: an arc with an end placed in
     pass 1 places nothing (e.g. `a>b:50 c>a:1` driven from main gives `a b c`).
-  - In pass 1, an arc into a popular routine a parent took gives its used caller, if not placed
+  - In pass 1, an arc into a taken popular routine gives its used caller, if not placed
     yet, a reserved place: a chain of its own, printed only once it has grown; an arc pairing it
     with a placed routine moves it into that chain, which then takes the reserved place if that
     came first. Reserved places still alone when pass 2 starts are dropped.
@@ -60,8 +61,7 @@ POPULAR_STOP = 5
 class PopularStep:
     first: list[int]  # printed before the chains
     popular: frozenset[int]  # their arcs place nothing
-    left: frozenset[int]  # taken popular routines: listed with the unplaced ones; their callers
-    # get reserved places
+    left: frozenset[int]  # taken ones: listed with the unplaced ones; their callers reserve places
 
 
 def function_ordering(profile: Profile) -> str:
@@ -70,7 +70,9 @@ def function_ordering(profile: Profile) -> str:
     used = [r.calls > 0 or r.self_calls > 0 for r in rs]
     ordered = sorted(profile.arcs, key=lambda a: -a.count)  # stable: ties keep gprof's arc order
     arcs = [(a.parent, a.child, a.count) for a in ordered if a.parent != a.child]
-    step = popular_step(arcs, used)
+    step = popular_step(
+        arcs, used, [(a.parent, a.child, a.count) for a in profile.arcs if a.parent != a.child]
+    )
     free = [u and i not in step.popular for i, u in enumerate(used)]
     order = step.first + place_by_arcs(arcs, free, pass2_greedy=True, anchors=step.left)
     placed = set(order) | (step.popular - step.left)
@@ -79,8 +81,11 @@ def function_ordering(profile: Profile) -> str:
     return "".join(f"{rs[i].name}\n" for i in order)
 
 
-def popular_step(arcs: Sequence[tuple[int, int, int]], used: Sequence[bool]) -> PopularStep:
-    """gprof's first step (module docstring). `arcs` heaviest first, no self arcs."""
+def popular_step(
+    arcs: Sequence[tuple[int, int, int]], used: Sequence[bool], listed: Sequence[tuple[int, int, int]]
+) -> PopularStep:
+    """gprof's first step (module docstring). `arcs` heaviest first, `listed` in gprof's order
+    (`Profile.arcs`); no self arcs."""
     total = sum(n for _, _, n in arcs)
     callers: dict[int, int] = {}
     acc = 0
@@ -96,37 +101,37 @@ def popular_step(arcs: Sequence[tuple[int, int, int]], used: Sequence[bool]) -> 
             break
         chosen.append(r)
     rank = {r: k for k, r in enumerate(chosen)}
-    into: dict[int, list[tuple[int, int]]] = {r: [] for r in chosen}  # (caller, count)
+    into: dict[int, list[tuple[int, int]]] = {r: [] for r in chosen}  # (unused or popular caller, count)
     calls: dict[int, list[tuple[int, int]]] = {r: [] for r in chosen}  # (popular callee, count)
-    for p, c, n in arcs:
+    for p, c, n in listed:
         if c in rank and (p in rank or not used[p]):
             into[c].append((p, n))
         if p in rank and c in rank:
             calls[p].append((c, n))
-    weight: dict[int, int] = {}  # a parent, printed after the plain ones -> its sort key
+    weight: dict[int, int] = {}  # a parent, printed after the plain ones -> its arc to what it took
     plain: list[int] = []
-    left: set[int] = set()
-    took: dict[int, tuple[int, int]] = {}  # a taker -> (the popular routine it took, arc count)
+    taken: set[int] = set()
+    took: set[int] = set()
     pending: list[int] = []  # a plain routine is printed once another step follows
     for k, r in enumerate(chosen):
         plain += pending
         pending = []
-        takers = [t for t in into[r] if t[0] not in took and t[0] not in left]
-        done = [t for t in takers if t[0] in rank and rank[t[0]] < k]  # popular, stepped on
-        kids = [c for c, _ in calls[r] if rank[c] > k or took.get(r, (-1,))[0] == c]
-        if kids and not done:
-            weight[r] = took.get(r, (r, 0))[1]  # or when it takes one, below
+        if r in taken or r in took:
             continue
-        taker = max(done or takers, default=None)  # the highest address, whatever the counts
-        if taker is None:
+        later = [(c, n) for c, n in calls[r] if rank[c] > k and c not in taken]
+        takers = [t for t in into[r] if t[0] not in took and t[0] not in taken]
+        if later:  # r takes the last of them in gprof's arc order
+            (kid, n), parent = later[-1], r
+        elif takers:  # the highest-addressed taker (whatever the counts) takes r
+            (parent, n), kid = max(takers), r
+        else:
             pending = [r]
             continue
-        took[taker[0]] = (r, taker[1])
-        if not used[taker[0]] or taker[0] in weight:
-            weight[taker[0]] = taker[1]
-        left.add(r)
-    parents = sorted(weight, key=lambda p: -weight[p])  # stable: ties in the order they came
-    return PopularStep(plain + parents, frozenset(chosen), frozenset(left))
+        took.add(parent)
+        taken.add(kid)
+        weight[parent] = n
+    parents = sorted(weight, key=lambda p: -weight[p])  # stable: ties in the order they took
+    return PopularStep(plain + parents, frozenset(chosen), frozenset(taken))
 
 
 def place_by_arcs(

@@ -3,8 +3,9 @@
 Pure. The rules below were inferred from GNU gprof 2.40's output on generated programs (chains,
 fan-in, fan-out, ties, unused routines, popular routines; see tests/integration/
 test_gprof_ordering.py), checked on SQLite, QuickJS + zstd + LZ4 and the C++ test program
-(tests/realprogs), and agree with the outline in gprof's own documentation (popular routines first, then a greedy placement a la Pettis and Hansen
-over the heaviest arcs, unused routines last). Self arcs count nowhere below.
+(tests/realprogs), and agree with the outline in gprof's own documentation (popular routines
+first, then a greedy placement a la Pettis and Hansen over the heaviest arcs, unused routines
+last). Self arcs count nowhere below.
 
 * A routine is *used* when it was called (`calls` or recursive calls); sampled time alone does
   not count (a hot routine built without -pg is unused);

@@ -140,15 +140,17 @@ def _popular_source(spec: str) -> str:
     return "\n".join(src)
 
 
-def _random_spec(seed: int) -> str:
-    """Hubs of 1 to 9 callers, unused callers, arcs between hubs and cross arcs, shuffled addresses."""
+def _random_spec(seed: int, dense: bool = False) -> str:
+    """Hubs of 1 to 12 callers, unused callers, arcs between hubs (many when dense) and cross arcs,
+    shuffled addresses."""
     rnd = random.Random(seed)
-    npairs = rnd.choice([40, 45, 80, 85, 120, 160, 200])
+    npairs = rnd.choice([200, 300, 400, 500] if dense else [40, 45, 80, 85, 120, 160, 200])
     arcs = [f"p{i}>q{i}:{rnd.choice([rnd.randint(1, 3000), 1000 + i, 500, 1000])}" for i in range(npairs)]
-    nh = rnd.randint(2, 8)
+    nh = rnd.randint(8, 20) if dense else rnd.randint(2, 8)
     for h in range(nh):
+        k = rnd.choice([2, 3, 3, 4, 4, 6, 7, 9, 12] if dense else [1, 2, 2, 3, 3, 4, 5, 6, 7, 9])
         base = rnd.choice([200, 2000, 5000, 20000])
-        for j in range(rnd.choice([1, 2, 2, 3, 3, 4, 5, 6, 7, 9])):
+        for j in range(k):
             arcs.append(f"h{h}c{j}>h{h}:{base + rnd.choice([0, j, rnd.randint(0, 3000)])}")
         for _ in range(rnd.choice([0, 0, 1, 2])):
             arcs.append(f"u{rnd.randint(0, 4)}>h{h}:{rnd.randint(1, 3)}")
@@ -158,7 +160,7 @@ def _random_spec(seed: int) -> str:
             arcs.append(f"h{h}>z{h}:{rnd.randint(1, 6000)}!")
         if rnd.random() < 0.1:
             arcs.append(f"h{h}>h{h}:{rnd.randint(1, 6000)}!")
-    for _ in range(rnd.randint(0, 4)):
+    for _ in range(rnd.randint(3, 15) if dense else rnd.randint(0, 4)):
         a, b = rnd.randrange(nh), rnd.randrange(nh)
         if a != b:
             arcs.append(f"h{a}>h{b}:{rnd.choice([1, 50, 3000])}!")
@@ -191,6 +193,7 @@ POPULAR_GRAPHS = {
     ),
     "reserved-place": "pairs=80 hub=h:3:30000 hub=g:6:25000 u1>h:1 x>h:3025 x>w:2950",
     **{f"random-{seed}": _random_spec(seed) for seed in (115, 147, 152, 168, 239, 24, 5)},
+    **{f"dense-{seed}": _random_spec(seed, dense=True) for seed in (403, 412, 420, 424, 432, 265)},
 }
 
 

@@ -18,12 +18,12 @@ last). Self arcs count nowhere below.
   arcs into it among the hot ones (running total within 90%). Used routines with callers, most
   first, ties in address order: the first used // 80 of them are popular, but the walk stops at
   the first one with exactly 5 callers. They are stepped on in that order; each step first prints
-  the previous step's plain routine. A popular routine *takes* at most one popular routine and is
-  taken at most once; a routine taken, or that took one, does nothing at its own step. At r's step:
-  - if r calls popular routines stepped on later and not taken, r takes the last of these calls in
-    gprof's arc order (`Profile.arcs`);
-  - else r's callers (arcs of any count) that are unused or popular, neither taken nor having
-    taken, are its takers: the highest-addressed one takes r, whatever the counts;
+  the previous step's plain routine. Each routine is in one *take* at most, taking another or
+  taken; a routine already in one does nothing at its own step. At r's step:
+  - if r calls popular routines stepped on later and in no take yet, r takes the last of these
+    calls in gprof's arc order (`Profile.arcs`);
+  - else r's callers (arcs of any count) that are unused or popular, and in no take yet, are its
+    takers: the highest-addressed one takes r, whatever the counts;
   - else r is plain, printed at the next step: the last step's plain routine is never printed.
   Every routine that took one is printed after the plain ones, by the count of the arc to the one
   it took, heaviest first (ties in the order they took); an unused one (`main` too) is also listed
@@ -119,7 +119,7 @@ def popular_step(
         pending = []
         if r in taken or r in took:
             continue
-        later = [(c, n) for c, n in calls[r] if rank[c] > k and c not in taken]
+        later = [(c, n) for c, n in calls[r] if rank[c] > k and c not in taken and c not in took]
         takers = [t for t in into[r] if t[0] not in took and t[0] not in taken]
         if later:  # r takes the last of them in gprof's arc order
             (kid, n), parent = later[-1], r

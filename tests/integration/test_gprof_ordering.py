@@ -193,7 +193,7 @@ POPULAR_GRAPHS = {
     ),
     "reserved-place": "pairs=80 hub=h:3:30000 hub=g:6:25000 u1>h:1 x>h:3025 x>w:2950",
     **{f"random-{seed}": _random_spec(seed) for seed in (115, 147, 152, 168, 239, 24, 5)},
-    **{f"dense-{seed}": _random_spec(seed, dense=True) for seed in (403, 412, 420, 424, 432, 265)},
+    **{f"dense-{seed}": _random_spec(seed, dense=True) for seed in (403, 412, 420, 424, 432, 265, 506)},
 }
 
 

@@ -7,13 +7,14 @@ gprof's first step for popular routines on programs of 80 used routines or more)
 
 from __future__ import annotations
 
+import os
 import random
 import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
-from gprof_harness import I686, NATIVE, Program, Workshop, compare_reports
+from gprof_harness import AARCH64, I686, NATIVE, Program, Target, Workshop, compare_reports
 from test_gprof_modes import PROGRAMS
 
 pytestmark = pytest.mark.skipif(NATIVE.missing() is not None, reason=str(NATIVE.missing()))
@@ -205,3 +206,23 @@ def test_ordering_popular_routines(tmp_path: Path, gid: str) -> None:
     subprocess.run([cc, "-pg", "-O0", "-w", "g.c", "-o", "g"], cwd=tmp_path, check=True, timeout=120)
     subprocess.run([str(tmp_path / "g")], cwd=tmp_path, check=True, timeout=120)
     compare_reports(NATIVE, ["-r", "g", "gmon.out"], tmp_path)
+
+
+@pytest.mark.parametrize("target", [I686, AARCH64], ids=lambda t: t.name)
+@pytest.mark.parametrize("gid", ["dense-403", "last-plain-never-printed"])
+def test_ordering_popular_routines_cross(tmp_path: Path, target: Target, gid: str) -> None:
+    """The popular step on 32-bit and AArch64 binaries (arc order and addresses differ there)."""
+    if target.missing():
+        pytest.skip(str(target.missing()))
+    (tmp_path / "g.c").write_text(_popular_source(POPULAR_GRAPHS[gid]))
+    cc = shutil.which(target.cc)
+    assert cc is not None
+    subprocess.run([cc, "-pg", "-O0", "-w", "g.c", "-o", "g"], cwd=tmp_path, check=True, timeout=120)
+    subprocess.run(
+        [*target.runner, str(tmp_path / "g")],
+        cwd=tmp_path,
+        check=True,
+        timeout=300,
+        env={**os.environ, **target.env},
+    )
+    compare_reports(target, ["-r", "g", "gmon.out"], tmp_path)

@@ -160,6 +160,8 @@ def lines_at(path: str, wanted: set[int], *, bfd: bool = False) -> dict[int, tup
         default_file = 0 if bfd and base == 0 else 1
         for addrs, fnums, lines in decode_sequences(prog, data, wanted, spans, default_file):
             for address, f, line in zip(addrs[:-1], fnums[:-1], lines[:-1], strict=True):
+                if address >= addrs[-1]:
+                    continue  # a row at the sequence's end covers no byte (as in `lookup`)
                 if bfd and address in giver and giver[address] != unit:
                     continue  # an earlier unit has a row here: BFD answers from that one
                 idx = f - base

@@ -22,6 +22,8 @@ from .symbols import SymbolTable, build_symbol_table
 
 # A profile file larger than this is refused before reading (gmon.out of a 4 GiB text is 2 GiB).
 MAX_PROFILE_BYTES = 1 << 31
+# Disk-cache kinds of `routine_lines` (2: a row at a sequence's end covers no byte).
+LINES_KIND, LINES_BFD_KIND = "lines2", "lines2-bfd"
 
 
 def read_profile_bytes(path: str) -> bytes:
@@ -89,7 +91,7 @@ def routine_lines(
     wanted = {s.value for s in image.symbols if s.class_letter in ("T", "t", "W")}
     if line_table is not None:
         return {a: hit for a in wanted if (hit := line_table.lookup(a)) is not None}
-    kind = "lines-bfd" if gprof_files else "lines"
+    kind = LINES_BFD_KIND if gprof_files else LINES_KIND
     key = diskcache.binary_key(binary, image.build_id)
     cached = diskcache.load(kind, key, _lines_entry)
     if cached is not None:

@@ -209,3 +209,33 @@ def test_json_gives_every_routine_its_position(workshop: Workshop, program: Prog
         want = true.get(r["address"])
         assert (r["file"], r["line"]) == (want if want else (None, None)), r["display_name"]
     assert sum(1 for r in routines if r["file"]) >= 5
+
+
+# Unit a.s ends with a line row at its very end (gcc emits such rows after a function's last
+# instruction, e.g. in LevelDB's libstdc++ inlines): the row covers no byte, so the routine that
+# starts there (`second`, in b.s) is b.c's, as addr2line and gprof say, not a.c's.
+_EMPTY_ROW_UNITS = {
+    "a.s": '\t.file "a.c"\n\t.text\n\t.globl first\n\t.type first, @function\nfirst:\n'
+    '\t.file 1 "a.c"\n\t.loc 1 3 0\n\tpushq %rbp\n\tpopq %rbp\n\tret\n'
+    "\t.loc_mark_labels 1\n\t.loc 1 9 0\n.Lend:\n\t.size first, .-first\n"
+    '\t.section .note.GNU-stack,"",@progbits\n',
+    "b.s": '\t.file "b.c"\n\t.text\n\t.globl second\n\t.type second, @function\nsecond:\n'
+    '\t.file 1 "b.c"\n\t.loc 1 20 0\n\tpushq %rbp\n\tpopq %rbp\n\tret\n\t.size second, .-second\n'
+    "\t.globl main\n\t.type main, @function\nmain:\n\t.loc 1 30 0\n\txorl %eax, %eax\n\tret\n"
+    '\t.size main, .-main\n\t.section .note.GNU-stack,"",@progbits\n',
+}
+
+
+@pytest.mark.skipif(os.uname().machine != "x86_64", reason="x86-64 assembly")
+def test_row_at_a_sequence_end_covers_nothing(tmp_path: Path) -> None:
+    for name, text in _EMPTY_ROW_UNITS.items():
+        (tmp_path / name).write_text(text)
+    exe = tmp_path / "ab"
+    subprocess.run(["gcc", "-g", "-o", str(exe), "a.s", "b.s"], cwd=tmp_path, check=True)
+    image = read_elf(str(exe))
+    second = next(s.value for s in image.symbols if s.name == "second")
+    expected = _addr2line(exe, [second])
+    assert os.path.basename(expected[second][0]) == "b.c"
+    for bfd in (True, False):
+        assert lines_at(str(exe), {second}, bfd=bfd) == expected
+        assert LineTable.from_elf(str(exe), bfd=bfd).lookup(second) == expected[second]

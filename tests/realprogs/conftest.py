@@ -34,6 +34,13 @@ def qjs_prog() -> tuple[programs.RealProgram, Oracle]:
 
 
 @pytest.fixture(scope="session")
+def leveldb_prog() -> tuple[programs.RealProgram, Oracle]:
+    programs.need("g++", "gprof", "npm")
+    prog = programs.leveldb_snappy()
+    return prog, gprof_oracle("gprof", prog.binary, prog.gmon)
+
+
+@pytest.fixture(scope="session")
 def unrelated_exe(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Another program built with -pg -g (symbols, a fitting shape of its own)."""
     programs.need("gcc")

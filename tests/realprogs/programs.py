@@ -8,9 +8,13 @@ under `$GMONLENS_REALPROGS_WORK` (default bench/work/realprogs, git-ignored).
 - QuickJS + zstd + LZ4: the JavaScript interpreter vendored by the PyPI sdist `quickjs` and the
   compression libraries vendored by the PyPI sdists `zstandard` and `lz4` (fetched with
   `pip download`), linked into one program with the driver qjs_workload.c.
+- LevelDB + snappy (C++): LevelDB 1.20 and snappy as vendored by the npm package classic-level
+  (`npm pack`), built with `g++` and the driver leveldb_workload.cc. About 840 routines (classes,
+  virtual iterators, libstdc++ template instances), so it has its own minimum, LEVELDB_MIN_ROUTINES.
 
 Each program has at least MIN_ROUTINES routines (`routines()`: the T/t symbols nm lists in .text,
-which are the routines gprof sees); the tier asserts it so the programs cannot silently shrink.
+which are the routines gprof sees; LevelDB's own minimum below); the tier asserts it so the programs
+cannot silently shrink.
 """
 
 from __future__ import annotations
@@ -34,6 +38,8 @@ QUICKJS = "quickjs==1.19.4"  # vendors QuickJS 2021-03-27 in upstream-quickjs/
 ZSTANDARD = "zstandard==0.25.0"  # vendors the zstd amalgamation in zstd/
 LZ4 = "lz4==4.4.5"  # vendors LZ4 1.10 (lz4, lz4hc, lz4frame, xxhash) in lz4libs/
 MIN_ROUTINES = 2000
+CLASSIC_LEVEL = "classic-level@3.0.0"  # vendors LevelDB 1.20 and snappy in deps/
+LEVELDB_MIN_ROUTINES = 800
 # SQLite features the tier enables on top of bench/sqlite_prog.py's DEFINES (which the benchmark
 # figures rest on, so they stay as they are): more of the amalgamation compiled in and exercised.
 SQLITE_EXTRA_DEFINES = (
@@ -170,6 +176,67 @@ def quickjs_zstd_lz4() -> RealProgram:
         (bdir / "gmon.out").unlink(missing_ok=True)
     gmon = _run_workload(exe, "2")
     return RealProgram("quickjs+zstd+lz4", exe, gmon, tuple(sources))
+
+
+LEVELDB_FILES = (
+    *(f"db/{f}" for f in ("builder", "db_impl", "db_iter", "filename", "dbformat", "log_reader",
+                          "log_writer", "memtable", "repair", "table_cache", "version_edit",
+                          "version_set", "write_batch")),
+    "helpers/memenv/memenv", "port/port_posix", "port/port_posix_sse",
+    *(f"table/{f}" for f in ("block", "block_builder", "filter_block", "format", "iterator", "merger",
+                             "table", "table_builder", "two_level_iterator")),
+    *(f"util/{f}" for f in ("arena", "bloom", "cache", "coding", "comparator", "crc32c", "env",
+                            "env_posix", "filter_policy", "hash", "histogram", "logging", "options",
+                            "status")),
+)  # fmt: skip
+SNAPPY_FILES = ("snappy", "snappy-sinksource", "snappy-stubs-internal", "snappy-c")
+
+
+def _npm_deps(spec: str, dest: Path) -> Path:
+    """The deps/ directory of the npm package `spec` (npm pack), unpacked once under dest."""
+    top = dest / spec.replace("@", "-")
+    if (top / "package" / "deps").is_dir():
+        return top / "package" / "deps"
+    if shutil.which("npm") is None:
+        pytest.skip(f"npm is needed to fetch {spec}")
+    top.mkdir(parents=True, exist_ok=True)
+    r = subprocess.run(["npm", "pack", "--silent", spec], cwd=top, capture_output=True, text=True,
+                       timeout=TIMEOUT)  # fmt: skip
+    if r.returncode != 0 or not r.stdout.strip():
+        pytest.skip(f"cannot fetch {spec} with npm: {r.stderr.strip().splitlines()[-1:]}")
+    tgz = top / r.stdout.strip().splitlines()[-1]
+    with tarfile.open(tgz) as tar:
+        tar.extractall(top, members=[m for m in tar.getmembers() if m.name.startswith("package/deps/")],
+                       filter="data")  # fmt: skip
+    tgz.unlink()
+    return top / "package" / "deps"
+
+
+def leveldb_snappy() -> RealProgram:
+    deps = _npm_deps(CLASSIC_LEVEL, WORK / "leveldb-src")
+    ldb, snappy = deps / "leveldb" / "leveldb-1.20", deps / "snappy"
+    driver = HERE / "leveldb_workload.cc"
+    bdir = WORK / "leveldb" / "build"
+    exe = bdir / "leveldb_workload"
+    flags = ["-pg", "-g", "-O2"]
+    defines = ["-DLEVELDB_PLATFORM_POSIX=1", "-DOS_LINUX", "-DSNAPPY=1", "-DHAVE_CONFIG_H=1"]
+    includes = [f"-I{ldb}", f"-I{ldb / 'include'}", f"-I{snappy / 'linux'}", f"-I{snappy / 'snappy'}"]
+    libs = [ldb / f"{f}.cc" for f in LEVELDB_FILES] + [snappy / "snappy" / f"{f}.cc" for f in SNAPPY_FILES]
+    sources = [*libs, driver]
+    digest = _digest(" ".join(flags + defines).encode(), *(s.read_bytes() for s in sources))
+    stamp = bdir / "digest"
+    if not (exe.exists() and stamp.exists() and stamp.read_text() == digest):
+        bdir.mkdir(parents=True, exist_ok=True)
+        objs = [bdir / f"{c.stem}.o" for c in sources]
+        _compile_all([["g++", *flags, *defines, *includes, "-w", "-c", str(c), "-o", str(o)]
+                      for c, o in zip(sources, objs, strict=True)])  # fmt: skip
+        # linked in name order (as `*.o`), where a libstdc++ inline's line rows end exactly at
+        # log::Reader::Reporter's destructor (the `-A -C` case of test_real_cxx.py)
+        _run(["g++", *flags, "-o", str(exe), *sorted(map(str, objs)), "-lpthread"])
+        stamp.write_text(digest)
+        (bdir / "gmon.out").unlink(missing_ok=True)
+    gmon = _run_workload(exe, "2", str(bdir / "db"))
+    return RealProgram("leveldb+snappy", exe, gmon, tuple(sources))
 
 
 def need(*tools: str) -> None:

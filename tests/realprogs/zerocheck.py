@@ -17,7 +17,11 @@ from e2e.lspclient import _get, open_doc, session, state_of, uri, wait_status
 _FLAT = re.compile(
     r"^\s*[\d.]+\s+[\d.]+\s+(?P<self>[\d.]+)\s+(?:(?P<calls>\d+(?:\+\d+)?)\s+[\d.]+\s+[\d.]+\s+)?(?P<name>\S.*?)\s*$"
 )
-_ENTRY_NAME = re.compile(r"(?P<name>\S+)(?: <cycle \d+>)? \[\d+\]\s*$")
+# a call-graph line's routine: after the figures (index, %, seconds, calls), before " [N]" (C++
+# names have spaces)
+_ENTRY_NAME = re.compile(
+    r"^(?:\[\d+\])?(?:\s+[\d.]+)*(?:\s+\d+[+/]\d+)?\s+(?P<name>\S.*?)(?: <cycle \d+>)? \[\d+\]\s*$"
+)
 _TITLE = re.compile(r"self (?P<self>[\d.]+) s .*?(?: · (?P<calls>\d+(?:\+\d+)?) calls)?(?: · cycle \d+)?$")
 
 
@@ -90,8 +94,29 @@ NO_SOURCE = frozenset({"_init", "_fini", "_start", "call_weak_fn", "frame_dummy"
 
 
 def base_name(name: str) -> str:
-    """The source name of a gcc clone (`foo.part.0`, `foo.constprop.0`, `foo.isra.0`, `foo.cold`)."""
-    return name.split(".", 1)[0]
+    """The source name of a gcc clone (`foo.part.0`, `foo.constprop.0`, `foo.isra.0`, `foo.cold`);
+    of a demangled C++ name, its unqualified name (`void ns::C::f<int>(int) const` -> `f`,
+    `ns::S::ToString[abi:cxx11]() const` -> `ToString`, `C::operator()(int)` -> `operator`)."""
+    if "(" not in name:
+        return name.split(".", 1)[0]
+    depth, cut = 0, len(name)
+    for i in range(len(name) - 1, -1, -1):  # the "(" opening the parameter list (the last group)
+        depth += {")": 1, "(": -1}.get(name[i], 0)
+        if name[i] == "(" and depth == 0:
+            cut = i
+            break
+    head = name[:cut]
+    while head.endswith(">"):  # template arguments
+        depth = 0
+        for i in range(len(head) - 1, -1, -1):
+            depth += {">": 1, "<": -1}.get(head[i], 0)
+            if depth == 0:
+                head = head[:i]
+                break
+    head = re.sub(r"\[abi:\w+\]", "", head)
+    if "operator" in head.rsplit("::", 1)[-1]:  # the lens is on the word `operator`
+        return "operator"
+    return head.rsplit("::", 1)[-1].rsplit(" ", 1)[-1]
 
 
 @dataclass(frozen=True)
@@ -242,8 +267,8 @@ async def serve_zero_config(
         served = Served(state_of(status), str(message), int(routines or 0), logs, [], [])
         if served.state != "loaded":
             return served
-        # a layout that only checks discovery asks for the lenses of the smallest .c file
-        small = min((p for p in sources if p.suffix == ".c"), key=lambda p: p.stat().st_size)
+        # a layout that only checks discovery asks for the lenses of the smallest C or C++ file
+        small = min((p for p in sources if p.suffix in (".c", ".cc")), key=lambda p: p.stat().st_size)
         served.lenses = await lenses(client, sources if full else [small])
         if full:
             served.problems += check_lenses(served.lenses, oracle)

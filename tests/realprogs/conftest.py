@@ -41,6 +41,12 @@ def leveldb_prog() -> tuple[programs.RealProgram, Oracle]:
 
 
 @pytest.fixture(scope="session")
+def leveldb_o0() -> programs.RealProgram:
+    programs.need("g++", "gprof", "npm")
+    return programs.leveldb_snappy("-O0")
+
+
+@pytest.fixture(scope="session")
 def unrelated_exe(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Another program built with -pg -g (symbols, a fitting shape of its own)."""
     programs.need("gcc")

@@ -10,7 +10,8 @@ under `$GMONLENS_REALPROGS_WORK` (default bench/work/realprogs, git-ignored).
   `pip download`), linked into one program with the driver qjs_workload.c.
 - LevelDB + snappy (C++): LevelDB 1.20 and snappy as vendored by the npm package classic-level
   (`npm pack`), built with `g++` and the driver leveldb_workload.cc. About 840 routines (classes,
-  virtual iterators, libstdc++ template instances), so it has its own minimum, LEVELDB_MIN_ROUTINES.
+  virtual iterators, libstdc++ template instances), so it has its own minimum, LEVELDB_MIN_ROUTINES;
+  also built at -O0, where gprof's `-l` gets through (at -O2 it stops: README).
 
 Each program has at least MIN_ROUTINES routines (`routines()`: the T/t symbols nm lists in .text,
 which are the routines gprof sees; LevelDB's own minimum below); the tier asserts it so the programs
@@ -212,13 +213,13 @@ def _npm_deps(spec: str, dest: Path) -> Path:
     return top / "package" / "deps"
 
 
-def leveldb_snappy() -> RealProgram:
+def leveldb_snappy(opt: str = "-O2") -> RealProgram:
     deps = _npm_deps(CLASSIC_LEVEL, WORK / "leveldb-src")
     ldb, snappy = deps / "leveldb" / "leveldb-1.20", deps / "snappy"
     driver = HERE / "leveldb_workload.cc"
-    bdir = WORK / "leveldb" / "build"
+    bdir = WORK / "leveldb" / f"build{opt}"
     exe = bdir / "leveldb_workload"
-    flags = ["-pg", "-g", "-O2"]
+    flags = ["-pg", "-g", opt]
     defines = ["-DLEVELDB_PLATFORM_POSIX=1", "-DOS_LINUX", "-DSNAPPY=1", "-DHAVE_CONFIG_H=1"]
     includes = [f"-I{ldb}", f"-I{ldb / 'include'}", f"-I{snappy / 'linux'}", f"-I{snappy / 'snappy'}"]
     libs = [ldb / f"{f}.cc" for f in LEVELDB_FILES] + [snappy / "snappy" / f"{f}.cc" for f in SNAPPY_FILES]
@@ -236,7 +237,7 @@ def leveldb_snappy() -> RealProgram:
         stamp.write_text(digest)
         (bdir / "gmon.out").unlink(missing_ok=True)
     gmon = _run_workload(exe, "2", str(bdir / "db"))
-    return RealProgram("leveldb+snappy", exe, gmon, tuple(sources))
+    return RealProgram(f"leveldb+snappy{opt}", exe, gmon, tuple(sources))
 
 
 def need(*tools: str) -> None:

@@ -29,7 +29,7 @@ from gmonlens.linetable import LineTable
 from gmonlens.model import Profile
 
 from . import cache
-from .index import source_name
+from .srcnames import source_name
 
 log = logging.getLogger(__name__)
 

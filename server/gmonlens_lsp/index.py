@@ -6,7 +6,9 @@ Contract:
 - A routine's `Place` is its DWARF declaration (origin's source for clones and out-of-line inline
   copies), else the engine's line-table file/line of its address; the path is the file on this
   machine when `SourceMapper` finds one, else the recorded path (`resolved` False).
-- `routines_in(path)` decodes only the DWARF units whose file tables name that file (lazily, once).
+- `routines_in(path)` is the routines whose `Place` is in that file: it decodes only the DWARF
+  units whose file tables name the file (lazily, once), then adds the routines no unit-level DIE
+  describes (lambdas, members of function-local classes) that the line table puts there.
 - Thread-safe: every public method holds one lock (DWARF decoding is not re-entrant).
 """
 
@@ -26,6 +28,7 @@ from gmonlens.model import Arc, Profile, Routine
 from gmonlens.sourcemap import SourceMapper
 
 from .callsites import CallFinder
+from .srcnames import source_name
 
 log = logging.getLogger("gmonlens")
 T = TypeVar("T")
@@ -42,25 +45,6 @@ class Place:
     line: int  # 1-based, 0 when unknown
     column: int  # 1-based, 0 when unknown
     name: str  # the identifier written at the declaration (no template arguments)
-
-
-def source_name(decl_name: str, display_name: str) -> str:
-    """The identifier to find in the source line: `accumulate<int>` -> `accumulate`,
-    `geo::Circle::area() const` -> `area`."""
-    name = decl_name
-    if not name:
-        base = display_name.split("(", 1)[0]
-        if " " in base and not base.startswith("operator"):
-            base = base.rsplit(" ", 1)[-1]
-        name = base.rsplit("::", 1)[-1]
-    if name.startswith("operator"):
-        return "operator"
-    if "<" in name:
-        name = name.split("<", 1)[0]
-    for suffix in (".part.", ".constprop.", ".isra.", ".cold", ".clone.", ".lto_priv."):
-        if suffix in name:
-            name = name.split(suffix, 1)[0]
-    return name
 
 
 def _norm(path: str) -> str:
@@ -95,6 +79,7 @@ class SourceIndex:
         self._recorded_for: dict[str, set[str]] | None = None
         self._names: dict[str, list[int]] | None = None
         self._symbols: dict[str, list[int]] | None = None
+        self._by_line_file: dict[str, list[int]] | None = None
 
     @property
     def dwarf(self) -> DwarfIndex | None:
@@ -228,7 +213,27 @@ class SourceIndex:
                     place = self.place(rid)
                     if place is not None and _norm(place.path) == key:
                         found[rid] = place
+        # routines no unit-level DIE describes (members of function-local classes, lambdas: their
+        # DIEs sit inside a function's body) are placed by the line table: here if it says so
+        for rid in self._line_table_file(key):
+            if rid not in found:
+                place = self.place(rid)
+                if place is not None and _norm(place.path) == key:
+                    found[rid] = place
         return found
+
+    def _line_table_file(self, key: str) -> list[int]:
+        """Routines whose entry the line table puts in the file `key` (normalised)."""
+        if self._by_line_file is None:
+            table: dict[str, list[int]] = {}
+            norms: dict[str, str] = {}
+            for r in self.profile.routines:
+                hit = self._mapper.resolve(r.file) if r.file else None
+                if hit:
+                    norm = norms.get(hit) or norms.setdefault(hit, _norm(hit))
+                    table.setdefault(norm, []).append(r.id)
+            self._by_line_file = table
+        return self._by_line_file.get(key, [])
 
     def _by_symbol(self, decl: SourceDecl) -> list[int]:
         """Routines whose symbol (or its clone's base name) is the name a codeless DIE declares."""

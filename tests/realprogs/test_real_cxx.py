@@ -72,9 +72,9 @@ def test_static_call_graph_with_gprofs_calls(
 def _defined_in(binary: Path, routines: list[dict[str, Any]], sources: list[Path]) -> set[str]:
     """The routines (display names) whose DWARF declaration is in one of `sources` on a line that
     names them: not libstdc++'s (no source here), not implicit members (their line is the
-    class's, which does not name them). Known gap, left out by this: members of a class local to a
-    function (`f(int)::State::Match`), whose DWARF entries sit inside the function's, which the
-    index does not enter, so they get no lens."""
+    class's, which does not name them). Members of a class local to a function
+    (`f(int)::State::Match`), whose DWARF entries sit inside the function's, are taken where the
+    line table puts their entry (gprof's file and line)."""
     from gmonlens.dwarf import DwarfIndex
 
     dwarf = DwarfIndex.from_elf(str(binary))
@@ -82,10 +82,11 @@ def _defined_in(binary: Path, routines: list[dict[str, Any]], sources: list[Path
     out = set()
     for r in routines:
         decl = dwarf.decl_at(r["address"])
-        if decl is None or not decl.file or Path(decl.file) not in wanted:
+        file, line = (decl.file, decl.line) if decl is not None else (r.get("file"), r.get("line"))
+        if not file or not line or Path(file) not in wanted:
             continue
-        lines = Path(decl.file).read_text(errors="replace").splitlines()
-        if 0 < decl.line <= len(lines) and base_name(r["display_name"]) in lines[decl.line - 1]:
+        lines = Path(file).read_text(errors="replace").splitlines()
+        if 0 < line <= len(lines) and base_name(r["display_name"]) in lines[line - 1]:
             out.add(r["display_name"])
     return out
 

@@ -8,9 +8,10 @@ import pytest
 from lsprotocol import types
 
 from gmonlens_lsp import render
-from gmonlens_lsp.index import Place, source_name
+from gmonlens_lsp.index import Place
 from gmonlens_lsp.session import load_folder
 from gmonlens_lsp.settings import DEFAULT_LENS_TITLE, Settings
+from gmonlens_lsp.srcnames import source_name
 
 
 def test_lens_title_template() -> None:
@@ -27,7 +28,13 @@ def test_lens_title_template() -> None:
 @pytest.mark.parametrize(
     ("decl", "display", "expected"),
     [("accumulate<int>", "", "accumulate"), ("", "geo::Circle::area() const", "area"), ("", "kern.constprop.0", "kern"),
-     ("operator!=<int>", "", "operator"), ("", "int geo::accumulate<int>(std::vector<int> const&)", "accumulate")],
+     ("operator!=<int>", "", "operator"), ("", "int geo::accumulate<int>(std::vector<int> const&)", "accumulate"),
+     # members of function-local classes and lambdas: the scope after the enclosing function's parameters
+     ("", "db::Version::Sample(db::Slice)::State::Match(void*, int)", "Match"),
+     ("", "work(std::vector<long>&)::{lambda(long)#1}::operator()(long) const", "operator"),
+     ("", "(anonymous namespace)::Env::Schedule(void (*)(void*), void*)", "Schedule"),
+     ("", "unsigned long const& std::min<unsigned long>(unsigned long const&)", "min"),
+     ("", "std::string name[abi:cxx11](int)", "name"), ("", "Foo::operator bool() const", "operator")],
 )  # fmt: skip
 def test_source_name(decl: str, display: str, expected: str) -> None:
     assert source_name(decl, display) == expected

@@ -257,6 +257,14 @@ def run_program(exe: Path, *args: str) -> Path:
     return gmon
 
 
+def default_program(opt: str = "-O0") -> tuple[Path, Path, Path]:
+    """The benchmarks' program (20,000 routines in 200 files) at `opt`: its source folder,
+    executable and gmon.out, generated, built and run on first use (cached)."""
+    src = generate(WORK_DIR / "gen20000x200", n_routines=20000, n_files=200)
+    exe = build(src, opt=opt)
+    return src, exe, run_program(exe)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     ap.add_argument("--routines", type=int, default=20000)

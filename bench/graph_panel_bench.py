@@ -97,9 +97,8 @@ def main() -> int:
     else:
         import gen_program
 
-        src = gen_program.generate(gen_program.WORK_DIR / "gen20000x200")
-        exe = gen_program.build(src, opt="-O0")
-        binary, gmon = str(exe), str(gen_program.run_program(exe))
+        _, exe, gmon_path = gen_program.default_program()
+        binary, gmon = str(exe), str(gmon_path)
     folder = Path(binary).resolve().parent
     compiled = EXT / "out" / "src" / "callGraphDot.js"
     if not compiled.exists():

@@ -149,9 +149,7 @@ async def first_lenses(
 def bench_generated(repeat: int) -> dict[str, Any]:
     import gen_program
 
-    src = gen_program.generate(gen_program.WORK_DIR / "gen20000x200", n_routines=20000, n_files=200)
-    exe = gen_program.build(src, opt="-O0")
-    gmon = gen_program.run_program(exe)
+    src, exe, gmon = gen_program.default_program()
     source = src / "mod_100.c"
     settings = {"binary": str(exe), "profiles": [str(gmon)]}
     c_times, cold, warm, counts = [], [], [], []

@@ -6,7 +6,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+import { cursorOn, openWindow, quickOpen, sleep } from "./ui.mjs";
 
 const panelFrame = (page) => page.frameLocator("iframe.webview.ready").frameLocator("#active-frame");
 
@@ -77,13 +77,7 @@ export async function checkCallGraph(page, { folder, source, gprof, check, runCo
   // Clicking mix's node opens work.c at mix (and, unpinned, centres the graph on mix).
   const mixLine = source.findIndex((l) => /\bmix\(int k\)/.test(l)) + 1;
   await frame.locator("#graph g.node", { hasText: /^\s*mix/ }).first().click({ timeout: 10000 }).catch((e) => console.log(`click: ${e.message}`));
-  const cursor = page.locator(".statusbar-item", { hasText: /Ln \d+, Col \d+/ }).first();
-  let where = "";
-  for (let i = 0; i < 30 && !where.includes(`Ln ${mixLine},`); i++) {
-    await sleep(300);
-    where = ((await cursor.textContent().catch(() => "")) ?? "").replace(/\u00a0/g, " ");
-  }
-  const tab = ((await page.locator(".tab.active").first().textContent().catch(() => "")) ?? "").trim();
+  const { where, tab } = await cursorOn(page, mixLine, 30);
   check("clicking mix's node opens its source", where.includes(`Ln ${mixLine},`) && tab.includes("work.c"), `${tab} ${where} (want work.c line ${mixLine})`);
   const recentred = await summaryText(frame, /around mix/);
   check("unpinned, the graph re-centres on the clicked routine", /around mix/.test(recentred), recentred);
@@ -144,19 +138,10 @@ export async function checkReloaded(page, before, check) {
  * routine with source lands on its line.
  */
 export async function checkCallGraphOn({ browser, port, folder, file, label, check, runCommand, results, ext }) {
-  const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+  const page = await openWindow(browser, port, `folder=${encodeURIComponent(folder)}`);
   try {
-    await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(folder)}`);
-    await page.locator(".monaco-workbench").waitFor({ timeout: 60000 });
     await sleep(2000);
-    await page.keyboard.press("Control+P");
-    const qo = page.locator(".quick-input-widget input");
-    await qo.waitFor({ state: "visible", timeout: 10000 });
-    await qo.fill(file);
-    await page.locator(".quick-input-list .monaco-list-row").first().waitFor({ timeout: 15000 });
-    await sleep(500);
-    await page.keyboard.press("Enter");
-    await page.locator(".monaco-editor .view-lines").first().waitFor({ timeout: 30000 });
+    await quickOpen(page, file);
     // The status bar says loaded before the graph is asked for.
     const status = page.locator(".statusbar-item", { hasText: "gprof" }).first();
     for (let i = 0; i < 240 && !/\d+ routines/.test((await status.textContent().catch(() => "")) ?? ""); i++) await sleep(500);
@@ -177,13 +162,7 @@ export async function checkCallGraphOn({ browser, port, folder, file, label, che
     if (!check(`call graph on ${label}: a routine of ${path.basename(file)} is in the graph`, target !== undefined, JSON.stringify(nodes.slice(0, 8)))) return;
     const line = Number(target.source.split(":").pop());
     await frame.locator(`#graph g.node#${target.id}`).click({ timeout: 10000 }).catch((e) => console.log(`click: ${e.message}`));
-    const cursor = page.locator(".statusbar-item", { hasText: /Ln \d+, Col \d+/ }).first();
-    let where = "";
-    for (let i = 0; i < 40 && !where.includes(`Ln ${line},`); i++) {
-      await sleep(300);
-      where = ((await cursor.textContent().catch(() => "")) ?? "").replace(/\u00a0/g, " ");
-    }
-    const tab = ((await page.locator(".tab.active").first().textContent().catch(() => "")) ?? "").trim();
+    const { where, tab } = await cursorOn(page, line, 40);
     await page.screenshot({ path: path.join(results, "9b-call-graph-real-click.png") });
     check(`call graph on ${label}: clicking ${target.name} lands on its source`, where.includes(`Ln ${line},`) && tab.includes(path.basename(file)),
       `${tab} ${where} (want ${target.source})`);

@@ -11,7 +11,7 @@ import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+import { openWindow, quickOpen, sleep } from "./ui.mjs";
 
 /** Builds the program to look at; returns { folder, file (to open), binary, gmon, label }. */
 function prepare(repo, work) {
@@ -118,19 +118,10 @@ export async function lineHeatChecks({ browser, port, repo, work, results, check
   const file = path.join(target.folder, top.file === "mix.h" ? "src/mix.h" : top.file === "main.c" ? "src/main.c" : top.file);
   console.log(`line heat on ${target.label}: hottest line ${top.file}:${top.line}, ${top.seconds.toFixed(2)} s`);
 
-  const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+  const page = await openWindow(browser, port, `folder=${encodeURIComponent(target.folder)}`);
   try {
-    await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(target.folder)}`);
-    await page.locator(".monaco-workbench").waitFor({ timeout: 60000 });
     await sleep(2000);
-    await page.keyboard.press("Control+P");
-    const qo = page.locator(".quick-input-widget input");
-    await qo.waitFor({ state: "visible", timeout: 10000 });
-    await qo.fill(file);
-    await page.locator(".quick-input-list .monaco-list-row").first().waitFor({ timeout: 15000 });
-    await sleep(500);
-    await page.keyboard.press("Enter");
-    await page.locator(".monaco-editor .view-lines").first().waitFor({ timeout: 30000 });
+    await quickOpen(page, file);
     await sleep(1000);
     await page.locator(".monaco-editor .view-lines").first().click();
     // the hottest line in the middle of the view

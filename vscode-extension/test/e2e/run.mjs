@@ -18,6 +18,7 @@ import { fileURLToPath } from "node:url";
 import { checkCallGraph, checkCallGraphOn, checkReloaded, graphGeneration } from "./callGraph.mjs";
 import { expectedLens, parseGprof, parseLens } from "./gprof.mjs";
 import { lineHeatChecks } from "./lineheat.mjs";
+import { cursorOn, openWindow, quickOpen, sleep } from "./ui.mjs";
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const EXT = path.resolve(HERE, "..", "..");
@@ -35,7 +36,6 @@ const skip = (reason) => {
   process.exit(0);
 };
 const which = (cmd) => spawnSync("sh", ["-c", `command -v ${cmd}`], { encoding: "utf8" }).stdout.trim();
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 async function freePort() {
   return new Promise((resolve, reject) => {
@@ -83,14 +83,7 @@ function dumpLogs(dataDir) {
 
 /** Opens a file by its absolute path with Quick Open and waits for its text. */
 async function openFile(page, file) {
-  await page.keyboard.press("Control+P");
-  const qo = page.locator(".quick-input-widget input");
-  await qo.waitFor({ state: "visible", timeout: 10000 });
-  await qo.fill(file);
-  await page.locator(".quick-input-list .monaco-list-row").first().waitFor({ timeout: 15000 });
-  await sleep(500);
-  await page.keyboard.press("Enter");
-  await page.locator(".monaco-editor .view-lines", { hasText: "spin" }).first().waitFor({ timeout: 15000 });
+  await quickOpen(page, file, { hasText: "spin", timeout: 15000 });
   await sleep(500);
 }
 
@@ -211,9 +204,7 @@ async function main() {
       args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
         "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage"],
     });
-    let page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-    await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(folder)}`);
-    await page.locator(".monaco-workbench").waitFor({ timeout: 60000 });
+    let page = await openWindow(browser, port, `folder=${encodeURIComponent(folder)}`);
     await sleep(2000);
 
     await openFile(page, path.join(folder, "src", "work.c"));
@@ -321,13 +312,7 @@ async function main() {
       (hotText ?? "").includes(gprof.hottest), `${(hotText ?? "").replace(/\u00a0/g, " ")} (want ${gprof.hottest})`);
     await page.keyboard.press("Enter");
     const hotLine = source.findIndex((l) => new RegExp(`\\b${gprof.hottest}\\(`).test(l)) + 1;
-    const cursor = page.locator(".statusbar-item", { hasText: /Ln \d+, Col \d+/ }).first();
-    let where = "";
-    for (let i = 0; i < 20 && !where.includes(`Ln ${hotLine},`); i++) {
-      await sleep(300);
-      where = ((await cursor.textContent().catch(() => "")) ?? "").replace(/\u00a0/g, " ");
-    }
-    const tab = ((await page.locator(".tab.active").first().textContent().catch(() => "")) ?? "").trim();
+    const { where, tab } = await cursorOn(page, hotLine, 20);
     check("choosing it jumps to its source", where.includes(`Ln ${hotLine},`) && tab.includes("work.c"), `${tab} ${where} (want work.c line ${hotLine})`);
 
     // Restart Server: a new server process, the status bar comes back to the loaded profile.
@@ -426,9 +411,7 @@ async function main() {
     const wsFile = path.join(multi, "both.code-workspace");
     fs.writeFileSync(wsFile, JSON.stringify({ folders: [{ path: path.join(multi, "a") }, { path: path.join(multi, "b") }] }));
     await page.close();
-    page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-    await page.goto(`http://127.0.0.1:${port}/?workspace=${encodeURIComponent(wsFile)}`);
-    await page.locator(".monaco-workbench").waitFor({ timeout: 60000 });
+    page = await openWindow(browser, port, `workspace=${encodeURIComponent(wsFile)}`);
     // VS Code web (code-server 4.100.3) races on the FIRST open of a remote .code-workspace: it starts
     // from its configuration cache (empty the first time) and reads the file in the background; when
     // that read ends between createMultiFolderWorkspace() taking the (empty) cached folders and the

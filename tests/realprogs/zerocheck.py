@@ -205,41 +205,57 @@ def check_lenses(found: list[Lens], oracle: Oracle) -> list[str]:
 
 
 async def check_hottest(client: Any, found: list[Lens], oracle: Oracle, count: int = 10) -> list[str]:
-    """Hover and call hierarchy on the `count` routines with the most self time."""
+    """Hover and call hierarchy on the `count` routines with the most self time.
+
+    Two routines of one base name can carry the same figures (LevelDB's two `CreateFilter`s, one
+    calling the other, both 0.01 s in some runs): every lens with the routine's figures is tried and
+    the one whose hover names the routine is checked; none naming it is a problem."""
     problems: list[str] = []
     hottest = sorted(oracle.flat, key=lambda r: -float(r.self_s))[:count]
     for row in hottest:
-        lens = next((x for x in found if x.name == base_name(row.name) and x.self_s == row.self_s), None)
-        if lens is None and row.name in oracle.generated:
+        lenses = [x for x in found if x.name == base_name(row.name) and x.self_s == row.self_s
+                  and (not row.calls or x.calls.split("+")[0] == row.calls)]  # fmt: skip
+        if not lenses and row.name in oracle.generated:
             path, line = oracle.generated[row.name]
-            lens = next((x for x in found if (x.path.resolve(), x.line) == (path.resolve(), line)), None)
-        if lens is None:
+            lenses = [x for x in found if (x.path.resolve(), x.line) == (path.resolve(), line)]
+        if not lenses:
             problems.append(f"{row.name}: no lens to hover")
             continue
-        doc = types.TextDocumentIdentifier(uri=uri(lens.path))
-        await open_doc(client, lens.path)
-        pos = types.Position(lens.line, lens.character)
-        hover = await client.text_document_hover_async(types.HoverParams(text_document=doc, position=pos))
-        value = hover.contents.value if hover else ""
-        if f"**{row.name}**" not in value or "Total **" not in value:
-            problems.append(f"{row.name}: hover {value[:120]!r}")
-        items = await client.text_document_prepare_call_hierarchy_async(
-            types.CallHierarchyPrepareParams(text_document=doc, position=pos)
-        )
-        item = next((i for i in items or [] if i.name == row.name), None)
-        if item is None:
-            problems.append(f"{row.name}: call hierarchy items {[i.name for i in items or []]}")
+        hovers = []
+        for lens in lenses:
+            doc = types.TextDocumentIdentifier(uri=uri(lens.path))
+            await open_doc(client, lens.path)
+            pos = types.Position(lens.line, lens.character)
+            hover = await client.text_document_hover_async(types.HoverParams(text_document=doc, position=pos))
+            hovers.append(hover.contents.value if hover else "")
+            if f"**{row.name}**" in hovers[-1]:
+                break
+        else:
+            problems.append(f"{row.name}: hover {[h[:120] for h in hovers]!r}")
             continue
-        incoming = await client.call_hierarchy_incoming_calls_async(
-            types.CallHierarchyIncomingCallsParams(item=item)
-        )
-        callers = {c.from_.name for c in incoming or []}
-        expected = oracle.parents.get(row.name, [set()])
-        if callers not in expected:
-            problems.append(
-                f"{row.name}: callers {sorted(callers)} != gprof's {[sorted(e) for e in expected]}"
-            )
+        if "Total **" not in hovers[-1]:
+            problems.append(f"{row.name}: hover {hovers[-1][:120]!r}")
+        problems += await _check_hierarchy(client, doc, pos, row, oracle)
     return problems
+
+
+async def _check_hierarchy(
+    client: Any, doc: types.TextDocumentIdentifier, pos: types.Position, row: FlatRow, oracle: Oracle
+) -> list[str]:
+    items = await client.text_document_prepare_call_hierarchy_async(
+        types.CallHierarchyPrepareParams(text_document=doc, position=pos)
+    )
+    item = next((i for i in items or [] if i.name == row.name), None)
+    if item is None:
+        return [f"{row.name}: call hierarchy items {[i.name for i in items or []]}"]
+    incoming = await client.call_hierarchy_incoming_calls_async(
+        types.CallHierarchyIncomingCallsParams(item=item)
+    )
+    callers = {c.from_.name for c in incoming or []}
+    expected = oracle.parents.get(row.name, [set()])
+    if callers not in expected:
+        return [f"{row.name}: callers {sorted(callers)} != gprof's {[sorted(e) for e in expected]}"]
+    return []
 
 
 @dataclass

@@ -16,6 +16,7 @@ the routines' call counts (self-recursive calls not counted, as in the flat prof
   address) is a function: a line whose first symbol is a -l line symbol stays blank and does not
   count as executed (seen on -O2 code, where inlined copies put line symbols on a function's line
   before the function itself). Other lines get 16 blanks. -x changes nothing without bb records.
+- A last line without a newline is printed without one (so one blank line fewer follows it).
 - Then `Top N Lines` (N = -t, default 10): every line with a count > 0, executed or not, by count
   descending (ties in line order), and the `Execution Summary`: distinct lines with a symbol,
   executed lines, their percentage, the total count (all lines) and total / lines with a symbol.
@@ -87,6 +88,7 @@ def annotate_file(source: bytes, symbols: Sequence[Routine], opts: AnnotateOptio
     lines = text.split("\n")
     if lines and lines[-1] == "":
         lines.pop()
+    unterminated = not text.endswith("\n")  # gprof copies the last line as it is: no newline added
     # The top lines and the total take every line's count; a line past the file's end (BFD's
     # DWARF 5 file rule can name the unit's main file for a header's line) adds to nothing else,
     # and a line whose first symbol is a -l line symbol is neither marked nor counted as executed.
@@ -102,7 +104,7 @@ def annotate_file(source: bytes, symbols: Sequence[Routine], opts: AnnotateOptio
             prefix = "%12d -> " % n
         else:
             prefix = "       ##### -> "
-        out.append(prefix + src + "\n")
+        out.append(prefix + src + ("" if unterminated and i == len(lines) else "\n"))
     out.append("\n\nTop %d Lines:\n\n     Line      Count\n\n" % opts.table_length)
     for n, line in top[: opts.table_length]:
         out.append("%9d %10d\n" % (line, n))

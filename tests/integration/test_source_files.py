@@ -239,3 +239,16 @@ def test_row_at_a_sequence_end_covers_nothing(tmp_path: Path) -> None:
     for bfd in (True, False):
         assert lines_at(str(exe), {second}, bfd=bfd) == expected
         assert LineTable.from_elf(str(exe), bfd=bfd).lookup(second) == expected[second]
+
+
+def test_last_line_without_newline_annotated_as_gprof(tmp_path: Path) -> None:
+    """-A on a source whose last line has no newline (libsass's fn_maps.cpp ends in `}`): gprof
+    prints that line as it is, so one blank line fewer comes before `Top 10 Lines`."""
+    (tmp_path / "nonl.c").write_text(
+        "static long f(long n) { return n < 2 ? n : f(n - 1) + f(n - 2); }\n"
+        'int printf(const char *, ...);\nint main(void) { printf("%ld\\n", f(22)); return 0; }'
+    )
+    subprocess.run(["gcc", "-pg", "-g", "-O0", "-o", "nonl", "nonl.c"], cwd=tmp_path, check=True)
+    subprocess.run(["./nonl"], cwd=tmp_path, check=True, stdout=subprocess.DEVNULL)
+    for args in (("-A",), ("-A", "-z")):
+        compare_reports(NATIVE, [*args, "nonl", "gmon.out"], tmp_path)

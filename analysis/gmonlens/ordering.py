@@ -41,7 +41,8 @@ last). Self arcs count nowhere below.
   - In pass 1, an arc into a taken popular routine gives its used caller, if not placed
     yet, a reserved place: a chain of its own, printed only once it has grown; an arc pairing it
     with a placed routine moves it into that chain, which then takes the reserved place if that
-    came first. Reserved places still alone when pass 2 starts are dropped.
+    came first; an arc pairing two reserved routines makes their chain in the earlier place.
+    Reserved places still alone when pass 2 starts are dropped.
 * Used routines no arc placed follow the chains, in address order. gprof prints raw names.
 """
 
@@ -135,6 +136,10 @@ def popular_step(
     return PopularStep(plain + parents, frozenset(chosen), frozenset(taken))
 
 
+def _index(chains: list[list[int]], chain: list[int]) -> int:
+    return next(k for k, x in enumerate(chains) if x is chain)
+
+
 def place_by_arcs(
     arcs: Sequence[tuple[int, int, int]],
     used: Sequence[bool],
@@ -174,7 +179,7 @@ def place_by_arcs(
         pp, cp = len(where.get(p, ())) > 1, len(where.get(c, ())) > 1  # alone: a reserved place
         if not pp and not cp:
             if fixed is None or pass2_greedy:
-                slots = [where[r] for r in (p, c) if r in where]
+                slots = sorted((where[r] for r in (p, c) if r in where), key=lambda x: _index(chains, x))
                 chain = slots[0] if slots else []
                 if not slots:
                     chains.append(chain)
@@ -188,7 +193,7 @@ def place_by_arcs(
             new, placed = (c, p) if pp else (p, c)
             if new in where:  # it leaves its reserved place, and takes the chain there if earlier
                 slot, chain = where.pop(new), where[placed]
-                i, j = (next(k for k, x in enumerate(chains) if x is y) for y in (slot, chain))
+                i, j = _index(chains, slot), _index(chains, chain)
                 if i < j:
                     chains[i], chains[j] = chain, slot
                 slot.clear()

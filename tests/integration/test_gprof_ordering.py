@@ -193,6 +193,8 @@ POPULAR_GRAPHS = {
         " P>c2:8000! P>c3:8000! P>c1:10! order=c1,c2,c3,P"
     ),
     "reserved-place": "pairs=80 hub=h:3:30000 hub=g:6:25000 u1>h:1 x>h:3025 x>w:2950",
+    # b>a joins two reserved places: the chain takes a's, the earlier (libsass's destructors)
+    "reserved-places-joined": "pairs=80 hub=h:2:30000 hub=g:6:25000 u1>h:1 a>h:3120 b>h:2880 main>b:1500 b>a:1400!",
     **{f"random-{seed}": _random_spec(seed) for seed in (115, 147, 152, 168, 239, 24, 5)},
     **{f"dense-{seed}": _random_spec(seed, dense=True) for seed in (403, 412, 420, 424, 432, 265, 506)},
 }

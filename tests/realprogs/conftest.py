@@ -47,6 +47,13 @@ def leveldb_o0() -> programs.RealProgram:
 
 
 @pytest.fixture(scope="session")
+def libsass_prog() -> tuple[programs.RealProgram, Oracle]:
+    programs.need("g++", "gprof")
+    prog = programs.libsass()
+    return prog, gprof_oracle("gprof", prog.binary, prog.gmon)
+
+
+@pytest.fixture(scope="session")
 def unrelated_exe(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Another program built with -pg -g (symbols, a fitting shape of its own)."""
     programs.need("gcc")

@@ -13,6 +13,10 @@ under `$GMONLENS_REALPROGS_WORK` (default bench/work/realprogs, git-ignored).
   virtual iterators, libstdc++ template instances), so it has its own minimum, LEVELDB_MIN_ROUTINES;
   also built at -O0, where gprof's `-l` gets through (at -O2 it stops: README).
 
+- libsass (C++): the Sass compiler vendored by the PyPI sdist `libsass` (all of libsass/src, 62
+  .cpp and 2 .c files), built with `g++` and the driver libsass_workload.cc (the C API on a
+  generated stylesheet). About 3,200 routines.
+
 Each program has at least MIN_ROUTINES routines (`routines()`: the T/t symbols nm lists in .text,
 which are the routines gprof sees; LevelDB's own minimum below); the tier asserts it so the programs
 cannot silently shrink.
@@ -41,6 +45,8 @@ LZ4 = "lz4==4.4.5"  # vendors LZ4 1.10 (lz4, lz4hc, lz4frame, xxhash) in lz4libs
 MIN_ROUTINES = 2000
 CLASSIC_LEVEL = "classic-level@3.0.0"  # vendors LevelDB 1.20 and snappy in deps/
 LEVELDB_MIN_ROUTINES = 800
+LIBSASS = "libsass==0.23.0"  # vendors libsass 3.6.6 in libsass/
+LIBSASS_MIN_ROUTINES = 3000
 # SQLite features the tier enables on top of bench/sqlite_prog.py's DEFINES (which the benchmark
 # figures rest on, so they stay as they are): more of the amalgamation compiled in and exercised.
 SQLITE_EXTRA_DEFINES = (
@@ -74,6 +80,7 @@ class RealProgram:
     binary: Path  # built in build/ of `root`
     gmon: Path
     sources: tuple[Path, ...]  # the files whose routines get lenses
+    include_dirs: tuple[Path, ...] = ()  # headers there (and beside the sources) hold routines too
 
 
 def _run(argv: list[str], **kw: object) -> None:
@@ -114,12 +121,15 @@ def _compile_all(jobs: list[list[str]]) -> None:
         list(pool.map(lambda argv: _run(argv, stdout=subprocess.DEVNULL), jobs))
 
 
-def _run_workload(exe: Path, *args: str, env: dict[str, str] | None = None) -> Path:
-    gmon = exe.parent / "gmon.out"
+def _run_workload(exe: Path, *args: str, env: dict[str, str] | None = None, cwd: Path | None = None) -> Path:
+    """Run `exe` in `cwd` (default: beside it), once per build: its gmon.out."""
+    cwd = cwd or exe.parent
+    gmon = cwd / "gmon.out"
     if gmon.exists() and gmon.stat().st_mtime >= exe.stat().st_mtime:
         return gmon
     gmon.unlink(missing_ok=True)
-    _run([str(exe), *args], cwd=exe.parent, stdout=subprocess.DEVNULL, env=env)
+    cwd.mkdir(parents=True, exist_ok=True)
+    _run([str(exe), *args], cwd=cwd, stdout=subprocess.DEVNULL, env=env)
     assert gmon.exists(), f"{exe} wrote no gmon.out"
     return gmon
 
@@ -237,7 +247,37 @@ def leveldb_snappy(opt: str = "-O2") -> RealProgram:
         stamp.write_text(digest)
         (bdir / "gmon.out").unlink(missing_ok=True)
     gmon = _run_workload(exe, "2", str(bdir / "db"))
-    return RealProgram(f"leveldb+snappy{opt}", exe, gmon, tuple(sources))
+    return RealProgram(f"leveldb+snappy{opt}", exe, gmon, tuple(sources), (ldb / "include" / "leveldb",))
+
+
+def libsass(opt: str = "-O2") -> RealProgram:
+    top = _sdist(LIBSASS, WORK / "libsass-src")
+    src, include = top / "libsass" / "src", top / "libsass" / "include"
+    version = (top / ".libsass-upstream-version").read_text().strip()
+    driver = HERE / "libsass_workload.cc"
+    bdir = WORK / "libsass" / f"build{opt}"
+    exe = bdir / "libsass_workload"
+    flags = ["-pg", "-g", opt]
+    defines = [f'-DLIBSASS_VERSION="{version}"', f"-I{include}"]
+    sources = [*sorted(src.glob("*.cpp")), *sorted(src.glob("*.c")), driver]
+    digest = _digest(" ".join(flags + defines).encode(), *(s.read_bytes() for s in sources))
+    stamp = bdir / "digest"
+    if not (exe.exists() and stamp.exists() and stamp.read_text() == digest):
+        bdir.mkdir(parents=True, exist_ok=True)
+        objs = [bdir / f"{c.name}.o" for c in sources]
+        _compile_all([["gcc" if c.suffix == ".c" else "g++", *flags, *defines, "-w", "-c", str(c), "-o", str(o)]
+                      for c, o in zip(sources, objs, strict=True)])  # fmt: skip
+        _run(["g++", *flags, "-o", str(exe), *sorted(map(str, objs))])
+        stamp.write_text(digest)
+        (bdir / "gmon.out").unlink(missing_ok=True)
+    gmon = _run_workload(exe, "2")
+    return RealProgram(f"libsass{opt}", exe, gmon, tuple(sources), (include, include / "sass", src / "b64",
+                                                                     src / "utf8"))  # fmt: skip
+
+
+def second_profile(prog: RealProgram, *args: str) -> Path:
+    """Another run of `prog` (with `args`, in second/ beside it): a profile to sum with its own."""
+    return _run_workload(prog.binary, *args, cwd=prog.binary.parent / "second")
 
 
 def need(*tools: str) -> None:

@@ -17,7 +17,7 @@ from gprof_harness import NATIVE, compare_reports
 pytestmark = pytest.mark.e2e
 
 
-@pytest.mark.parametrize("fixture", ["sqlite_prog", "qjs_prog", "leveldb_prog"])
+@pytest.mark.parametrize("fixture", ["sqlite_prog", "qjs_prog", "leveldb_prog", "libsass_prog"])
 def test_function_ordering(fixture: str, request: pytest.FixtureRequest, tmp_path: Path) -> None:
     prog: programs.RealProgram = request.getfixturevalue(fixture)[0]
     compare_reports(NATIVE, ["-r", str(prog.binary), str(prog.gmon)], tmp_path)

@@ -10,7 +10,7 @@ from typing import Any
 
 from lsprotocol import types
 
-from .zerocheck import FlatRow, Lens, Oracle, check_hottest
+from .zerocheck import FlatRow, Lens, Oracle, base_name, check_hottest
 
 BLOOM = "leveldb::(anonymous namespace)::BloomFilterPolicy::CreateFilter(leveldb::Slice const*, int) const"
 INTERNAL = "leveldb::InternalFilterPolicy::CreateFilter(leveldb::Slice const*, int) const"
@@ -57,3 +57,13 @@ def test_same_figures_other_routine_first(tmp_path: Path) -> None:
 def test_no_lens_names_the_routine(tmp_path: Path) -> None:
     problems = _check(tmp_path, [1])
     assert len(problems) == 1 and problems[0].startswith(f"{BLOOM}: hover"), problems
+
+
+def test_base_name_operators() -> None:
+    """An operator's lens is on the word `operator`; a name that only contains the word keeps its own
+    (libsass's `Parser::parse_operators()` was looked for among the operators' lenses)."""
+    assert base_name("Sass::Parser::parse_operators()") == "parse_operators"
+    assert base_name("Sass::Offset::operator-(Sass::Offset const&) const") == "operator"
+    assert base_name("Sass::Eval::operator()(Sass::Block*)") == "operator"
+    assert base_name("Sass::Number::operator bool() const") == "operator"
+    assert base_name("operator_table_size()") == "operator_table_size"

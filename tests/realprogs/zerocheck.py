@@ -114,7 +114,9 @@ def base_name(name: str) -> str:
                 head = head[:i]
                 break
     head = re.sub(r"\[abi:\w+\]", "", head)
-    if "operator" in head.rsplit("::", 1)[-1]:  # the lens is on the word `operator`
+    # the lens is on the word `operator` (`operator==`, `operator()`, `operator bool`), not on a
+    # name that merely contains it (`parse_operators`)
+    if re.search(r"(?:^|[\s:])operator(?!\w)", head):
         return "operator"
     return head.rsplit("::", 1)[-1].rsplit(" ", 1)[-1]
 

@@ -142,11 +142,23 @@ class SourceIndex:
                     decl = self._guard(lambda: dwarf.decl_named(names, r.address))
                 if decl is not None:
                     result = self._place_from_decl(r, decl)
-            if result is None and r.file:
-                path, ok = self._resolve(r.file)
-                result = Place(path, ok, r.line, 0, source_name("", r.display_name))
+            at = self._line_of(r) if result is None else None
+            if at is not None:
+                path, ok = self._resolve(at[0])
+                result = Place(path, ok, at[1], 0, source_name("", r.display_name))
             self._places[rid] = result
             return result
+
+    def _line_of(self, r: Routine) -> tuple[str, int] | None:
+        """The line table's (file, line) of the routine's entry, as gprof -l has it: the engine's
+        (static routines) or looked up here. A global C++ function that gcc folded into an
+        identical one (-fipa-icf) keeps its code but its DIE has none, and only a bare
+        declaration's line (libsass's Prelexer::re_pseudo_selector): the line table places it."""
+        if r.file and r.line:
+            return r.file, r.line
+        table = self._lines()
+        hit = table.lookup(r.address) if table is not None else None
+        return hit if hit is not None and hit[1] > 0 else None
 
     def _recorded_paths_for(self, path: str) -> set[str]:
         if self._recorded_for is None:
@@ -228,7 +240,8 @@ class SourceIndex:
             table: dict[str, list[int]] = {}
             norms: dict[str, str] = {}
             for r in self.profile.routines:
-                hit = self._mapper.resolve(r.file) if r.file else None
+                at = self._line_of(r)
+                hit = self._mapper.resolve(at[0]) if at is not None else None
                 if hit:
                     norm = norms.get(hit) or norms.setdefault(hit, _norm(hit))
                     table.setdefault(norm, []).append(r.id)

@@ -70,3 +70,59 @@ def test_folded_copy_is_placed_on_its_definition(icf_ws: Path) -> None:
     rid = next(r.id for r in p.routines if r.name == "mix_b")
     place = ix.place(rid)
     assert place is not None and place.name == "mix_b" and place.path == str(src)
+
+
+# libsass's Prelexer::re_pseudo_selector: a global C++ function declared in a header, folded into
+# an identical one; its DIE in the .cpp's unit only completes the header's declaration (no code, no
+# line of its own), so no DIE places it: the line table does (its entry, as gprof -l has it)
+HEADER = """\
+namespace Lex {
+  const char* functional(const char* src);
+  const char* pseudo(const char* src);
+}
+"""
+
+LEXER = """\
+#include "lex.hpp"
+namespace Lex {
+  template <char c> const char* exactly(const char* src) { return *src == c ? src + 1 : nullptr; }
+  const char* word(const char* src) { while (*src >= 'a' && *src <= 'z') ++src; return src; }
+  const char* functional(const char* src) {
+    const char* p = word(src); return p ? exactly<'('>(p) : nullptr;
+  }
+  const char* pseudo(const char* src) {
+    const char* p = word(src); return p ? exactly<'('>(p) : nullptr;
+  }
+}
+"""
+
+MAIN = """\
+#include "lex.hpp"
+int main(int argc, char** argv) {
+  long n = 0;
+  for (int i = 0; i < 20000; ++i)
+    n += (Lex::pseudo(argv[0]) != nullptr) + (Lex::functional(argv[0]) != nullptr);
+  return (int)(n & 1) + argc - 1;
+}
+"""
+
+
+def test_folded_cpp_function_is_placed_by_the_line_table(tmp_path: Path) -> None:
+    gxx = shutil.which("g++")
+    if gxx is None:
+        pytest.skip("g++ not installed")
+    src = tmp_path / "src"
+    src.mkdir()
+    for name, text in (("lex.hpp", HEADER), ("lex.cpp", LEXER), ("main.cpp", MAIN)):
+        (src / name).write_text(text)
+    cmd = [gxx, "-O2", "-pg", "-g", "src/lex.cpp", "src/main.cpp", "-o", "lex"]
+    subprocess.run(cmd, cwd=tmp_path, check=True)
+    subprocess.run([str(tmp_path / "lex")], cwd=tmp_path, check=False, timeout=60)
+    assert (tmp_path / "gmon.out").exists()
+    loaded = load_folder(str(tmp_path), Settings(), 1).loaded
+    assert loaded is not None
+    ix, p = loaded.index, loaded.profile
+    lexer = src / "lex.cpp"
+    lines = {p.routines[rid].display_name: place.line for rid, place in ix.routines_in(str(lexer))}
+    assert lines.get("Lex::pseudo(char const*)") == line_of(lexer, "const char* pseudo("), lines
+    assert lines.get("Lex::functional(char const*)") == line_of(lexer, "const char* functional("), lines

@@ -372,6 +372,17 @@ class SourceIndex:
         in_file = [rid for rid in named if rid in local]
         return in_file[0] if in_file else named[0]
 
+    def routines_at(self, path: str, line: int, word: str | None) -> list[int]:
+        """As `routine_at`, but every routine named `word` declared at (path, line) when there are
+        several (the instances of a template, each with its own lens there), hottest first."""
+        on_line = [rid for rid, p in self.routines_in(path) if p.line == line]
+        named = [rid for rid in on_line if word and self._place_name(rid) == word]
+        if len(named) > 1:
+            rs = self.profile.routines
+            return sorted(named, key=lambda i: (-rs[i].prop_self_ticks, -rs[i].total_ticks, -rs[i].calls))
+        rid = self.routine_at(path, line, word)
+        return [] if rid is None else [rid]
+
     def _place_name(self, rid: int) -> str:
         p = self.place(rid)
         return p.name if p else ""

@@ -224,6 +224,20 @@ def duration(seconds: float) -> str:
     return f"{seconds / 1e-9:.3g} ns"
 
 
+def instances_markdown(profile: Profile, rids: list[int], shown: int) -> str:
+    """The head of a hover on a line declaring several routines (`rids`, hottest first): how many,
+    and the figures of those past the first `shown` (whose entries follow in full)."""
+    head = f"**{len(rids)} routines on this line**, hottest first"
+    rest = [profile.routines[rid] for rid in rids[shown:]]
+    if not rest:
+        return head + "."
+    rows = [
+        f"| {figures(profile, r).self_s} | {figures(profile, r).calls} | {_name(profile, r)} |" for r in rest
+    ]
+    return "\n".join([f"{head}; the {shown} hottest in full below, the others:", "",
+                      "| self | called | name |", "|---:|---:|---|", *rows])  # fmt: skip
+
+
 def hover(markdown: str, line0: int) -> types.Hover:
     return types.Hover(
         contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=markdown),

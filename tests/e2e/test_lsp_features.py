@@ -179,6 +179,23 @@ async def test_cpp_methods_templates_overloads(cppproject: Path, tmp_path: Path)
             )
         )
         assert hover is not None and "geo::scale(int)" in hover.contents.value
+        # a template's instances declared on one line (a lens each): hover and call hierarchy give
+        # them all, not the first one found (libsass's Cast<T>: its hottest instance was never named)
+        uh = await open_doc(client, header, "cpp")
+        at = position_of(header, "T accumulate", offset=2)
+        doc = types.TextDocumentIdentifier(uri=uh)
+        hover = await client.text_document_hover_async(types.HoverParams(text_document=doc, position=at))
+        text = hover.contents.value if hover is not None else ""
+        assert "**2 routines on this line**" in text, text[:300]
+        assert "**int geo::accumulate<int>(" in text, text[:300]
+        assert "**double geo::accumulate<double>(" in text, text[:300]
+        items = await client.text_document_prepare_call_hierarchy_async(
+            types.CallHierarchyPrepareParams(text_document=doc, position=at)
+        )
+        assert sorted(i.name.split("(")[0] for i in items or []) == [
+            "double geo::accumulate<double>",
+            "int geo::accumulate<int>",
+        ], items
         # library callees outside the workspace still appear in outgoing calls
         main_cpp = cppproject / "src" / "main.cpp"
         u3 = await open_doc(client, main_cpp, "cpp")

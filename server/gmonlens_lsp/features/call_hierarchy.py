@@ -12,7 +12,7 @@ from .. import fsuri as uris
 from .. import render
 from ..server import GmonlensServer, safe
 from ..session import Loaded
-from .hover import routine_under_cursor
+from .hover import routines_under_cursor
 
 
 def _routine(ls: GmonlensServer, item: types.CallHierarchyItem) -> tuple[Loaded, int] | None:
@@ -69,14 +69,16 @@ def register(server: GmonlensServer) -> None:
     async def prepare(
         ls: GmonlensServer, params: types.CallHierarchyPrepareParams
     ) -> list[types.CallHierarchyItem] | None:
-        hit = await routine_under_cursor(ls, params.text_document.uri, params.position)
+        hit = await routines_under_cursor(ls, params.text_document.uri, params.position)
         if hit is None:
             return None
-        loaded, rid = hit
-        item = await asyncio.to_thread(
-            render.call_item, loaded.profile, loaded.index, rid, loaded.binary, loaded.generation
-        )
-        return [item]
+        loaded, rids = hit  # a template's instances declared on the line: one item each
+        return [
+            await asyncio.to_thread(
+                render.call_item, loaded.profile, loaded.index, rid, loaded.binary, loaded.generation
+            )
+            for rid in rids
+        ]
 
     @server.feature(types.CALL_HIERARCHY_INCOMING_CALLS)
     @safe(default=list)

@@ -69,6 +69,20 @@ async def routine_under_cursor(
     return None if rid is None else (loaded, rid)
 
 
+async def routines_under_cursor(
+    ls: GmonlensServer, uri: str, position: types.Position
+) -> tuple[Loaded, list[int]] | None:
+    """Every routine named under the cursor: several when the line declares several of that name
+    (a template's instances, one lens each), hottest first; else `routine_under_cursor`'s."""
+    loaded = ls.loaded_for(uri)
+    path = uris.to_fs_path(uri)
+    word = await word_at(ls, uri, position) if loaded is not None and path else None
+    if loaded is None or not path or not word:
+        return None
+    rids = await asyncio.to_thread(loaded.index.routines_at, path, position.line + 1, word)
+    return (loaded, rids) if rids else None
+
+
 async def inlined_parts(ls: GmonlensServer, uri: str, position: types.Position) -> list[str]:
     """Where the inlined copies of the function named under the cursor were sampled (line heat)."""
     loaded = ls.loaded_for(uri)
@@ -81,21 +95,31 @@ async def inlined_parts(ls: GmonlensServer, uri: str, position: types.Position) 
     ]
 
 
+MAX_INSTANCES = 5  # call-graph entries shown in full when a line declares several routines
+
+
+def _entry(loaded: Loaded, rid: int) -> str:
+    text = render.hover_markdown(loaded.profile, loaded.index, rid)
+    if loaded.comparison is not None:
+        from ..baseline import hover_table
+
+        table = hover_table(loaded.comparison, rid, loaded.profile)
+        text = f"{table}\n\n---\n\n{text}" if table else text
+    return text
+
+
 def register(server: GmonlensServer) -> None:
     @server.feature(types.TEXT_DOCUMENT_HOVER)
     @safe()
     async def hover(ls: GmonlensServer, params: types.HoverParams) -> types.Hover | None:
         uri = params.text_document.uri
-        hit = await routine_under_cursor(ls, uri, params.position)
+        hit = await routines_under_cursor(ls, uri, params.position)
         parts = []
         if hit is not None:
-            loaded, rid = hit
-            text = await asyncio.to_thread(render.hover_markdown, loaded.profile, loaded.index, rid)
-            if loaded.comparison is not None:
-                from ..baseline import hover_table
-
-                table = hover_table(loaded.comparison, rid, loaded.profile)
-                text = f"{table}\n\n---\n\n{text}" if table else text
-            parts.append(text)
+            loaded, rids = hit
+            if len(rids) > 1:  # a template's instances: the hottest in full, the others listed
+                parts.append(render.instances_markdown(loaded.profile, rids, MAX_INSTANCES))
+            for rid in rids[:MAX_INSTANCES]:
+                parts.append(await asyncio.to_thread(_entry, loaded, rid))
         parts += await inlined_parts(ls, uri, params.position)
         return render.hover("\n\n---\n\n".join(parts), params.position.line) if parts else None

@@ -4,11 +4,12 @@ Contract:
 - Lines are 1-based and columns 1-based character positions, as DWARF records them; `render`
   converts to LSP's 0-based UTF-16 positions.
 - A routine's `Place` is its DWARF declaration (origin's source for clones and out-of-line inline
-  copies), else the engine's line-table file/line of its address; the path is the file on this
-  machine when `SourceMapper` finds one, else the recorded path (`resolved` False).
+  copies), else the line table's file/line of its entry (as gprof -l has it); the path is the
+  file on this machine when `SourceMapper` finds one, else the recorded path (`resolved` False).
 - `routines_in(path)` is the routines whose `Place` is in that file: it decodes only the DWARF
   units whose file tables name the file (lazily, once), then adds the routines no unit-level DIE
-  describes (lambdas, members of function-local classes) that the line table puts there.
+  describes (lambdas, members of function-local classes, C++ functions folded by -fipa-icf)
+  that the line table puts there.
 - Thread-safe: every public method holds one lock (DWARF decoding is not re-entrant).
 """
 

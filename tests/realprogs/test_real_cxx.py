@@ -133,14 +133,8 @@ def _defined_in(binary: Path, routines: list[dict[str, Any]], sources: list[Path
     return out
 
 
-# libsass's known zero-configuration defects (not fixed yet): Parser::parse_operators' lens figures
-# are not gprof's, Prelexer::re_pseudo_selector has no lens, and hover on a function template
-# (Cast<T>, ast.hpp:111, one lens per instance on one line) names the first instance only.
-LIBSASS_KNOWN = pytest.mark.xfail(reason="libsass zero-config defects (see comment above)", strict=False)
-
-
 @pytest.mark.asyncio
-@pytest.mark.parametrize("fixture", ["leveldb_prog", pytest.param("libsass_prog", marks=LIBSASS_KNOWN)])
+@pytest.mark.parametrize("fixture", ["leveldb_prog", "libsass_prog"])
 async def test_zero_config_lenses(fixture: str, request: pytest.FixtureRequest, tmp_path: Path) -> None:
     prog, oracle = _prog(fixture, request)
     dirs = {s.parent for s in prog.sources} | set(prog.include_dirs)

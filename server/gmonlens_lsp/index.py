@@ -157,6 +157,8 @@ class SourceIndex:
         declaration's line (libsass's Prelexer::re_pseudo_selector): the line table places it."""
         if r.file and r.line:
             return r.file, r.line
+        if "thunk to " in r.display_name:  # a compiler-made entry point: no source of its own
+            return None
         table = self._lines()
         hit = table.lookup(r.address) if table is not None else None
         return hit if hit is not None and hit[1] > 0 else None

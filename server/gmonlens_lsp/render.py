@@ -138,7 +138,12 @@ def code_lens(
         command=types.Command(
             title=lens_title(template, figures(profile, r)) + suffix,
             command=SHOW_CALLERS,
-            arguments=[uri_of(place.path), {"line": rng.start.line, "character": rng.start.character}],
+            # the symbol tells apart the routines sharing a line (a template's instances)
+            arguments=[
+                uri_of(place.path),
+                {"line": rng.start.line, "character": rng.start.character},
+                r.name,
+            ],
         ),
     )
 

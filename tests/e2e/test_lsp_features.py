@@ -196,6 +196,16 @@ async def test_cpp_methods_templates_overloads(cppproject: Path, tmp_path: Path)
             "double geo::accumulate<double>",
             "int geo::accumulate<int>",
         ], items
+        # each instance's lens command answers for its own instance (the symbol is its third argument)
+        raw = await client.text_document_code_lens_async(types.CodeLensParams(text_document=doc))
+        on_line = [x.command for x in raw or [] if x.range.start.line == at.line and x.command is not None]
+        answers = [
+            await client.workspace_execute_command_async(
+                types.ExecuteCommandParams(command=c.command, arguments=c.arguments)
+            )
+            for c in on_line
+        ]
+        assert len(answers) == 2 and answers[0] != answers[1], answers
         # library callees outside the workspace still appear in outgoing calls
         main_cpp = cppproject / "src" / "main.cpp"
         u3 = await open_doc(client, main_cpp, "cpp")

@@ -12,7 +12,7 @@ from .. import control, render
 from .. import fsuri as uris
 from ..server import GmonlensServer, safe
 from ..session import FolderState, Loaded
-from .hover import routine_under_cursor
+from .hover import routine_under_cursor, routines_under_cursor
 
 
 def _folders(ls: GmonlensServer, folder_uri: Any) -> list[FolderState]:
@@ -70,6 +70,19 @@ def _callers(loaded: Loaded, rid: int) -> list[dict[str, Any]]:
     return out
 
 
+async def _named_instance(
+    ls: GmonlensServer, uri: str, position: types.Position, symbol: Any
+) -> tuple[Loaded, int] | None:
+    """The routine of symbol `symbol` among those named at `position` (a lens's third argument:
+    which of a template's instances sharing the line it belongs to)."""
+    hits = await routines_under_cursor(ls, uri, position) if isinstance(symbol, str) else None
+    if hits is None:
+        return None
+    loaded, rids = hits
+    rid = next((rid for rid in rids if loaded.profile.routines[rid].name == symbol), None)
+    return None if rid is None else (loaded, rid)
+
+
 def register(server: GmonlensServer) -> None:
     @server.command("gmonlens.reload")
     @safe()
@@ -111,7 +124,8 @@ def register(server: GmonlensServer) -> None:
         if not all(type(v) is int and 0 <= v < 2**31 for v in (line, character)):
             return []  # an LSP position holds two uintegers
         position = types.Position(line=line, character=character)
-        hit = await routine_under_cursor(ls, uri, position)
+        hit = await _named_instance(ls, uri, position, args[2]) if len(args) > 2 else None
+        hit = hit or await routine_under_cursor(ls, uri, position)
         if hit is None:
             path = uris.to_fs_path(uri)
             loaded = ls.loaded_for(uri)

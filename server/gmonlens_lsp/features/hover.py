@@ -55,16 +55,21 @@ async def word_at(ls: GmonlensServer, uri: str, position: types.Position) -> str
     return word_in(await asyncio.to_thread(file_lines, path), position)
 
 
+async def _named_at(ls: GmonlensServer, uri: str, position: types.Position) -> tuple[Loaded, str, str] | None:
+    """The loaded profile, file path and identifier under the cursor, when all three exist."""
+    loaded = ls.loaded_for(uri)
+    path = uris.to_fs_path(uri)
+    word = await word_at(ls, uri, position) if loaded is not None and path else None
+    return (loaded, path, word) if loaded is not None and path and word else None
+
+
 async def routine_under_cursor(
     ls: GmonlensServer, uri: str, position: types.Position
 ) -> tuple[Loaded, int] | None:
-    loaded = ls.loaded_for(uri)
-    path = uris.to_fs_path(uri)
-    if loaded is None or not path:
+    at = await _named_at(ls, uri, position)
+    if at is None:
         return None
-    word = await word_at(ls, uri, position)
-    if not word:
-        return None
+    loaded, path, word = at
     rid = await asyncio.to_thread(loaded.index.routine_at, path, position.line + 1, word)
     return None if rid is None else (loaded, rid)
 
@@ -74,11 +79,10 @@ async def routines_under_cursor(
 ) -> tuple[Loaded, list[int]] | None:
     """Every routine named under the cursor: several when the line declares several of that name
     (a template's instances, one lens each), hottest first; else `routine_under_cursor`'s."""
-    loaded = ls.loaded_for(uri)
-    path = uris.to_fs_path(uri)
-    word = await word_at(ls, uri, position) if loaded is not None and path else None
-    if loaded is None or not path or not word:
+    at = await _named_at(ls, uri, position)
+    if at is None:
         return None
+    loaded, path, word = at
     rids = await asyncio.to_thread(loaded.index.routines_at, path, position.line + 1, word)
     return (loaded, rids) if rids else None
 

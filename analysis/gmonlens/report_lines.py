@@ -36,7 +36,7 @@ if TYPE_CHECKING:  # scopes imports pyelftools: only -l needs it, and load() imp
     from .scopes import FunctionScopes
 
 
-class _Names:
+class FunctionNames:
     """BFD's function name at an address: the innermost DWARF function, else the nearest ELF code
     symbol at or below it (any, also those gprof's routine rules reject, e.g. `refresh.part.0`;
     seen on the padding after a function, which the line table covers and no DIE does)."""
@@ -68,7 +68,7 @@ class _Names:
         return self.names[k]
 
 
-def line_runs(lines: LineTable, names: _Names, lo: int, hi: int) -> list[tuple[int, str, int, str]]:
+def line_runs(lines: LineTable, names: FunctionNames, lo: int, hi: int) -> list[tuple[int, str, int, str]]:
     """(start, file, line, function) of every run of equal (file, line, function) in [lo, hi)."""
     scopes = names.scopes
     points: set[int] = set()
@@ -132,7 +132,7 @@ def with_line_symbols(
         merged.append(
             (s.address, 0, Symbol(s.name, s.address, 0, s.is_function, s.is_static, *(hit or (None, 0))))
         )
-    for start, file, line, func in line_runs(lines, _Names(scopes, elf_symbols), lo, hi):
+    for start, file, line, func in line_runs(lines, FunctionNames(scopes, elf_symbols), lo, hi):
         if start in starts:
             continue
         merged.append((start, 1, Symbol(func, start, 0, False, True, file, line, is_line=True)))

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from gmonlens_lsp.discovery import discover
-from gmonlens_lsp.settings import Settings
+from gmonlens_lsp.workspace.discovery import discover
+from gmonlens_lsp.workspace.settings import Settings
 
 
 def _newer(path: Path, seconds: float = 30) -> None:

@@ -10,10 +10,10 @@ from pathlib import Path
 from gmonlens.lineheat import LineFigure, LineHeat, LineSpan
 from gmonlens.model import Profile, Routine
 from gmonlens_lsp import render
-from gmonlens_lsp.heat import build_index
-from gmonlens_lsp.session import line_heat, load_folder
-from gmonlens_lsp.settings import DEFAULT_LINE_HEAT_LABEL, Settings
-from gmonlens_lsp.sourcetext import LineLocator, file_locator, lsp_lines
+from gmonlens_lsp.workspace.heat_index import build_index
+from gmonlens_lsp.workspace.session import line_heat, load_folder
+from gmonlens_lsp.workspace.settings import DEFAULT_LINE_HEAT_LABEL, Settings
+from gmonlens_lsp.workspace.sourcetext import LineLocator, file_locator, lsp_lines
 
 
 def _routine(rid: int, name: str, address: int, ticks: float) -> Routine:

@@ -8,10 +8,10 @@ import time
 from pathlib import Path
 
 from gmonlens.loader import load_profile
-from gmonlens_lsp import cache
-from gmonlens_lsp.discovery import discover, find_profiles, profile_fits
-from gmonlens_lsp.session import load_folder
-from gmonlens_lsp.settings import Settings
+from gmonlens_lsp.workspace import cache_entries as cache
+from gmonlens_lsp.workspace.discovery import discover, find_profiles, profile_fits
+from gmonlens_lsp.workspace.session import load_folder
+from gmonlens_lsp.workspace.settings import Settings
 
 from .conftest import line_of
 

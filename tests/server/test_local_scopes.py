@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from gmonlens_lsp.session import load_folder
-from gmonlens_lsp.settings import Settings
+from gmonlens_lsp.workspace.session import load_folder
+from gmonlens_lsp.workspace.settings import Settings
 
 from .conftest import line_of
 

@@ -8,10 +8,10 @@ import pytest
 from lsprotocol import types
 
 from gmonlens_lsp import render
-from gmonlens_lsp.index import Place
-from gmonlens_lsp.session import load_folder
-from gmonlens_lsp.settings import DEFAULT_LENS_TITLE, Settings
-from gmonlens_lsp.srcnames import source_name
+from gmonlens_lsp.workspace.index import Place
+from gmonlens_lsp.workspace.session import load_folder
+from gmonlens_lsp.workspace.settings import DEFAULT_LENS_TITLE, Settings
+from gmonlens_lsp.workspace.srcnames import source_name
 
 
 def test_lens_title_template() -> None:

@@ -100,7 +100,9 @@ def _x86_intel(mnemonic: str, ops: str, raw: bytes, mode64: bool, zero_disp: boo
     if one:
         ops = ops[:-3] + "1"
     if mode64 and "[rip-0x" in ops:  # objdump: a negative rip offset as its 64-bit two's complement
-        ops = re.sub(r"\[rip-0x([0-9a-f]+)\]", lambda m: "[rip+%s]" % hex(-int(m.group(1), 16) & (2**64 - 1)), ops)
+        ops = re.sub(
+            r"\[rip-0x([0-9a-f]+)\]", lambda m: "[rip+%s]" % hex(-int(m.group(1), 16) & (2**64 - 1)), ops
+        )
     if sib_no_index:
         ops = re.sub(r"\[(\w+)", r"[\1+%s*1" % ("riz" if mode64 else "eiz"), ops, count=1)
     if zero_disp:
@@ -130,7 +132,9 @@ def _intel_num(m: re.Match[str]) -> str:
 _A64_BRANCH = re.compile(r"^(b|bl|b\.\w+|cbn?z|tbn?z|adrp?)$")
 _A64_COND = {"b.lo": "b.cc", "b.hs": "b.cs"}
 _A64_SHIFTS = frozenset({"lsl", "lsr", "asr", "ror"})
-_A64_VSHIFT = re.compile(r"^(u|s)?(r)?(shl|shr|sra|shrn|shrn2|shll|shll2|sli|sri|qshl|qshlu|qshrn|qrshrn|qshrun|qrshrun)[2]?$")
+_A64_VSHIFT = re.compile(
+    r"^(u|s)?(r)?(shl|shr|sra|shrn|shrn2|shll|shll2|sli|sri|qshl|qshlu|qshrn|qrshrn|qshrun|qrshrun)[2]?$"
+)
 
 
 def _dec(m: re.Match[str]) -> str:
@@ -169,7 +173,13 @@ def _hexa(m: re.Match[str]) -> str:
 
 
 def objdump_text(
-    arch: str, mnemonic: str, ops: str, syntax: str, raw: bytes, zero_disp: bool = False, sib_no_index: bool = False
+    arch: str,
+    mnemonic: str,
+    ops: str,
+    syntax: str,
+    raw: bytes,
+    zero_disp: bool = False,
+    sib_no_index: bool = False,
 ) -> str:
     """objdump's text for one capstone instruction (module docstring).
 

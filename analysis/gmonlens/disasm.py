@@ -27,7 +27,7 @@
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -35,6 +35,7 @@ from .asmtext import has_hidden_zero_disp, objdump_text
 from .errors import GmonlensError
 from .linetable import LineTable
 from .model import CodeSection, HistogramRecord, Profile, Routine
+from .report_lines import FunctionNames, line_runs
 
 _ARCH = {"EM_X86_64": "x64", "EM_386": "x86", "EM_AARCH64": "a64"}
 MAX_ROUTINE_BYTES = 1 << 24  # a routine range larger than 16 MiB is not decoded
@@ -75,9 +76,10 @@ class Instruction:
     """An instruction with its figures (ticks: histogram samples credited to it)."""
 
     address: int
+    size: int  # bytes covered (a gap between sections has no `raw` bytes)
     raw: bytes
     text: str
-    kind: str
+    kind: str  # as `Decoded.kind`, or "gap": bytes of the range outside every section
     target: int | None
     ticks: float
     file: str | None  # gprof -l's file (BFD's line table), None without line information
@@ -142,7 +144,9 @@ class Decoder:
             zero = sib = False
             if self._detail is not None and has_hidden_zero_disp(ops, syntax):
                 zero, sib = self._encoding(raw, at)
-            out.append(Decoded(at, size, objdump_text(arch, mnemonic, ops, syntax, raw, zero, sib), kind, target))
+            out.append(
+                Decoded(at, size, objdump_text(arch, mnemonic, ops, syntax, raw, zero, sib), kind, target)
+            )
         return out
 
     def _encoding(self, raw: bytes, at: int) -> tuple[bool, bool]:
@@ -233,15 +237,29 @@ def credit(
     return out
 
 
-def code_of(sections: Sequence[CodeSection], start: int, end: int) -> bytes:
-    """The bytes of [start, end) from the executable section holding `start` (cut at its end)."""
-    for s in sections:
-        if s.address <= start < s.address + len(s.data):
-            return s.data[start - s.address : min(end, s.address + len(s.data)) - s.address]
-    return b""
+def code_pieces(sections: Sequence[CodeSection], start: int, end: int) -> list[tuple[int, bytes]]:
+    """(address, bytes) of the executable sections' parts inside [start, end), in address order."""
+    out = []
+    for s in sorted(sections, key=lambda c: c.address):
+        lo, hi = max(start, s.address), min(end, s.address + len(s.data))
+        if lo < hi:
+            out.append((lo, s.data[lo - s.address : hi - s.address]))
+    return out
 
 
-NameAt = Callable[[int], str]  # address -> innermost function's raw name ("" unknown)
+def decode_range(decoder: Decoder, sections: Sequence[CodeSection], start: int, end: int) -> list[Decoded]:
+    """The instructions of [start, end); bytes outside every section come out as one "gap"
+    entry each (gprof's routine ranges run over section gaps: `_init` over `.plt` on AArch64)."""
+    out: list[Decoded] = []
+    at = start
+    for addr, data in code_pieces(sections, start, end):
+        if addr > at:
+            out.append(Decoded(at, addr - at, f"({addr - at} bytes outside the code sections)", "gap", None))
+        out.extend(decoder.decode(data, addr))
+        at = addr + len(data)
+    if out and at < end:
+        out.append(Decoded(at, end - at, f"({end - at} bytes outside the code sections)", "gap", None))
+    return out
 
 
 def build_listing(
@@ -251,33 +269,37 @@ def build_listing(
     sections: Sequence[CodeSection],
     decoder: Decoder,
     lines: LineTable | None = None,
-    name_at: NameAt | None = None,
+    names: FunctionNames | None = None,
     elf_symbols: Sequence[tuple[int, str]] = (),
     granule: int = 16,
 ) -> Listing:
-    """The listing of routine `rid` (module docstring). `lines`/`name_at`: BFD's line table and
-    innermost function names (`report_lines.FunctionNames.at`), None without debug information;
+    """The listing of routine `rid` (module docstring). `lines`/`names`: BFD's line table and
+    gprof -l's innermost function names, None without debug information;
     `elf_symbols`: (address, raw name) of the ELF code symbols, for `symbols`; `granule`: glibc's
     arc address granule (2 * address size). Raises DisasmError for a routine without code."""
     r = profile.routines[rid]
     end = r.end_address + 1
     if end - r.address > MAX_ROUTINE_BYTES:
         raise DisasmError(None, f"{r.display_name}: {end - r.address} bytes, too large to list")
-    data = code_of(sections, r.address, end)
-    if not data:
-        raise DisasmError(None, f"{r.display_name}: no code at 0x{r.address:x} (not in an executable section)")
-    decoded = decoder.decode(data, r.address)
-    end = r.address + len(data)
+    decoded = decode_range(decoder, sections, r.address, end)
+    if not decoded or decoded[0].kind == "gap":
+        raise DisasmError(
+            None, f"{r.display_name}: no code at 0x{r.address:x} (not in an executable section)"
+        )
+    end = decoded[-1].address + decoded[-1].size
     starts = [d.address for d in decoded]
     ticks = credit(histograms, starts, end, r.in_flat and profile.has_histogram)
-    places = _places(r, starts, lines, name_at)
+    places = _places(r, starts, lines, names)
     sites = _call_sites(profile, r, decoded, granule)
     targets = sorted({d.target for d in decoded if d.kind in ("jump", "branch") and d.target is not None})
     labels = {t: f"L{k}" for k, t in enumerate((t for t in targets if r.address <= t < end), 1)}
+    raw = dict(code_pieces(sections, r.address, end))
+    bases = sorted(raw)
     out = tuple(
         Instruction(
             d.address,
-            data[d.address - r.address : d.address - r.address + d.size],
+            d.size,
+            _bytes_at(raw, bases, d.address, d.size) if d.kind != "gap" else b"",
             d.text,
             d.kind,
             d.target,
@@ -292,25 +314,22 @@ def build_listing(
     return Listing(r, out, inner, profile.hz, profile.total_ticks, decoder.arch)
 
 
+def _bytes_at(pieces: dict[int, bytes], bases: Sequence[int], address: int, size: int) -> bytes:
+    base = bases[bisect_right(bases, address) - 1]
+    return pieces[base][address - base : address - base + size]
+
+
 def _places(
-    r: Routine, starts: Sequence[int], lines: LineTable | None, name_at: NameAt | None
+    r: Routine, starts: Sequence[int], lines: LineTable | None, names: FunctionNames | None
 ) -> list[tuple[str | None, int, str]]:
     """(file, line, function) of each instruction, as gprof -l's symbols give them."""
-    if lines is None:
+    if lines is None or names is None:
         return [(None, 0, r.name)] * len(starts)
-    from .report_lines import line_runs
-
-    class _At:  # line_runs asks `names.at`
-        def at(self, address: int) -> str:
-            return name_at(address) if name_at is not None else r.name
-
-    end = starts[-1] + 1 if starts else r.address
-    runs = line_runs(lines, _At(), r.address, max(end, r.end_address + 1))  # type: ignore[arg-type]
+    runs = line_runs(lines, names, r.address, r.end_address + 1)
     run_starts = [x[0] for x in runs]
     hit = lines.lookup(r.address)
-    first: tuple[str | None, int, str] = (
-        (hit[0], hit[1], _At().at(r.address)) if hit else (None, 0, _At().at(r.address))
-    )
+    own = names.at(r.address)
+    first: tuple[str | None, int, str] = (hit[0], hit[1], own) if hit else (None, 0, own)
     out: list[tuple[str | None, int, str]] = []
     for a in starts:
         k = bisect_right(run_starts, a) - 1
@@ -318,7 +337,9 @@ def _places(
     return out
 
 
-def _call_sites(profile: Profile, r: Routine, decoded: Sequence[Decoded], granule: int) -> dict[int, list[CallSite]]:
+def _call_sites(
+    profile: Profile, r: Routine, decoded: Sequence[Decoded], granule: int
+) -> dict[int, list[CallSite]]:
     """Instruction position -> the arcs' calls through it (module docstring)."""
     calls = [k for k, d in enumerate(decoded) if d.kind == "call"]
     rets = [decoded[k].address + decoded[k].size for k in calls]
@@ -342,5 +363,7 @@ def _call_sites(profile: Profile, r: Routine, decoded: Sequence[Decoded], granul
                 out.setdefault(chosen[0], []).append(site)
             else:
                 k = max(bisect_right(starts, ret) - 1, 0)
-                out.setdefault(k, []).append(CallSite(arc.child, child.display_name, count, share, False, False))
+                out.setdefault(k, []).append(
+                    CallSite(arc.child, child.display_name, count, share, False, False)
+                )
     return out

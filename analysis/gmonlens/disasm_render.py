@@ -67,7 +67,7 @@ def to_json(
         "routine": r.display_name,
         "name": r.name,
         "address": r.address,
-        "end": insns[-1].address + len(insns[-1].raw) if insns else r.address,
+        "end": insns[-1].address + insns[-1].size if insns else r.address,
         "file": insns[0].file if insns else None,
         "line": insns[0].line if insns else 0,
         "self_seconds": sec(self_ticks),
@@ -144,7 +144,7 @@ def render_text(
     sec = listing.seconds
     where = f" ({insns[0].file}:{insns[0].line})" if insns and insns[0].file else ""
     out = [
-        f"{r.display_name}{where}  0x{r.address:x}..0x{(insns[-1].address + len(insns[-1].raw)) if insns else r.address:x}",
+        f"{r.display_name}{where}  0x{r.address:x}..0x{(insns[-1].address + insns[-1].size) if insns else r.address:x}",
         f"self {sec(self_ticks):.2f} s ({_figure(self_ticks)} samples), "
         f"{_pct(self_ticks, listing.total_ticks):.2f}% of {sec(listing.total_ticks):.2f} s; "
         f"{len(insns)} instructions",
@@ -158,8 +158,9 @@ def render_text(
     symbols = dict(listing.symbols)
     labels = {i.address: i.label for i in insns if i.label}
     for i in insns:
-        if i.address in symbols:
+        if i.address in symbols:  # a routine folded into this one (-a) or an alias: its own code
             out.append(f"{'':>39}<{display(symbols[i.address])}>:")
+            own = prev_fn = i.function
         if i.function != prev_fn:
             out.append(_inline_marker(prev_fn, i.function, own, display))
             prev_fn = i.function

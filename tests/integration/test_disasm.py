@@ -1,0 +1,126 @@
+"""`gmonlens disasm` against gprof: every routine with self time adds up to gprof's self seconds,
+its line runs to `gprof -l`'s entries, its call instructions to gprof's arcs, callee by callee
+(tests/disasm_oracle.py), natively, on i386 and on AArch64; the command's text, errors and syntax."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+
+import pytest
+from gprof_harness import (
+    AARCH64,
+    GMONLENS,
+    I686,
+    NATIVE,
+    Built,
+    Program,
+    Target,
+    Workshop,
+    gmonlens_env,
+    gprof,
+)
+
+from disasm_oracle import check_program
+
+PROGRAMS = {
+    "recursion": Program("recursion", ("recursion.c",), args=("30000",)),
+    "cycles": Program("cycles", ("cycles.c",), args=("40000",)),
+    "opt2": Program("opt2", ("opt2.c",), flags=("-O2",), args=("600000",)),
+    "lineheat_O2": Program("lineheat_O2", ("lineheat.c",), flags=("-O2",), args=("6000000",)),
+    "statics": Program(
+        "statics", ("statics_main.c", "statics_s1.c", "statics_s2.c", "statics_s3.c"), args=("60000",)
+    ),
+    "shapes": Program("shapes", ("shapes.cpp",), args=("5000",)),
+    "shapes_O2": Program("shapes_O2", ("shapes.cpp",), flags=("-O2",), args=("8000",)),
+}
+CROSS = {
+    "recursion": Program("recursion", ("recursion.c",), args=("8000",)),
+    "opt2": Program("opt2", ("opt2.c",), flags=("-O2",), args=("200000",)),
+    "shapes": Program("shapes", ("shapes.cpp",), args=("400",)),
+}
+CASES: dict[str, tuple[Program, Target]] = {f"{n}-x86-64": (p, NATIVE) for n, p in PROGRAMS.items()}
+CASES |= {f"{n}-{t.name}": (p, t) for n, p in CROSS.items() for t in (I686, AARCH64)}
+
+
+def _gprof(built: Built, *opts: str) -> str:
+    out = gprof(built.target, ["-b", *opts, str(built.binary), str(built.gmon["out"])], built.dir)
+    assert out.returncode == 0, out.err
+    return out.stdout.decode(errors="replace")
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_listings_add_up_to_gprof(workshop: Workshop, case: str) -> None:
+    program, target = CASES[case]
+    built = workshop.get(program, target)
+    lines = gprof(target, ["-b", "-l", "-p", str(built.binary), str(built.gmon["out"])], built.dir)
+    line_text = lines.stdout.decode(errors="replace") if lines.returncode == 0 and lines.stdout else None
+    checked, problems = check_program(
+        str(built.binary), [str(built.gmon["out"])], _gprof(built, "-p"), line_text, _gprof(built, "-q")
+    )
+    assert checked > 0
+    assert not problems, "\n".join(problems)
+
+
+def _disasm(built: Built, *args: str) -> subprocess.CompletedProcess[bytes]:
+    argv = [str(GMONLENS), "disasm", *args, str(built.binary), str(built.gmon["out"])]
+    return subprocess.run(argv, capture_output=True, env=gmonlens_env(), timeout=120)
+
+
+def test_command_text_and_json(workshop: Workshop) -> None:
+    built = workshop.get(PROGRAMS["opt2"], NATIVE)
+    text = _disasm(built, "checked")
+    assert text.returncode == 0, text.stderr
+    out = text.stdout.decode()
+    assert out.startswith("checked (")
+    assert "opt2.c:47" in out and "\x1b[" not in out  # source lines; no colour off a terminal
+    assert any(line.startswith("*") for line in out.splitlines())  # the hot marker
+    coloured = _disasm(built, "--color=always", "checked").stdout.decode()
+    assert "\x1b[31m" in coloured
+    doc = json.loads(_disasm(built, "--json", "main").stdout)
+    assert doc["schema"] == "gmonlens-disasm/1" and doc["routine"] == "main"
+    calls = [c for i in doc["instructions"] for c in i["calls"]]
+    assert {c["callee"] for c in calls} >= {"checked", "tail_a"}
+    assert all(c["estimate"] for c in calls)
+    intel = json.loads(_disasm(built, "--json", "--syntax", "intel", "main").stdout)
+    assert any("PTR" in i["text"] for i in intel["instructions"])
+
+
+def test_cxx_names(workshop: Workshop) -> None:
+    built = workshop.get(PROGRAMS["shapes"], NATIVE)
+    doc = json.loads(_disasm(built, "--json", "main").stdout)
+    callees = {c["callee"] for i in doc["instructions"] for c in i["calls"]}
+    printed = next(n for n in callees if "::" in n and "(" in n)
+    by_printed = _disasm(built, "--json", printed)
+    assert by_printed.returncode == 0, by_printed.stderr
+    mangled = json.loads(by_printed.stdout)["name"]
+    assert mangled.startswith("_Z")
+    assert json.loads(_disasm(built, "--json", mangled).stdout)["routine"] == printed
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("no_such_routine",), "no routine matches 'no_such_routine'"),
+        (("-l", "main"), "report output options"),
+    ],
+)
+def test_command_errors(workshop: Workshop, args: tuple[str, ...], message: str) -> None:
+    built = workshop.get(PROGRAMS["opt2"], NATIVE)
+    res = _disasm(built, *args)
+    assert res.returncode in (1, 2)
+    err = res.stderr.decode()
+    assert message in err and len(err.splitlines()) == 1, err
+
+
+def test_stripped_binary(workshop: Workshop, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    built = workshop.get(PROGRAMS["opt2"], NATIVE)
+    stripped = tmp_path / "stripped"
+    subprocess.run(["strip", "-o", str(stripped), str(built.binary)], check=True)
+    res = subprocess.run(
+        [str(GMONLENS), "disasm", "main", str(stripped), str(built.gmon["out"])],
+        capture_output=True,
+        env=gmonlens_env(),
+        timeout=60,
+    )
+    assert res.returncode == 1 and len(res.stderr.decode().splitlines()) == 1, res.stderr

@@ -29,9 +29,9 @@ from __future__ import annotations
 from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
-from .asmtext import has_hidden_zero_disp, objdump_text
+from .asmtext import has_hidden_zero_disp, objdump_text, raw_matters
 from .errors import GmonlensError
 from .linetable import LineTable
 from .model import CodeSection, HistogramRecord, Profile, Routine
@@ -45,16 +45,17 @@ class DisasmError(GmonlensError):
     """A listing cannot be made (architecture, decoder, or a routine without code)."""
 
 
-@dataclass(frozen=True, slots=True)
-class Decoded:
+class Decoded(NamedTuple):
     """One decoded instruction: `kind` is "call", "jump" (unconditional), "branch" (conditional),
-    "return" or "other"; `target` a direct branch or call target (None: indirect or none)."""
+    "return" or "other"; `target` a direct branch or call target (None: indirect or none). (A
+    named tuple: immutable too, and built ten thousand times per large routine.)"""
 
     address: int
     size: int
     text: str
     kind: str
     target: int | None
+    raw: bytes = b""  # the instruction's bytes (none for a gap)
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,21 +133,33 @@ class Decoder:
         self.arch, self.syntax = arch, "intel" if syntax == "intel" and arch != "a64" else "att"
         self._cs: Any = cs
         self._detail: Any = detail
+        self._memo: dict[tuple[str, str, bool, bool, bytes], str] = {}
+        self._encodings: dict[bytes, tuple[bool, bool]] = {}
 
     def decode(self, data: bytes, address: int) -> list[Decoded]:
         """The instructions of `data` placed at `address`, in order; undecodable bytes come out
         as `.byte` pseudo-instructions."""
         out: list[Decoded] = []
-        arch, syntax = self.arch, self.syntax
+        arch, syntax, memo = self.arch, self.syntax, self._memo
+        detail = self._detail
         for at, size, mnemonic, ops in self._cs.disasm_lite(data, address):
             raw = data[at - address : at - address + size]
-            kind, target = _kind(arch, mnemonic, ops)
+            kind, target = _kind(arch, mnemonic, ops) if mnemonic[0] in "bcjlrt" else ("other", None)
             zero = sib = False
-            if self._detail is not None and has_hidden_zero_disp(ops, syntax):
-                zero, sib = self._encoding(raw, at)
-            out.append(
-                Decoded(at, size, objdump_text(arch, mnemonic, ops, syntax, raw, zero, sib), kind, target)
-            )
+            if detail is not None and ("(" in ops or "[" in ops) and has_hidden_zero_disp(ops, syntax):
+                hit = self._encodings.get(raw)
+                if hit is None:
+                    hit = self._encoding(raw, at)
+                    if len(self._encodings) < 1 << 18:
+                        self._encodings[raw] = hit
+                zero, sib = hit
+            key = (mnemonic, ops, zero, sib, raw if raw_matters(ops, raw) else b"")
+            text = memo.get(key)
+            if text is None:
+                text = objdump_text(arch, mnemonic, ops, syntax, raw, zero, sib)
+                if len(memo) < 1 << 18:
+                    memo[key] = text
+            out.append(Decoded(at, size, text, kind, target, raw))
         return out
 
     def _encoding(self, raw: bytes, at: int) -> tuple[bool, bool]:
@@ -160,7 +173,11 @@ class Decoder:
                 if modrm >> 6 != 3 and modrm & 7 == 4 and m + 1 < len(raw):
                     s = raw[m + 1]
                     rex_x = self.arch == "x64" and any(0x40 <= b <= 0x4F and b & 2 for b in raw[:m])
-                    sib = (s >> 3) & 7 == 4 and not rex_x and s & 7 != 4
+                    absolute = modrm >> 6 == 0 and s & 7 == 5  # disp32 alone: no base register
+                    sib = (s >> 3) & 7 == 4 and not rex_x and s & 7 != 4 and not absolute
+                    zero = zero and not (
+                        absolute and (s >> 3) & 7 == 4 and not rex_x
+                    )  # `0x10`, but `0x0(,%r15,8)`
             return zero, sib
         return False, False
 
@@ -293,13 +310,11 @@ def build_listing(
     sites = _call_sites(profile, r, decoded, granule)
     targets = sorted({d.target for d in decoded if d.kind in ("jump", "branch") and d.target is not None})
     labels = {t: f"L{k}" for k, t in enumerate((t for t in targets if r.address <= t < end), 1)}
-    raw = dict(code_pieces(sections, r.address, end))
-    bases = sorted(raw)
     out = tuple(
         Instruction(
             d.address,
             d.size,
-            _bytes_at(raw, bases, d.address, d.size) if d.kind != "gap" else b"",
+            d.raw,
             d.text,
             d.kind,
             d.target,
@@ -312,11 +327,6 @@ def build_listing(
     )
     inner = tuple(sorted((a, n) for a, n in elf_symbols if r.address < a < end))
     return Listing(r, out, inner, profile.hz, profile.total_ticks, decoder.arch)
-
-
-def _bytes_at(pieces: dict[int, bytes], bases: Sequence[int], address: int, size: int) -> bytes:
-    base = bases[bisect_right(bases, address) - 1]
-    return pieces[base][address - base : address - base + size]
 
 
 def _places(

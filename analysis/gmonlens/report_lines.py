@@ -24,7 +24,7 @@ C and C++ programs:
 from __future__ import annotations
 
 import os
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -75,7 +75,7 @@ def line_runs(lines: LineTable, names: FunctionNames, lo: int, hi: int) -> list[
     for addrs, _fids, _lines in lines.sequences:
         if addrs[-1] <= lo or addrs[0] >= hi:
             continue
-        points.update(a for a in addrs if lo <= a < hi)
+        points.update(addrs[bisect_left(addrs, lo) : bisect_left(addrs, hi)])  # ascending in a sequence
     if scopes is not None:
         k = bisect_right(scopes.bounds, lo)
         while k < len(scopes.bounds) and scopes.bounds[k] < hi:

@@ -63,8 +63,9 @@ class TargetNames:
         self._plt = [(c.address, c.address + len(c.data)) for c in sections if c.name in _PLT_SECTIONS]
 
     def __call__(self, address: int) -> str | None:
-        if any(lo <= address < hi for lo, hi in self._plt):
-            return None
+        for lo, hi in self._plt:
+            if lo <= address < hi:
+                return None
         k = bisect_right(self._addrs, address) - 1
         if k < 0:
             return None

@@ -144,6 +144,9 @@ def run_disasm(d: DisasmArgs) -> int:
     from gmonlens.disasm_render import render_text, to_json
     from gmonlens.disasm_session import DisasmContext
 
+    import gc
+
+    gc.disable()  # one short-lived computation over many small objects: collection only costs time
     g = d.gprof
     for w in g.warnings:
         print(f"gmonlens: warning: {w}", file=sys.stderr)

@@ -126,6 +126,9 @@ def _figure(ticks: float) -> str:
 _RED, _YELLOW, _DIM, _CYAN, _RESET = "\x1b[31m", "\x1b[33m", "\x1b[2m", "\x1b[36m", "\x1b[0m"
 
 
+Row = tuple[str, int, str | None, int]  # (kind, instruction index or -1, source file, source line)
+
+
 def render_text(
     listing: Listing,
     display: Display,
@@ -138,43 +141,64 @@ def render_text(
     source line wherever (file, line) changes, inlined functions where their code starts and
     ends, labels of jump targets, calls with gprof's count and estimated time. Hot instructions
     (>= 5% of the routine) are marked `*` (red with `colour`), warm ones (>= 1%) `+` (yellow)."""
+    lines = render_lines(listing, display, names, source, colour)
+    return "\n".join(text for text, _row in lines) + "\n"
+
+
+def render_lines(
+    listing: Listing,
+    display: Display,
+    names: Callable[[int], str | None],
+    source: SourceLine | None = None,
+    colour: bool = False,
+) -> list[tuple[str, Row]]:
+    """`render_text`'s lines, each with what it shows: ("header", -1, None, 0), ("source", -1,
+    file, line), ("instruction", k, file, line) for instruction k (its first line; "bytes" for
+    the continuation of its bytes), ("label", ...), ("inline", ...), ("symbol", ...)."""
     r = listing.routine
     insns = listing.instructions
     self_ticks = sum(i.ticks for i in insns)
     sec = listing.seconds
     where = f" ({insns[0].file}:{insns[0].line})" if insns and insns[0].file else ""
-    out = [
-        f"{r.display_name}{where}  0x{r.address:x}..0x{(insns[-1].address + insns[-1].size) if insns else r.address:x}",
-        f"self {sec(self_ticks):.2f} s ({_figure(self_ticks)} samples), "
-        f"{_pct(self_ticks, listing.total_ticks):.2f}% of {sec(listing.total_ticks):.2f} s; "
-        f"{len(insns)} instructions",
-        "* >= 5% of the routine, + >= 1%; ~s: time gprof propagates along a call (an estimate)",
-        "",
-        "    %routine  seconds  samples    address  bytes                 instruction",
+    end = (insns[-1].address + insns[-1].size) if insns else r.address
+    head: Row = ("header", -1, None, 0)
+    out: list[tuple[str, Row]] = [
+        (f"{r.display_name}{where}  0x{r.address:x}..0x{end:x}", head),
+        (
+            f"self {sec(self_ticks):.2f} s ({_figure(self_ticks)} samples), "
+            f"{_pct(self_ticks, listing.total_ticks):.2f}% of {sec(listing.total_ticks):.2f} s; "
+            f"{len(insns)} instructions",
+            head,
+        ),
+        ("* >= 5% of the routine, + >= 1%; ~s: time gprof propagates along a call (an estimate)", head),
+        ("", head),
+        ("    %routine  seconds  samples    address  bytes                 instruction", head),
     ]
     own = insns[0].function if insns else ""
     prev_place: tuple[str | None, int] | None = None
     prev_fn = own
     symbols = dict(listing.symbols)
     labels = {i.address: i.label for i in insns if i.label}
-    for i in insns:
+    pad = " " * 39
+    for k, i in enumerate(insns):
         if i.address in symbols:  # a routine folded into this one (-a) or an alias: its own code
-            out.append(f"{'':>39}<{display(symbols[i.address])}>:")
+            out.append((f"{pad}<{display(symbols[i.address])}>:", ("symbol", k, i.file, i.line)))
             own = prev_fn = i.function
         if i.function != prev_fn:
-            out.append(_inline_marker(prev_fn, i.function, own, display))
+            out.append((_inline_marker(prev_fn, i.function, own, display), ("inline", k, i.file, i.line)))
             prev_fn = i.function
         place = (i.file, i.line)
         if place != prev_place and i.file is not None:
             text = source(i.file, i.line) if source is not None else None
             loc = f"{i.file.rsplit('/', 1)[-1]}:{i.line}"
-            line = f"{'':>39}{loc}" + (f"  {text.strip()}" if text and text.strip() else "")
-            out.append(f"{_CYAN}{line}{_RESET}" if colour else line)
+            line = f"{pad}{loc}" + (f"  {text.strip()}" if text and text.strip() else "")
+            out.append((f"{_CYAN}{line}{_RESET}" if colour else line, ("source", -1, i.file, i.line)))
         prev_place = place
         if i.label:
-            out.append(f"{'':>39}{i.label}:")
-        out.extend(_insn_lines(listing, i, names, self_ticks, colour, labels))
-    return "\n".join(out) + "\n"
+            out.append((f"{pad}{i.label}:", ("label", k, i.file, i.line)))
+        for n, text in enumerate(_insn_lines(listing, i, names, self_ticks, colour, labels)):
+            out.append((text, ("instruction" if n == 0 else "bytes", k, i.file, i.line)))
+    return out
 
 
 def _inline_marker(prev: str, now: str, own: str, display: Display) -> str:

@@ -21,6 +21,7 @@ from .notices import (
     log_info,
     refresh_inlay_hints,
     refresh_lenses,
+    refresh_listings,
     routines_with_figures,
     send_status,
     warn_once,
@@ -196,6 +197,8 @@ def _apply(ls: GmonlensServer, state: FolderState, outcome: LoadOutcome) -> None
         warn_once(ls, state, outcome.choice)
         message += f" ({outcome.choice})"
     send_status(ls, state, "loaded", message)
+    if replaced:
+        ls.spawn(refresh_listings(ls, state.uri))
     ls.spawn(_finish(ls, state, lo))
 
 

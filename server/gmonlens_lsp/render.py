@@ -406,3 +406,15 @@ def inlined_markdown(name: str, copies: InlinedCopies, profile: Profile, index: 
         "them in the routines listed, not as calls.*"
     )
     return "\n".join(lines)
+
+
+def document_content(text: str | None, error: str | None) -> types.TextDocumentContentResult | None:
+    """A listing document's text (`workspace/textDocumentContent`); an error as its one line."""
+    if text is None and error is None:
+        return None
+    return types.TextDocumentContentResult(text=text if text is not None else f"{error}\n")
+
+
+def disassembly_link(uri: str) -> str:
+    """The hover's link to a routine's listing document (a `gmonlens-disasm:` URI)."""
+    return f"[Show disassembly]({uri})"

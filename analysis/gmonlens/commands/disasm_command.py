@@ -141,10 +141,10 @@ class _Sources:
 
 def run_disasm(d: DisasmArgs) -> int:
     """Print the listing of every routine SYMSPEC names; 1 with one line when there is none."""
+    import gc
+
     from gmonlens.disasm_render import render_text, to_json
     from gmonlens.disasm_session import DisasmContext
-
-    import gc
 
     gc.disable()  # one short-lived computation over many small objects: collection only costs time
     g = d.gprof

@@ -52,6 +52,7 @@ class LoadedFolder:
     lens_cache: dict[str, Any] = field(default_factory=dict, compare=False)  # path -> lenses (JSON)
     comparison: Any = None  # baseline.Comparison when the folder has a baseline
     heat: HeatHolder = field(default_factory=HeatHolder, compare=False)  # line heat, computed once
+    disasm: dict[str, Any] = field(default_factory=dict, compare=False)  # syntax -> DisasmContext
 
     @property
     def total_seconds(self) -> float:

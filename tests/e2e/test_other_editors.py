@@ -83,7 +83,9 @@ def test_neovim_07_readme_config(workspace: Path, tmp_path: Path) -> None:
     assert seen["quickfix"] == [{"lnum": call_line + 1, "text": "main"}], seen["quickfix"]
     assert seen["lenses_after_click"] >= len(lenses)
     # :GmonlensDisasm: work's listing, read-only, with its call to helper and gprof's count
-    assert seen["disasm"].startswith("work (") and "# helper: 400 calls" in seen["disasm"], seen["disasm"][:500]
+    assert seen["disasm"].startswith("work (") and "# helper: 400 calls" in seen["disasm"], seen["disasm"][
+        :500
+    ]
     assert seen["disasm_modifiable"] is False
 
 
@@ -116,4 +118,6 @@ def test_emacs_eglot_readme_config(workspace: Path, tmp_path: Path) -> None:
     assert seen["eldoc"] and "400/400" in seen["eldoc"]  # what eldoc displays
     assert any("work" in s for s in seen["apropos"]), seen["apropos"]
     # M-x gmonlens-disasm: work's listing, with its call to helper and gprof's count
-    assert seen["disasm"].startswith("work (") and "# helper: 400 calls" in seen["disasm"], seen["disasm"][:500]
+    assert seen["disasm"].startswith("work (") and "# helper: 400 calls" in seen["disasm"], seen["disasm"][
+        :500
+    ]

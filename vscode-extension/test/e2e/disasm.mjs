@@ -1,0 +1,92 @@
+// The annotated disassembly in a real VS Code (part of run.mjs), on the real program line heat uses
+// (SQLite at -O2, else the heatproject fixture): the "disassembly" lens above the hottest routine
+// opens its listing beside the source; the listing has gutter heat, inlay hints with the figures and
+// a link from a call instruction to the callee. Expected text from `gmonlens disasm` (the same
+// renderer; its figures are held against gprof by tests/integration/test_disasm.py).
+
+import { execFileSync } from "node:child_process";
+import * as fs from "node:fs";
+import * as path from "node:path";
+
+import { openWindow, quickOpen, sleep } from "./ui.mjs";
+
+/** The hottest routine (flat profile) with a call instruction, its listing lines and its source line. */
+function expected(repo, folder, binary, gmon, sourceFile) {
+  const gmonlens = path.join(repo, ".venv", "bin", "gmonlens");
+  const report = JSON.parse(execFileSync(gmonlens, ["report", "--json", binary, gmon], { encoding: "utf8", maxBuffer: 1 << 28 }));
+  const source = fs.readFileSync(sourceFile, "utf8").split("\n");
+  const base = path.basename(sourceFile);
+  const hot = report.routines
+    .filter((r) => r.self_seconds > 0 && r.file && path.basename(r.file) === base && r.line > 0)
+    .sort((a, b) => b.self_seconds - a.self_seconds);
+  for (const r of hot.slice(0, 5)) {
+    const text = execFileSync(gmonlens, ["disasm", "--color=never", r.name, binary, gmon], { encoding: "utf8", maxBuffer: 1 << 28 });
+    const lines = text.split("\n");
+    const call = lines.findIndex((l) => /  # (\S+): \d+ calls?, ~/.test(l));
+    if (call >= 0) {
+      const callee = /  # (\S+): \d+ calls?, ~/.exec(lines[call])[1];
+      const line = source.findIndex((l, i) => i >= r.line - 3 && l.includes(r.display_name));
+      return { routine: r.display_name, line: (line >= 0 ? line : r.line - 1) + 1, callLine: call + 1, callee, hot: lines.findIndex((l) => l.startsWith("*")) + 1 };
+    }
+  }
+  return undefined;
+}
+
+async function listingView(page) {
+  return page.evaluate(() => {
+    const editors = [...document.querySelectorAll(".monaco-editor")].filter((e) => e.getBoundingClientRect().width > 0);
+    const editor = editors.find((e) => /%routine|samples/.test(e.textContent)) ?? null;
+    if (!editor) return { lines: [], gutter: 0, links: [] };
+    const lines = [...editor.querySelectorAll(".view-lines .view-line")].map((el) => el.textContent.replace(/\u00a0/g, " "));
+    const gutter = [...editor.querySelectorAll(".margin *")].filter((el) => /heat-\d\.svg/.test(getComputedStyle(el).backgroundImage)).length;
+    const links = [...editor.querySelectorAll(".detected-link, .detected-link-active")].map((el) => el.textContent);
+    return { lines, gutter, links };
+  });
+}
+
+export async function disasmChecks({ browser, port, repo, work, results, check, goTo }) {
+  const sqlite = path.join(work, "sqlite");
+  const target = fs.existsSync(path.join(sqlite, "gmonlens.yaml"))
+    ? { folder: sqlite, file: path.join(sqlite, "sqlite3.c") }
+    : { folder: path.join(work, "heatproject"), file: path.join(work, "heatproject", "src", "main.c") };
+  const yaml = fs.existsSync(path.join(target.folder, "gmonlens.yaml")) ? fs.readFileSync(path.join(target.folder, "gmonlens.yaml"), "utf8") : "";
+  const binary = /binary: (.*)/.exec(yaml)?.[1] ?? path.join(target.folder, "build", "app");
+  const gmon = /profiles: \[(.*)\]/.exec(yaml)?.[1] ?? path.join(target.folder, "build", "gmon.out");
+  const want = expected(repo, target.folder, binary, gmon, target.file);
+  if (!check("disassembly: a hot routine with a call instruction", want !== undefined)) return;
+  const page = await openWindow(browser, port, `folder=${encodeURIComponent(target.folder)}`);
+  try {
+    await sleep(2000);
+    await quickOpen(page, target.file);
+    await page.locator(".monaco-editor .view-lines").first().click();
+    await goTo(page, want.line + 10, 1);
+    await goTo(page, want.line, 1);
+    // the lens above the routine: click its "disassembly" part
+    const lens = page.locator(".codelens-decoration a", { hasText: "disassembly" }).first();
+    await lens.waitFor({ timeout: 120000 }).catch(() => undefined);
+    const clicked = await lens.click({ timeout: 5000 }).then(() => true, () => false);
+    check(`disassembly: the lens of ${want.routine} opens the listing`, clicked);
+    let seen = { lines: [], gutter: 0, links: [] };
+    const hint = /\d+\.\d\d s · \d+\.\d%/;
+    for (let i = 0; i < 60 && !(seen.gutter > 0 && seen.lines.some((l) => hint.test(l))); i++) {
+      await sleep(1000);
+      seen = await listingView(page);
+      if (i === 5 && seen.lines.length) await goTo(page, want.hot, 1); // the hottest instruction in view
+    }
+    await page.screenshot({ path: path.join(results, "10-disassembly.png") });
+    check("disassembly: listing shown with its header", seen.lines.some((l) => l.includes("%routine")) || seen.lines.length > 0,
+      seen.lines.slice(0, 2).join(" / "));
+    check("disassembly: gutter heat on the hot instructions", seen.gutter > 0, `${seen.gutter} icons`);
+    check("disassembly: inlay hints with the instructions' figures", seen.lines.some((l) => hint.test(l)));
+    await goTo(page, want.callLine, 1);
+    for (let i = 0; i < 20 && !seen.links.includes(want.callee); i++) {
+      await sleep(500);
+      seen = await listingView(page);
+    }
+    await page.screenshot({ path: path.join(results, "11-disassembly-call.png") });
+    await page.screenshot({ path: path.join(results, "readme-disassembly.png"), clip: { x: 348, y: 64, width: 932, height: 560 } });
+    check(`disassembly: the call to ${want.callee} links to its source`, seen.links.includes(want.callee), seen.links.join(", "));
+  } finally {
+    await page.close();
+  }
+}

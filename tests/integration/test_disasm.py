@@ -8,6 +8,7 @@ import json
 import re
 import shutil
 import subprocess
+from pathlib import Path
 
 import pytest
 from gprof_harness import (
@@ -115,7 +116,7 @@ def test_command_errors(workshop: Workshop, args: tuple[str, ...], message: str)
     assert message in err and len(err.splitlines()) == 1, err
 
 
-def test_stripped_binary(workshop: Workshop, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_stripped_binary(workshop: Workshop, tmp_path: Path) -> None:
     built = workshop.get(PROGRAMS["opt2"], NATIVE)
     stripped = tmp_path / "stripped"
     subprocess.run(["strip", "-o", str(stripped), str(built.binary)], check=True)
@@ -181,3 +182,15 @@ def test_objdump_spelling(workshop: Workshop, program: str, target: Target, synt
     got = Decoder(MACHINE[target.name], syntax).decode(text.data, text.address)
     differ = [(hex(d.address), d.text, want[d.address]) for d in got if want.get(d.address, d.text) != d.text]
     assert len(got) > 100 and not differ, differ[:10]
+
+
+def test_routine_without_code(workshop: Workshop, tmp_path: Path) -> None:
+    """A routine of a -S table at an address no executable section holds: one line naming it."""
+    built = workshop.get(PROGRAMS["opt2"], NATIVE)
+    nm = subprocess.run(["nm", str(built.binary)], capture_output=True, text=True, check=True).stdout
+    table = [line for line in nm.splitlines() if line.endswith((" T main", " T checked"))]
+    syms = tmp_path / "syms.txt"
+    syms.write_text("\n".join([*table, "0000000000000010 T ghost"]) + "\n")
+    res = _disasm(built, "-S", str(syms), "ghost")
+    err = res.stderr.decode()
+    assert res.returncode == 1 and "ghost: no code at 0x10" in err and len(err.splitlines()) == 1, err

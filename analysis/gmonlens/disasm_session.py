@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from . import diskcache
 from .disasm import Decoder, DisasmError, Listing, build_listing
@@ -17,7 +18,9 @@ from .linetable import LineTable
 from .model import HistogramRecord, Profile
 from .options import AnalysisOptions
 from .report_lines import FunctionNames
-from .scopes import FunctionScopes
+
+if TYPE_CHECKING:  # scopes imports pyelftools: only a listing without cached scopes needs it
+    from .scopes import FunctionScopes
 
 LINES_KIND, SCOPES_KIND = "linetable-bfd", "scopes-gprof"
 
@@ -28,6 +31,8 @@ def gprof_lines(image: ElfImage) -> tuple[LineTable, FunctionScopes] | None:
     Raises GmonlensError naming the binary when its DWARF cannot be read."""
     if not image.has_debug_info:
         return None
+    from .scopes import FunctionScopes
+
     key = diskcache.binary_key(image.path, image.build_id)
     table = diskcache.load(LINES_KIND, key, LineTable.from_plain)
     scopes = diskcache.load(SCOPES_KIND, key, FunctionScopes.from_plain)

@@ -100,7 +100,22 @@ def function_scopes(index: DwarfIndex, elf_names: Mapping[int, str] | None = Non
     `lib_helper(unsigned int)`); its inlined copies keep the bare DW_AT_name (`lib_helper`).
     Found on gprof 2.40 with C++ static functions; C names stay DWARF's (`refresh` for
     `refresh.part.0`)."""
-    scopes: list[tuple[int, int, str]] = []
+    plain, named = _scope_lists(index, elf_names)
+    return FunctionScopes.build(named if elf_names is not None else plain)
+
+
+def both_scopes(index: DwarfIndex, elf_names: Mapping[int, str]) -> tuple[FunctionScopes, FunctionScopes]:
+    """`function_scopes(index)` and `function_scopes(index, elf_names)` from one pass over the DIEs."""
+    plain, named = _scope_lists(index, elf_names)
+    return FunctionScopes.build(plain), FunctionScopes.build(named)
+
+
+def _scope_lists(
+    index: DwarfIndex, elf_names: Mapping[int, str] | None
+) -> tuple[list[tuple[int, int, str]], list[tuple[int, int, str]]]:
+    """(low, high, name) of every code range, named as DWARF names them and as gprof -l does."""
+    plain: list[tuple[int, int, str]] = []
+    named: list[tuple[int, int, str]] = []
     names: dict[int, tuple[str, bool]] = {}
     for unit in index.units():
         cu = index.cu(unit.offset)
@@ -115,10 +130,12 @@ def function_scopes(index: DwarfIndex, elf_names: Mapping[int, str] | None = Non
                 ranges = index.code_ranges(die)
                 if ranges:
                     name, linkage = _name(die, names)
-                    if elf_names is not None and mangled_language and not linkage:
-                        name = elf_names.get(ranges[0][0], name)
-                    scopes.extend((lo, hi, name) for lo, hi in ranges)
-    return FunctionScopes.build(scopes)
+                    plain.extend((lo, hi, name) for lo, hi in ranges)
+                    if elf_names is not None:
+                        if mangled_language and not linkage:
+                            name = elf_names.get(ranges[0][0], name)
+                        named.extend((lo, hi, name) for lo, hi in ranges)
+    return plain, named
 
 
 def _name(die: Any, cache: dict[int, tuple[str, bool]]) -> tuple[str, bool]:

@@ -209,7 +209,12 @@ async def _finish(ls: GmonlensServer, state: FolderState, loaded: Any) -> None:
     # by a second or more), while the warm-up subprocess runs: ready long before the warm-up ends
     # (SQLite: ~6 s)
     heat = heat_task(ls, state, loaded)
-    complete = loaded.dwarf_cached and loaded.profile_cached and cache_entries.has_scopes(loaded.binary)
+    complete = (
+        loaded.dwarf_cached
+        and loaded.profile_cached
+        and cache_entries.has_scopes(loaded.binary)
+        and cache_entries.has_listing_data(loaded.binary)
+    )
     if cache_entries.cache_dir() is not None and not complete:
         args = [loaded.binary, *loaded.profiles]
         if loaded.settings.static_call_graph:

@@ -16,13 +16,14 @@ from gmonlens.loader import load
 
 from .lspclient import open_doc, position_of, session, state_of, uri, wait_status
 
-pytestmark = [pytest.mark.e2e, pytest.mark.asyncio]
+pytestmark = [pytest.mark.e2e]
 
 
 async def disassembly(client: Any, params: dict[str, Any]) -> Any:
     return await client.protocol.send_request_async("gmonlens/disassembly", params)
 
 
+@pytest.mark.asyncio
 async def test_disassembly_request_content_and_command(cproject: Path, tmp_path: Path) -> None:
     profile = load(str(cproject / "build" / "app"), [str(cproject / "build" / "gmon.out")]).profile
     work = profile.routine_named("work")
@@ -83,3 +84,29 @@ async def test_disassembly_request_content_and_command(cproject: Path, tmp_path:
             types.HoverParams(text_document=types.TextDocumentIdentifier(uri=uri(main_c)), position=pos)
         )
         assert f"[Show disassembly]({doc.uri})" in hover.contents.value
+
+
+def test_warmup_fills_the_listing_cache(
+    cproject: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The warm-up subprocess stores what a first listing would otherwise read from the DWARF (BFD's
+    line table, gprof -l's names), and a listing from the cache is the same as one computed."""
+    from gmonlens.disasm_render import render_text
+    from gmonlens.disasm_session import DisasmContext
+    from gmonlens.options import AnalysisOptions
+    from gmonlens_lsp.workspace import cache_entries, warmup
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    binary, gmon = str(cproject / "build" / "app"), str(cproject / "build" / "gmon.out")
+
+    def listing() -> str:
+        ctx = DisasmContext.open(binary, [gmon], AnalysisOptions())
+        x = ctx.listing(ctx.find("work")[0])
+        return render_text(x, ctx.display_names([x]), ctx.target_names)
+
+    assert not cache_entries.has_listing_data(binary)
+    computed = listing()  # stores them as well
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache2"))
+    warmup.warm(binary, [gmon], False)
+    assert cache_entries.has_listing_data(binary) and cache_entries.has_scopes(binary)
+    assert listing() == computed

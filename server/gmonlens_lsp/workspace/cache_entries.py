@@ -196,5 +196,35 @@ def load_scopes(binary: str, *, compute: bool) -> FunctionScopes | None:
     return scopes
 
 
+def load_scopes_for_listings(binary: str) -> None:
+    """The function scopes (as `load_scopes`) and what a listing needs (`disasm_session.gprof_lines`:
+    BFD's line table, gprof -l's names), computed where missing, the two scopes in one DIE pass."""
+    from gmonlens import disasm_session
+    from gmonlens.elf import read_elf
+    from gmonlens.scopes import both_scopes, elf_code_names
+
+    key = binary_key(binary)
+    have_plain = diskcache.exists("scopes", key)
+    have_named = diskcache.exists(disasm_session.SCOPES_KIND, key)
+    if not (have_plain and have_named):
+        image = read_elf(binary)
+        plain, named = both_scopes(DwarfIndex(binary), elf_code_names(image.symbols))
+        diskcache.store("scopes", key, (plain.bounds, plain.names))
+        diskcache.store(disasm_session.SCOPES_KIND, key, (named.bounds, named.names))
+    if not diskcache.exists(disasm_session.LINES_KIND, key):
+        table = LineTable.from_elf(binary, bfd=True)
+        plain_table = table.to_plain()
+        if plain_table is not None:
+            diskcache.store(disasm_session.LINES_KIND, key, plain_table)
+
+
+def has_listing_data(binary: str) -> bool:
+    """Whether the listing's line table and names (`load_scopes_for_listings`) are cached."""
+    from gmonlens import disasm_session
+
+    key = binary_key(binary)
+    return diskcache.exists(disasm_session.SCOPES_KIND, key) and diskcache.exists(disasm_session.LINES_KIND, key)
+
+
 def has_scopes(binary: str) -> bool:
     return diskcache.exists("scopes", binary_key(binary))

@@ -1,5 +1,6 @@
 """`python -m gmonlens_lsp.workspace.warmup BINARY [--static-call-graph] PROFILE...`: fill the cache for one
-binary and profile set (full DWARF index, line table, computed profile, function scopes), at low priority, in a
+binary and profile set (full DWARF index, line table, computed profile, function scopes, and the
+listing's BFD line table and gprof -l names), at low priority, in a
 process of its own so that the server's requests never wait for this work (the GIL)."""
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ def warm(binary: str, profiles: list[str], static_call_graph: bool) -> None:
         cache_entries.save_dwarf(dwarf, dkey)
     cache_entries.load_line_table(binary)
     if dwarf.has_debug_info:
-        cache_entries.load_scopes(binary, compute=True)
+        cache_entries.load_scopes_for_listings(binary)
 
 
 def main(argv: list[str]) -> int:

@@ -85,6 +85,9 @@ export async function disasmChecks({ browser, port, repo, work, results, check, 
     }
     await page.screenshot({ path: path.join(results, "11-disassembly-call.png") });
     await page.screenshot({ path: path.join(results, "readme-disassembly.png"), clip: { x: 348, y: 64, width: 932, height: 560 } });
+    if (process.env.UPDATE_README_SCREENSHOT === "1") {
+      fs.copyFileSync(path.join(results, "readme-disassembly.png"), path.join(repo, "vscode-extension", "images", "disassembly.png"));
+    }
     check(`disassembly: the call to ${want.callee} links to its source`, seen.links.includes(want.callee), seen.links.join(", "));
   } finally {
     await page.close();

@@ -118,7 +118,9 @@ class Decoder:
         try:
             import capstone
         except ImportError:
-            raise DisasmError(None, "the capstone module is missing: no disassembly") from None
+            raise DisasmError(
+                None, "no disassembly without the capstone module (pip install capstone in gmonlens's Python)"
+            ) from None
         if arch == "a64":
             cs = capstone.Cs(capstone.CS_ARCH_ARM64, capstone.CS_MODE_ARM)
             detail = None

@@ -151,10 +151,14 @@ def render_lines(
     names: Callable[[int], str | None],
     source: SourceLine | None = None,
     colour: bool = False,
+    compact: bool = False,
 ) -> list[tuple[str, Row]]:
     """`render_text`'s lines, each with what it shows: ("header", -1, None, 0), ("source", -1,
     file, line), ("instruction", k, file, line) for instruction k (its first line; "bytes" for
-    the continuation of its bytes), ("label", ...), ("inline", ...), ("symbol", ...)."""
+    the continuation of its bytes), ("label", ...), ("inline", ...), ("symbol", ...).
+
+    `compact` (an editor that shows the figures beside the text, as inlay hints and heat): each
+    instruction is one line, its hot/warm marker, address and text, without figures and bytes."""
     r = listing.routine
     insns = listing.instructions
     self_ticks = sum(i.ticks for i in insns)
@@ -172,20 +176,22 @@ def render_lines(
         ),
         ("* >= 5% of the routine, + >= 1%; ~s: time gprof propagates along a call (an estimate)", head),
         ("", head),
-        ("    %routine  seconds  samples    address  bytes                 instruction", head),
     ]
+    if not compact:
+        out.append(("    %routine  seconds  samples    address  bytes                 instruction", head))
     own = insns[0].function if insns else ""
     prev_place: tuple[str | None, int] | None = None
     prev_fn = own
     symbols = dict(listing.symbols)
     labels = {i.address: i.label for i in insns if i.label}
-    pad = " " * 39
+    pad = " " * (2 if compact else 39)
     for k, i in enumerate(insns):
         if i.address in symbols:  # a routine folded into this one (-a) or an alias: its own code
             out.append((f"{pad}<{display(symbols[i.address])}>:", ("symbol", k, i.file, i.line)))
             own = prev_fn = i.function
         if i.function != prev_fn:
-            out.append((_inline_marker(prev_fn, i.function, own, display), ("inline", k, i.file, i.line)))
+            marker = _inline_marker(prev_fn, i.function, own, display).lstrip()
+            out.append((pad + marker, ("inline", k, i.file, i.line)))
             prev_fn = i.function
         place = (i.file, i.line)
         if place != prev_place and i.file is not None:
@@ -196,6 +202,11 @@ def render_lines(
         prev_place = place
         if i.label:
             out.append((f"{pad}{i.label}:", ("label", k, i.file, i.line)))
+        if compact:
+            out.append(
+                (_compact_line(listing, i, names, self_ticks, labels), ("instruction", k, i.file, i.line))
+            )
+            continue
         for n, text in enumerate(_insn_lines(listing, i, names, self_ticks, colour, labels)):
             out.append((text, ("instruction" if n == 0 else "bytes", k, i.file, i.line)))
     return out
@@ -208,6 +219,28 @@ def _inline_marker(prev: str, now: str, own: str, display: Display) -> str:
     if prev == own:
         return f"{pad}[inlined {display(now)}]"
     return f"{pad}[inlined {display(now)}, from inlined {display(prev)}]"
+
+
+def _annotated(
+    listing: Listing, i: Instruction, names: Callable[[int], str | None], labels: dict[int, str]
+) -> str:
+    """The instruction's text with its label target and its calls (count, estimated time)."""
+    sec = listing.seconds
+    text = _spaced(full_text(i, names))
+    if i.target is not None and i.kind in ("jump", "branch") and i.target in labels:
+        text += f"  -> {labels[i.target]}"
+    for c in i.calls:
+        text += f"  # {c.name}: {c.count} call{'s' if c.count != 1 else ''}, ~{sec(c.ticks):.2f} s"
+        text += " (shared)" if c.shared else ""
+    return text
+
+
+def _compact_line(
+    listing: Listing, i: Instruction, names: Callable[[int], str | None], whole: float, labels: dict[int, str]
+) -> str:
+    pct = _pct(i.ticks, whole)
+    mark = "*" if pct >= HOT else "+" if pct >= WARM else " "
+    return f"{mark}{i.address:8x}:  {_annotated(listing, i, names, labels)}"
 
 
 def _insn_lines(
@@ -224,12 +257,7 @@ def _insn_lines(
     figures = f"{pct:10.2f}% {sec(i.ticks):8.2f} {_figure(i.ticks):>8}" if i.ticks else " " * 29
     raw = i.raw.hex(" ")
     chunk = 7 * 3 - 1
-    text = _spaced(full_text(i, names))
-    if i.target is not None and i.kind in ("jump", "branch") and i.target in labels:
-        text += f"  -> {labels[i.target]}"
-    for c in i.calls:
-        text += f"  # {c.name}: {c.count} call{'s' if c.count != 1 else ''}, ~{sec(c.ticks):.2f} s"
-        text += " (shared)" if c.shared else ""
+    text = _annotated(listing, i, names, labels)
     first = f"{mark}{figures} {i.address:10x}:  {raw[:chunk]:<21} {text}"
     if colour:
         hue = _RED if mark == "*" else _YELLOW if mark == "+" else _DIM if not i.ticks else ""

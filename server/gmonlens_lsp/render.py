@@ -408,11 +408,10 @@ def inlined_markdown(name: str, copies: InlinedCopies, profile: Profile, index: 
     return "\n".join(lines)
 
 
-def document_content(text: str | None, error: str | None) -> types.TextDocumentContentResult | None:
-    """A listing document's text (`workspace/textDocumentContent`); an error as its one line."""
-    if text is None and error is None:
-        return None
-    return types.TextDocumentContentResult(text=text if text is not None else f"{error}\n")
+def document_content(text: str | None, error: str) -> types.TextDocumentContentResult:
+    """A listing document's text (`workspace/textDocumentContent`: never null); else the error as
+    its one line."""
+    return types.TextDocumentContentResult(text=text if text is not None else f"gmonlens: {error}\n")
 
 
 def disassembly_link(uri: str) -> str:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import pytest
 from lsprotocol import types
@@ -61,14 +62,28 @@ async def test_disassembly_request_content_and_command(cproject: Path, tmp_path:
         assert helper.path and helper.path.endswith(".c") and helper.sourceLine > 0
         assert any(s.path == str(main_c) for s in doc.sources)  # source lines link back
 
+        compact = await disassembly(client, {**at, "compact": True})
+        assert compact.uri == doc.uri + "&layout=compact"
+        clines = compact.text.splitlines()
+        for i in compact.instructions:  # one line each: marker, address, text; no figures
+            assert clines[i.line][1:].lstrip().startswith(f"{i.address:x}:"), clines[i.line]
+        assert (await disassembly(client, {"uri": compact.uri})).text == compact.text
+
         by_name = await disassembly(client, {"name": "work"})
         by_uri = await disassembly(client, {"uri": doc.uri})
         assert by_name.text == by_uri.text == doc.text
+        path, _, query = doc.uri.partition("?")  # as VS Code's Uri.toString() sends it back
+        encoded = await disassembly(client, {"uri": path + "?" + quote(query, safe="")})
+        assert encoded.text == doc.text
 
         content = await client.workspace_text_document_content_async(
             types.TextDocumentContentParams(uri=doc.uri)
         )
         assert content.text == doc.text
+        missing = await client.workspace_text_document_content_async(
+            types.TextDocumentContentParams(uri=doc.uri.replace("routine=work", "routine=nothing"))
+        )
+        assert missing.text.startswith("gmonlens: no listing")
 
         shown = await client.workspace_execute_command_async(
             types.ExecuteCommandParams(

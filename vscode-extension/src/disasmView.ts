@@ -89,11 +89,14 @@ export class DisasmView implements vscode.Disposable {
     const params: Record<string, unknown> = {
       textDocument: { uri: docUri },
       position: { line: pos.line, character: pos.character },
+      compact: true, // the figures are inlay hints and gutter heat here
     };
     if (typeof symbol === "string") {
       params.symbol = symbol;
     }
+    const started = Date.now();
     const listing = await this.fetch(params);
+    this.log(`disassembly at ${docUri}:${pos.line + 1}: ${listing ? `${listing.displayName} in ${Date.now() - started} ms` : "none"}`);
     if (!listing) {
       void vscode.window.showInformationMessage("gmonlens: no routine with a profile at the cursor.");
       return undefined;
@@ -101,8 +104,14 @@ export class DisasmView implements vscode.Disposable {
     return this.open(listing.uri);
   }
 
-  private async open(uri: string): Promise<vscode.TextEditor> {
-    const doc = await vscode.workspace.openTextDocument(vscode.Uri.parse(uri, true));
+  private async open(uri: string): Promise<vscode.TextEditor | undefined> {
+    let doc: vscode.TextDocument;
+    try {
+      doc = await vscode.workspace.openTextDocument(vscode.Uri.parse(uri, true));
+    } catch (e) {
+      this.log(`cannot open ${uri}: ${e instanceof Error ? e.message : String(e)}`);
+      return undefined;
+    }
     const editor = await vscode.window.showTextDocument(doc, { viewColumn: vscode.ViewColumn.Beside, preview: false });
     this.paint(editor);
     return editor;
@@ -126,7 +135,15 @@ export class DisasmView implements vscode.Disposable {
       return undefined;
     }
     try {
-      const listing = parseListing(await client.sendRequest(DISASSEMBLY, params));
+      const result = await client.sendRequest(DISASSEMBLY, params);
+      const listing = parseListing(result);
+      if (!listing) {
+        this.log(`${DISASSEMBLY} ${JSON.stringify(params)}: ${JSON.stringify(result)?.slice(0, 300)}`);
+        const error = typeof result === "object" && result !== null ? (result as { error?: unknown }).error : undefined;
+        if (typeof error === "string") {
+          void vscode.window.showWarningMessage(`gmonlens: ${error}`);
+        }
+      }
       if (listing) {
         this.listings.set(listing.uri, listing);
         this.listings.set(vscode.Uri.parse(listing.uri, true).toString(), listing);

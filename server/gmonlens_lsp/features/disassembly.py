@@ -28,21 +28,25 @@ def _get(obj: Any, key: str, default: Any = None) -> Any:
     return getattr(obj, key, default)
 
 
-async def _by_uri(ls: GmonlensServer, uri: str) -> tuple[FolderState, LoadedFolder, int, str] | None:
+Target = tuple[FolderState, LoadedFolder, int, str, bool]  # folder, load, routine, syntax, compact
+
+
+async def _by_uri(ls: GmonlensServer, uri: str) -> Target | None:
     parsed = disasm_docs.parse_uri(uri)
     if parsed is None:
         return None
-    folder, name, address, syntax = parsed
+    folder, name, address, syntax, compact = parsed
     state = ls.folders.get(folder) or ls.folder_of(folder)
     if state is None or (loaded := await reload.loaded_or_wait(ls, state)) is None:
         return None
     rid = disasm_docs.find(loaded, name, address)
-    return None if rid is None else (state, loaded, rid, syntax)
+    return None if rid is None else (state, loaded, rid, syntax, compact)
 
 
-async def _target(ls: GmonlensServer, params: Any) -> tuple[FolderState, LoadedFolder, int, str] | None:
+async def _target(ls: GmonlensServer, params: Any) -> Target | None:
     """The routine asked for: a listing URI, the cursor in a source, or a name in a folder."""
     syntax = "intel" if _get(params, "syntax") == "intel" else "att"
+    compact = _get(params, "compact") is True
     uri = _get(params, "uri")
     if isinstance(uri, str) and uri.startswith(disasm_docs.SCHEME + ":"):
         return await _by_uri(ls, uri)
@@ -57,7 +61,7 @@ async def _target(ls: GmonlensServer, params: Any) -> tuple[FolderState, LoadedF
         loaded, rids = hit
         symbol = _get(params, "symbol")
         chosen = [r for r in rids if loaded.profile.routines[r].name == symbol] or rids
-        return state, loaded, chosen[0], syntax
+        return state, loaded, chosen[0], syntax, compact
     name, folder = _get(params, "name"), _get(params, "folder")
     if not isinstance(name, str):
         return None
@@ -66,7 +70,7 @@ async def _target(ls: GmonlensServer, params: Any) -> tuple[FolderState, LoadedF
         loaded = await reload.loaded_or_wait(ls, state)
         rid = disasm_docs.find(loaded, name, None) if loaded is not None else None
         if loaded is not None and rid is not None:
-            return state, loaded, rid, syntax
+            return state, loaded, rid, syntax, compact
     return None
 
 
@@ -74,9 +78,9 @@ async def disassembly(ls: GmonlensServer, params: Any) -> dict[str, Any] | None:
     target = await _target(ls, params)
     if target is None:
         return None
-    state, loaded, rid, syntax = target
+    state, loaded, rid, syntax, compact = target
     try:
-        doc = await asyncio.to_thread(disasm_docs.document, loaded, state.uri, rid, syntax)
+        doc = await asyncio.to_thread(disasm_docs.document, loaded, state.uri, rid, syntax, compact)
         ls.listings.add(doc["uri"])
         return doc
     except GmonlensError as e:  # a routine without code, a binary changed under us
@@ -95,9 +99,11 @@ def register(server: GmonlensServer) -> None:
     @safe()
     async def text_document_content(
         ls: GmonlensServer, params: types.TextDocumentContentParams
-    ) -> types.TextDocumentContentResult | None:
+    ) -> types.TextDocumentContentResult:
         doc = await disassembly(ls, {"uri": params.uri})
-        return render.document_content(doc.get("text") if doc else None, doc.get("error") if doc else None)
+        text = doc.get("text") if doc else None
+        error = (doc.get("error") if doc else None) or "no listing: no profile loaded, or no such routine"
+        return render.document_content(text, error)
 
     @server.command(SHOW_DISASSEMBLY)
     @safe()

@@ -223,7 +223,9 @@ def has_listing_data(binary: str) -> bool:
     from gmonlens import disasm_session
 
     key = binary_key(binary)
-    return diskcache.exists(disasm_session.SCOPES_KIND, key) and diskcache.exists(disasm_session.LINES_KIND, key)
+    return diskcache.exists(disasm_session.SCOPES_KIND, key) and diskcache.exists(
+        disasm_session.LINES_KIND, key
+    )
 
 
 def has_scopes(binary: str) -> bool:

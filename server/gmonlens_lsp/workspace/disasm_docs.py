@@ -3,7 +3,7 @@ name them, the engine's listing (`gmonlens.disasm`) for a loaded folder, and the
 with what each line shows (for heat, inlay hints, links and cursor sync in a client).
 
 A URI is `gmonlens-disasm:/<printed name>.s?folder=<folder URI>&routine=<raw name>&address=<hex>
-&syntax=att|intel` (query values percent-encoded): the raw name and address pick the routine in
+&syntax=att|intel[&layout=compact]` (query values percent-encoded): the raw name and address pick the routine in
 any generation of the folder's profile, so the document follows reloads of the same program.
 """
 
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import threading
 from typing import Any
-from urllib.parse import parse_qs, quote, urlsplit
+from urllib.parse import parse_qs, quote, unquote, urlsplit
 
 from gmonlens.disasm_render import render_lines
 from gmonlens.disasm_session import DisasmContext, gprof_lines
@@ -24,19 +24,20 @@ SCHEME = "gmonlens-disasm"
 _LOCK = threading.Lock()
 
 
-def doc_uri(folder: str, r: Routine, syntax: str = "att") -> str:
+def doc_uri(folder: str, r: Routine, syntax: str = "att", compact: bool = False) -> str:
     """The listing document's URI for routine `r` of `folder` (module docstring)."""
     name = quote(r.display_name.replace("/", "_"), safe="")
     query = f"folder={quote(folder, safe='')}&routine={quote(r.name, safe='')}&address={r.address:x}"
-    return f"{SCHEME}:/{name}.s?{query}&syntax={syntax}"
+    return f"{SCHEME}:/{name}.s?{query}&syntax={syntax}" + ("&layout=compact" if compact else "")
 
 
-def parse_uri(uri: str) -> tuple[str, str, int | None, str] | None:
-    """(folder URI, raw name, address or None, syntax) of a listing URI; None if not one."""
+def parse_uri(uri: str) -> tuple[str, str, int | None, str, bool] | None:
+    """(folder URI, raw name, address or None, syntax, compact) of a listing URI; None if not one."""
     parts = urlsplit(uri)
     if parts.scheme != SCHEME:
         return None
-    q = parse_qs(parts.query)
+    query = parts.query if "=" in parts.query else unquote(parts.query)  # VS Code encodes `=` and `&`
+    q = parse_qs(query)
     folder, routine = q.get("folder", [""])[0], q.get("routine", [""])[0]
     if not folder or not routine:
         return None
@@ -45,7 +46,8 @@ def parse_uri(uri: str) -> tuple[str, str, int | None, str] | None:
     except ValueError:
         address = None
     syntax = q.get("syntax", ["att"])[0]
-    return folder, routine, address, syntax if syntax in ("att", "intel") else "att"
+    compact = q.get("layout", [""])[0] == "compact"
+    return folder, routine, address, syntax if syntax in ("att", "intel") else "att", compact
 
 
 def find(loaded: LoadedFolder, name: str, address: int | None) -> int | None:
@@ -78,7 +80,9 @@ def context(loaded: LoadedFolder, syntax: str) -> DisasmContext:
         return ctx
 
 
-def document(loaded: LoadedFolder, folder: str, rid: int, syntax: str = "att") -> dict[str, Any]:
+def document(
+    loaded: LoadedFolder, folder: str, rid: int, syntax: str = "att", compact: bool = False
+) -> dict[str, Any]:
     """The listing of routine `rid` as a document: its URI and text, and per instruction the
     0-based text line, figures, source (recorded file, 1-based line; resolved path when found)
     and calls (callee, count, estimated seconds, callee's source); `sources` gives the text lines
@@ -93,7 +97,7 @@ def document(loaded: LoadedFolder, folder: str, rid: int, syntax: str = "att") -
         lines = file_lines(path) if path else ()
         return lines[line - 1] if 0 < line <= len(lines) else None
 
-    rows = render_lines(listing, display, ctx.target_names, source)
+    rows = render_lines(listing, display, ctx.target_names, source, compact=compact)
     sec = listing.seconds
     whole = sum(i.ticks for i in listing.instructions)
     r = listing.routine
@@ -119,7 +123,7 @@ def document(loaded: LoadedFolder, folder: str, rid: int, syntax: str = "att") -
             }
         )
     return {
-        "uri": doc_uri(folder, r, syntax),
+        "uri": doc_uri(folder, r, syntax, compact),
         "folder": folder,
         "generation": loaded.generation,
         "routine": r.id,

@@ -14,9 +14,9 @@ import time
 import uuid
 from typing import Any
 
-from lsprotocol import types
 from pygls.capabilities import get_capability
 
+from . import render
 from .notices import (
     log_info,
     refresh_inlay_hints,
@@ -119,7 +119,7 @@ async def _reload(ls: GmonlensServer, state: FolderState, generation: int) -> No
                 done = (
                     "Profile loaded" if outcome is not None and outcome.loaded is not None else "No profile"
                 )
-                ls.work_done_progress.end(token, types.WorkDoneProgressEnd(message=done))
+                ls.work_done_progress.end(token, render.progress_end(done))
     finally:
         # files read by this load keep the stamp they had before it: a write during the load is
         # seen; a load that failed or was superseded still leaves the folder watched
@@ -155,8 +155,7 @@ async def _begin_progress(ls: GmonlensServer) -> str | None:
     except Exception as exc:
         log.info("work done progress refused: %s", exc)
         return None
-    begin = types.WorkDoneProgressBegin(title="gmonlens", message="Loading the profile", cancellable=False)
-    ls.work_done_progress.begin(token, begin)
+    ls.work_done_progress.begin(token, render.progress_begin("gmonlens", "Loading the profile"))
     return token
 
 

@@ -20,11 +20,10 @@ import uuid
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from lsprotocol import types
 from pygls.io_ import StdinAsyncReader, StdoutWriter
 from pygls.lsp.server import LanguageServer
 
-from . import __version__
+from . import __version__, render
 from .protocol import GmonlensProtocol, read_loop
 from .workspace import fsuri as uris
 from .workspace.session import FolderState, LoadedFolder
@@ -142,12 +141,9 @@ class GmonlensServer(LanguageServer):
     async def register_dynamically(self, method: str, options: Any = None) -> bool:
         """Ask the client to register `method` (client/registerCapability); False when it fails
         or does not answer within 5 s."""
-        registration = types.Registration(id=str(uuid.uuid4()), method=method, register_options=options)
+        params = render.registration(str(uuid.uuid4()), method, options)
         try:
-            await asyncio.wait_for(
-                self.client_register_capability_async(types.RegistrationParams(registrations=[registration])),
-                timeout=5,
-            )
+            await asyncio.wait_for(self.client_register_capability_async(params), timeout=5)
             return True
         except Exception as exc:
             log.info("registering %s failed: %s", method, exc)

@@ -9,7 +9,7 @@ from typing import Any
 from lsprotocol import types
 
 from .. import render
-from ..cursor import routines_under_cursor
+from ..cursor import lines_in, place_text, routines_under_cursor
 from ..server import GmonlensServer, safe
 from ..workspace import fsuri as uris
 from ..workspace.session import LoadedFolder
@@ -39,13 +39,20 @@ def _routine(ls: GmonlensServer, item: types.CallHierarchyItem) -> tuple[LoadedF
     return None
 
 
+def _item(loaded: LoadedFolder, rid: int) -> types.CallHierarchyItem:
+    """Routine `rid` as an item (its place and declaration line read here: call off the loop)."""
+    place = loaded.index.place(rid)
+    return render.call_item(loaded.profile, rid, place, place_text(place), loaded.binary, loaded.generation)
+
+
 def _incoming(loaded: LoadedFolder, rid: int) -> list[types.CallHierarchyIncomingCall]:
     p, index = loaded.profile, loaded.index
     out = []
     for pos in reversed(p.parents[rid]):  # gprof lists the biggest caller last
         arc = p.arcs[pos]
-        item = render.call_item(p, index, arc.parent, loaded.binary, loaded.generation)
-        out.append(render.incoming(item, arc, index.call_site_lines(arc), p))
+        item = _item(loaded, arc.parent)
+        lines = lines_in(index.call_site_lines(arc), uris.to_fs_path(item.uri) or "")
+        out.append(render.incoming(item, arc, lines, p))
     return out
 
 
@@ -57,9 +64,9 @@ def _outgoing(
     out = []
     for pos in p.children[rid]:
         arc = p.arcs[pos]
-        item = render.call_item(p, index, arc.child, loaded.binary, loaded.generation)
-        sites = index.call_site_lines(arc)
-        out.append(render.outgoing(item, arc, sites, caller_path, caller.selection_range, p))
+        item = _item(loaded, arc.child)
+        lines = lines_in(index.call_site_lines(arc), caller_path)
+        out.append(render.outgoing(item, arc, lines, caller.selection_range, p))
     return out
 
 
@@ -73,12 +80,7 @@ def register(server: GmonlensServer) -> None:
         if hit is None:
             return None
         loaded, rids = hit  # a template's instances declared on the line: one item each
-        return [
-            await asyncio.to_thread(
-                render.call_item, loaded.profile, loaded.index, rid, loaded.binary, loaded.generation
-            )
-            for rid in rids
-        ]
+        return [await asyncio.to_thread(_item, loaded, rid) for rid in rids]
 
     @server.feature(types.CALL_HIERARCHY_INCOMING_CALLS)
     @safe(default=list)

@@ -305,10 +305,10 @@ class CallGraphQuery:
 
     uri: str | None  # textDocument.uri
     position: LinePosition | None  # set when centred on the routine under the cursor (at `uri`)
-    folder: Any  # a folder URI (else the document's, else the first folder)
-    routine: Any  # an id of an earlier answer's generation
-    generation: Any
-    name: Any  # raw or demangled name, when the generation moved on
+    folder: object  # a folder URI (else the document's, else the first folder)
+    routine: object  # an id of an earlier answer's generation
+    generation: object
+    name: object  # raw or demangled name, when the generation moved on
     whole: bool
     depth: int
     max_nodes: int

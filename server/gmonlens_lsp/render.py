@@ -12,7 +12,6 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from lsprotocol import types
 
@@ -394,7 +393,7 @@ def log_message(kind: str, text: str) -> types.LogMessageParams:
     return types.LogMessageParams(type=message_type(kind), message=text)
 
 
-def registration(registration_id: str, method: str, options: Any = None) -> types.RegistrationParams:
+def registration(registration_id: str, method: str, options: object = None) -> types.RegistrationParams:
     """client/registerCapability's parameters: one registration of `method`."""
     one = types.Registration(id=registration_id, method=method, register_options=options)
     return types.RegistrationParams(registrations=[one])

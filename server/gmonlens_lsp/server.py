@@ -17,8 +17,8 @@ import sys
 import threading
 import time
 import uuid
-from collections.abc import Callable
-from typing import Any, TypeVar
+from collections.abc import Callable, Coroutine
+from typing import Any, BinaryIO, TypeVar
 
 from pygls.io_ import StdinAsyncReader, StdoutWriter
 from pygls.lsp.server import LanguageServer
@@ -30,6 +30,7 @@ from .workspace.session import FolderState, LoadedFolder
 
 log = logging.getLogger("gmonlens")
 F = TypeVar("F", bound=Callable[..., Any])
+T = TypeVar("T")
 
 
 def safe(default: Any = None) -> Callable[[F], F]:
@@ -68,7 +69,7 @@ class GmonlensServer(LanguageServer):
 
     def __init__(self) -> None:
         super().__init__("gmonlens", __version__, protocol_cls=GmonlensProtocol)
-        self.children: set[Any] = set()  # subprocesses (cache warm-up), killed at exit
+        self.children: set[asyncio.subprocess.Process] = set()  # subprocesses (cache warm-up), killed at exit
         self.client_settings: Any = None  # the client's `gmonlens` section, camelCase
         self.folders: dict[str, FolderState] = {}  # folder uri -> state
         self.background: set[asyncio.Task[Any]] = set()
@@ -138,7 +139,7 @@ class GmonlensServer(LanguageServer):
         state = self.folder_of(doc_uri)
         return state.loaded if state is not None else None
 
-    async def register_dynamically(self, method: str, options: Any = None) -> bool:
+    async def register_dynamically(self, method: str, options: object = None) -> bool:
         """Ask the client to register `method` (client/registerCapability); False when it fails
         or does not answer within 5 s."""
         params = render.registration(str(uuid.uuid4()), method, options)
@@ -151,7 +152,7 @@ class GmonlensServer(LanguageServer):
 
     # ---- process ---------------------------------------------------------------------------------
 
-    def start_io(self, stdin: Any = None, stdout: Any = None) -> None:
+    def start_io(self, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> None:
         """Serve on stdin/stdout until `exit` (or the client closes stdin), then end the process at
         once: a load stuck in a read (a FIFO, a slow disk) must not keep it alive."""
         self._stop_event = threading.Event()
@@ -183,14 +184,14 @@ class GmonlensServer(LanguageServer):
         logging.shutdown()
         os._exit(code)
 
-    def report_server_error(self, error: Exception, source: Any) -> None:
+    def report_server_error(self, error: Exception, source: object) -> None:
         """Errors outside a request (a message that cannot be read, a failing notification handler)
         go to stderr; pygls would show each one to the person as a popup."""
         log.warning("%s: %s", getattr(source, "__name__", source), error)
 
-    def spawn(self, coro: Any) -> asyncio.Task[Any]:
+    def spawn(self, coro: Coroutine[Any, Any, T]) -> asyncio.Task[T]:
         """Run a coroutine in the background, keeping a reference until it ends."""
-        task: asyncio.Task[Any] = asyncio.ensure_future(coro)
+        task: asyncio.Task[T] = asyncio.ensure_future(coro)
         self.background.add(task)
         task.add_done_callback(self.background.discard)
         return task

@@ -15,7 +15,7 @@ from ..workspace import baseline
 from ..workspace.session import FolderState, LoadedFolder
 
 
-def _folders(ls: GmonlensServer, folder_uri: Any) -> list[FolderState]:
+def _folders(ls: GmonlensServer, folder_uri: object) -> list[FolderState]:
     if isinstance(folder_uri, str) and folder_uri:
         state = ls.folders.get(folder_uri) or ls.folder_of(folder_uri)
         return [state] if state is not None else []

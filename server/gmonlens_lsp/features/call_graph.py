@@ -18,17 +18,17 @@ from ..workspace.session import FolderState, LoadedFolder
 CALL_GRAPH = "gmonlens/callGraph"
 
 
-def _state(ls: GmonlensServer, folder: Any) -> FolderState | None:
+def _state(ls: GmonlensServer, folder: object) -> FolderState | None:
     if isinstance(folder, str) and folder:
         return ls.folders.get(folder) or ls.folder_of(folder)
     return next(iter(ls.folders.values()), None)
 
 
-def _refind(loaded: LoadedFolder, routine: Any, generation: Any, name: Any) -> int | None:
+def _refind(loaded: LoadedFolder, routine: object, generation: object, name: object) -> int | None:
     """A routine id from an earlier answer: kept while the generation is the same, else by name."""
     routines = loaded.profile.routines
-    same = generation == loaded.generation and isinstance(routine, int) and 0 <= routine < len(routines)
-    if same and (not isinstance(name, str) or routines[routine].name == name):
+    same = isinstance(routine, int) and generation == loaded.generation and 0 <= routine < len(routines)
+    if same and isinstance(routine, int) and (not isinstance(name, str) or routines[routine].name == name):
         return int(routine)
     if isinstance(name, str):
         for r in routines:

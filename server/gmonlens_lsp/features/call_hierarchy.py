@@ -4,7 +4,6 @@ addresses) and children (outgoing; static arcs too when the static call graph is
 from __future__ import annotations
 
 import asyncio
-from typing import Any
 
 from lsprotocol import types
 
@@ -17,7 +16,7 @@ from ..workspace.session import LoadedFolder
 
 def _routine(ls: GmonlensServer, item: types.CallHierarchyItem) -> tuple[LoadedFolder, int] | None:
     """The item's routine in the current profile (re-found by name after a reload)."""
-    data: Any = item.data if isinstance(item.data, dict) else {}
+    data: dict[str, object] = item.data if isinstance(item.data, dict) else {}
     for state in ls.folders.values():
         loaded = state.loaded
         if loaded is None:

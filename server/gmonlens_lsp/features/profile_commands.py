@@ -15,7 +15,7 @@ from ..workspace import fsuri as uris
 from ..workspace.session import FolderState, LoadedFolder
 
 
-def _folders(ls: GmonlensServer, folder_uri: Any) -> list[FolderState]:
+def _folders(ls: GmonlensServer, folder_uri: object) -> list[FolderState]:
     if isinstance(folder_uri, str) and folder_uri:
         state = ls.folders.get(folder_uri) or ls.folder_of(folder_uri)
         return [state] if state is not None else []
@@ -57,7 +57,7 @@ def _callers(loaded: LoadedFolder, rid: int) -> list[payloads.Caller]:
 
 
 async def _named_instance(
-    ls: GmonlensServer, uri: str, position: types.Position, symbol: Any
+    ls: GmonlensServer, uri: str, position: types.Position, symbol: object
 ) -> tuple[LoadedFolder, int] | None:
     """The routine of symbol `symbol` among those named at `position` (a lens's third argument:
     which of a template's instances sharing the line it belongs to)."""

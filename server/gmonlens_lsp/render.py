@@ -44,8 +44,7 @@ class Figures:
 def figures(profile: Profile, r: Routine) -> Figures:
     base = profile.print_ticks if profile.print_ticks > 0 else 1.0
     percent = 100.0 * r.total_ticks / base
-    # gprof leaves the count blank for a routine nobody called (main, other spontaneous ones)
-    calls = f"{r.calls}+{r.self_calls}" if r.self_calls else str(r.calls) if r.calls else ""
+    calls = payloads.calls_text(r)  # blank for a routine nobody called (main, other spontaneous ones)
     return Figures(
         percent=f"{percent:.1f}",
         self_s=f"{profile.seconds(r.prop_self_ticks):.2f}",

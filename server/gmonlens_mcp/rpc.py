@@ -93,7 +93,8 @@ def tool_result(result: ToolResult, version: str) -> dict[str, Any]:
     if version >= "2025-06-18":
         out["structuredContent"] = result.structured
     else:
-        content.append({"type": "text", "text": json.dumps(result.structured, ensure_ascii=False)})
+        text = json.dumps(_finite(result.structured), ensure_ascii=False, allow_nan=False)
+        content.append({"type": "text", "text": text})
     return out
 
 

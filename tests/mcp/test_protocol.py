@@ -129,7 +129,7 @@ def wire(app: FakeApp) -> Iterator[Wire]:
         ("2024-11-05", "2024-11-05"),
         ("2025-11-25", "2025-06-18"),
         ("1999-01-01", "2025-06-18"),
-    ],  # fmt: skip
+    ],
 )
 def test_version_negotiation(wire: Wire, app: FakeApp, asked: str, answered: str) -> None:
     result = wire.initialize(asked)["result"]

@@ -250,6 +250,7 @@ def test_cancelled_calls_get_no_answer(wire: Wire, app: FakeApp) -> None:
                 "params": {"requestId": rid, "reason": "x"},
             }
         )
+    assert wire.request("ping", rid="p2")["id"] == "p2"  # the reader has read the cancellations
     app.release.set()
     after = wire.request("tools/call", {"name": "echo"}, rid="after")
     assert after["id"] == "after"  # the next answer: neither cancelled call was answered

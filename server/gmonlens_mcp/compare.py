@@ -16,8 +16,9 @@ from gmonlens.diff import Change, RoutineDiff, diff_profiles
 from gmonlens.errors import GmonlensError
 from gmonlens.model import Profile
 from gmonlens.options import AnalysisOptions
-from gmonlens_lsp import baseline, cache
-from gmonlens_lsp.discovery import expand_profiles
+from gmonlens_lsp.workspace import baseline
+from gmonlens_lsp.workspace import cache_entries as cache
+from gmonlens_lsp.workspace.discovery import expand_profiles
 
 from .rpc import ToolResult
 from .workspace import ToolFailure, View

@@ -156,7 +156,7 @@ def callees(view: View, args: dict[str, Any]) -> ToolResult:
 
 
 def _heat(view: View) -> Any:
-    from gmonlens_lsp.session import line_heat
+    from gmonlens_lsp.workspace.session import line_heat
 
     if not view.profile.has_histogram:
         raise ToolFailure("the profile has no time histogram: no line heat")

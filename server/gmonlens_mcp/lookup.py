@@ -20,7 +20,7 @@ import re
 from typing import Any
 
 from gmonlens.model import Routine
-from gmonlens_lsp.srcnames import source_name
+from gmonlens_lsp.workspace.srcnames import source_name
 
 from .workspace import ToolFailure, View
 

@@ -3,7 +3,7 @@
 Contract of `Workspace.view()` (called by every tool, on the one worker thread):
 - The folder's settings are `gmonlens.yaml`'s (`settings.read_config_file`); `binary`/`profiles`
   given on the command line replace the file's. Discovery and loading are the language server's
-  (`gmonlens_lsp.discovery`, `gmonlens_lsp.session.load_folder`): the same program, the same
+  (`gmonlens_lsp.workspace`: `discovery`, `session.load_folder`): the same program, the same
   profiles, the same figures, the computed profile read from the engine's disk cache.
 - Before answering, each input is stat'ed again (device, inode, size, mtime in ns): the profiles,
   the binary, `gmonlens.yaml`, a configured baseline, and (without a `profiles` setting) every
@@ -22,10 +22,10 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from gmonlens.model import Profile
-from gmonlens_lsp import cache
-from gmonlens_lsp.discovery import PROFILE_PATTERNS, search_dirs
-from gmonlens_lsp.session import Loaded, LoadOutcome, load_folder
-from gmonlens_lsp.settings import CONFIG_FILE, Settings, read_config_file
+from gmonlens_lsp.workspace import cache_entries as cache
+from gmonlens_lsp.workspace.discovery import PROFILE_PATTERNS, search_dirs
+from gmonlens_lsp.workspace.session import LoadedFolder, LoadOutcome, load_folder
+from gmonlens_lsp.workspace.settings import CONFIG_FILE, Settings, read_config_file
 
 
 class ToolFailure(Exception):
@@ -56,7 +56,7 @@ def stamp(paths: list[str]) -> Stamp:
 class View:
     """One load and what the tools derived from it (filled lazily, dropped with the load)."""
 
-    loaded: Loaded
+    loaded: LoadedFolder
     outcome: LoadOutcome
     settings_problems: tuple[str, ...]
     derived: dict[str, Any] = field(default_factory=dict)

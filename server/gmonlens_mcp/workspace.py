@@ -19,13 +19,16 @@ from __future__ import annotations
 import glob
 import os
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from gmonlens.model import Profile
-from gmonlens_lsp.workspace import cache_entries as cache
-from gmonlens_lsp.workspace.discovery import PROFILE_PATTERNS, search_dirs
-from gmonlens_lsp.workspace.session import LoadedFolder, LoadOutcome, load_folder
-from gmonlens_lsp.workspace.settings import CONFIG_FILE, Settings, read_config_file
+# The workspace modules (yaml, elftools, the DWARF index) load with the first profile, on the
+# worker thread, so that `initialize` and `tools/list` are answered without them.
+if TYPE_CHECKING:
+    from gmonlens.model import Profile
+    from gmonlens_lsp.workspace.session import LoadedFolder, LoadOutcome
+    from gmonlens_lsp.workspace.settings import Settings
+
+CONFIG_FILE = "gmonlens.yaml"  # gmonlens_lsp.workspace.settings.CONFIG_FILE
 
 
 class ToolFailure(Exception):
@@ -92,6 +95,8 @@ class Workspace:
         self.loads = 0  # how many times the profile was loaded (tests, bench)
 
     def settings(self) -> tuple[Settings, list[str]]:
+        from gmonlens_lsp.workspace.settings import read_config_file
+
         settings, problems = read_config_file(self.folder)
         if self.binary:
             settings = replace(settings, binary=self.binary)
@@ -100,6 +105,8 @@ class Workspace:
         return settings, problems
 
     def _watched(self, settings: Settings, inputs: tuple[str, ...]) -> list[str]:
+        from gmonlens_lsp.workspace.discovery import PROFILE_PATTERNS, search_dirs
+
         paths = [os.path.join(self.folder, CONFIG_FILE), *self.profiles, *inputs]
         if self.binary:
             paths.append(self.binary)
@@ -124,6 +131,9 @@ class Workspace:
         return self._view
 
     def _load(self) -> None:
+        from gmonlens_lsp.workspace import cache_entries as cache
+        from gmonlens_lsp.workspace.session import load_folder
+
         settings, problems = self.settings()
         previous = self._view.outcome.inputs if self._view else ()
         before = {s[0]: s for s in stamp(self._watched(settings, previous))}

@@ -346,3 +346,11 @@ def test_no_pygls() -> None:
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_config_file_name_is_the_settings() -> None:
+    """workspace.py names gmonlens.yaml without importing the settings module (start-up time)."""
+    from gmonlens_lsp.workspace import settings
+    from gmonlens_mcp import workspace
+
+    assert workspace.CONFIG_FILE == settings.CONFIG_FILE

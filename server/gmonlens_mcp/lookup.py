@@ -3,7 +3,8 @@
 Contract of `find(view, name, file)`:
 - `name` is matched, first tier with a hit wins: the demangled name as gprof prints it or the raw
   (mangled) symbol; the demangled name without its parameters (`Shape::area`); the identifier
-  alone (`area`, `accumulate` for `accumulate<int>`). `file.c:name` (gprof's symspec form) sets
+  alone (`area`, `accumulate` for `accumulate<int>`); the end of a qualified name (`Circle::area`
+  for `geo::Circle::area() const`, `accumulate<int>`). `file.c:name` (gprof's symspec form) sets
   `file`.
 - `file` keeps the candidates whose source file (the declaration's, else the line table's) ends
   with it, by whole path components.
@@ -104,6 +105,8 @@ def find(view: View, name: str, file: str | None = None) -> int:
         if ids:
             break
     if not ids:
+        ids = _by_suffix(view, name)
+    if not ids:
         raise ToolFailure(*_unknown(view, name))
     if file:
         inside = [i for i in ids if _in_file(place(view, i)[0], file)]
@@ -129,6 +132,18 @@ def find(view: View, name: str, file: str | None = None) -> int:
         "give the full name shown, or `file` to choose",
         {"routine": name, "ambiguous": True, "candidates": shown},
     )
+
+
+def _by_suffix(view: View, name: str) -> list[int]:
+    """Routines whose name without parameters ends with `name` after `::` or a space: `Circle::area`
+    for `geo::Circle::area() const`, `accumulate<int>` for `int geo::accumulate<int>(...)`."""
+    bare = _tiers(view)[1]
+    return [
+        rid
+        for key, ids in bare.items()
+        if key.endswith(name) and key[: -len(name)].endswith(("::", " "))
+        for rid in ids
+    ]
 
 
 def _unknown(view: View, name: str) -> tuple[str, dict[str, Any]]:

@@ -148,6 +148,14 @@ def test_cpp_figures_equal_gprof(cpp_ws: Path) -> None:
         check_figures(c, binary, profile)
         names = [r["name"] for r in c.call("top_routines", limit=50)["structuredContent"]["routines"]]
         assert any("::" in n for n in names)  # demangled as gprof prints them
+        amb = c.call("routine_entry", routine="area")  # Circle's and Square's
+        names = sorted(x["name"] for x in amb["structuredContent"]["candidates"])
+        assert amb["isError"] is True and names == ["geo::Circle::area() const", "geo::Square::area() const"]
+        one = c.call("callers", routine="Circle::area")["structuredContent"]  # the end of a qualified name
+        assert one["routine"] == "geo::Circle::area() const" and one["callers"][0]["name"] == "main"
+        lines = c.call("hot_lines", routine="accumulate<int>")["structuredContent"]
+        assert lines["routine"].startswith("int geo::accumulate<int>(")
+        assert all(x["file"] is not None for x in lines["lines"])
 
 
 def test_summary(c_ws: Path, c_client: McpClient) -> None:

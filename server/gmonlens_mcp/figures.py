@@ -126,6 +126,8 @@ def arc_figures(view: View, a: Arc, other: Routine, callee: Routine) -> dict[str
         "index": other.index,
         "calls": a.count,
         "of_calls": None if in_cycle else tot,
+        # the share of the callee's time gprof gives this line (its estimate's basis)
+        "share_of_calls": a.count / tot if not in_cycle and tot else None,
         "self_seconds": None if in_cycle else seconds(p, a.self_ticks),
         "children_seconds": None if in_cycle else seconds(p, a.child_ticks),
         "estimated": not in_cycle,

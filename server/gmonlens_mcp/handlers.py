@@ -110,6 +110,9 @@ def routine_entry(view: View, args: dict[str, Any]) -> ToolResult:
         "estimated": fig.ESTIMATED,
         "gprof_text": text,
     }
+    if r.cycle:  # the cycle's own entry: the members' time counted once, calls from outside
+        c = p.cycle(r.cycle)
+        out["cycle_gprof_text"] = fig.graph_entries(view).get(c.index) if c.printed else None
     head = f"{r.display_name} [{r.index}]"
     if text is None:
         return ToolResult(out, f"{head}: gprof prints no call-graph entry for it (no time, no calls)")

@@ -106,6 +106,8 @@ def check_figures(c: McpClient, binary: Path, profile: Path) -> None:
     for r in by_total:
         entry = c.call("routine_entry", routine=r["symbol"], file=r["file"])["structuredContent"]
         assert entry["gprof_text"] == blocks[entry["index"]], entry["name"]
+        if entry["cycle"]:
+            assert entry["cycle_gprof_text"] in blocks.values()
         main_line = primary(entry["gprof_text"])
         assert f"{entry['total_percent']:.1f}" == main_line.split()[1]
         assert f"{entry['self_seconds']:.2f}" == main_line.split()[2]
@@ -204,6 +206,9 @@ def test_callers_and_callees(c_ws: Path, c_client: McpClient) -> None:
     assert by_name["main"]["calls"] == 400 and by_name["main"]["of_calls"] == 400
     assert by_name["is_odd"]["in_cycle"] is True and "propagated_seconds" not in by_name["is_odd"]
     assert by_name["is_odd"]["calls"] == 4800 and by_name["is_odd"]["self_seconds"] is None
+    assert by_name["main"]["share_of_calls"] == 1.0 and by_name["is_odd"]["share_of_calls"] is None
+    entry = c_client.call("routine_entry", routine="is_even")["structuredContent"]
+    assert entry["cycle"] == 1 and "<cycle 1 as a whole>" in entry["cycle_gprof_text"]
     site = by_name["main"]["call_sites"][0]
     assert "is_even" in source_line(c_ws, site["file"], site["line"])
     none = c_client.call("callers", routine="main")

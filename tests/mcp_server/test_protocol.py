@@ -14,6 +14,8 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from gmonlens_mcp import rpc
 from gmonlens_mcp.rpc import RpcError, Server, ServerInfo, ToolResult
@@ -354,3 +356,38 @@ def test_config_file_name_is_the_settings() -> None:
     from gmonlens_mcp import workspace
 
     assert workspace.CONFIG_FILE == settings.CONFIG_FILE
+
+
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=3),
+    max_leaves=8,
+)
+METHODS = st.sampled_from(
+    ["initialize", "ping", "tools/list", "tools/call", "nope", "notifications/cancelled"]
+)
+MESSAGE = st.fixed_dictionaries(
+    {"jsonrpc": st.sampled_from(["2.0", "2.0", "1.0"]), "method": METHODS | JSON},
+    optional={"id": st.integers(-5, 5) | st.text(max_size=3) | JSON, "params": JSON},
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(MESSAGE | JSON, max_size=6))
+def test_any_messages_get_well_formed_answers(messages: list[Any]) -> None:
+    """Whatever arrives, each line is answered at most once with a JSON-RPC 2.0 response (a
+    result or an error with an integer code), and the server never raises."""
+    app = FakeApp()
+    app.release.set()
+    lines = b"".join(json.dumps(m).encode() + b"\n" for m in messages)
+    out = io.BytesIO()
+    server = Server(app, io.BytesIO(lines), out, ServerInfo("t", "1"))
+    server.serve()
+    server._worker.join(LIMIT)  # the input ended: the worker drains and stops
+    answers = [json.loads(x) for x in out.getvalue().splitlines()]
+    assert len(answers) <= len(messages)
+    for a in answers:
+        for r in a if isinstance(a, list) else [a]:
+            assert r["jsonrpc"] == "2.0" and "id" in r and ("result" in r) != ("error" in r), r
+            if "error" in r:
+                assert isinstance(r["error"]["code"], int) and isinstance(r["error"]["message"], str)

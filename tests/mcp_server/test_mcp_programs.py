@@ -5,6 +5,7 @@ in the middle of a call; and the official SDK's client when it is installed (dev
 
 from __future__ import annotations
 
+import json
 import math
 import os
 import re
@@ -300,21 +301,40 @@ def test_older_revision(c_ws: Path) -> None:
         assert '"gprof_flat_line"' in out["content"][1]["text"]
 
 
-def test_official_sdk_client(c_ws: Path) -> None:
-    pytest.importorskip("mcp.client.stdio", reason="the MCP SDK (dev extra) is not installed")
-    code = f"""
-import asyncio
+SDK_SESSION = """
+import asyncio, json, sys
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
+CALLS = [("profile_summary", {}), ("top_routines", {"by": "total"}), ("routine_entry", {"routine": "work"}),
+         ("callers", {"routine": "util_sum"}), ("callees", {"routine": "work"}), ("hot_lines", {"file": "util.c"}),
+         ("disassembly", {"routine": "work"}), ("compare_with_baseline", {"baseline_profiles": ["build/gmon.out"]}),
+         ("routine_entry", {"routine": "helpr"})]
 async def main():
-    async with Client(StdioServerParameters(command={str(GMONLENS)!r}, args=["mcp"], cwd={str(c_ws)!r})) as c:
-        tools = await c.list_tools()
-        print(sorted(t.name for t in tools.tools))
-        r = await c.call_tool("routine_entry", {{"routine": "work"}})
-        print(r.structured_content["gprof_text"])
+    async with Client(StdioServerParameters(command=sys.argv[1], args=["mcp"], cwd=sys.argv[2])) as c:
+        out = {"tools": sorted(t.name for t in (await c.list_tools()).tools), "calls": []}
+        for name, args in CALLS:
+            r = await c.call_tool(name, args)
+            out["calls"].append([name, r.is_error, r.structured_content])
+        try:
+            await c.call_tool("top_routines", {"limit": "ten"})
+            out["bad"] = None
+        except Exception as e:  # the SDK raises the JSON-RPC error
+            out["bad"] = [type(e).__name__, str(e)]
+        print(json.dumps(out))
 asyncio.run(main())
 """
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+
+
+def test_official_sdk_client(c_ws: Path) -> None:
+    """The official SDK's client (dev extra) negotiates with the server and calls every tool."""
+    pytest.importorskip("mcp.client.stdio", reason="the MCP SDK (dev extra) is not installed")
+    done = subprocess.run([sys.executable, "-c", SDK_SESSION, str(GMONLENS), str(c_ws)],
+                          capture_output=True, text=True, timeout=300)  # fmt: skip
     assert done.returncode == 0, done.stderr
-    assert str(sorted(TOOLS)) in done.stdout
-    assert graph_blocks(gprof(c_ws / "build" / "app", c_ws / "build" / "gmon.out"))[1] in done.stdout
+    out = json.loads(done.stdout.strip().splitlines()[-1])
+    assert out["tools"] == sorted(TOOLS)
+    failed = [name for name, is_error, _ in out["calls"] if is_error]
+    assert failed == ["disassembly", "routine_entry"]  # no disasm yet, and the unknown `helpr`
+    entry = next(sc for name, e, sc in out["calls"] if name == "routine_entry" and not e)
+    assert entry["gprof_text"] == graph_blocks(gprof(c_ws / "build" / "app", c_ws / "build" / "gmon.out"))[1]
+    assert "limit" in out["bad"][1]

@@ -110,7 +110,8 @@ def routine_figures(view: View, r: Routine) -> dict[str, Any]:
     return out
 
 
-def _in_cycle(p: Profile, a: Arc) -> bool:
+def in_cycle(p: Profile, a: Arc) -> bool:
+    """Whether `a` joins two members of one cycle (or is recursive): gprof puts no time on it."""
     pc, cc = p.routines[a.parent].cycle, p.routines[a.child].cycle
     return a.parent == a.child or (pc != 0 and pc == cc)
 
@@ -118,20 +119,20 @@ def _in_cycle(p: Profile, a: Arc) -> bool:
 def arc_figures(view: View, a: Arc, other: Routine, callee: Routine) -> dict[str, Any]:
     """One caller or callee line: `other` is the routine on that line; times are estimates."""
     p = view.profile
-    in_cycle = _in_cycle(p, a)
+    inside = in_cycle(p, a)
     tot = p.cycle(callee.cycle).calls if callee.cycle else callee.calls
     file, line = place(view, other.id)
     out: dict[str, Any] = {
         "name": other.display_name,
         "index": other.index,
         "calls": a.count,
-        "of_calls": None if in_cycle else tot,
+        "of_calls": None if inside else tot,
         # the share of the callee's time gprof gives this line (its estimate's basis)
-        "share_of_calls": a.count / tot if not in_cycle and tot else None,
-        "self_seconds": None if in_cycle else seconds(p, a.self_ticks),
-        "children_seconds": None if in_cycle else seconds(p, a.child_ticks),
-        "estimated": not in_cycle,
-        "in_cycle": in_cycle,
+        "share_of_calls": a.count / tot if not inside and tot else None,
+        "self_seconds": None if inside else seconds(p, a.self_ticks),
+        "children_seconds": None if inside else seconds(p, a.child_ticks),
+        "estimated": not inside,
+        "in_cycle": inside,
         "recursive": a.parent == a.child,
         "static_only": a.is_static,
         "cycle": other.cycle or None,

@@ -123,26 +123,30 @@ def _arcs(view: View, args: dict[str, Any], up: bool) -> ToolResult:
     p = view.profile
     rid = find(view, args["routine"], args.get("file"))
     r = p.routines[rid]
+    arcs = [p.arcs[ai] for ai in (p.parents[rid] if up else p.children[rid])]
+    # the most propagated time first (none inside a cycle), then the most calls; figures, places
+    # and call sites (which decode code and DWARF) only for the rows shown
+    arcs.sort(key=lambda a: (-(0.0 if fig.in_cycle(p, a) else a.self_ticks + a.child_ticks), -a.count,
+                             p.routines[a.parent if up else a.child].display_name))  # fmt: skip
+    limit = args["limit"]
     rows = []
-    for ai in p.parents[rid] if up else p.children[rid]:
-        a = p.arcs[ai]
+    for a in arcs[:limit]:
         other = p.routines[a.parent if up else a.child]
         row = fig.arc_figures(view, a, other, r if up else other)
         row["call_sites"] = fig.call_sites(view, a)
         if row["estimated"]:
             row["propagated_seconds"] = row["self_seconds"] + row["children_seconds"]
         rows.append(row)
-    rows.sort(key=lambda x: (-(x.get("propagated_seconds") or 0.0), -x["calls"], x["name"]))
     limit = args["limit"]
     who = "callers" if up else "callees"
     out = {"routine": r.display_name, "index": r.index, "calls": r.calls, "recursive_calls": r.self_calls,
-           who: rows[:limit], "more": max(len(rows) - limit, 0), "estimated": fig.ESTIMATED}  # fmt: skip
+           who: rows, "more": max(len(arcs) - limit, 0), "estimated": fig.ESTIMATED}  # fmt: skip
     if up and not rows:
         return ToolResult(
             out, f"{r.display_name}: no recorded callers (spontaneous, or called from code without -pg)"
         )
     lines = [f"{who} of {r.display_name} ({r.calls} calls{'+' + str(r.self_calls) if r.self_calls else ''}):"]
-    for x in rows[:limit]:
+    for x in rows:
         sites = ", ".join(f"{s['file']}:{s['line']}" for s in x["call_sites"]) or "?"
         time = "in its cycle" if x["in_cycle"] else f"~{x['propagated_seconds']:.2f} s (estimated)"
         of = f"/{x['of_calls']}" if x["of_calls"] is not None else ""

@@ -202,6 +202,8 @@ def test_callers_and_callees(c_ws: Path, c_client: McpClient) -> None:
         assert site["calls"] == 400 and c["name"] in source_line(c_ws, site["file"], site["line"])
         assert c["estimated"] is True and c["propagated_seconds"] == c["self_seconds"] + c["children_seconds"]
     assert next(c["name"] for c in callees) == "util_sum"  # the most time first
+    first = c_client.call("callees", routine="work", limit=1)["structuredContent"]
+    assert [c["name"] for c in first["callees"]] == ["util_sum"] and first["more"] == 2
     callers = c_client.call("callers", routine="is_even")["structuredContent"]["callers"]
     by_name = {c["name"]: c for c in callers}
     assert by_name["main"]["calls"] == 400 and by_name["main"]["of_calls"] == 400

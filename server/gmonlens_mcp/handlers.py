@@ -256,13 +256,9 @@ def _file_lines(view: View, heat: Any, wanted: str, limit: int) -> ToolResult:
 
 
 def disassembly(view: View, args: dict[str, Any]) -> ToolResult:
-    rid = find(view, args["routine"], args.get("file"))
-    name = view.profile.routines[rid].display_name
-    raise ToolFailure(
-        f"disassembly of {name} is not available in this build: it needs the `gmonlens disasm` "
-        "listing (gmonlens.disasm), not installed yet",
-        {"routine": name, "unavailable": True},
-    )
+    from .disassembly import disassembly as listing
+
+    return listing(view, args)
 
 
 def compare_with_baseline(view: View, args: dict[str, Any]) -> ToolResult:

@@ -117,9 +117,11 @@ def _tools() -> list[Tool]:
               "file": {**_FILE, "description": "The source file whose lines to show (alone), or the file choosing among routines of one name"},
               "limit": _limit(20, 1000)}, (), h.hot_lines),
         Tool("disassembly", "Disassembly",
-             "The annotated machine code of a routine (the `gmonlens disasm` listing): samples per "
-             "instruction and the source lines.",
-             routine, ("routine",), h.disassembly),
+             "The annotated machine code of a routine (the `gmonlens disasm` listing): per instruction "
+             "its samples, seconds and share of the routine, source file and line, the inlined function, "
+             "calls with gprof's counts and estimated time; the hottest `limit` instructions in "
+             "structured form, the listing as text.",
+             {**routine, "limit": _limit(300, 5000)}, ("routine",), h.disassembly),
         Tool("compare_with_baseline", "Compare with a baseline",
              "gmonlens diff: the current profile against a baseline profile (and optionally the binary "
              "that wrote it), routines matched across builds, each change of self and total time "

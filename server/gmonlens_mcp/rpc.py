@@ -127,11 +127,13 @@ class Server:
     # ---- output ------------------------------------------------------------------------------
 
     def send(self, message: Any) -> None:
+        """One message as one line. ASCII with escapes: a file name's undecodable bytes (lone
+        surrogates) and U+2028 can neither break the UTF-8 stream nor the line."""
         try:
-            data = json.dumps(message, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+            data = json.dumps(message, separators=(",", ":"), allow_nan=False)
         except ValueError:  # JSON has no NaN or infinity: null stands for them
-            data = json.dumps(_finite(message), ensure_ascii=False, separators=(",", ":"))
-        line = data.encode("utf-8", "surrogateescape") + b"\n"
+            data = json.dumps(_finite(message), separators=(",", ":"))
+        line = data.encode("ascii") + b"\n"
         with self._write_lock:
             if self._broken:
                 return

@@ -391,3 +391,24 @@ def test_any_messages_get_well_formed_answers(messages: list[Any]) -> None:
             assert r["jsonrpc"] == "2.0" and "id" in r and ("result" in r) != ("error" in r), r
             if "error" in r:
                 assert isinstance(r["error"]["code"], int) and isinstance(r["error"]["message"], str)
+
+
+def test_one_ascii_line_whatever_the_names(app: FakeApp) -> None:
+    """Undecodable bytes of a file name (lone surrogates) and line separators stay inside one
+    ASCII line and read back as they were."""
+    weird = "caf\udcc3 \u2028 ▲ \n"
+    init = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18"}}
+    call = {
+        "jsonrpc": "2.0",
+        "id": 2,
+        "method": "tools/call",
+        "params": {"name": "echo", "arguments": {"f": weird}},
+    }
+    w = Wire(app)
+    w.send(init)
+    w.receive()
+    w.send(call)
+    raw = w.out.readline()
+    assert raw.endswith(b"\n") and raw.count(b"\n") == 1 and raw.isascii()
+    assert json.loads(raw)["result"]["structuredContent"] == {"arguments": {"f": weird}}
+    w.close()

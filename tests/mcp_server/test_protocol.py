@@ -412,3 +412,38 @@ def test_one_ascii_line_whatever_the_names(app: FakeApp) -> None:
     assert raw.endswith(b"\n") and raw.count(b"\n") == 1 and raw.isascii()
     assert json.loads(raw)["result"]["structuredContent"] == {"arguments": {"f": weird}}
     w.close()
+
+
+def _gmonlens() -> str:
+    from pathlib import Path
+
+    exe = Path(__file__).resolve().parents[2] / ".venv" / "bin" / "gmonlens"
+    if not exe.exists():
+        pytest.skip("run `make install` first")
+    return str(exe)
+
+
+def test_command_without_a_profile(tmp_path: Any) -> None:
+    """`gmonlens mcp` in a folder with no profile: the protocol works, every tool says why."""
+    from .mcpclient import McpClient
+
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache")}
+    with McpClient([_gmonlens(), "mcp", "--workspace", str(tmp_path)], env=env) as c:
+        assert c.initialize()["serverInfo"]["name"] == "gmonlens"
+        assert len(c.request("tools/list")["result"]["tools"]) == 8
+        out = c.call("profile_summary")
+        assert out["isError"] is True and "no gmon.out" in out["content"][0]["text"]
+        assert c.call("top_routines")["isError"] is True
+        assert c.request("ping")["result"] == {}
+        assert c.close() == 0
+    assert not any(tmp_path.iterdir()) or [p.name for p in tmp_path.iterdir()] == ["cache"]  # nothing written
+
+
+@pytest.mark.parametrize(
+    "argv", [["mcp", "only-a-binary"], ["mcp", "--workspace", "/nonexistent/dir"], ["mcp", "--bogus"]]
+)
+def test_command_usage_errors(argv: list[str]) -> None:
+    done = subprocess.run(
+        [_gmonlens(), *argv], capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL
+    )
+    assert done.returncode == 2 and done.stdout == "" and "gmonlens mcp" in done.stderr

@@ -82,7 +82,11 @@ def main(argv: Sequence[str]) -> int:
     reader, writer = _protocol_streams()
     info = ServerInfo("gmonlens", __version__, "gmonlens: gprof profiles", INSTRUCTIONS)
     server = Server(Tools(workspace), reader, writer, info)  # type: ignore[arg-type]
-    server.serve()
+    try:
+        server.serve()
+    except KeyboardInterrupt:  # run by hand and stopped
+        sys.stderr.flush()
+        os._exit(130)
     # the client is gone: a call may still be computing on the worker; do not wait for it
     sys.stderr.flush()
     os._exit(0)

@@ -199,6 +199,7 @@ CALLERS = Program(
         Variant("n_eval", ("-n", "eval")),
         Variant("N_report", ("-N", "report")),
         Variant("r", ("-r",)),
+        Variant("T", ("-T",)),
     ),
 )
 
@@ -306,6 +307,7 @@ CYCLES = Program(
         Variant("Q_b2", ("-Qb2",)),
         Variant("p_leaf", ("-pleaf",)),
         Variant("E_leaf_F_c2", ("-E", "leaf", "-F", "c2")),
+        Variant("T_z", ("-T", "-z")),
         Variant("r", ("-r",)),
     ),
 )

@@ -329,7 +329,7 @@ def _graph_order(
 def _arc_orders(
     g: _Graph, cycle_of: Sequence[int]
 ) -> tuple[tuple[tuple[int, ...], ...], tuple[tuple[int, ...], ...]]:
-    """§8.3: each routine's parents and children as positions in `g.arcs`, in print order."""
+    """§9.3: each routine's parents and children as positions in `g.arcs`, in print order."""
 
     def arc_key(a: _Arc) -> tuple[int, float, int]:
         if a.parent == a.child:

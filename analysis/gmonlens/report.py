@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-from .model import Arc, Profile, Routine
+from .model import Arc, Cycle, Profile, Routine
 from .report_format import ReportOptions as ReportOptions  # the report's options, re-exported
 from .report_format import flat_order, printf_f, routine_name, routine_ref, seconds
 
@@ -143,13 +143,94 @@ def _arc_line(p: Profile, a: Arc, other: Routine, callee: Routine, opts: ReportO
     return head + routine_ref(other, opts) + "\n"
 
 
-def call_graph(p: Profile, opts: ReportOptions) -> str:
+def _cycle_entry(p: Profile, c: Cycle, opts: ReportOptions, print_ticks: float) -> list[str]:
+    """A cycle's call-graph entry (`<cycle N as a whole>` and its members); [] when not printed."""
+    if (
+        opts.lines
+        or not c.printed
+        or (  # -l: no cycle entries either
+            not opts.zero
+            and c.calls == 0
+            and c.self_calls == 0
+            and c.prop_self_ticks == 0
+            and c.prop_child_ticks == 0
+        )
+    ):
+        return []
     hz = p.hz
+    line = "%-6.6s %s %s %s %7d" % (
+        "[%d]" % c.index,
+        printf_f("5.1", 100 * c.total_ticks / print_ticks),
+        printf_f("7.2", seconds(c.prop_self_ticks, hz)),
+        printf_f(opts.cw + ".2", seconds(c.prop_child_ticks, hz)),
+        c.calls,
+    )
+    line += ("+%-7d" % c.self_calls) if c.self_calls else " %7.7s" % ""
+    out = [line + " <cycle %d as a whole> [%d]\n" % (c.number, c.index)]
+    for m in c.member_order:
+        r = p.routines[m]
+        line = "%6.6s %5.5s %s %s %7d" % (
+            "",
+            "",
+            printf_f("7.2", seconds(r.prop_self_ticks, hz)),
+            printf_f(opts.cw + ".2", seconds(r.prop_child_ticks, hz)),
+            r.calls,
+        )
+        line += ("+%-7d" % r.self_calls) if r.self_calls else " %7.7s" % ""
+        out.append(line + "     " + routine_ref(r, opts) + "\n")
+    return out
+
+
+def _routine_entry(p: Profile, r: Routine, opts: ReportOptions, print_ticks: float) -> list[str]:
+    """A routine's call-graph entry (parents, the routine, children); [] when not printed."""
+    # -l: only functions get an entry (line symbols and non-function routines like `etext`
+    # are numbered and indexed, never printed)
+    if (
+        (opts.lines and not r.is_function)
+        or not r.printed
+        or (
+            not opts.zero
+            and r.calls == 0
+            and r.self_calls == 0
+            and r.prop_self_ticks == 0
+            and r.prop_child_ticks == 0
+        )
+    ):
+        return []
+    hz, routines = p.hz, p.routines
+    out = []
+    parents = p.parents[r.id]
+    if not parents:
+        out.append(" " * (42 + int(opts.cw)) + "<spontaneous>\n")
+    for ai in parents:
+        a = p.arcs[ai]
+        out.append(_arc_line(p, a, routines[a.parent], r, opts))
+    line = "%-6.6s %s %s %s" % (
+        "[%d]" % r.index,
+        printf_f("5.1", 100 * r.total_ticks / print_ticks),
+        printf_f("7.2", seconds(r.prop_self_ticks, hz)),
+        printf_f(opts.cw + ".2", seconds(r.prop_child_ticks, hz)),
+    )
+    if r.calls + r.self_calls:
+        line += " %7d" % r.calls
+        line += ("+%-7d " % r.self_calls) if r.self_calls else " %7.7s " % ""
+    else:
+        line += " %7.7s %7.7s " % ("", "")
+    out.append(line + routine_ref(r, opts) + "\n")
+    for ai in p.children[r.id]:
+        a = p.arcs[ai]
+        child = routines[a.child]
+        out.append(_arc_line(p, a, child, child, opts))
+    return out
+
+
+def call_graph(p: Profile, opts: ReportOptions) -> str:
+    """§9.3: the call graph: granularity line, header, an entry per printed routine and cycle."""
     print_ticks = p.print_ticks
     out = [] if opts.traditional else ["\t\t\tCall graph\n\n"]
     gran = "\ngranularity: each sample hit covers %d byte(s)" % (int(p.scale) * 2)
     if print_ticks > 0:
-        gran += " for %.2f%% of %.2f seconds\n\n" % (100.0 / print_ticks, seconds(print_ticks, hz))
+        gran += " for %.2f%% of %.2f seconds\n\n" % (100.0 / print_ticks, seconds(print_ticks, p.hz))
     else:
         gran += " no time propagated\n\n"
         print_ticks = 1.0
@@ -158,82 +239,14 @@ def call_graph(p: Profile, opts: ReportOptions) -> str:
         GRAPH_HEADER_BSD if opts.traditional else "index % time    self  children    called     name\n"
     )
     sep = "\n" + DASHES + "\n" if opts.traditional else DASHES
-    routines = p.routines
     for entry in p.graph_order:
         if entry.routine < 0:
-            c = p.cycle(entry.cycle)
-            if (
-                opts.lines
-                or not c.printed
-                or (  # -l: no cycle entries either
-                    not opts.zero
-                    and c.calls == 0
-                    and c.self_calls == 0
-                    and c.prop_self_ticks == 0
-                    and c.prop_child_ticks == 0
-                )
-            ):
-                continue
-            line = "%-6.6s %s %s %s %7d" % (
-                "[%d]" % c.index,
-                printf_f("5.1", 100 * c.total_ticks / print_ticks),
-                printf_f("7.2", seconds(c.prop_self_ticks, hz)),
-                printf_f(opts.cw + ".2", seconds(c.prop_child_ticks, hz)),
-                c.calls,
-            )
-            line += ("+%-7d" % c.self_calls) if c.self_calls else " %7.7s" % ""
-            out.append(line + " <cycle %d as a whole> [%d]\n" % (c.number, c.index))
-            for m in c.member_order:
-                r = routines[m]
-                line = "%6.6s %5.5s %s %s %7d" % (
-                    "",
-                    "",
-                    printf_f("7.2", seconds(r.prop_self_ticks, hz)),
-                    printf_f(opts.cw + ".2", seconds(r.prop_child_ticks, hz)),
-                    r.calls,
-                )
-                line += ("+%-7d" % r.self_calls) if r.self_calls else " %7.7s" % ""
-                out.append(line + "     " + routine_ref(r, opts) + "\n")
-            out.append(sep)
-            continue
-        r = routines[entry.routine]
-        # -l: only functions get an entry (line symbols and non-function routines like `etext`
-        # are numbered and indexed, never printed)
-        if (
-            (opts.lines and not r.is_function)
-            or not r.printed
-            or (
-                not opts.zero
-                and r.calls == 0
-                and r.self_calls == 0
-                and r.prop_self_ticks == 0
-                and r.prop_child_ticks == 0
-            )
-        ):
-            continue
-        parents = p.parents[r.id]
-        if not parents:
-            out.append(" " * (42 + int(opts.cw)) + "<spontaneous>\n")
-        for ai in parents:
-            a = p.arcs[ai]
-            out.append(_arc_line(p, a, routines[a.parent], r, opts))
-        line = "%-6.6s %s %s %s" % (
-            "[%d]" % r.index,
-            printf_f("5.1", 100 * r.total_ticks / print_ticks),
-            printf_f("7.2", seconds(r.prop_self_ticks, hz)),
-            printf_f(opts.cw + ".2", seconds(r.prop_child_ticks, hz)),
-        )
-        if r.calls + r.self_calls:
-            line += " %7d" % r.calls
-            line += ("+%-7d " % r.self_calls) if r.self_calls else " %7.7s " % ""
+            lines = _cycle_entry(p, p.cycle(entry.cycle), opts, print_ticks)
         else:
-            line += " %7.7s %7.7s " % ("", "")
-        out.append(line + routine_ref(r, opts) + "\n")
-        for ai in p.children[r.id]:
-            a = p.arcs[ai]
-            child = routines[a.child]
-            out.append(_arc_line(p, a, child, child, opts))
-        out.append(sep)
+            lines = _routine_entry(p, p.routines[entry.routine], opts, print_ticks)
+        if lines:
+            out += lines
+            out.append(sep)
     return "".join(out)
 
 

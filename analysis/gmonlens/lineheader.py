@@ -7,8 +7,7 @@ from __future__ import annotations
 
 import os
 import struct
-from collections.abc import Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from .elf import MAX_BINARY_BYTES, _headers
@@ -109,63 +108,6 @@ def _programs_v5(path: str) -> list[tuple[Any, list[str], int, bytes]] | None:
     return out
 
 
-@dataclass(frozen=True, slots=True)
-class _EntryReader:
-    """Reads a DWARF 5 line header's directory and file name tables (§6.2.4): `strs` holds the string sections by
-    form (DW_FORM_line_strp, DW_FORM_strp), `offset_size` is 4 or 8 (32- or 64-bit DWARF)."""
-
-    data: bytes
-    strs: dict[int, bytes]
-    offset_size: int
-    little: bool
-
-    def form_value(self, form: int, at: int) -> tuple[object, int]:
-        """The value of attribute form `form` at `at`, and the offset after it."""
-        data, strs, offset_size, little = self.data, self.strs, self.offset_size, self.little
-        if form == 0x08:  # DW_FORM_string
-            nul = data.index(b"\0", at)
-            return data[at:nul], nul + 1
-        if form in strs:  # line_strp, strp
-            off = int.from_bytes(data[at : at + offset_size], "little" if little else "big")
-            table = strs[form]
-            nul = table.index(b"\0", off)
-            return table[off:nul], at + offset_size
-        if form == 0x0F:  # udata
-            return uleb(data, at)
-        fixed = {0x0B: 1, 0x05: 2, 0x06: 4, 0x07: 8, 0x1E: 16}.get(form)
-        if fixed is not None:
-            return int.from_bytes(data[at : at + fixed], "little" if little else "big"), at + fixed
-        if form == 0x09:  # block
-            n, at = uleb(data, at)
-            return data[at : at + n], at + n
-        raise ValueError(f"DW_FORM 0x{form:x} in a line table header")
-
-    def entries(self, at: int) -> tuple[list[tuple[bytes, int]], int]:
-        """A directory or file name table at `at`: (path, directory index) rows, offset after."""
-        data = self.data
-        count = data[at]
-        at += 1
-        formats = []
-        for _ in range(count):
-            ctype, at = uleb(data, at)
-            form, at = uleb(data, at)
-            formats.append((ctype, form))
-        n, at = uleb(data, at)
-        if n and (not formats or n > len(data) - at):  # each entry takes at least a byte
-            raise ValueError("line table header claims more entries than it holds")
-        rows = []
-        for _ in range(n):
-            path, index = b"", 0
-            for ctype, form in formats:
-                value, at = self.form_value(form, at)
-                if ctype == 1 and isinstance(value, bytes):  # DW_LNCT_path
-                    path = value
-                elif ctype == 2 and isinstance(value, int):  # DW_LNCT_directory_index
-                    index = value
-            rows.append((path, index))
-        return rows, at
-
-
 def _v5_unit(
     data: bytes, pos: int, e: str, strs: dict[int, bytes], little: bool
 ) -> tuple[_Program, list[str], int] | None:
@@ -190,9 +132,28 @@ def _v5_unit(
     pos += 6
     std_lengths = list(data[pos : pos + opcode_base - 1])
     pos += opcode_base - 1
-    r = _EntryReader(data, strs, offset_size, little)
-    dir_rows, pos = r.entries(pos)
-    file_rows, pos = r.entries(pos)
+
+    def form_value(form: int, at: int) -> tuple[object, int]:
+        if form == 0x08:  # DW_FORM_string
+            nul = data.index(b"\0", at)
+            return data[at:nul], nul + 1
+        if form in strs:  # line_strp, strp
+            off = int.from_bytes(data[at : at + offset_size], "little" if little else "big")
+            table = strs[form]
+            nul = table.index(b"\0", off)
+            return table[off:nul], at + offset_size
+        if form == 0x0F:  # udata
+            return uleb(data, at)
+        fixed = {0x0B: 1, 0x05: 2, 0x06: 4, 0x07: 8, 0x1E: 16}.get(form)
+        if fixed is not None:
+            return int.from_bytes(data[at : at + fixed], "little" if little else "big"), at + fixed
+        if form == 0x09:  # block
+            n, at = uleb(data, at)
+            return data[at : at + n], at + n
+        raise ValueError(f"DW_FORM 0x{form:x} in a line table header")
+
+    dir_rows, pos = _v5_entries(data, pos, form_value)
+    file_rows, pos = _v5_entries(data, pos, form_value)
     dirs = [text(d) for d, _ in dir_rows]
     comp_dir = dirs[0] if dirs else ""
     names = []
@@ -206,6 +167,34 @@ def _v5_unit(
         "standard_opcode_lengths": std_lengths,
     }
     return _Program(header, start, end, _Structs(address_size, little)), names, end
+
+
+def _v5_entries(
+    data: bytes, at: int, form_value: Callable[[int, int], tuple[object, int]]
+) -> tuple[list[tuple[bytes, int]], int]:
+    """A DWARF 5 directory or file-name table (§6.2.4.1) at `at`: (path, directory index) rows
+    and the offset after the table."""
+    count = data[at]
+    at += 1
+    formats = []
+    for _ in range(count):
+        ctype, at = uleb(data, at)
+        form, at = uleb(data, at)
+        formats.append((ctype, form))
+    n, at = uleb(data, at)
+    if n and (not formats or n > len(data) - at):  # each entry takes at least a byte
+        raise ValueError("line table header claims more entries than it holds")
+    rows = []
+    for _ in range(n):
+        path, index = b"", 0
+        for ctype, form in formats:
+            value, at = form_value(form, at)
+            if ctype == 1 and isinstance(value, bytes):  # DW_LNCT_path
+                path = value
+            elif ctype == 2 and isinstance(value, int):  # DW_LNCT_directory_index
+                index = value
+        rows.append((path, index))
+    return rows, at
 
 
 def _attr_str(attr: object) -> str:

@@ -5,8 +5,11 @@ from __future__ import annotations
 import os
 
 from .model import Arc, Cycle, Profile, Routine
-from .report_format import ReportOptions as ReportOptions  # the report's options, re-exported
-from .report_format import flat_order, printf_f, routine_name, routine_ref, seconds
+
+# ReportOptions and flat_order are part of this module's API too (re-exported)
+from .report_format import ReportOptions as ReportOptions
+from .report_format import flat_order as flat_order
+from .report_format import printf_f, routine_name, routine_ref, seconds
 
 DASHES = "-" * 47 + "\n"
 # -T: three header lines (the middle one with a tab) and a blank line before the first entry

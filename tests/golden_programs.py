@@ -68,7 +68,8 @@ class Call:
 
 @dataclass(frozen=True)
 class Variant:
-    """A gprof command line's options (after `-b`) and the id naming its golden file."""
+    """A gprof command line's options (after `-b`) and the id naming its golden file. Options
+    with an optional argument take it attached (`-plookup`): `-p lookup` names a binary."""
 
     id: str
     options: tuple[str, ...] = ()

@@ -85,3 +85,29 @@ def read_regular(path: str, cap: int, what: str, error: type[GmonlensError] = Gm
     if total > cap:
         raise error(path, f"more than {cap} bytes: too large for a {what}")
     return chunks[0] if len(chunks) == 1 else b"".join(chunks)
+
+
+def write_file(path: str, data: bytes, what: str) -> None:
+    """Write `data` to `path` (created or truncated), never through a symbolic link and only into
+    a regular file: a link planted at `path` (a cloned repository's `main.c-ann -> ~/.bashrc`) is
+    refused with one line naming it (GmonlensError), as is a FIFO, device or directory.
+    `what` names the output in messages ("gmon.sum", "annotated source")."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_NONBLOCK | os.O_CLOEXEC | getattr(os, "O_NOFOLLOW", 0)
+    try:
+        fd = os.open(path, flags, 0o666)
+    except OSError as e:
+        if e.errno == errno.ELOOP or os.path.islink(path):
+            raise GmonlensError(path, f"is a symbolic link: {what} is not written through links") from None
+        raise GmonlensError(path, f"cannot write: {_os_message(e)}") from None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise GmonlensError(path, f"{_not_regular(st.st_mode, what)}: not written")
+        os.ftruncate(fd, 0)
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+    except OSError as e:
+        raise GmonlensError(path, f"cannot write: {_os_message(e)}") from None
+    finally:
+        os.close(fd)

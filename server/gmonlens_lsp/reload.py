@@ -26,7 +26,7 @@ from .notices import (
     warn_once,
 )
 from .server import GmonlensServer
-from .workspace import cache_entries, isolation
+from .workspace import cache_entries, isolation, warmup
 from .workspace.session import FolderState, LoadOutcome, finish_index, line_heat, load_folder, stamp
 from .workspace.settings import effective_settings
 
@@ -224,8 +224,15 @@ async def _finish(ls: GmonlensServer, state: FolderState, loaded: Any) -> None:
 
 
 async def _warm(ls: GmonlensServer, args: list[str]) -> None:
-    """Run `warmup.main(args)` in an isolated interpreter from "/" (see `isolation`)."""
-    cmd = isolation.python_command("gmonlens_lsp.workspace.warmup", args)
+    """Run `warmup.main(args)` in an isolated interpreter from "/" (see `isolation`), at most
+    `warmup.MAX_CONCURRENT` at once over all folders, each under `warmup.memory_limit`."""
+    async with ls.warm_slots:
+        await _warm_now(ls, args)
+
+
+async def _warm_now(ls: GmonlensServer, args: list[str]) -> None:
+    limit = await asyncio.to_thread(warmup.memory_limit, args[0])
+    cmd = isolation.python_command("gmonlens_lsp.workspace.warmup", [f"--max-memory={limit}", *args])
     if cmd is None:
         return
     try:

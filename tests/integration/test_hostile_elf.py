@@ -186,3 +186,25 @@ def test_symbol_names_overlapping_to_the_end_are_budgeted(honest: tuple[Path, Pa
     assert r.returncode != 0
     (line,) = r.stderr.splitlines()
     assert str(binary) in line and ".strtab" in line and "limit" in line, line
+
+
+# ---- writes never go through a link planted in the current directory (issue 22) ----------------
+@pytest.mark.parametrize("flags,output", [(["-A", "-y"], "p.c-ann"), (["-s"], "gmon.sum")])
+def test_outputs_are_not_written_through_links(
+    honest: tuple[Path, Path], tmp_path: Path, flags: list[str], output: str
+) -> None:
+    """gprof writes `main.c-ann` and `gmon.sum` through a link (a cloned repository's
+    `main.c-ann -> ~/.bashrc` received the annotated source): gmonlens refuses, naming the link."""
+    victim = tmp_path / "victim"
+    victim.write_text("precious\n")
+    work = tmp_path / "repo"
+    work.mkdir()
+    shutil.copy(honest[0].parent / "p.c", work / "p.c")
+    shutil.copy(honest[1], work / "gmon.out")
+    (work / output).symlink_to(victim)
+    r = run([*flags, str(honest[0]), "gmon.out"], work)
+    assert victim.read_text() == "precious\n"
+    assert r.returncode != 0 and "Traceback" not in r.stderr
+    (line,) = [ln for ln in r.stderr.splitlines() if "warning" not in ln]
+    assert output in line and "link" in line, line
+    assert (work / output).is_symlink()

@@ -27,6 +27,7 @@ from .notices import (
 )
 from .server import GmonlensServer
 from .workspace import cache_entries, isolation, warmup
+from .workspace.discovery import brief
 from .workspace.session import FolderState, LoadOutcome, finish_index, line_heat, load_folder, stamp
 from .workspace.settings import effective_settings
 
@@ -186,7 +187,7 @@ def _apply(ls: GmonlensServer, state: FolderState, outcome: LoadOutcome) -> None
     figures = routines_with_figures(lo.profile)
     log_info(
         ls,
-        f"loaded {lo.binary} with {', '.join(lo.profiles)}: {figures} routines with figures, "
+        f"loaded {lo.binary} with {brief(lo.profiles)}: {figures} routines with figures, "
         f"{lo.total_seconds:.2f} s ({lo.seconds:.2f} s to load"
         + (", profile from cache" if lo.profile_cached else "")
         + (", DWARF index from cache)" if lo.dwarf_cached else ")"),

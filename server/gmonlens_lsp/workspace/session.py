@@ -247,6 +247,9 @@ def finish_index(loaded: LoadedFolder) -> list[str]:
     return problems
 
 
+MAX_POLLED_FILES = 64
+
+
 @dataclass
 class FolderState:
     """Mutable holder of one folder's state; touched only on the event-loop thread."""
@@ -266,13 +269,23 @@ class FolderState:
     client_settings: Any = None  # the client's `gmonlens` section for this folder (scopeUri)
 
     def watch_paths(self) -> list[str]:
-        """Files to poll: the inputs, plus where default profiles would appear."""
-        paths = list(self.inputs)
-        if not self.settings.profiles:
+        """What to poll, at most about `MAX_POLLED_FILES` paths whatever the number of profiles:
+        the settings file, the binary and the profiles, or, past that many profiles, the folders
+        holding them (a folder's mtime changes when a file appears, goes or is renamed in it); and
+        without a `profiles` setting the folders where default profiles would appear."""
+        config = os.path.join(self.path, CONFIG_FILE)
+        binary = self.loaded.binary if self.loaded is not None else None
+        files = [p for p in self.inputs if p not in (config, binary)]
+        if not self.settings.profiles:  # where default profiles would appear (or be rewritten)
             for d in search_dirs(self.path):
                 for pattern in PROFILE_PATTERNS:
-                    paths += glob.glob(os.path.join(glob.escape(d), pattern))
-        paths.append(os.path.join(self.path, CONFIG_FILE))
+                    files += glob.glob(os.path.join(glob.escape(d), pattern))
+        files = list(dict.fromkeys(files))
+        if len(files) > MAX_POLLED_FILES:
+            files = sorted({os.path.dirname(p) for p in files})
+        paths = [config, *([binary] if binary else []), *files]
+        if not self.settings.profiles:
+            paths += search_dirs(self.path)
         return list(dict.fromkeys(paths))
 
 

@@ -25,6 +25,7 @@ from gmonlens.errors import GmonlensError
 from gmonlens.model import Profile
 from gmonlens.options import AnalysisOptions
 
+from . import markdown as md
 from .discovery import _abs, expand_profiles
 from .settings import Settings
 
@@ -194,7 +195,7 @@ def _arc_rows(cmp: Comparison, current: Profile, r: RoutineDiff) -> list[str]:
         for name in names[:MAX_ARC_ROWS]:
             b, a = before.get(name), now.get(name)
             delta = f"{(a or 0) - (b or 0):+d}" + (" (gone)" if a is None else " (new)" if b is None else "")
-            shown = name.replace("|", "\\|")
+            shown = md.text(name)
             rows.append(
                 f"| {label} {shown} | {'—' if b is None else b} | {'—' if a is None else a} | {delta} |"
             )
@@ -211,7 +212,7 @@ def hover_table(cmp: Comparison, rid: int, current: Profile | None = None) -> st
         return ""
     b, a = r.before, r.after
     rows = [
-        f"**Against the baseline** ({cmp.label}): {change_text(r)}",
+        f"**Against the baseline** ({md.text(cmp.label)}): {change_text(r)}",
         "",
         "| | baseline | now | change |",
         "|---|---:|---:|---|",
@@ -231,7 +232,7 @@ def hover_table(cmp: Comparison, rid: int, current: Profile | None = None) -> st
     if current is not None:
         rows += _arc_rows(cmp, current, r)
     if r.status == "renamed" and b is not None:
-        rows += ["", f"Renamed from `{b.name}`."]
+        rows += ["", f"Renamed from {md.text(b.name)}."]
     rows += [
         "",
         f"*▲/▼: beyond sampling noise (|z| ≥ {cmp.diff.threshold:g}, Poisson samples); ≈: within it.*",

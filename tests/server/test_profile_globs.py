@@ -21,7 +21,7 @@ def _links_to_dot(ws: Path) -> None:
 
 def test_links_to_the_folder_do_not_multiply_matches(tmp_path: Path) -> None:
     _links_to_dot(tmp_path)
-    files, problems = expand_profiles(str(tmp_path), ["*/" * 6 + "gmon.out*"])
+    files, _ = expand_profiles(str(tmp_path), ["*/" * 6 + "gmon.out*"])
     assert len(files) <= 1, len(files)
     assert not files or os.path.realpath(files[0]) == str((tmp_path / "gmon.out").resolve())
 

@@ -26,7 +26,7 @@ from .notices import (
     warn_once,
 )
 from .server import GmonlensServer
-from .workspace import cache_entries, isolation, warmup
+from .workspace import cache_entries, isolation, userfiles, warmup
 from .workspace.discovery import brief
 from .workspace.session import FolderState, LoadOutcome, finish_index, line_heat, load_folder, stamp
 from .workspace.settings import effective_settings
@@ -104,6 +104,7 @@ async def _reload(ls: GmonlensServer, state: FolderState, generation: int) -> No
     try:
         state.worker = in_thread(effective_settings, state.path, client)
         settings, problems = await asyncio.shield(state.worker)
+        userfiles.set_trust(state.path, settings.trusted)
         state.settings = settings
         state.settings_problems = tuple(problems)
         for p in problems:

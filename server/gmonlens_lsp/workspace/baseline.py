@@ -117,7 +117,7 @@ def configured(
     b = settings.baseline
     if b is None:
         return None, []
-    files, problems = expand_profiles(folder, b.profiles)
+    files, problems = expand_profiles(folder, b.profiles, settings.trusted)
     if not files:
         return None, problems
     binary = _abs(folder, b.binary) if b.binary else current_binary

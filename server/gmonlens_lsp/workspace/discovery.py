@@ -25,7 +25,7 @@ from gmonlens.errors import ElfError, GmonlensError
 from gmonlens.fit import describe
 from gmonlens.model import GmonData
 
-from .settings import Settings
+from .settings import UNTRUSTED, Settings
 
 SEARCH_DIRS = (".", "build", "out", "bin", "Debug", "Release", "builddir", "_build", "target", "obj", "dist")
 PROFILE_PATTERNS = ("gmon.out", "gmon.out.*", "gmon.sum")
@@ -101,36 +101,54 @@ MAX_PROFILE_MATCHES = 4096  # files a `profiles` setting may name in all; more a
 MAX_GLOB_DEPTH = 8  # directory levels a pattern's wildcards may descend below its fixed part
 
 
-def expand_profiles(folder: str, patterns: Iterable[str]) -> tuple[list[str], list[str]]:
+def expand_profiles(
+    folder: str, patterns: Iterable[str], trusted: bool = True
+) -> tuple[list[str], list[str]]:
     """Files named by the setting, and one problem per pattern that names nothing (or too much).
 
     Each file is taken once by its real path (two routes to one file, e.g. through a link to `.`,
     would sum it twice); wildcards never descend through a symbolic link to a directory (a link
     to `.` under `*/*/...` doubles the matches at each level), nor more than `MAX_GLOB_DEPTH`
-    levels; past `MAX_PROFILE_MATCHES` files the rest are left out and a problem says so."""
+    levels; past `MAX_PROFILE_MATCHES` files the rest are left out and a problem says so.
+    Unless `trusted`, a file named inside the folder whose links lead outside it is left out
+    (said once per pattern)."""
     files: list[str] = []
     real: set[str] = set()
     problems: list[str] = []
+    root = os.path.realpath(folder)
     for pattern in patterns:
         full = _abs(folder, pattern)
-        if not glob.has_magic(full):
-            key = os.path.realpath(full)
-            if key not in real:  # a missing file is reported by the loader, in its words
-                real.add(key)
-                files.append(full)
-            continue
-        hits, capped = _glob_files(full, MAX_PROFILE_MATCHES - len(files))
-        if not hits and not capped:
-            problems.append(f"{full}: no file matches")
+        hits, capped = [full], ""  # a missing file is reported by the loader, in its words
+        if glob.has_magic(full):
+            hits, capped = _glob_files(full, MAX_PROFILE_MATCHES - len(files))
+            if not hits and not capped:
+                problems.append(f"{full}: no file matches")
+        inside = _within(root, os.path.realpath(_fixed_dir(full)))
+        escaped = 0
         for p in hits:
             key = os.path.realpath(p)
-            if key not in real:
+            if not trusted and inside and not _within(root, key):
+                escaped += 1
+            elif key not in real:
                 real.add(key)
                 files.append(p)
+        if escaped:
+            problems.append(f"{full}: {escaped} of its files {UNTRUSTED}; left out")
         if capped:
             problems.append(f"{full}: {capped}; profiles after the first {len(files)} left out")
             break
     return files, problems
+
+
+def _within(root: str, real: str) -> bool:
+    return real == root or real.startswith(root.rstrip(os.sep) + os.sep)
+
+
+def _fixed_dir(path: str) -> str:
+    """The directory part of `path` before its first wildcard."""
+    parts = path.split(os.sep)
+    magic = next((i for i, part in enumerate(parts) if glob.has_magic(part)), len(parts) - 1)
+    return os.sep.join(parts[:magic]) or os.sep
 
 
 def _glob_files(pattern: str, room: int) -> tuple[list[str], str]:
@@ -297,7 +315,7 @@ def discover(folder: str, settings: Settings) -> Discovery:
     notes: list[str] = []
     choice: list[str] = []
     if settings.profiles:
-        profiles, problems = expand_profiles(folder, settings.profiles)
+        profiles, problems = expand_profiles(folder, settings.profiles, settings.trusted)
         if problems and not profiles:
             return Discovery(None, (), problem=problems[0], notes=tuple(problems))
         notes += problems

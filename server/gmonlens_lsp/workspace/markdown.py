@@ -14,8 +14,12 @@ from __future__ import annotations
 import re
 
 _VISIBLE = {c: f"\\\\x{c:02x}" for c in (*range(0x20), 0x7F, *range(0x80, 0xA0))}
-_VISIBLE.update({0x2028: "\\\\u2028", 0x2029: "\\\\u2029", ord("\n"): "\\\\n", ord("\r"): "\\\\r", ord("\t"): " "})
-_SPECIAL = re.compile(r"[\\`*\[\]<>|!&~]|(?<![0-9A-Za-z])_|_(?![0-9A-Za-z])|(?<=:)//|(?<=www)\.", re.IGNORECASE)
+_VISIBLE.update(
+    {0x2028: "\\\\u2028", 0x2029: "\\\\u2029", ord("\n"): "\\\\n", ord("\r"): "\\\\r", ord("\t"): " "}
+)
+_SPECIAL = re.compile(
+    r"[\\`*\[\]<>|!&~]|(?<![0-9A-Za-z])_|_(?![0-9A-Za-z])|(?<=:)//|(?<=www)\.", re.IGNORECASE
+)
 
 
 def _escape(m: re.Match[str]) -> str:

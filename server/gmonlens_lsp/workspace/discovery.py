@@ -134,7 +134,9 @@ def expand_profiles(
                 files.append(p)
         if escaped:
             problems.append(f"{full}: {escaped} of its files {UNTRUSTED}; left out")
-        if capped:
+        if capped.startswith("more than") and capped.endswith("levels of wildcards"):
+            problems.append(f"{full}: {capped}; pattern ignored")
+        elif capped:
             problems.append(f"{full}: {capped}; profiles after the first {len(files)} left out")
             break
     return files, problems
@@ -159,7 +161,7 @@ def _glob_files(pattern: str, room: int) -> tuple[list[str], str]:
     base = os.sep.join(parts[:fixed]) or os.sep
     rest = parts[fixed:]
     if len(rest) - 1 > MAX_GLOB_DEPTH:
-        return [], f"more than {MAX_GLOB_DEPTH} directory levels of wildcards"
+        return [], f"more than {MAX_GLOB_DEPTH} directory levels of wildcards"  # (pattern ignored)
     out: list[str] = []
     level = [base]
     for depth, part in enumerate(rest):

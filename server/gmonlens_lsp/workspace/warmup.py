@@ -8,6 +8,8 @@ import contextlib
 import os
 import sys
 
+from gmonlens.errors import reason
+
 from . import cache_entries
 
 
@@ -72,11 +74,14 @@ def main(argv: list[str]) -> int:
             file=sys.stderr,
         )
         return 2
+    # written before the work: once memory runs out, formatting a message may fail too
+    oom = os.fsencode(f"gmonlens warm-up: {args[0]}: out of memory (address-space limit)\n")
     try:
         warm(args[0], args[1:], "--static-call-graph" in argv)
+    except MemoryError:
+        os.write(2, oom)
+        return 1
     except Exception as exc:  # the files changed since the load, or cannot be read: the cache waits
-        from gmonlens.errors import reason
-
         print(f"gmonlens warm-up: {args[0]}: {reason(exc)}", file=sys.stderr)
         return 1
     return 0

@@ -139,3 +139,32 @@ def debug_str_bomb(blob: bytes, expanded: int) -> bytes:
 def nobits(blob: bytes, name: str, claimed: int) -> bytes:
     """Section `name` made SHT_NOBITS with a claimed size (no bytes in the file)."""
     return patch(blob, name, type_=SHT_NOBITS, size=claimed)
+
+
+def tiny_elf(sections: list[tuple[str, int, int, bytes]], *, claimed: dict[str, int] | None = None) -> bytes:
+    """A minimal 64-bit little-endian ELF file (no program headers) holding `sections` as
+    (name, type, flags, bytes); `claimed` overrides a section's sh_size. For the pure fuzz tier."""
+    names = b"\0.shstrtab\0" + b"".join(n.encode() + b"\0" for n, *_ in sections)
+    body = bytearray(64)
+    offsets = []
+    for _name, _type, _flags, data in sections:
+        body += b"\0" * (-len(body) % 8)
+        offsets.append(len(body))
+        body += data
+    shstr_at = len(body)
+    body += names
+    body += b"\0" * (-len(body) % 8)
+    shoff = len(body)
+    table = bytearray(64)  # the null section
+    pos = len(b"\0.shstrtab\0")
+    for (name, type_, flags, data), off in zip(sections, offsets, strict=True):
+        size = (claimed or {}).get(name, len(data))
+        table += _SH.pack(pos, type_, flags, 0, off, size, 0, 0, 1, 0)
+        pos += len(name) + 1
+    table += _SH.pack(1, 3, 0, 0, shstr_at, len(names), 0, 0, 1, 0)  # .shstrtab (SHT_STRTAB)
+    body += table
+    count = len(sections) + 2
+    header = struct.pack("<4sBBBBB7sHHIQQQIHHHHHH", b"\x7fELF", 2, 1, 1, 0, 0, b"", 2, 62, 1, 0, 0, shoff,
+                         0, 64, 0, 0, 64, count, count - 1)  # fmt: skip
+    body[:64] = header
+    return bytes(body)

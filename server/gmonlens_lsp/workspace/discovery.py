@@ -115,7 +115,7 @@ def expand_profiles(
     files: list[str] = []
     real: set[str] = set()
     problems: list[str] = []
-    root = os.path.realpath(folder)
+    root, here = os.path.realpath(folder), os.path.normpath(os.path.abspath(folder))
     for pattern in patterns:
         full = _abs(folder, pattern)
         hits, capped = [full], ""  # a missing file is reported by the loader, in its words
@@ -123,7 +123,7 @@ def expand_profiles(
             hits, capped = _glob_files(full, MAX_PROFILE_MATCHES - len(files))
             if not hits and not capped:
                 problems.append(f"{full}: no file matches")
-        inside = _within(root, os.path.realpath(_fixed_dir(full)))
+        inside = _within(here, full)  # named inside the folder (as written): must stay inside
         escaped = 0
         for p in hits:
             key = os.path.realpath(p)
@@ -144,13 +144,6 @@ def expand_profiles(
 
 def _within(root: str, real: str) -> bool:
     return real == root or real.startswith(root.rstrip(os.sep) + os.sep)
-
-
-def _fixed_dir(path: str) -> str:
-    """The directory part of `path` before its first wildcard."""
-    parts = path.split(os.sep)
-    magic = next((i for i, part in enumerate(parts) if glob.has_magic(part)), len(parts) - 1)
-    return os.sep.join(parts[:magic]) or os.sep
 
 
 def _glob_files(pattern: str, room: int) -> tuple[list[str], str]:

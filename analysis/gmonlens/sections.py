@@ -90,7 +90,8 @@ class ElfFile:
         if self.wide and len(head) < 64:
             raise ElfError(self.path, "malformed ELF file (header past the end of the file)")
         h = struct.unpack_from(e + ("HHIQQQIHHHHHH" if self.wide else "HHIIIIIHHHHHH"), head, 16)
-        self.machine = h[1]
+        self.machine, self.type = h[1], h[0]
+        self.segments: list[tuple[int, int, int, int]] = []  # (p_type, offset, file size, address)
         phoff, shoff, phentsize, phnum, shentsize, shnum, shstrndx = (
             h[4],
             h[5],
@@ -136,9 +137,21 @@ class ElfFile:
         out = []
         for i in range(phnum):
             ph = struct.unpack_from(fmt, table, i * phentsize)
+            # (type, offset, size in the file, address): Elf64 p_type p_flags p_offset p_vaddr
+            # p_paddr p_filesz; Elf32 p_type p_offset p_vaddr p_paddr p_filesz
+            seg = (ph[0], ph[2], ph[5], ph[3]) if self.wide else (ph[0], ph[1], ph[4], ph[2])
+            self.segments.append(seg)
             if ph[0] == 1:  # PT_LOAD
-                out.append(ph[3] if self.wide else ph[2])
+                out.append(seg[3])
         return out
+
+    def segment_data(self, index: int) -> bytes:
+        """The file bytes of program header `index` (charged like a section's)."""
+        _kind, offset, size, _addr = self.segments[index]
+        if offset > self.size or size > self.size - offset:
+            raise ElfError(self.path, f"segment {index} extends past the end of the file")
+        self.budget.charge_section(f"segment {index}", size)
+        return self._read(offset, size)
 
     # ---- sections --------------------------------------------------------------------------------
 

@@ -17,9 +17,9 @@ from __future__ import annotations
 
 import glob
 import os
+import struct
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
 
 from gmonlens.errors import ElfError, GmonlensError
 from gmonlens.fit import describe
@@ -30,7 +30,7 @@ from .settings import UNTRUSTED, Settings
 SEARCH_DIRS = (".", "build", "out", "bin", "Debug", "Release", "builddir", "_build", "target", "obj", "dist")
 PROFILE_PATTERNS = ("gmon.out", "gmon.out.*", "gmon.sum")
 _MAX_CANDIDATES = 64
-DF_1_PIE = 0x08000000
+DF_1_PIE, DT_FLAGS_1 = 0x08000000, 0x6FFFFFFB
 
 
 @dataclass(frozen=True)
@@ -193,30 +193,38 @@ def _matching(directory: str, part: str) -> list[str]:
 
 def _is_executable(path: str) -> bool:
     """An ELF executable: ET_EXEC, or ET_DYN with an interpreter or the PIE flag (a static PIE);
-    shared objects and object files are not."""
+    shared objects and object files are not. Reads the headers only (`gmonlens.sections`)."""
+    from gmonlens.sections import ElfFile
+
     try:
         if not os.path.isfile(path) or not os.access(path, os.X_OK):
             return False
         with open(path, "rb") as f:
-            head = f.read(18)
-            if head[:4] != b"\x7fELF" or len(head) < 18:
+            if f.read(4) != b"\x7fELF":
                 return False
-            e_type = int.from_bytes(head[16:18], "little" if head[5] == 1 else "big")
-            if e_type == 2:
+        with ElfFile(path) as elf:
+            if elf.type == 2:  # ET_EXEC
                 return True
-            if e_type != 3:
+            if elf.type != 3:  # ET_DYN
                 return False
-            from elftools.elf.elffile import ELFFile
-
-            elf = ELFFile(f)
-            for seg in elf.iter_segments():
-                if seg["p_type"] == "PT_INTERP":
+            for i, (kind, *_rest) in enumerate(elf.segments):
+                if kind == 3:  # PT_INTERP
                     return True
-                if seg["p_type"] == "PT_DYNAMIC":
-                    tags: Iterable[Any] = getattr(seg, "iter_tags", list)()
-                    return any(t.entry.d_tag == "DT_FLAGS_1" and t.entry.d_val & DF_1_PIE for t in tags)
-    except Exception:  # unreadable or malformed: not a candidate
+                if kind == 2:  # PT_DYNAMIC
+                    return _pie_flag(elf.segment_data(i), elf.wide, elf.little)
+    except (GmonlensError, OSError, ValueError):  # unreadable or malformed: not a candidate
         return False
+    return False
+
+
+def _pie_flag(dynamic: bytes, wide: bool, little: bool) -> bool:
+    """Whether a dynamic section's DT_FLAGS_1 entry has DF_1_PIE."""
+    fmt = ("<" if little else ">") + ("qQ" if wide else "iI")
+    for tag, value in struct.iter_unpack(fmt, dynamic[: len(dynamic) - len(dynamic) % struct.calcsize(fmt)]):
+        if tag == 0:  # DT_NULL
+            break
+        if tag == DT_FLAGS_1:
+            return bool(value & DF_1_PIE)
     return False
 
 

@@ -21,7 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from gmonlens.errors import GmonlensError
+from gmonlens.errors import GmonlensError, reason
 from gmonlens.model import Profile
 from gmonlens.sourcemap import SourceMapper
 
@@ -114,7 +114,7 @@ def load_folder(
         return LoadOutcome(None, blocking=f"{folder}: out of memory while loading the profile")
     except Exception as exc:  # a bug must not leave the folder "loading" forever
         log.exception("loading %s failed", folder)
-        return LoadOutcome(None, blocking=f"{folder}: internal error: {type(exc).__name__}: {exc}")
+        return LoadOutcome(None, blocking=f"{folder}: internal error: {type(exc).__name__}: {reason(exc)}")
 
 
 def _load_folder(folder: str, settings: Settings, generation: int, check: Callable[[], None]) -> LoadOutcome:
@@ -147,7 +147,7 @@ def _load_folder(folder: str, settings: Settings, generation: int, check: Callab
     except Exception as exc:  # an engine bug must not take the server down
         log.exception("loading %s failed", found.binary)
         return LoadOutcome(
-            None, blocking=f"{found.binary}: {type(exc).__name__}: {exc}", inputs=tuple(inputs)
+            None, blocking=f"{found.binary}: {type(exc).__name__}: {reason(exc)}", inputs=tuple(inputs)
         )
     check()
     dwarf, key, cached = cache_entries.load_dwarf(found.binary)
@@ -243,7 +243,7 @@ def finish_index(loaded: LoadedFolder) -> list[str]:
     except (GmonlensError, OSError) as exc:
         problems.append(str(exc))
     except Exception as exc:  # a malformed DWARF section (pyelftools' errors)
-        problems.append(f"{loaded.binary}: DWARF unreadable: {exc}")
+        problems.append(f"{loaded.binary}: DWARF unreadable: {reason(exc)}")
     return problems
 
 

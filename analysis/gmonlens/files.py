@@ -18,6 +18,8 @@ from typing import BinaryIO
 
 from .errors import GmonlensError
 
+SPARSE_MIN = 64 << 20  # a file read whole larger than this that is mostly holes is refused
+
 _KINDS = (
     (stat.S_ISDIR, "is a directory"),
     (stat.S_ISFIFO, "is a named pipe (FIFO)"),
@@ -68,9 +70,13 @@ def read_regular(path: str, cap: int, what: str, error: type[GmonlensError] = Gm
     """
     with open_regular(path, what, error) as fh:
         try:
-            size = os.fstat(fh.fileno()).st_size
+            st = os.fstat(fh.fileno())
+            size = st.st_size
             if size > cap:
                 raise error(path, f"file of {size} bytes is too large for a {what} (limit {cap} bytes)")
+            stored = getattr(st, "st_blocks", 0) * 512
+            if size > SPARSE_MIN and 0 < stored < size // 2:  # mostly holes: never read them
+                raise error(path, f"sparse file of {size} bytes with {stored} on disk: not read as a {what}")
             chunks: list[bytes] = []
             total, want = 0, size + 1  # the size may lie (/proc): read on, never past the cap
             while total <= cap:

@@ -208,3 +208,15 @@ def test_outputs_are_not_written_through_links(
     (line,) = [ln for ln in r.stderr.splitlines() if "warning" not in ln]
     assert output in line and "link" in line, line
     assert (work / output).is_symlink()
+
+
+def test_a_sparse_profile_is_not_read(honest: tuple[Path, Path], tmp_path: Path) -> None:
+    """A 1.9 GB sparse gmon.out (4 KB on disk) was read whole: 32 s and 1.9 GB."""
+    shutil.copy(honest[1], tmp_path / "gmon.out")
+    os.truncate(tmp_path / "gmon.out", 1_900_000_000)
+    if (tmp_path / "gmon.out").stat().st_blocks * 512 > 1 << 20:
+        pytest.skip("this filesystem does not keep holes")
+    r = run(["-b", str(honest[0]), "gmon.out"], tmp_path)
+    assert r.returncode != 0 and "Traceback" not in r.stderr
+    (line,) = r.stderr.splitlines()
+    assert "gmon.out" in line and "sparse" in line, line

@@ -155,7 +155,9 @@ def _check_range(r: _Reader, low: int, high: int, nbins: int) -> None:
     if nbins == 0:
         raise GmonFormatError(r.path, "histogram record has no bins")
     if high <= low:
-        raise GmonFormatError(r.path, "histogram range is empty or reversed (its high address is not above its low)")
+        raise GmonFormatError(
+            r.path, "histogram range is empty or reversed (its high address is not above its low)"
+        )
 
 
 def _parse_bsd(r: _Reader, require_44: bool) -> GmonFile:

@@ -141,8 +141,12 @@ def test_zdebug_sections_are_read(honest: tuple[Path, Path], tmp_path: Path) -> 
 
 def test_zstd_is_one_line_unsupported(honest: tuple[Path, Path], tmp_path: Path) -> None:
     blob = honest[0].read_bytes()
-    zstd = elfpatch.gabi_compressed(elfpatch.section_data(blob, ".debug_line"), kind=elfpatch.ELFCOMPRESS_ZSTD)
-    binary = _copy(honest, tmp_path, "zstd", elfpatch.patch(blob, ".debug_line", zstd, flags=elfpatch.SHF_COMPRESSED))
+    zstd = elfpatch.gabi_compressed(
+        elfpatch.section_data(blob, ".debug_line"), kind=elfpatch.ELFCOMPRESS_ZSTD
+    )
+    binary = _copy(
+        honest, tmp_path, "zstd", elfpatch.patch(blob, ".debug_line", zstd, flags=elfpatch.SHF_COMPRESSED)
+    )
     r = run(["-b", str(binary), "gmon.out"], tmp_path)
     assert r.returncode == 0 and "leaf" in r.stdout
     try:
@@ -172,7 +176,9 @@ def test_symbol_names_overlapping_to_the_end_are_budgeted(honest: tuple[Path, Pa
     symtab = elfpatch.section(blob, ".symtab")
     count = 40_000
     raw = elfpatch.section_data(blob, ".symtab")
-    entry = next(bytearray(raw[i : i + 24]) for i in range(24, len(raw), 24) if raw[i + 4] & 0xF == 2)  # a FUNC
+    entry = next(
+        bytearray(raw[i : i + 24]) for i in range(24, len(raw), 24) if raw[i + 4] & 0xF == 2
+    )  # a FUNC
     table = bytearray(24)  # the null symbol
     for i in range(count):
         entry[0:4] = i.to_bytes(4, "little")

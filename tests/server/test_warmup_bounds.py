@@ -55,4 +55,6 @@ def test_out_of_memory_is_one_line(tmp_path: Path) -> None:
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 1
-    assert proc.stderr.splitlines() == [f"gmonlens warm-up: {app}: out of memory (address-space limit)"], proc.stderr
+    assert proc.stderr.splitlines() == [f"gmonlens warm-up: {app}: out of memory (address-space limit)"], (
+        proc.stderr
+    )

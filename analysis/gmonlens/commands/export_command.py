@@ -140,7 +140,8 @@ def run_export(e: ExportArgs) -> int:
                 table = LineTable.from_elf(args.binary)
             except Exception as exc:  # a broken .debug_line costs the line numbers only
                 print(
-                    f"gmonlens: warning: {args.binary}: cannot read DWARF line table ({reason(exc)})", file=sys.stderr
+                    f"gmonlens: warning: {args.binary}: cannot read DWARF line table ({reason(exc)})",
+                    file=sys.stderr,
                 )
         image = loaded.image
         finder = CallFinder(

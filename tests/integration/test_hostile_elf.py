@@ -226,3 +226,16 @@ def test_a_sparse_profile_is_not_read(honest: tuple[Path, Path], tmp_path: Path)
     assert r.returncode != 0 and "Traceback" not in r.stderr
     (line,) = r.stderr.splitlines()
     assert "gmon.out" in line and "sparse" in line, line
+
+
+def test_dwarf_entries_are_budgeted(honest: tuple[Path, Path], tmp_path: Path) -> None:
+    """A compressed `.debug_info` of 30 MB of copies of the unit (80,000 units, two million DIEs,
+    150 KB on disk): -l decodes every DIE; it stops at the DWARF-entries limit, within 512 MB."""
+    blob = honest[0].read_bytes()
+    info = elfpatch.section_data(blob, ".debug_info")
+    many = info * ((30 << 20) // len(info))
+    bomb = elfpatch.patch(blob, ".debug_info", elfpatch.gabi_compressed(many), flags=elfpatch.SHF_COMPRESSED)
+    binary = _copy(honest, tmp_path, "units", bomb)
+    r = run(["-b", "-l", str(binary), "gmon.out"], tmp_path)
+    assert r.returncode == 0 and "leaf" in r.stdout, r.stderr
+    assert "DWARF entries" in r.stderr and "limit" in r.stderr and str(binary) in r.stderr, r.stderr

@@ -21,7 +21,7 @@ MiB = 1 << 20
 _LIMITS: dict[str, tuple[int, int, int]] = {
     "section bytes": (32 * MiB, 8, 1),  # every section's bytes held, read or decompressed
     "line-table rows": (1 << 20, 1, 2),
-    "DWARF entries": (1 << 20, 1, 1),  # debugging information entries and their attributes
+    "DWARF entries": (1 << 19, 1, 1),  # debugging information entries and their attributes (~300 B each)
     "string bytes": (16 * MiB, 2, 1),  # symbol names and DWARF strings decoded
 }
 # one section's own limit where its contents cost far more in memory than their bytes

@@ -38,6 +38,9 @@ def sleb(data: bytes, pos: int) -> tuple[int, int]:
             return result, pos
 
 
+# Longer than 80 lines on purpose: one loop over the opcodes with the state machine's registers in
+# locals. Split into functions, every row would pay calls and a round trip of the registers, and
+# this loop decodes every row of every line table a report or the server reads.
 def decode_sequences(
     prog: Any,
     data: bytes,

@@ -209,7 +209,7 @@ export class Gmonlens implements vscode.Disposable {
     const folders = (vscode.workspace.workspaceFolders ?? [])
       .filter((f) => f.uri.scheme === "file")
       .map((f) => ({ name: f.name, path: f.uri.fsPath }));
-    return mcpServers(plan, folders);
+    return mcpServers(plan, folders, vscode.workspace.isTrusted);
   }
 
   private onStatus(params: unknown): void {

@@ -7,7 +7,6 @@ import sys
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from gmonlens.errors import GmonlensError
 from gmonlens.model import ElfSymbol, Profile
 
 from .gprof_args import ReportArgs
@@ -42,9 +41,11 @@ def run_report(args: ReportArgs) -> int:
         info = file_info(loaded.image, args.profiles, args.analysis.profile_format)
     _warn(loaded.profile.problems)
     if args.sum_file:
+        from gmonlens.files import write_file
         from gmonlens.gmonsum import gmon_sum
 
-        _write("gmon.sum", gmon_sum(args.binary, loaded.image, loaded.gmon, loaded.profile, args.sum_format))
+        data = gmon_sum(args.binary, loaded.image, loaded.gmon, loaded.profile, args.sum_format)
+        write_file("gmon.sum", data, "gmon.sum")  # never through a link planted in the directory
     if args.json:
         import json
 
@@ -70,14 +71,6 @@ def _object_map(path: str | None) -> ObjectMap | None:
     from gmonlens.files import read_regular
 
     return parse_map(read_regular(path, MAP_CAP, "map file"), path)
-
-
-def _write(path: str, data: bytes) -> None:
-    try:
-        with open(path, "wb") as fh:
-            fh.write(data)
-    except OSError as e:  # a directory of that name, a read-only folder, a full disk
-        raise GmonlensError(path, f"cannot write: {e.strerror or e}") from None
 
 
 def _json_doc(args: ReportArgs, loaded: Loaded, objmap: ObjectMap | None) -> dict[str, Any]:

@@ -106,7 +106,9 @@ def test_workspace_layer_is_lsp_free() -> None:
         for m in _imports(name):
             if m.split(".")[0] in LSP_LIBS:
                 bad.add((name, m))
-            elif _under(m, "gmonlens_lsp") and not _under(m, "gmonlens_lsp.workspace") and m != "gmonlens_lsp":
+            elif (
+                _under(m, "gmonlens_lsp") and not _under(m, "gmonlens_lsp.workspace") and m != "gmonlens_lsp"
+            ):
                 bad.add((name, m))
     assert not bad, f"gmonlens_lsp.workspace reaches outside itself: {sorted(bad)}"
 
@@ -202,7 +204,9 @@ def test_functions_are_short() -> None:
     assert not too_long, f"functions over {HARD_MAX} lines: {too_long}"
 
 
-@pytest.mark.parametrize("argv", [["report", "--help"], ["report", "/nonexistent-a.out", "/nonexistent-gmon"]])
+@pytest.mark.parametrize(
+    "argv", [["report", "--help"], ["report", "/nonexistent-a.out", "/nonexistent-gmon"]]
+)
 def test_report_loads_no_lsp(argv: list[str]) -> None:
     code = (
         "import sys, gmonlens_lsp.cli as c\n"

@@ -52,7 +52,19 @@ def send_status(ls: GmonlensServer, state: FolderState, status: str, message: st
             "routines": routines_with_figures(loaded.profile) if loaded else 0,
             "folder": state.uri,
             "baseline": status_fields(loaded.comparison) if loaded else None,
+            "health": [{"code": h.code, "message": h.message, "fix": h.fix} for h in loaded.health]
+            if loaded
+            else [],
         },
+    )
+
+
+def health_message(health: Any) -> str:
+    """The one message that says a profile's health, each problem with its fix ("" when healthy)."""
+    if not health:
+        return ""
+    return "Profile health: " + " ".join(
+        f"{h.message[:1].upper()}{h.message[1:]}. Fix: {h.fix}." for h in health
     )
 
 

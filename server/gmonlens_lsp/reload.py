@@ -18,6 +18,7 @@ from lsprotocol import types
 from pygls.capabilities import get_capability
 
 from .notices import (
+    health_message,
     log_info,
     refresh_inlay_hints,
     refresh_lenses,
@@ -179,10 +180,15 @@ def _apply(ls: GmonlensServer, state: FolderState, outcome: LoadOutcome) -> None
         gc.collect()
     gc.freeze()  # the profile lives until the next load: keep its objects out of GC passes
     state.problem = None
-    state.said = {t for t in state.said if t in outcome.warnings or t in state.settings_problems}
+    lo = outcome.loaded
+    health = health_message(lo.health)
+    state.said = {
+        t for t in state.said if t in outcome.warnings or t in state.settings_problems or t == health
+    }
     for w in outcome.warnings:
         warn_once(ls, state, w)
-    lo = outcome.loaded
+    if health:  # one message for the whole profile's health, said once
+        warn_once(ls, state, health, blocking=True)
     figures = routines_with_figures(lo.profile)
     log_info(
         ls,

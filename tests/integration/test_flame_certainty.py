@@ -12,7 +12,6 @@ import json
 import math
 import re
 import subprocess
-from pathlib import Path
 
 import pytest
 from gprof_harness import GMONLENS, Built, Workshop, gmonlens_env
@@ -69,7 +68,9 @@ def inclusive(folded: str) -> tuple[int, dict[str, int]]:
     [("cycles", ()), ("shapes", ()), ("cycles", ("-E", "bottom")), ("cycles", ("-c",))],
     ids=["cycles", "shapes", "cycles-E", "cycles-c"],
 )
-def test_folded_frames_add_up_to_gprof(which: str, flags: tuple[str, ...], request: pytest.FixtureRequest) -> None:
+def test_folded_frames_add_up_to_gprof(
+    which: str, flags: tuple[str, ...], request: pytest.FixtureRequest
+) -> None:
     built: Built = request.getfixturevalue(which)
     text = gprof_b(built, *flags)
     folded = gmonlens(built, "export", "--format", "folded", "--min-percent", "0", *flags)
@@ -95,7 +96,7 @@ def test_json_certainty_against_gprof(cycles: Built) -> None:
     want = entries(text)
     period = doc["sample_period"]
     by_name = {r["display_name"]: r for r in doc["routines"]}
-    for name, (s, c) in want.items():
+    for name, (s, _c) in want.items():
         r = by_name.get(name)
         if r is None:
             continue

@@ -59,8 +59,13 @@ def send_status(ls: GmonlensServer, state: FolderState, status: str, message: st
     )
 
 
+LOGGED_HEALTH = frozenset({"binary_changed", "sources_newer"})  # logged where found (session.py)
+
+
 def health_message(health: Any) -> str:
-    """The one message that says a profile's health, each problem with its fix ("" when healthy)."""
+    """The one message that says a profile's health, each problem with its fix ("" when healthy).
+    A binary or sources newer than the profile are not in it: they are logged, not shown."""
+    health = [h for h in health if h.code not in LOGGED_HEALTH]
     if not health:
         return ""
     return "Profile health: " + " ".join(

@@ -105,7 +105,7 @@ def test_lens_placeholders_error_samples_and_few_mark() -> None:
                        self_err="0.02", total_err="0.02", samples="3", total_samples="4", few=True)  # fmt: skip
     assert (
         render.lens_title(DEFAULT_LENS_TITLE, f)
-        == "0.3% · self 0.03 s · total 0.04 s · 2 calls · few samples"
+        == "0.3% · self 0.03 s · total 0.04 s · few samples · 2 calls"
     )
     assert render.lens_title(
         "{self} ± {self_err} s ({samples}) · {total} ± {total_err} ({total_samples}){few}", f

@@ -22,7 +22,7 @@ from gmonlens.errors import GmonlensError
 from .userfiles import SETTINGS_CAP, read_regular
 
 CONFIG_FILE = "gmonlens.yaml"
-DEFAULT_LENS_TITLE = "{percent}% · self {self} s · total {total} s · {calls} calls{cycle}{few}"
+DEFAULT_LENS_TITLE = "{percent}% · self {self} s · total {total} s{few} · {calls} calls{cycle}"
 PLACEHOLDERS = ("percent", "self", "total", "calls", "cycle", "name", "self_err", "total_err", "samples",
                 "total_samples", "few")  # fmt: skip
 DEFAULT_LINE_HEAT_LABEL = "{seconds} s · {percent}%{few}"

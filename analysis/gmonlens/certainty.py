@@ -103,15 +103,30 @@ def node_of(p: Profile, rid: int) -> int:
     return len(p.routines) + k - 1 if k else rid
 
 
-def node_order(p: Profile) -> list[int]:
+TimedArc = tuple[int, int, int, int, float]  # parent, child, parent node, child node, ticks along it
+
+
+def timed_arcs(p: Profile) -> list[TimedArc]:
+    """The arcs `timed` accepts, with their nodes (`node_of`) and propagated ticks, in arc order."""
+    n = len(p.routines)
+    node = [n + r.cycle - 1 if r.cycle else r.id for r in p.routines]
+    cyc = [r.cycle for r in p.routines]
+    out: list[TimedArc] = []
+    for a in p.arcs:
+        x, y = a.parent, a.child
+        if a.count <= 0 or a.is_static or x == y or (cyc[x] and cyc[x] == cyc[y]):
+            continue
+        out.append((x, y, node[x], node[y], a.self_ticks + a.child_ticks))
+    return out
+
+
+def node_order(p: Profile, arcs: Sequence[TimedArc] | None = None) -> list[int]:
     """All nodes (routines outside cycles, and cycles) callees first, over the timed arcs."""
     n = len(p.routines)
     total = n + len(p.cycles)
     out_nodes: list[list[int]] = [[] for _ in range(total)]
-    for i in range(len(p.arcs)):
-        if timed(p, i):
-            a = p.arcs[i]
-            out_nodes[node_of(p, a.parent)].append(node_of(p, a.child))
+    for _x, _y, px, py, _t in timed_arcs(p) if arcs is None else arcs:
+        out_nodes[px].append(py)
     state = [0] * total
     order: list[int] = []
     for start in range(total):
@@ -133,17 +148,15 @@ def node_order(p: Profile) -> list[int]:
     return order
 
 
-def _caller_counts(p: Profile) -> tuple[list[int], list[int], list[int]]:
+def _caller_counts(p: Profile, arcs: Sequence[TimedArc]) -> tuple[list[int], list[int], list[int]]:
     """Distinct callers over timed arcs: of each routine (as routines; a cycle member's callers are
     its cycle's), of each cycle (as routines), and of each node (as nodes)."""
     n = len(p.routines)
     by_routine: list[set[int]] = [set() for _ in range(n)]
     by_node: list[set[int]] = [set() for _ in range(n + len(p.cycles))]
-    for i in range(len(p.arcs)):
-        if timed(p, i):
-            a = p.arcs[i]
-            by_routine[a.child].add(a.parent)
-            by_node[node_of(p, a.child)].add(node_of(p, a.parent))
+    for x, y, px, py, _t in arcs:
+        by_routine[y].add(x)
+        by_node[py].add(px)
     cyc: list[set[int]] = [set() for _ in p.cycles]
     for c in p.cycles:
         for m in c.members:
@@ -153,7 +166,7 @@ def _caller_counts(p: Profile) -> tuple[list[int], list[int], list[int]]:
 
 
 def _estimates(
-    p: Profile, routine_callers: Sequence[int], node_callers: Sequence[int]
+    p: Profile, arcs: Sequence[TimedArc], routine_callers: Sequence[int], node_callers: Sequence[int]
 ) -> tuple[list[float], list[Split | None], list[float], list[Split | None]]:
     """children_estimated ticks and largest split (its `seconds` in ticks here) of every node, then
     of every routine."""
@@ -163,15 +176,11 @@ def _estimates(
     split: list[Split | None] = [None] * len(est)
     out: dict[int, dict[int, float]] = {}  # node -> callee node -> propagated ticks
     rout: dict[int, dict[int, float]] = {}  # routine -> callee node -> ticks (routine's own arcs)
-    for i in range(len(p.arcs)):
-        if timed(p, i):
-            a = p.arcs[i]
-            t = a.self_ticks + a.child_ticks
-            y = node_of(p, a.child)
-            d = out.setdefault(node_of(p, a.parent), {})
-            d[y] = d.get(y, 0.0) + t
-            e = rout.setdefault(a.parent, {})
-            e[y] = e.get(y, 0.0) + t
+    for x, _y, px, y, t in arcs:
+        d = out.setdefault(px, {})
+        d[y] = d.get(y, 0.0) + t
+        e = rout.setdefault(x, {})
+        e[y] = e.get(y, 0.0) + t
 
     def fold(callees: dict[int, float], callers_of: Sequence[int]) -> tuple[float, Split | None]:
         total, best = 0.0, None
@@ -189,7 +198,7 @@ def _estimates(
                 best = here
         return total, best
 
-    for v in node_order(p):
+    for v in node_order(p, arcs):
         est[v], split[v] = fold(out.get(v, {}), node_callers)
     by_routine = [routine_callers[r.id] for r in p.routines]
     callers_of = [*by_routine, *(node_callers[n + k] for k in range(len(p.cycles)))]
@@ -214,8 +223,9 @@ def _callee_id(p: Profile, node: int) -> int:
 def certainty(p: Profile) -> ProfileCertainty:
     """Every routine's and cycle's certainty figures (module docstring)."""
     period = 1.0 / p.hz if p.hz else 0.0
-    routine_callers, cycle_callers, node_callers = _caller_counts(p)
-    est, split, r_est, r_split = _estimates(p, routine_callers, node_callers)
+    arcs = timed_arcs(p)
+    routine_callers, cycle_callers, node_callers = _caller_counts(p, arcs)
+    est, split, r_est, r_split = _estimates(p, arcs, routine_callers, node_callers)
     n = len(p.routines)
 
     def sec_split(s: Split | None) -> Split | None:

@@ -140,7 +140,9 @@ def run_export(e: ExportArgs) -> int:
 
         tree = flame_tree(p, e.min_percent / 100.0)
         if tree.truncated:
-            print(f"gmonlens: warning: over {MAX_FRAMES} frames: the rest folded into `other`", file=sys.stderr)
+            print(
+                f"gmonlens: warning: over {MAX_FRAMES} frames: the rest folded into `other`", file=sys.stderr
+            )
         data = folded(p, tree, demangle=args.demangle).encode("utf-8", "surrogateescape")
     else:
         from gmonlens.callsites import CallFinder

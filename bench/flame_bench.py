@@ -1,9 +1,9 @@
 """The VS Code call graph panel's flame graph on a large program, end to end minus the browser: the
 server's `gmonlens/flameGraph` request over stdio (the engine's flame tree, 0.1% folding), then in node
 the panel's own code (vscode-extension/src/flameGraph.ts, compiled): the answer checked, laid out at
-1,500 px and written as the frames' HTML, at the whole program and zoomed into the widest frame
-below the root. The webview then parses that HTML (not timed here; the e2e records its own
-`data-render-ms`). Target: request + layout + HTML under 1 s.
+1,500 px and turned into the frames' views, at the whole program and zoomed into the widest frame
+below the root. The webview then creates one div per frame (not timed here; the e2e records its own
+`data-render-ms`). Target: request + layout + views under 1 s.
 
 Usage: ``.venv/bin/python bench/flame_bench.py [--reps N] [BINARY GMON]`` (default: the generated
 20,000-routine program of gen_program.py, built and run on first use). Needs node and
@@ -32,7 +32,7 @@ from server_bench import start_server  # noqa: E402
 
 DRAW_JS = r"""
 const fs = require("fs");
-const { parseFlameGraph, layout, framesHtml, search } = require(process.argv[1]);
+const { parseFlameGraph, layout, frameViews, search } = require(process.argv[1]);
 const raw = JSON.parse(fs.readFileSync(process.argv[2], "utf8"));
 const reps = Number(process.argv[3]);
 const med = (a) => a.sort((x, y) => x - y)[Math.floor(a.length / 2)];
@@ -47,9 +47,9 @@ for (let i = 0; i < reps; i++) {
       focus = g.frames.findIndex((f) => f.depth === 1);
     }
     const placed = layout(g, focus, 1 / 1500);
-    const html = framesHtml(g, placed, search(g, "r1"));
+    const views = frameViews(g, placed, search(g, "r1"));
     times[kind].push(performance.now() - t);
-    drawn[kind] = { frames: placed.length, html_bytes: html.length };
+    drawn[kind] = { frames: placed.length, title_bytes: views.reduce((a, v) => a + v.title.length, 0) };
   }
 }
 console.log(JSON.stringify({ whole_ms: med(times.whole), zoomed_ms: med(times.zoomed), drawn }));
@@ -113,11 +113,11 @@ def main() -> int:
     for kind in ("whole", "zoomed"):
         d = r["drawn"][kind]
         print(
-            f"  {'layout + HTML, ' + kind:<44} {r[kind + '_ms'] / 1000:8.3f} s"
-            f"  ({d['frames']} frames drawn, {d['html_bytes'] / 1e6:.2f} MB)"
+            f"  {'layout + views, ' + kind:<44} {r[kind + '_ms'] / 1000:8.3f} s"
+            f"  ({d['frames']} frames drawn, {d['title_bytes'] / 1e6:.2f} MB of tooltips)"
         )
     total = request + r["whole_ms"] / 1000
-    print(f"  {'request + layout + HTML':<44} {total:8.3f} s  (target < 1 s)")
+    print(f"  {'request + layout + views':<44} {total:8.3f} s  (target < 1 s)")
     return 0 if total < 1.0 else 1
 
 

@@ -210,28 +210,40 @@ export function frameColour(f: FlameFrame): string {
 
 export const ROW_PX = 18;
 
-/**
- * The placed frames as absolutely positioned divs (left/width in percent, top in rows of ROW_PX), one
- * per frame, with `data-frame` (index), `data-source` (file:line) and classes `estimated`, `other`,
- * `cycle`, `match` (search hits).
- */
-export function framesHtml(g: FlameGraph, placed: Placed[], hits: Set<number>): string {
-  const parts: string[] = [];
-  for (const p of placed) {
+/** What the webview draws for a placed frame (an absolutely positioned div; positions are set
+ * through the DOM because the panel's Content-Security-Policy refuses inline `style` attributes). */
+export interface FrameView {
+  index: number;
+  className: string; // "frame" plus `estimated`, `other`, `cycle`, `match` (search hits)
+  source: string; // "file.c:12" (1-based line), "" without a place in the workspace
+  title: string;
+  text: string;
+  left: string; // percent of the width, "12.5000%"
+  width: string;
+  top: string; // pixels, rows of ROW_PX
+  colour: string;
+}
+
+export function frameViews(g: FlameGraph, placed: Placed[], hits: Set<number>): FrameView[] {
+  return placed.map((p) => {
     const f = g.frames[p.index];
     const cls = ["frame"];
     if (f.estimated) cls.push("estimated");
     if (f.routine === null && f.cycle === null) cls.push("other");
     if (f.cycle !== null) cls.push("cycle");
     if (hits.has(p.index)) cls.push("match");
-    const source = f.uri !== null ? ` data-source="${esc(`${f.uri.split("/").pop() ?? ""}:${(f.line ?? 0) + 1}`)}"` : "";
-    parts.push(
-      `<div class="${cls.join(" ")}" data-frame="${p.index}"${source} title="${esc(frameTooltip(g, p.index))}" ` +
-        `style="left:${(100 * p.x0).toFixed(4)}%;width:${(100 * (p.x1 - p.x0)).toFixed(4)}%;top:${p.row * ROW_PX}px;background-color:${frameColour(f)}">` +
-        `${esc(f.name)}</div>`,
-    );
-  }
-  return parts.join("");
+    return {
+      index: p.index,
+      className: cls.join(" "),
+      source: f.uri !== null ? `${f.uri.split("/").pop() ?? ""}:${(f.line ?? 0) + 1}` : "",
+      title: frameTooltip(g, p.index),
+      text: f.name,
+      left: `${(100 * p.x0).toFixed(4)}%`,
+      width: `${(100 * (p.x1 - p.x0)).toFixed(4)}%`,
+      top: `${p.row * ROW_PX}px`,
+      colour: frameColour(f),
+    };
+  });
 }
 
 /** The flame graph's summary line. */
@@ -305,15 +317,16 @@ export function butterfly(g: CallGraph): Butterfly | undefined {
 
 /** The butterfly as HTML: callers above, the routine, callees below; bars as wide as their seconds. */
 export function butterflyHtml(b: Butterfly): string {
+  // bar widths go in data-width (percent): the webview sets them (no inline styles under its CSP)
   const width = (s: number): string => (b.totalSeconds > 0 ? Math.min(100, (100 * s) / b.totalSeconds) : 0).toFixed(2);
   const row = (r: ButterflyRow, kind: string): string =>
     `<div class="bf-row ${kind}${r.estimated ? " estimated" : ""}" data-node="r${r.id}" title="${esc(
       `${r.name}: ${r.calls} calls, ${r.seconds.toFixed(2)} s along the arc (${r.estimated ? "estimate: gprof's split by call counts" : "exact"})`,
-    )}"><span class="bf-bar" style="width:${width(r.seconds)}%"></span><span class="bf-label">${esc(r.name)} · ${esc(r.calls)} calls · ${r.seconds.toFixed(2)} s${r.estimated ? " (est.)" : ""}</span></div>`;
+    )}"><span class="bf-bar" data-width="${width(r.seconds)}"></span><span class="bf-label">${esc(r.name)} · ${esc(r.calls)} calls · ${r.seconds.toFixed(2)} s${r.estimated ? " (est.)" : ""}</span></div>`;
   return [
     `<div class="bf-head">Callers of ${esc(b.name)}</div>`,
     ...(b.callers.length ? b.callers.map((r) => row(r, "caller")) : ['<div class="bf-none">&lt;spontaneous&gt;</div>']),
-    `<div class="bf-row centre" data-node="r${b.id}"><span class="bf-bar" style="width:100%"></span><span class="bf-label">${esc(b.name)} · ${b.totalSeconds.toFixed(2)} s total, self ${b.selfSeconds.toFixed(2)} s${b.calls ? ` · ${b.calls} calls` : ""}</span></div>`,
+    `<div class="bf-row centre" data-node="r${b.id}"><span class="bf-bar" data-width="100"></span><span class="bf-label">${esc(b.name)} · ${b.totalSeconds.toFixed(2)} s total, self ${b.selfSeconds.toFixed(2)} s${b.calls ? ` · ${b.calls} calls` : ""}</span></div>`,
     `<div class="bf-head">Callees</div>`,
     ...(b.callees.length ? b.callees.map((r) => row(r, "callee")) : ['<div class="bf-none">none</div>']),
   ].join("");

@@ -3,7 +3,7 @@
 // here, offline. Clicking a node asks the extension to open its source; the toolbar changes the depth,
 // switches to the whole program and pins the graph.
 import { instance } from "@viz-js/viz";
-import { ROW_PX, flameSummary, framesHtml, layout, search } from "../src/flameGraph";
+import { ROW_PX, flameSummary, frameViews, layout, search } from "../src/flameGraph";
 
 const vscode = acquireVsCodeApi();
 const $ = (id) => document.getElementById(id);
@@ -124,7 +124,20 @@ function drawFlame() {
   const placed = layout(flame, zoom, 1 / width);
   const hits = search(flame, query);
   const el = $("flame-frames");
-  el.innerHTML = framesHtml(flame, placed, hits);
+  const divs = frameViews(flame, placed, hits).map((v) => {
+    const d = document.createElement("div");
+    d.className = v.className;
+    d.dataset.frame = String(v.index);
+    if (v.source) d.dataset.source = v.source;
+    d.title = v.title;
+    d.textContent = v.text;
+    d.style.left = v.left;
+    d.style.width = v.width;
+    d.style.top = v.top;
+    d.style.backgroundColor = v.colour;
+    return d;
+  });
+  el.replaceChildren(...divs);
   const rows = placed.reduce((m, p) => Math.max(m, p.row + 1), 0);
   el.style.height = `${rows * ROW_PX}px`;
   const ms = Math.round(performance.now() - started);
@@ -172,6 +185,7 @@ window.addEventListener("message", (event) => {
   } else if (msg.type === "butterfly") {
     const bf = $("butterfly");
     bf.innerHTML = msg.html;
+    for (const bar of bf.querySelectorAll(".bf-bar")) bar.style.width = `${bar.dataset.width}%`;
     bf.hidden = false;
     bf.dataset.routine = msg.name;
   } else if (msg.type === "message") {

@@ -7,7 +7,7 @@ import {
   butterfly,
   butterflyHtml,
   frameTooltip,
-  framesHtml,
+  frameViews,
   layout,
   parseFlameGraph,
   routineSeconds,
@@ -86,10 +86,11 @@ test("search, tooltips and the frames' HTML", () => {
   assert.match(frameTooltip(g, 2), /Estimate: a routine on this path has several callers/);
   assert.match(frameTooltip(g, 1), /Exact: every routine on this path/);
   assert.match(frameTooltip(g, 3), /folded into one frame/);
-  const html = framesHtml(g, layout(g), search(g, "parse"));
-  assert.match(html, /class="frame estimated match" data-frame="2" data-source="parse.c:4"/);
-  assert.match(html, /class="frame other" data-frame="3" title=/);
-  assert.match(html, /left:60\.0000%;width:20\.0000%;top:18px/);
+  const views = new Map(frameViews(g, layout(g), search(g, "parse")).map((v) => [v.index, v]));
+  assert.equal(views.get(2)?.className, "frame estimated match");
+  assert.equal(views.get(2)?.source, "parse.c:4");
+  assert.equal(views.get(3)?.className, "frame other");
+  assert.deepEqual([views.get(3)?.left, views.get(3)?.width, views.get(3)?.top], ["60.0000%", "20.0000%", "18px"]);
 });
 
 test("butterfly: callers above, callees below, exact call counts, estimates marked", () => {
@@ -108,4 +109,6 @@ test("butterfly: callers above, callees below, exact call counts, estimates mark
   const html = butterflyHtml(b);
   assert.ok(html.indexOf("Callers of f2") < html.indexOf("f4 · 20/30 calls") && html.indexOf("Callees") < html.indexOf("f3 · 40/40"));
   assert.match(html, /f4 · 20\/30 calls · 0\.60 s \(est\.\)/);
+  assert.doesNotMatch(html, /style=/); // the webview's CSP refuses inline styles
+  assert.match(html, /data-width="60\.00"/);
 });

@@ -207,6 +207,8 @@ def _apply(ls: GmonlensServer, state: FolderState, outcome: LoadOutcome) -> None
 
 async def _finish(ls: GmonlensServer, state: FolderState, loaded: Any) -> None:
     await asyncio.sleep(0.5)  # let the first requests go first
+    # the hover's certainty figures (O(arcs): ~0.7 s on 70,000 arcs), ready before the first hover
+    await asyncio.to_thread(getattr, loaded, "certainty")
     # line heat once per load, in a thread once no lens is being computed and requests pause (it
     # holds the GIL for 0.1-0.3 s on SQLite; during the first lenses' DWARF decoding it slowed them
     # by a second or more), while the warm-up subprocess runs: ready long before the warm-up ends

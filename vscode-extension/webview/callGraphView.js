@@ -205,6 +205,7 @@ $("search").addEventListener("input", (e) => {
 });
 $("unzoom").addEventListener("click", () => {
   zoom = -1;
+  $("butterfly").hidden = true;
   drawFlame();
 });
 window.addEventListener("resize", () => {

@@ -464,6 +464,8 @@ def line_heat_result(uri: str, heat: HeatIndex, file_heat: FileHeat | None) -> d
                 "percent": round(h.percent, 4),
                 "routine": h.routine,
                 "routines": [{"name": n, "seconds": round(s, 6)} for n, s in h.routines],
+                "samples": round(h.samples, 3),
+                "errSeconds": round(_line_err(h), 6),
             }
             for h in (file_heat.lines if file_heat else ())
         ],

@@ -89,6 +89,7 @@ def test_render_label_tooltip_hint_and_result(tmp_path: Path) -> None:
     assert [e["line"] for e in result["lines"]] == [8, 19]  # 0-based
     assert result["lines"][0] == {
         "line": 8, "seconds": 0.06, "percent": 15.0, "routine": "work", "routines": [{"name": "work", "seconds": 0.06}],
+        "samples": 6.0, "errSeconds": round(0.06 / 6**0.5, 6),
     }  # fmt: skip
     assert render.line_heat_result("u", index, None)["lines"] == []
 

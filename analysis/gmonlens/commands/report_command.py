@@ -71,10 +71,9 @@ def run_report(args: ReportArgs) -> int:
     if args.json:
         import json
 
-        from gmonlens.healthfiles import loaded_health
-        from gmonlens.report_json import to_json
+        from gmonlens import healthfiles, report_json
 
-        doc = to_json(profile, loaded_health(loaded, args.binary, args.profiles))
+        doc = report_json.to_json(profile, healthfiles.loaded_health(loaded, args.binary, args.profiles))
         if args.function_ordering:  # -r and -R: the listings gprof appends, one name per item
             from gmonlens.ordering import function_ordering
 

@@ -7,10 +7,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Iterable
 from typing import Literal
 
 from pygls.capabilities import get_capability
 
+from gmonlens.certainty import Health
 from gmonlens.model import Profile
 
 from . import payloads, render
@@ -50,11 +52,27 @@ def send_status(
 ) -> None:
     loaded = state.loaded
     if loaded is None:
-        body = payloads.status(status, message, state.uri, 0.0, 0, None)
+        body = payloads.status(status, message, state.uri, 0.0, 0, None, ())
     else:
         figures = routines_with_figures(loaded.profile)
-        body = payloads.status(status, message, state.uri, loaded.total_seconds, figures, loaded.comparison)
+        body = payloads.status(
+            status, message, state.uri, loaded.total_seconds, figures, loaded.comparison, loaded.health
+        )
     ls.protocol.notify(STATUS, body)
+
+
+LOGGED_HEALTH = frozenset({"binary_changed", "sources_newer"})  # logged where found (session.py)
+
+
+def health_message(health: Iterable[Health]) -> str:
+    """The one message that says a profile's health, each problem with its fix ("" when healthy).
+    A binary or sources newer than the profile are not in it: they are logged, not shown."""
+    health = [h for h in health if h.code not in LOGGED_HEALTH]
+    if not health:
+        return ""
+    return "Profile health: " + " ".join(
+        f"{h.message[:1].upper()}{h.message[1:]}. Fix: {h.fix}." for h in health
+    )
 
 
 async def refresh_lenses(ls: GmonlensServer) -> None:

@@ -12,13 +12,15 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, TypedDict
 
+from gmonlens.certainty import Health
 from gmonlens.diff import RoutineDiff
 from gmonlens.export_graph import CallGraph
+from gmonlens.flame import FlameTree, frame_name
 from gmonlens.model import Profile, Routine
 
 from .workspace import fsuri
 from .workspace.baseline import Comparison, PinnedBaseline, change_text
-from .workspace.heat_index import FileHeat, HeatIndex
+from .workspace.heat_index import FileHeat, HeatIndex, HotLine
 from .workspace.index import Place
 
 # ---- shared pieces ---------------------------------------------------------------------------
@@ -62,6 +64,14 @@ class BaselineStatus(TypedDict):
     improvements: int
 
 
+class HealthEntry(TypedDict):
+    """One thing that makes the whole profile less trustworthy, and its fix."""
+
+    code: str
+    message: str
+    fix: str
+
+
 class Status(TypedDict):
     state: Literal["loading", "loaded", "problem", "idle"]
     message: str
@@ -69,6 +79,7 @@ class Status(TypedDict):
     routines: int
     folder: str
     baseline: BaselineStatus | None
+    health: list[HealthEntry]  # empty when healthy and while nothing is loaded
 
 
 def baseline_status(cmp: Comparison | None) -> BaselineStatus | None:
@@ -94,6 +105,7 @@ def status(
     total_seconds: float,
     routines: int,
     cmp: Comparison | None,
+    health: Sequence[Health],
 ) -> Status:
     """The `gmonlens/status` notification (`total_seconds`, `routines`: 0 without a profile)."""
     return {
@@ -103,6 +115,7 @@ def status(
         "routines": routines,
         "folder": folder,
         "baseline": baseline_status(cmp),
+        "health": [{"code": h.code, "message": h.message, "fix": h.fix} for h in health],
     }
 
 
@@ -141,12 +154,19 @@ class HeatLine(TypedDict):
     percent: float
     routine: str
     routines: list[RoutineSeconds]
+    samples: float
+    errSeconds: float  # one standard error of the sampling
 
 
 class LineHeat(TypedDict):
     uri: str
     totalSeconds: float
     lines: list[HeatLine]
+
+
+def line_err(h: HotLine) -> float:
+    """The line's standard error in seconds: sqrt(samples) x period = seconds / sqrt(samples)."""
+    return h.seconds / h.samples**0.5 if h.samples > 0 else 0.0
 
 
 def line_heat(uri: str, heat: HeatIndex, file_heat: FileHeat | None) -> LineHeat:
@@ -161,6 +181,8 @@ def line_heat(uri: str, heat: HeatIndex, file_heat: FileHeat | None) -> LineHeat
                 "percent": round(h.percent, 4),
                 "routine": h.routine,
                 "routines": [{"name": n, "seconds": round(s, 6)} for n, s in h.routines],
+                "samples": round(h.samples, 3),
+                "errSeconds": round(line_err(h), 6),
             }
             for h in (file_heat.lines if file_heat else ())
         ],
@@ -375,6 +397,7 @@ class GraphEdge(TypedDict):
     seconds: float
     percent: float
     inCycle: bool
+    estimated: bool  # the time along it is gprof's split (the callee has several callers)
 
 
 class GraphCycle(TypedDict):
@@ -454,12 +477,14 @@ def call_graph(
     folder: str,
     g: CallGraph,
     places: Mapping[int, Place | None],
+    estimated: Mapping[tuple[int, int], bool],
     depth: int | None,
     node_thres: float,
     edge_thres: float,
 ) -> CallGraphResult:
     """The `gmonlens/callGraph` result for graph `g` of profile `p` (`places`: the nodes'
-    declarations; `depth`: None for the whole program)."""
+    declarations; `estimated`: (caller, callee) -> whether the edge's time is gprof's split, for
+    the edges outside cycles; `depth`: None for the whole program)."""
     sec = _seconds(p)
     cycles: dict[int, list[int]] = {}
     for n in g.nodes:
@@ -484,8 +509,78 @@ def call_graph(
                 "seconds": round(sec(e.ticks), 6),
                 "percent": round(e.percent, 4),
                 "inCycle": e.in_cycle,
+                "estimated": not e.in_cycle and estimated[(e.parent, e.child)],
             }
             for e in g.edges
         ],
         "cycles": [_cycle(p, k, members) for k, members in sorted(cycles.items())],
+    }
+
+
+# ---- gmonlens/flameGraph ---------------------------------------------------------------------
+
+
+class FlameFrame(TypedDict):
+    parent: int
+    routine: int | None
+    cycle: int | None
+    name: str
+    seconds: float
+    selfSeconds: float
+    estimated: bool
+    depth: int
+    uri: str | None
+    line: int | None
+
+
+class FlameGraphResult(TypedDict):
+    folder: str
+    generation: int
+    totalSeconds: float
+    minPercent: float
+    truncated: bool
+    frames: list[FlameFrame]
+
+
+def flame_graph(
+    p: Profile,
+    generation: int,
+    folder: str,
+    tree: FlameTree,
+    places: Mapping[int, Place | None],
+    min_percent: float,
+) -> FlameGraphResult:
+    """The `gmonlens/flameGraph` result: `tree`'s frames in depth-first order (parents first),
+    seconds rounded to microseconds; `places`: routine id -> declaration (a cycle's frame takes
+    its hottest member's)."""
+
+    def sec(t: float) -> float:
+        return round(t / p.hz, 6) if p.hz else 0.0
+
+    frames: list[FlameFrame] = []
+    for f in tree.frames:
+        rid = p.cycle(f.cycle).member_order[0] if f.cycle else f.routine
+        place = places.get(rid) if rid >= 0 else None
+        resolved = place if place is not None and place.resolved else None
+        frames.append(
+            {
+                "parent": f.parent,
+                "routine": f.routine if f.routine >= 0 else None,
+                "cycle": f.cycle or None,
+                "name": frame_name(p, f),
+                "seconds": sec(f.width),
+                "selfSeconds": sec(f.self_ticks),
+                "estimated": f.estimated,
+                "depth": f.depth,
+                "uri": _uri(resolved),
+                "line": _line(resolved),
+            }
+        )
+    return {
+        "folder": folder,
+        "generation": generation,
+        "totalSeconds": sec(tree.total_ticks),
+        "minPercent": min_percent,
+        "truncated": tree.truncated,
+        "frames": frames,
     }

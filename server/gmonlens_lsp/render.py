@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from lsprotocol import types
 
+from gmonlens.certainty import FEW_ROUTINE_SAMPLES, ProfileCertainty, stderr_seconds
 from gmonlens.lineheat import InlinedCopies
 from gmonlens.model import Arc, Profile, Routine
 
@@ -40,12 +41,21 @@ class Figures:
     calls: str  # "120" or "120+4"; "" when never called (gprof's blank)
     cycle: int  # 0 when not in a cycle
     name: str
+    self_err: str = ""  # "0.06": the self figure's standard error in seconds (sqrt(samples) x period)
+    total_err: str = ""
+    samples: str = ""  # "18": samples credited to the routine (self), rounded
+    total_samples: str = ""  # samples behind the total (self + children), rounded
+    few: bool = False  # the total rests on fewer than FEW_ROUTINE_SAMPLES samples (but some)
+
+
+FEW_MARK = " · few samples"
 
 
 def figures(profile: Profile, r: Routine) -> Figures:
     base = profile.print_ticks if profile.print_ticks > 0 else 1.0
     percent = 100.0 * r.total_ticks / base
     calls = payloads.calls_text(r)  # blank for a routine nobody called (main, other spontaneous ones)
+    period = 1.0 / profile.hz if profile.hz else 0.0
     return Figures(
         percent=f"{percent:.1f}",
         self_s=f"{profile.seconds(r.prop_self_ticks):.2f}",
@@ -53,6 +63,11 @@ def figures(profile: Profile, r: Routine) -> Figures:
         calls=calls,
         cycle=r.cycle,
         name=r.display_name,
+        self_err=f"{stderr_seconds(r.self_ticks, period):.2f}",
+        total_err=f"{stderr_seconds(r.total_ticks, period):.2f}",
+        samples=f"{r.self_ticks:.0f}",
+        total_samples=f"{r.total_ticks:.0f}",
+        few=0 < r.total_ticks < FEW_ROUTINE_SAMPLES,
     )
 
 
@@ -61,7 +76,9 @@ _NO_CALLS = re.compile(r"\s*·\s*\{calls\}\s*calls\b|\{calls\}\s*calls\b\s*·?\s
 
 def lens_title(template: str, f: Figures) -> str:
     """Fill the lens template; `{cycle}` becomes " · cycle N" or ""; without calls, the
-    `{calls} calls` part (with its separator) is left out rather than saying `0 calls`."""
+    `{calls} calls` part (with its separator) is left out rather than saying `0 calls`.
+    `{self_err}`/`{total_err}` are the standard errors in seconds, `{samples}`/`{total_samples}`
+    the sample counts, `{few}` " · few samples" when the total rests on fewer than 10 samples."""
     if not f.calls:
         template = _NO_CALLS.sub("", template)
     values = {
@@ -71,6 +88,11 @@ def lens_title(template: str, f: Figures) -> str:
         "calls": f.calls,
         "cycle": f" · cycle {f.cycle}" if f.cycle else "",
         "name": f.name,
+        "self_err": f.self_err,
+        "total_err": f.total_err,
+        "samples": f.samples,
+        "total_samples": f.total_samples,
+        "few": FEW_MARK if f.few else "",
     }
     try:
         return template.format(**values)
@@ -185,9 +207,44 @@ def neighbours(profile: Profile, rid: int) -> list[int]:
     ]
 
 
-def hover_markdown(profile: Profile, places: Places, rid: int) -> str:
+def certainty_lines(profile: Profile, cert: ProfileCertainty, rid: int) -> list[str]:
+    """How sure the routine's figures are: value ± standard error with the samples behind it, a
+    warning when they are few, and how much of the children time is gprof's estimate."""
+    r = profile.routines[rid]
+    f = figures(profile, r)
+    c = cert.routines[rid]
+    lines = [
+        f"Self **{f.self_s} ± {f.self_err} s** ({f.samples} samples) · total **{f.total_s} ± "
+        f"{f.total_err} s** ({f.total_samples} samples); ± is one standard error of the sampling "
+        "(sqrt of the samples).",
+        "",
+    ]
+    if f.few:
+        lines += [
+            f"⚠ **Few samples**: the total rests on {f.total_samples} samples; figures under "
+            f"{FEW_ROUTINE_SAMPLES} samples are mostly noise (run longer, or sum several runs).",
+            "",
+        ]
+    children = profile.seconds(r.prop_child_ticks)
+    est = c.children_estimated_seconds
+    if children > 0 and est > 0.0005 and c.split is not None:
+        s = c.split
+        who = profile.cycle(-s.callee).number if s.callee < 0 else None
+        name = f"<cycle {who}>" if who else profile.routines[s.callee].display_name
+        lines.append(
+            f"**{est:.2f} s of {children:.2f} s** children time estimated: **{md.text(name)}** has "
+            f"{s.callers} callers (gprof splits its time by call counts)."
+        )
+        lines.append("")
+    elif children > 0:
+        lines += ["Children time exact: every callee below has a single caller.", ""]
+    return lines
+
+
+def hover_markdown(profile: Profile, places: Places, rid: int, cert: ProfileCertainty | None = None) -> str:
     """gprof's call-graph entry of routine `rid`: callers, the routine's line, callees (linked to
-    their declarations in `places`, which holds `neighbours(profile, rid)`)."""
+    their declarations in `places`, which holds `neighbours(profile, rid)`); with `cert`, how sure
+    the figures are (certainty_lines)."""
     r = profile.routines[rid]
     f = figures(profile, r)
     lines = [f"**{md.text(r.display_name)}**" + (f" · cycle {r.cycle}" if r.cycle else ""), ""]
@@ -214,6 +271,8 @@ def hover_markdown(profile: Profile, places: Places, rid: int) -> str:
         + (f", {f.calls} calls." if f.calls else "; never called (spontaneous).")
     )
     lines.append("")
+    if cert is not None:
+        lines += certainty_lines(profile, cert, rid)
     if r.cycle:
         cyc = profile.cycle(r.cycle)
         members = ", ".join(md.text(profile.routines[m].display_name) for m in cyc.member_order)
@@ -288,13 +347,18 @@ def call_item(
     )
 
 
-def arc_detail(profile: Profile, arc: Arc) -> str:
+def arc_detail(profile: Profile, arc: Arc, estimated: bool | None = None) -> str:
+    """The figures along an arc; `estimated` (certainty.estimated_arc) adds whether its time is
+    gprof's split among several callers or exact (None: not said)."""
     if arc.is_static:
         return "static call (never counted)"
-    return (
+    text = (
         f"{arc.count} calls · {profile.seconds(arc.self_ticks):.2f} s self + "
         f"{profile.seconds(arc.child_ticks):.2f} s children"
     )
+    if estimated is None or arc.is_self:
+        return text
+    return text + (" · estimated (callee has several callers)" if estimated else " · exact")
 
 
 def call_ranges(lines: Sequence[int], fallback: types.Range) -> list[types.Range]:
@@ -303,18 +367,28 @@ def call_ranges(lines: Sequence[int], fallback: types.Range) -> list[types.Range
 
 
 def incoming(
-    item: types.CallHierarchyItem, arc: Arc, lines: Sequence[int], profile: Profile
+    item: types.CallHierarchyItem,
+    arc: Arc,
+    lines: Sequence[int],
+    profile: Profile,
+    estimated: bool | None = None,
 ) -> types.CallHierarchyIncomingCall:
-    """`item` (the caller) calls through `arc` at `lines` of the caller's file."""
-    item.detail = arc_detail(profile, arc)
+    """`item` (the caller) calls through `arc` at `lines` of the caller's file (`estimated`: whether
+    the arc's time is gprof's estimate; None: not said)."""
+    item.detail = arc_detail(profile, arc, estimated)
     return types.CallHierarchyIncomingCall(from_=item, from_ranges=call_ranges(lines, item.selection_range))
 
 
 def outgoing(
-    item: types.CallHierarchyItem, arc: Arc, lines: Sequence[int], caller_sel: types.Range, profile: Profile
+    item: types.CallHierarchyItem,
+    arc: Arc,
+    lines: Sequence[int],
+    caller_sel: types.Range,
+    profile: Profile,
+    estimated: bool | None = None,
 ) -> types.CallHierarchyOutgoingCall:
     """The caller (selection range `caller_sel`) calls `item` through `arc` at `lines` of its file."""
-    item.detail = arc_detail(profile, arc)
+    item.detail = arc_detail(profile, arc, estimated)
     return types.CallHierarchyOutgoingCall(to=item, from_ranges=call_ranges(lines, caller_sel))
 
 
@@ -339,10 +413,15 @@ def message_type(kind: str) -> types.MessageType:
 # ---- line heat -------------------------------------------------------------------------------
 
 
+_line_err = payloads.line_err
+
+
 def heat_label(template: str, h: HotLine) -> str:
-    """Fill the line-heat label template (seconds with two decimals, percent with one)."""
+    """Fill the line-heat label template (seconds with two decimals, percent with one; `{err}` the
+    standard error in seconds, `{samples}` the line's samples, `{few}` " · few samples" under 10)."""
     values = {"seconds": f"{h.seconds:.2f}", "percent": f"{h.percent:.1f}", "routine": h.routine,
-              "line": str(h.line)}  # fmt: skip
+              "line": str(h.line), "err": f"{_line_err(h):.2f}", "samples": f"{h.samples:.0f}",
+              "few": FEW_MARK if 0 < h.samples < FEW_ROUTINE_SAMPLES else ""}  # fmt: skip
     try:
         return template.format(**values)
     except (KeyError, IndexError, ValueError):
@@ -350,7 +429,10 @@ def heat_label(template: str, h: HotLine) -> str:
 
 
 def heat_tooltip(h: HotLine) -> str:
-    text = f"Line samples: {h.seconds:.2f} s, {h.percent:.1f}% of the total time, in {h.routine}"
+    text = (
+        f"Line samples: {h.seconds:.2f} ± {_line_err(h):.2f} s ({h.samples:.0f} samples), "
+        f"{h.percent:.1f}% of the total time, in {h.routine}"
+    )
     if len(h.routines) > 1:
         text += " (" + ", ".join(f"{name} {s:.2f} s" for name, s in h.routines) + ")"
     return text

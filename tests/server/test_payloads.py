@@ -7,20 +7,25 @@ from types import SimpleNamespace
 
 import pytest
 
+from gmonlens.certainty import Health
 from gmonlens_lsp import payloads, render
 from gmonlens_lsp.workspace.index import Place
 
 
 def test_status_without_a_profile() -> None:
-    assert payloads.status("idle", "no profile", "file:///w", 0.0, 0, None) == {
+    assert payloads.status("idle", "no profile", "file:///w", 0.0, 0, None, ()) == {
         "state": "idle",
         "message": "no profile",
         "totalSeconds": 0.0,
         "routines": 0,
         "folder": "file:///w",
         "baseline": None,
+        "health": [],
     }
-    assert payloads.status("loaded", "m", "u", 1.23456789, 3, None)["totalSeconds"] == 1.234568
+    health = (Health("few_samples", "few samples", "run longer"),)
+    loaded = payloads.status("loaded", "m", "u", 1.23456789, 3, None, health)
+    assert loaded["totalSeconds"] == 1.234568
+    assert loaded["health"] == [{"code": "few_samples", "message": "few samples", "fix": "run longer"}]
 
 
 def test_lens_arguments_and_item_data() -> None:

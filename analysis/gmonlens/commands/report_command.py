@@ -75,10 +75,10 @@ def _object_map(path: str | None) -> ObjectMap | None:
 
 def _json_doc(args: ReportArgs, loaded: Loaded, objmap: ObjectMap | None) -> dict[str, Any]:
     """--json: the profile, with -r's and -R's listings (one name per item) when asked."""
-    from gmonlens.report_json import to_json
+    from gmonlens import healthfiles, report_json
 
     profile = loaded.profile
-    doc = to_json(profile)
+    doc = report_json.to_json(profile, healthfiles.loaded_health(loaded, args.binary, args.profiles))
     if args.function_ordering:
         from gmonlens.ordering import function_ordering
 

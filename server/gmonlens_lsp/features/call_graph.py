@@ -43,7 +43,20 @@ def graph_json(
     """The result for graph `g` (the nodes' places read here: call off the event loop)."""
     places = places_of(loaded, (n.routine for n in g.nodes))
     p = loaded.profile
-    return payloads.call_graph(p, loaded.generation, folder, g, places, depth, node_thres, edge_thres)
+    estimated = {
+        (e.parent, e.child): _estimated(loaded, e.parent, e.child) for e in g.edges if not e.in_cycle
+    }
+    return payloads.call_graph(
+        p, loaded.generation, folder, g, places, estimated, depth, node_thres, edge_thres
+    )
+
+
+def _estimated(loaded: LoadedFolder, parent: int, child: int) -> bool:
+    """Whether the time along parent -> child is gprof's split (the callee, whole with its cycle,
+    has several callers: certainty.py)."""
+    c = loaded.profile.routines[child]
+    cert = loaded.certainty
+    return (cert.cycle_callers[c.cycle - 1] if c.cycle else cert.callers[child]) > 1
 
 
 async def _target(

@@ -51,7 +51,7 @@ def _incoming(loaded: LoadedFolder, rid: int) -> list[types.CallHierarchyIncomin
         arc = p.arcs[pos]
         item = _item(loaded, arc.parent)
         lines = lines_in(index.call_site_lines(arc), uris.to_fs_path(item.uri) or "")
-        out.append(render.incoming(item, arc, lines, p))
+        out.append(render.incoming(item, arc, lines, p, loaded.certainty.estimated_arc(p, pos)))
     return out
 
 
@@ -65,7 +65,8 @@ def _outgoing(
         arc = p.arcs[pos]
         item = _item(loaded, arc.child)
         lines = lines_in(index.call_site_lines(arc), caller_path)
-        out.append(render.outgoing(item, arc, lines, caller.selection_range, p))
+        estimated = loaded.certainty.estimated_arc(p, pos)
+        out.append(render.outgoing(item, arc, lines, caller.selection_range, p, estimated))
     return out
 
 

@@ -35,7 +35,7 @@ MAX_INSTANCES = 5  # call-graph entries shown in full when a line declares sever
 
 def _entry(loaded: LoadedFolder, rid: int) -> str:
     places = places_of(loaded, render.neighbours(loaded.profile, rid))
-    text = render.hover_markdown(loaded.profile, places, rid)
+    text = render.hover_markdown(loaded.profile, places, rid, loaded.certainty)
     if loaded.comparison is not None:
         from ..workspace.baseline import hover_table
 

@@ -9,12 +9,13 @@ from .features import (
     call_hierarchy,
     code_lens,
     disassembly,
+    flame_graph,
     hover,
     lifecycle,
     line_heat,
     profile_commands,
-    symbols,
     watch,
+    workspace_symbols,
 )
 from .server import GmonlensServer
 
@@ -23,12 +24,13 @@ FEATURES = (
     code_lens,
     hover,
     call_hierarchy,
-    symbols,
+    workspace_symbols,
     profile_commands,
     baseline_commands,
     watch,
     line_heat,
     call_graph,
+    flame_graph,
     disassembly,
 )
 

@@ -1,6 +1,6 @@
-"""The `gmonlens` command line's engine commands: `report`, `diff`, `export`, `disasm` (usage, version,
-dispatch, and the one place that turns errors into exit statuses). `serve` is the language server's
-(`gmonlens_lsp.cli` dispatches it before coming here).
+"""The `gmonlens` command line's engine commands: `report`, `diff`, `export`, `disasm` (usage,
+version, dispatch, and the one place that turns errors into exit statuses). `serve` and `mcp` are
+the servers' (`gmonlens_lsp.cli` dispatches them before coming here).
 
 Exit statuses: 0 done, 1 bad input (one line naming the file), 2 usage, 3 `diff --fail-over`,
 70 out of memory or input nested too deeply, 130 interrupted."""
@@ -21,6 +21,7 @@ HELP = """usage: gmonlens report [options] [BINARY [PROFILE...]]
        gmonlens export --format callgrind|pprof|dot [gprof options] [BINARY [PROFILE...]] [-o FILE]
        gmonlens disasm [options] SYMSPEC [BINARY [PROFILE...]]
        gmonlens serve [--stdio]
+       gmonlens mcp [--workspace DIR] [BINARY PROFILE...]
        gmonlens --version
 
 report  prints what `gprof -b` prints for the same options (defaults: a.out gmon.out); gprof's
@@ -32,6 +33,8 @@ export  writes the profile for callgrind_annotate/KCachegrind, go tool pprof or 
 disasm  a routine's instructions with gprof's figures (README, "gmonlens disasm"); --syntax att|intel,
         --json, --color, --source-map FROM=TO; gprof's analysis options as in report.
 serve   the language server, speaking LSP on stdin/stdout.
+mcp     a Model Context Protocol server (stdio) for coding agents: the profile's figures as tools
+        (README, "gmonlens mcp"); finds the program and profiles in DIR (default: .) or takes them.
 """
 
 # gprof -v prints "GNU gprof (GNU Binutils for Debian) 2.40", its origin and its licence: the same
@@ -62,46 +65,12 @@ def run(argv: Sequence[str]) -> int:
             reconfigure(errors="surrogateescape")
     if cmd not in ("report", "diff", "export", "disasm"):
         print(
-            f"gmonlens: unknown command '{cmd}' (try: report, diff, export, disasm, serve)", file=sys.stderr
+            f"gmonlens: unknown command '{cmd}' (try: report, diff, export, disasm, serve, mcp)",
+            file=sys.stderr,
         )
         return 2
     try:
-        if cmd == "diff":
-            from .diff_command import USAGE as DIFF_USAGE
-            from .diff_command import parse_diff_args, run_diff
-
-            if not rest or rest[0] in ("-h", "--help"):
-                print(DIFF_USAGE, end="", file=sys.stdout if rest else sys.stderr)
-                return 0 if rest else 2
-            if any(a in ("-v", "--version") for a in rest):  # as `report -v` (gprof acts on it at once)
-                print(VERSION, end="")
-                return 0
-            return run_diff(parse_diff_args(rest))
-        if cmd == "export":
-            from .export_command import EXPORT_HELP, parse_export_args, run_export
-
-            if any(a in ("-h", "--help") for a in rest):
-                print(EXPORT_HELP, end="")
-                return 0
-            return run_export(parse_export_args(rest))
-        if cmd == "disasm":
-            from .disasm_command import USAGE as DISASM_USAGE
-            from .disasm_command import parse_disasm_args, run_disasm
-
-            if not rest or any(a in ("-h", "--help") for a in rest):
-                print(DISASM_USAGE, end="", file=sys.stdout if rest else sys.stderr)
-                return 0 if rest else 2
-            return run_disasm(parse_disasm_args(rest))
-        args = parse_report_args(rest)
-        if args.help:
-            print(help_text(), end="")
-            return 0
-        if args.version:
-            print(VERSION, end="")
-            return 0
-        from .report_command import run_report
-
-        return run_report(args)
+        return {"diff": _diff, "export": _export, "disasm": _disasm, "report": _report}[cmd](rest)
     except UsageError as e:
         print(f"gmonlens {cmd}: {e.message}", file=sys.stderr)
         return 2
@@ -118,3 +87,48 @@ def run(argv: Sequence[str]) -> int:
     except RecursionError:
         print("gmonlens: input nested too deeply", file=sys.stderr)
         return 70
+
+
+def _diff(rest: list[str]) -> int:
+    from .diff_command import USAGE as DIFF_USAGE
+    from .diff_command import parse_diff_args, run_diff
+
+    if not rest or rest[0] in ("-h", "--help"):
+        print(DIFF_USAGE, end="", file=sys.stdout if rest else sys.stderr)
+        return 0 if rest else 2
+    if any(a in ("-v", "--version") for a in rest):  # as `report -v` (gprof acts on it at once)
+        print(VERSION, end="")
+        return 0
+    return run_diff(parse_diff_args(rest))
+
+
+def _export(rest: list[str]) -> int:
+    from .export_command import EXPORT_HELP, parse_export_args, run_export
+
+    if any(a in ("-h", "--help") for a in rest):
+        print(EXPORT_HELP, end="")
+        return 0
+    return run_export(parse_export_args(rest))
+
+
+def _disasm(rest: list[str]) -> int:
+    from .disasm_command import USAGE as DISASM_USAGE
+    from .disasm_command import parse_disasm_args, run_disasm
+
+    if not rest or any(a in ("-h", "--help") for a in rest):
+        print(DISASM_USAGE, end="", file=sys.stdout if rest else sys.stderr)
+        return 0 if rest else 2
+    return run_disasm(parse_disasm_args(rest))
+
+
+def _report(rest: list[str]) -> int:
+    args = parse_report_args(rest)
+    if args.help:
+        print(help_text(), end="")
+        return 0
+    if args.version:
+        print(VERSION, end="")
+        return 0
+    from .report_command import run_report
+
+    return run_report(args)

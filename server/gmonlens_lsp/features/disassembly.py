@@ -67,10 +67,10 @@ async def _target(ls: GmonlensServer, params: Any) -> Target | None:
         return None
     states = [s for s in ls.folders.values() if not isinstance(folder, str) or s.uri == folder]
     for state in states:
-        loaded = await reload.loaded_or_wait(ls, state)
-        rid = disasm_docs.find(loaded, name, None) if loaded is not None else None
-        if loaded is not None and rid is not None:
-            return state, loaded, rid, syntax, compact
+        found = await reload.loaded_or_wait(ls, state)
+        rid = disasm_docs.find(found, name, None) if found is not None else None
+        if found is not None and rid is not None:
+            return state, found, rid, syntax, compact
     return None
 
 

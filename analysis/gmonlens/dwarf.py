@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import io
 from bisect import bisect_right
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from elftools.common.exceptions import ELFError as _PyElfError
@@ -52,9 +52,10 @@ EXPORT_FORMAT = 2  # 2: subprograms without code kept (an older export lacks the
 class DwarfIndex:
     """Lazy index of an ELF file's DWARF subprograms. Not thread-safe: use from one thread."""
 
-    def __init__(self, path: str, data: bytes | None = None) -> None:
-        """Index of the ELF file `path`; `data` (its bytes) saves reading it. Nothing is decoded
-        until asked; a seeded index (`from_export`) opens the file only for what it lacks."""
+    def __init__(self, path: str, data: bytes | Callable[[], bytes] | None = None) -> None:
+        """Index of the ELF file `path`; `data` (its bytes, or what gives them: `Program.data`)
+        saves reading it. Nothing is decoded until asked; a seeded index (`from_export`) reads the
+        file only for what it lacks."""
         self.path = path
         self._data = data
         self._opened = False
@@ -78,6 +79,8 @@ class DwarfIndex:
         self._opened = True
         if self._data is None:
             self._data = read_regular(self.path, MAX_BINARY_BYTES, "executable", ElfError)
+        elif callable(self._data):
+            self._data = self._data()
         try:
             elf = ELFFile(io.BytesIO(self._data))
             if elf.has_dwarf_info() and elf.get_section_by_name(".debug_info") is not None:
@@ -120,9 +123,11 @@ class DwarfIndex:
         }
 
     @classmethod
-    def from_export(cls, path: str, data: Any) -> DwarfIndex:
+    def from_export(
+        cls, path: str, data: Any, elf_data: bytes | Callable[[], bytes] | None = None
+    ) -> DwarfIndex:
         """An index seeded from a *complete* `export()` (every unit's declarations and the unit
-        ranges), every part shape-checked (raises ValueError)."""
+        ranges), every part shape-checked (raises ValueError); `elf_data` as in `__init__`."""
 
         def ok(cond: bool) -> None:
             if not cond:
@@ -137,7 +142,7 @@ class DwarfIndex:
             and isinstance(data.get("units"), list)
             and isinstance(data.get("decls"), dict)
         )
-        index = cls(path)
+        index = cls(path, elf_data)
         units = []
         for u in data["units"]:
             ok(isinstance(u, list) and len(u) == 4 and type(u[0]) is int)

@@ -2,7 +2,7 @@
 
 Headers, sections and the symbol table are unpacked with struct (pyelftools' import alone cost more
 than the rest of a warm report's start-up, and its per-symbol objects are too slow for programs with
-tens of thousands of symbols). `read_build_id` (the server's cache keys) still uses pyelftools.
+tens of thousands of symbols). No pyelftools here: `dwarf.py` and `lineheader.py` use it for DWARF.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from __future__ import annotations
 import struct
 from dataclasses import dataclass
 
-from .errors import ElfError, one_line
+from .errors import ElfError, GmonlensError, one_line
 from .files import open_regular, read_regular
 from .model import CodeSection, ElfSymbol
 
@@ -62,9 +62,11 @@ def _class_letter(bind: int, typ: int, shndx: int, flags: int | None, is_global:
     return letter.upper() if is_global else letter
 
 
-def read_elf(path: str) -> ElfImage:
-    """Read `path`; raises ElfError (one line) for anything that is not a usable ELF executable."""
-    blob = read_regular(path, MAX_BINARY_BYTES, "executable", ElfError)
+def read_elf(path: str, blob: bytes | None = None) -> ElfImage:
+    """Read `path` (or parse `blob`, its bytes already read); raises ElfError (one line) for
+    anything that is not a usable ELF executable."""
+    if blob is None:
+        blob = read_regular(path, MAX_BINARY_BYTES, "executable", ElfError)
     if blob[:4] != b"\x7fELF":
         raise ElfError(path, "not an ELF executable (bad magic)")
     try:
@@ -193,30 +195,6 @@ def _note_build_id(data: bytes, little: bool) -> str | None:
     return None
 
 
-def _build_id(section: object) -> str:
-    """The NT_GNU_BUILD_ID of a `.note.gnu.build-id` section as hex ("" when absent or malformed:
-    gprof ignores the note, and we use it only in cache keys)."""
-    try:
-        for note in getattr(section, "iter_notes", lambda: ())():
-            if note["n_type"] == "NT_GNU_BUILD_ID":
-                desc = note["n_desc"]
-                return desc if isinstance(desc, str) and len(desc) <= 128 else ""
-    except Exception:  # pyelftools: ArrayError, ELFParseError, ... on a damaged note
-        return ""
-    return ""
-
-
-def read_build_id(path: str) -> str:
-    """The GNU build-id note of an ELF file as hex; "" when absent or unreadable."""
-    from elftools.elf.elffile import ELFFile
-
-    try:
-        with open_regular(path, "executable") as fh:
-            return _build_id(ELFFile(fh).get_section_by_name(".note.gnu.build-id"))
-    except Exception:  # identity then rests on path, size and mtime
-        return ""
-
-
 def _section_bytes(blob: bytes, sec: _Section, path: str) -> bytes:
     if sec.type == SHT_NOBITS:
         return b""
@@ -253,3 +231,53 @@ def _symbols(raw: bytes, strtab: bytes, asize: int, little: bool, flags: list[in
         letter = _class_letter(bind, typ, shndx, sec_flags, bind != STB_LOCAL)
         out.append(ElfSymbol(name, st_name, value, letter, typ == STT_FUNC))
     return tuple(out)
+
+
+PT_DYNAMIC, PT_INTERP, DT_NULL, DT_FLAGS_1, DF_1_PIE = 2, 3, 0, 0x6FFFFFFB, 0x08000000
+_MAX_DYNAMIC = 1 << 20  # bytes of a PT_DYNAMIC segment looked at
+
+
+def is_executable(path: str) -> bool:
+    """Whether `path` is an ELF executable: ET_EXEC, or ET_DYN with an interpreter or the PIE flag
+    (a static PIE); shared objects, object files and anything unreadable or malformed are not.
+    Reads the ELF header, the program headers and the dynamic segment only."""
+    try:
+        with open_regular(path, "executable") as fh:
+            head = fh.read(64)
+            if head[:4] != b"\x7fELF" or len(head) < 52 or head[4] not in (1, 2) or head[5] not in (1, 2):
+                return False
+            wide, e = head[4] == 2, "<" if head[5] == 1 else ">"
+            e_type = struct.unpack_from(e + "H", head, 16)[0]
+            if e_type != 3:
+                return bool(e_type == 2)
+            phoff, phentsize, phnum = (
+                struct.unpack_from(e + "Q14xHH", head, 32)
+                if wide
+                else struct.unpack_from(e + "I10xHH", head, 28)
+            )
+            ph_fmt, ph_size = (e + "IIQQQQQQ", 56) if wide else (e + "IIIIIIII", 32)
+            if phentsize < ph_size:
+                return False
+            fh.seek(phoff)
+            table = fh.read(phnum * phentsize)
+            for i in range(len(table) // phentsize):
+                ph = struct.unpack_from(ph_fmt, table, i * phentsize)
+                if ph[0] == PT_INTERP:
+                    return True
+                if ph[0] == PT_DYNAMIC:
+                    offset, filesz = (ph[2], ph[5]) if wide else (ph[1], ph[4])
+                    fh.seek(offset)
+                    return _pie_flag(fh.read(min(filesz, _MAX_DYNAMIC)), e + ("qQ" if wide else "iI"))
+    except (GmonlensError, OSError, struct.error, ValueError, OverflowError):
+        return False
+    return False
+
+
+def _pie_flag(dynamic: bytes, fmt: str) -> bool:
+    """Whether a dynamic section's DT_FLAGS_1 entry (before DT_NULL) has DF_1_PIE."""
+    for tag, value in struct.iter_unpack(fmt, dynamic[: len(dynamic) - len(dynamic) % struct.calcsize(fmt)]):
+        if tag == DT_NULL:
+            return False
+        if tag == DT_FLAGS_1 and value & DF_1_PIE:
+            return True
+    return False

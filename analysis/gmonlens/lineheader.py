@@ -5,6 +5,7 @@ pyelftools (imported only then)."""
 
 from __future__ import annotations
 
+import io
 import os
 import struct
 from collections.abc import Iterator
@@ -16,21 +17,22 @@ from .files import open_regular, read_regular
 from .lineprogram import text, uleb
 
 
-def programs(path: str) -> Iterator[tuple[Any, list[str], int, bytes]]:
-    """Each CU's line program with its file names, first file number and the section bytes.
+def programs(path: str, blob: bytes | None = None) -> Iterator[tuple[Any, list[str], int, bytes]]:
+    """Each CU's line program with its file names, first file number and the section bytes, from
+    the ELF file `path` (or `blob`, its bytes already read).
 
     DWARF 5 line programs (gcc 11 and later) are read here without pyelftools, whose import and
     unit parsing cost more than the rest of a first report on SQLite; anything else (DWARF 2-4,
     whose compilation directory is in .debug_info, compressed sections, unusual forms) goes
     through pyelftools.
     """
-    fast = _programs_v5(path)
+    fast = _programs_v5(path, blob)
     if fast is not None:
         yield from fast
         return
     from elftools.elf.elffile import ELFFile  # only here: its import costs more than a warm report
 
-    with open_regular(path, "executable", ElfError) as fh:
+    with io.BytesIO(blob) if blob is not None else open_regular(path, "executable", ElfError) as fh:
         elf = ELFFile(fh)
         if not elf.has_dwarf_info() or elf.get_section_by_name(".debug_line") is None:
             return
@@ -72,10 +74,11 @@ class _Program:
 _SHF_COMPRESSED = 0x800
 
 
-def _programs_v5(path: str) -> list[tuple[Any, list[str], int, bytes]] | None:
+def _programs_v5(path: str, blob: bytes | None) -> list[tuple[Any, list[str], int, bytes]] | None:
     """DWARF 5 line programs of `path` in section order, or None when pyelftools must read them."""
     try:
-        blob = read_regular(path, MAX_BINARY_BYTES, "executable", ElfError)
+        if blob is None:
+            blob = read_regular(path, MAX_BINARY_BYTES, "executable", ElfError)
         _asize, little, _machine, sections, _loads = _headers(path, blob)
     except (ElfError, struct.error, IndexError, ValueError):
         return None

@@ -101,8 +101,9 @@ class LineTable:
         return cls((), (), ())
 
     @classmethod
-    def from_elf(cls, path: str, *, bfd: bool = False) -> LineTable:
-        """Read every CU's line program; an ELF without `.debug_line` gives an empty table.
+    def from_elf(cls, path: str, *, bfd: bool = False, data: bytes | None = None) -> LineTable:
+        """Read every CU's line program (of `data`, the file's bytes, when given); an ELF without
+        `.debug_line` gives an empty table.
 
         `bfd=True`: BFD 2.40's answers (see `lines_at`): DWARF 5's default file register names
         the unit's main file, and where units' sequences overlap, the earliest unit's is kept whole
@@ -114,10 +115,10 @@ class LineTable:
         files: list[str] = []
         file_ids: dict[str, int] = {}
         seqs: list[tuple[list[int], list[int], list[int]]] = []
-        for prog, names, base, data in programs(path):
+        for prog, names, base, section in programs(path, data):
             local: dict[int, int] = {}
             default_file = 0 if bfd and base == 0 else 1
-            for addrs, fnums, lines in decode_sequences(prog, data, default_file=default_file):
+            for addrs, fnums, lines in decode_sequences(prog, section, default_file=default_file):
                 fids = []
                 for f in fnums:
                     fid = local.get(f)
@@ -137,8 +138,11 @@ class LineTable:
         return cls(tuple(q[0][0] for q in seqs), tuple(seqs), tuple(files))
 
 
-def lines_at(path: str, wanted: set[int], *, bfd: bool = False) -> dict[int, tuple[str, int]]:
-    """(file, line) of each address in `wanted` that a line-table row covers, as `lookup` gives.
+def lines_at(
+    path: str, wanted: set[int], *, bfd: bool = False, data: bytes | None = None
+) -> dict[int, tuple[str, int]]:
+    """(file, line) of each address in `wanted` that a line-table row covers, as `lookup` gives
+    (reading `data`, the file's bytes, when given).
 
     Cheaper than a whole LineTable: only rows at wanted addresses are kept. An address covered by
     a sequence without a row of its own (rare: code entered mid-row) falls back to a full table.
@@ -155,10 +159,10 @@ def lines_at(path: str, wanted: set[int], *, bfd: bool = False) -> dict[int, tup
     giver: dict[int, int] = {}
     spans: list[tuple[int, int]] = []
     unit_spans: list[tuple[int, int, int]] = []
-    for unit, (prog, names, base, data) in enumerate(programs(path)):
+    for unit, (prog, names, base, section) in enumerate(programs(path, data)):
         first = len(spans)
         default_file = 0 if bfd and base == 0 else 1
-        for addrs, fnums, lines in decode_sequences(prog, data, wanted, spans, default_file):
+        for addrs, fnums, lines in decode_sequences(prog, section, wanted, spans, default_file):
             for address, f, line in zip(addrs[:-1], fnums[:-1], lines[:-1], strict=True):
                 if address >= addrs[-1]:
                     continue  # a row at the sequence's end covers no byte (as in `lookup`)
@@ -172,7 +176,7 @@ def lines_at(path: str, wanted: set[int], *, bfd: bool = False) -> dict[int, tup
     if bfd:
         missing += _claimed_by_earlier_unit(unit_spans, giver)
     if missing:
-        table = LineTable.from_elf(path, bfd=bfd)
+        table = LineTable.from_elf(path, bfd=bfd, data=data)
         for a in missing:
             hit = table.lookup(a)
             if hit is not None:

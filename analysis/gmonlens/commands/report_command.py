@@ -40,24 +40,21 @@ def run_report(args: ReportArgs) -> int:
     if args.file_info:
         from gmonlens.fileinfo import file_info
 
-        info = file_info(loaded.image, args.profiles, args.analysis.profile_format)
+        info = file_info(loaded.program, args.analysis.profile_format)
     profile = loaded.profile
     for p in profile.problems:
         print(f"gmonlens: warning: {p}", file=sys.stderr)
     if args.sum_file:
         from gmonlens.gmonsum import write_sum
-        from gmonlens.linetable import LineTable
 
         image = loaded.image
         lines = scopes = None
         if image.has_debug_info:
-            from gmonlens.dwarf import DwarfIndex
             from gmonlens.errors import one_line
-            from gmonlens.scopes import elf_code_names, function_scopes
 
             try:
-                lines = LineTable.from_elf(args.binary, bfd=True)  # gprof's line symbols: BFD's rule
-                scopes = function_scopes(DwarfIndex(args.binary), elf_code_names(image.symbols))
+                lines = loaded.program.line_table(bfd=True)  # gprof's line symbols: BFD's rule
+                scopes = loaded.program.gprof_scopes()
             except GmonlensError:
                 raise
             except Exception as e:  # malformed DWARF: pyelftools raises many types

@@ -129,13 +129,15 @@ def compare(
     """Load the baseline (through the profile cache: a pinned baseline never changes) and compare
     (raises GmonlensError on bad baseline input)."""
     from gmonlens.loader import load_profile
+    from gmonlens.program import Program
 
     from . import cache_entries
 
-    key = cache_entries.profile_key(binary, profiles, options)
+    program = Program(binary, profiles)
+    key = cache_entries.profile_key(program, options)
     base = cache_entries.read_profile(key)
     if not isinstance(base, Profile):
-        base = load_profile(binary, list(profiles), options)
+        base = load_profile(program, options=options)
         cache_entries.write_profile(key, base)
     d = diff_profiles(base, current)
     by_new = {r.after.id: r for r in d.routines if r.after is not None}

@@ -23,10 +23,10 @@ from typing import Any
 
 from gmonlens.errors import GmonlensError
 from gmonlens.model import Profile
+from gmonlens.program import Program
 from gmonlens.sourcemap import SourceMapper
 
 from . import cache_entries
-from .call_finder import CallFinder
 from .discovery import PROFILE_PATTERNS, Discovery, discover, search_dirs
 from .heat_index import HeatHolder, HeatIndex, compute
 from .index import SourceIndex
@@ -44,7 +44,7 @@ class LoadedFolder:
     profiles: tuple[str, ...]
     profile: Profile
     index: SourceIndex
-    dwarf_cache_key: str | None = None
+    program: Program  # the files as this load read them (line table, DWARF, code, samples)
     dwarf_cached: bool = False
     profile_key: str | None = None
     profile_cached: bool = False
@@ -68,13 +68,6 @@ class LoadOutcome:
     inputs: tuple[str, ...] = ()  # files whose change means "reload"
     choice: str | None = None  # which of several fitting binaries / profile sets discovery took, and why
     superseded: bool = False
-
-
-def _line_table_factory(binary: str) -> Any:
-    def make() -> Any:
-        return cache_entries.load_line_table(binary)
-
-    return make
 
 
 def _stale_problems(binary: str, profiles: tuple[str, ...]) -> list[str]:
@@ -132,16 +125,17 @@ def _load_folder(folder: str, settings: Settings, generation: int, check: Callab
             notes=found.notes,
             inputs=tuple(inputs),
         )
+    program = found.program or Program(found.binary, found.profiles)
     try:
         from gmonlens.loader import load_profile
         from gmonlens.options import AnalysisOptions
 
         options = AnalysisOptions(static_call_graph=settings.static_call_graph)
-        pkey = cache_entries.profile_key(found.binary, found.profiles, options)
+        pkey = cache_entries.profile_key(program, options)
         profile = cache_entries.read_profile(pkey)
         profile_cached = isinstance(profile, Profile)
         if not profile_cached:
-            profile = load_profile(found.binary, list(found.profiles), options)
+            profile = load_profile(program, options=options)
     except GmonlensError as exc:
         return LoadOutcome(None, blocking=str(exc), notes=found.notes, inputs=tuple(inputs))
     except Exception as exc:  # an engine bug must not take the server down
@@ -150,13 +144,10 @@ def _load_folder(folder: str, settings: Settings, generation: int, check: Callab
             None, blocking=f"{found.binary}: {type(exc).__name__}: {exc}", inputs=tuple(inputs)
         )
     check()
-    dwarf, key, cached = cache_entries.load_dwarf(found.binary)
+    dwarf = program.dwarf()
     check()
     mapper = SourceMapper(folder, dict(settings.source_map))
-    binary = found.binary
-    index = SourceIndex(
-        profile, dwarf, mapper, _line_table_factory(binary), lambda: CallFinder.from_elf(binary)
-    )
+    index = SourceIndex(profile, dwarf, mapper, program.line_table, program.call_finder)
     warnings = [*profile.problems, *_stale_problems(found.binary, found.profiles)]
     comparison = _compare(folder, settings, found.binary, profile, options, warnings, inputs)
     loaded = LoadedFolder(
@@ -167,8 +158,8 @@ def _load_folder(folder: str, settings: Settings, generation: int, check: Callab
         profiles=found.profiles,
         profile=profile,
         index=index,
-        dwarf_cache_key=key,
-        dwarf_cached=cached,
+        program=program,
+        dwarf_cached=program.dwarf_cached,
         profile_key=pkey,
         profile_cached=profile_cached,
         seconds=time.monotonic() - started,
@@ -213,8 +204,9 @@ def line_heat(loaded: LoadedFolder) -> HeatIndex | None:
     if not loaded.profile.has_histogram:
         return None
     index = loaded.index
+    samples = loaded.program.gmon  # the load's records, read once (the cached Profile has no samples)
     return loaded.heat.get(
-        lambda: compute(loaded.binary, loaded.profiles, loaded.profile, index.line_table(), index.resolve)
+        lambda: compute(loaded.profile, samples().histograms, index.line_table(), index.resolve)
     )
 
 

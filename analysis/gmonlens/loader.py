@@ -13,7 +13,7 @@ from .demangle import demangle_all
 from .elf import ElfImage
 from .errors import GmonlensError
 from .fileorder import ObjectMap, mapped_symbols
-from .fit import Fit, profile_fit
+from .fit import profile_fit
 from .model import GmonData, Profile, Symbol
 from .options import AnalysisOptions, resolve_tables
 from .program import LINES_BFD_KIND, LINES_KIND, MAX_PROFILE_BYTES, Program, read_profile_bytes
@@ -26,7 +26,6 @@ __all__ = [
     "Loaded",
     "Program",
     "attach_lines",
-    "check_fit",
     "fit_problems",
     "load",
     "load_profile",
@@ -42,12 +41,6 @@ def fit_problems(image: ElfImage, symtab: SymbolTable, data: GmonData, paths: Se
     if fit.errors:
         raise GmonlensError(label, fit.errors[0])
     return list(fit.warnings)
-
-
-def check_fit(binary: str | Program, profiles: Sequence[str] = (), fmt: str = "auto") -> Fit:
-    """`Program.fit`: the fit rule for a binary (a path, or a Program with its profiles)."""
-    program = binary if isinstance(binary, Program) else Program(binary, profiles)
-    return program.fit(fmt)
 
 
 def _static_calls_entry(value: object) -> list[tuple[int, int]]:

@@ -14,7 +14,7 @@ import pytest
 from .rawlsp import RawServer, uri
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
-from server_opens import WARMED, opens  # noqa: E402
+from server_opens import WARMED, opens
 
 pytestmark = pytest.mark.skipif(shutil.which("strace") is None, reason="strace is not installed")
 

@@ -5,11 +5,15 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from gmonlens.errors import GmonlensError
 from gmonlens.model import ElfSymbol, Profile
 
 from .gprof_args import ReportArgs
+
+if TYPE_CHECKING:  # the loader is imported when a report runs
+    from gmonlens.loader import Loaded
 
 
 def run_report(args: ReportArgs) -> int:
@@ -45,28 +49,7 @@ def run_report(args: ReportArgs) -> int:
     for p in profile.problems:
         print(f"gmonlens: warning: {p}", file=sys.stderr)
     if args.sum_file:
-        from gmonlens.gmonsum import write_sum
-
-        image = loaded.image
-        lines = scopes = None
-        if image.has_debug_info:
-            from gmonlens.errors import one_line
-
-            try:
-                lines = loaded.program.line_table(bfd=True)  # gprof's line symbols: BFD's rule
-                scopes = loaded.program.gprof_scopes()
-            except GmonlensError:
-                raise
-            except Exception as e:  # malformed DWARF: pyelftools raises many types
-                raise GmonlensError(args.binary, f"cannot read DWARF for gmon.sum ({one_line(e)})") from None
-        data = write_sum(
-            loaded.gmon, profile, image.address_size, image.little_endian, args.sum_format, lines, scopes
-        )
-        try:
-            with open("gmon.sum", "wb") as fh:
-                fh.write(data)
-        except OSError as e:  # a directory of that name, a read-only folder, a full disk
-            raise GmonlensError("gmon.sum", f"cannot write: {e.strerror or e}") from None
+        _write_sum(args, loaded)
     if args.json:
         import json
 
@@ -102,6 +85,31 @@ def run_report(args: ReportArgs) -> int:
     sys.stdout.buffer.write(out.encode("utf-8", "surrogateescape"))  # source bytes as read
     sys.stdout.flush()
     return 0
+
+
+def _write_sum(args: ReportArgs, loaded: Loaded) -> None:
+    """-s: gmon.sum in the current directory (with -l's line symbols when there is DWARF)."""
+    from gmonlens.errors import one_line
+    from gmonlens.gmonsum import write_sum
+
+    image, profile = loaded.image, loaded.profile
+    lines = scopes = None
+    if image.has_debug_info:
+        try:
+            lines = loaded.program.line_table(bfd=True)  # gprof's line symbols: BFD's rule
+            scopes = loaded.program.gprof_scopes()
+        except GmonlensError:
+            raise
+        except Exception as e:  # malformed DWARF: pyelftools raises many types
+            raise GmonlensError(args.binary, f"cannot read DWARF for gmon.sum ({one_line(e)})") from None
+    data = write_sum(
+        loaded.gmon, profile, image.address_size, image.little_endian, args.sum_format, lines, scopes
+    )
+    try:
+        with open("gmon.sum", "wb") as fh:
+            fh.write(data)
+    except OSError as e:  # a directory of that name, a read-only folder, a full disk
+        raise GmonlensError("gmon.sum", f"cannot write: {e.strerror or e}") from None
 
 
 def _annotated(args: ReportArgs, symtab: Sequence[ElfSymbol], profile: Profile) -> str | None:

@@ -77,6 +77,23 @@ def read_elf(path: str, blob: bytes | None = None) -> ElfImage:
         raise ElfError(path, f"malformed ELF file ({one_line(e)})") from None
 
 
+def header_facts(path: str, blob: bytes) -> tuple[int, bool, str | None]:
+    """(address size, little endian, GNU build-id) of the ELF image `blob` from its headers alone
+    (no symbols read: what a cache key and the profile's word size need); raises ElfError as
+    `read_elf` does for what is not an ELF file."""
+    if blob[:4] != b"\x7fELF":
+        raise ElfError(path, "not an ELF executable (bad magic)")
+    try:
+        asize, little, _machine, sections, _loads = _headers(path, blob)
+    except ElfError:
+        raise
+    except (struct.error, IndexError, ValueError, OverflowError) as e:
+        raise ElfError(path, f"malformed ELF file ({one_line(e)})") from None
+    note = next((s for s in sections if s.name == ".note.gnu.build-id" and s.type == SHT_NOTE), None)
+    build_id = _note_build_id(blob[note.offset : note.offset + note.size], little) if note else None
+    return asize, little, build_id
+
+
 # The headers are unpacked here with struct (ELF gABI): importing pyelftools for them cost more
 # than the rest of a warm report's start-up.
 _EM_NAMES = {

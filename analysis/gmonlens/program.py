@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from . import diskcache
 from . import gmon as gmonio
 from .callsites import CallFinder
-from .elf import MAX_BINARY_BYTES, ElfImage, read_elf
+from .elf import MAX_BINARY_BYTES, ElfImage, header_facts, read_elf
 from .errors import ElfError, GmonFormatError
 from .files import read_regular
 from .fit import Fit, profile_fit
@@ -128,10 +128,16 @@ class Program:
         return self._once.get("image", lambda: read_elf(self.path, self.data()))
 
     @property
+    def header(self) -> tuple[int, bool, str | None]:
+        """(address size, little endian, GNU build-id) from the ELF headers alone (no symbols);
+        raises ElfError."""
+        return self._once.get("header", lambda: header_facts(self.path, self.data()))
+
+    @property
     def key(self) -> str | None:
         """The disk cache's identity of this executable (`diskcache.binary_key`: path, inode, size,
-        times, build-id); None when it cannot be had. Raises ElfError for an unusable binary."""
-        return self._once.get("key", lambda: diskcache.binary_key(self.path, self.image.build_id))
+        times, build-id); None when it cannot be had. Raises ElfError for what is not ELF."""
+        return self._once.get("key", lambda: diskcache.binary_key(self.path, self.header[2]))
 
     @property
     def symtab(self) -> SymbolTable:
@@ -143,8 +149,8 @@ class Program:
 
     def gmon(self, fmt: str = "auto") -> GmonData:
         """The profiles' records at this executable's word size and byte order, summed."""
-        image = self.image
-        return self.profiles.gmon(image.address_size, image.little_endian, fmt)
+        address_size, little_endian, _ = self.header
+        return self.profiles.gmon(address_size, little_endian, fmt)
 
     def fit(self, fmt: str = "auto") -> Fit:
         """The engine's fit rule (`gmonlens.fit`) for the profiles; raises ElfError for a binary

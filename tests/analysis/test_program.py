@@ -1,0 +1,88 @@
+"""`Program` reads each of a load's files once, whatever is asked and however often (no compiler:
+a bare ELF header and profiles written with tests/gmonwriter.py)."""
+
+from __future__ import annotations
+
+import struct
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gmonlens import program as program_module
+from gmonlens.elf import is_executable
+from gmonlens.errors import ElfError
+from gmonlens.program import ProfileFiles, Program
+from gmonwriter import Arc, Hist, gnu_file
+
+
+def bare_elf(path: Path, e_type: int = 2) -> Path:
+    """An x86-64 ELF header and nothing else: no sections (so no symbols), no segments."""
+    ident = b"\x7fELF" + bytes([2, 1, 1]) + bytes(9)  # 64-bit, little endian, version 1
+    path.write_bytes(struct.pack("<16sHHIQQQIHHHHHH", ident, e_type, 62, 1, 0, 0, 0, 0, 64, 56, 0, 64, 0, 0))
+    return path
+
+
+@pytest.fixture
+def reads(monkeypatch: pytest.MonkeyPatch) -> Counter[str]:
+    """Paths read through `gmonlens.program`, counted."""
+    counts: Counter[str] = Counter()
+    real = program_module.read_regular
+
+    def counting(path: str, *args: Any, **kwargs: Any) -> bytes:
+        counts[path] += 1
+        return real(path, *args, **kwargs)
+
+    monkeypatch.setattr(program_module, "read_regular", counting)
+    return counts
+
+
+def test_each_file_is_read_once(tmp_path: Path, reads: Counter[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    binary = str(bare_elf(tmp_path / "app"))
+    profiles = [tmp_path / "gmon.out", tmp_path / "gmon.out.2"]
+    for p in profiles:
+        p.write_bytes(gnu_file([Hist(0x1000, 0x1010, [1, 2, 3, 4]), Arc(0x1004, 0x1008, 3)]))
+    prog = Program(binary, [str(p) for p in profiles])
+    assert prog.header == (8, True, None)
+    assert prog.key is not None and len(prog.key) == 64
+    data = prog.gmon()
+    assert prog.gmon() is data and sum(data.histograms[0].counts) == 20  # summed, parsed once
+    assert len(prog.profiles.content_keys()) == 2
+    with pytest.raises(ElfError, match="no symbols"):
+        prog.image  # noqa: B018
+    with pytest.raises(ElfError, match="no symbols"):  # the failure is kept, not read again
+        prog.fit()
+    assert reads == Counter({binary: 1, str(profiles[0]): 1, str(profiles[1]): 1})
+
+
+def test_profiles_read_once_for_every_word_size(tmp_path: Path, reads: Counter[str]) -> None:
+    """Discovery shares one `ProfileFiles` among its candidate binaries."""
+    path = tmp_path / "gmon.out"
+    path.write_bytes(gnu_file([Hist(0x1000, 0x1010, [1, 2, 3, 4])], address_size=4))
+    files = ProfileFiles([str(path)])
+    assert files.gmon(4, True).histograms[0].low_pc == 0x1000
+    assert files.gmon(4, True) is files.gmon(4, True)
+    with pytest.raises(Exception, match=str(path)):  # unreadable as a 64-bit profile
+        files.gmon(8, True)
+    assert reads == Counter({str(path): 1})
+
+
+def test_unreadable_binary_is_reported_once(tmp_path: Path, reads: Counter[str]) -> None:
+    text = tmp_path / "notes.txt"
+    text.write_text("not an executable")
+    prog = Program(str(text), [])
+    for _ in range(3):
+        with pytest.raises(ElfError, match="bad magic"):
+            prog.key  # noqa: B018
+    assert reads == Counter({str(text): 1})
+
+
+def test_is_executable(tmp_path: Path) -> None:
+    assert is_executable(str(bare_elf(tmp_path / "exec")))
+    assert not is_executable(str(bare_elf(tmp_path / "lib.so", e_type=3)))  # no interpreter, no PIE flag
+    assert not is_executable(str(bare_elf(tmp_path / "obj.o", e_type=1)))
+    (tmp_path / "script").write_text("#!/bin/sh\n")
+    assert not is_executable(str(tmp_path / "script"))
+    assert not is_executable(str(tmp_path))

@@ -12,8 +12,8 @@ from .features import (
     lifecycle,
     line_heat,
     profile_commands,
-    symbols,
     watch,
+    workspace_symbols,
 )
 from .server import GmonlensServer
 
@@ -22,7 +22,7 @@ FEATURES = (
     code_lens,
     hover,
     call_hierarchy,
-    symbols,
+    workspace_symbols,
     profile_commands,
     baseline_commands,
     watch,

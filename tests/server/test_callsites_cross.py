@@ -16,6 +16,8 @@ from workspace_builds import FIXTURES
 
 from .conftest import line_of
 
+pytestmark = pytest.mark.integration  # builds its inputs with gcc/g++ at test time
+
 TARGETS = {
     "i686": (
         "i686-linux-gnu-gcc",

@@ -7,6 +7,8 @@ import os
 import random
 from pathlib import Path
 
+import pytest
+
 from gmonlens.lineheat import LineFigure, LineHeat, LineSpan
 from gmonlens.model import Profile, Routine
 from gmonlens_lsp import render
@@ -113,6 +115,7 @@ def test_file_locator_follows_the_file(tmp_path: Path) -> None:
     assert file_locator(str(tmp_path / "missing.c")).line(0) == ""
 
 
+@pytest.mark.integration
 def test_real_profile_lines_sum_to_self_time(c_ws: Path) -> None:
     outcome = load_folder(str(c_ws), Settings(), 1)
     loaded = outcome.loaded

@@ -19,6 +19,8 @@ from gmonlens_lsp.server import GmonlensServer
 from gmonlens_lsp.workspace.session import FolderState, load_folder
 from gmonlens_lsp.workspace.settings import Settings
 
+pytestmark = pytest.mark.integration  # builds its inputs with gcc/g++ at test time
+
 
 def caps(refresh: bool) -> types.ClientCapabilities:
     hints = types.InlayHintWorkspaceClientCapabilities(refresh_support=refresh)

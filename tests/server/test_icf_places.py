@@ -15,6 +15,8 @@ from gmonlens_lsp.workspace.settings import Settings
 
 from .conftest import line_of
 
+pytestmark = pytest.mark.integration  # builds its inputs with gcc/g++ at test time
+
 SOURCE = """\
 static unsigned long mix_a(unsigned long x)
 {

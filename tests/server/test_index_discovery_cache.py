@@ -7,6 +7,8 @@ import shutil
 import time
 from pathlib import Path
 
+import pytest
+
 from gmonlens.loader import load_profile
 from gmonlens.program import Program
 from gmonlens_lsp.workspace import cache_entries as cache
@@ -15,6 +17,8 @@ from gmonlens_lsp.workspace.session import load_folder
 from gmonlens_lsp.workspace.settings import Settings
 
 from .conftest import line_of
+
+pytestmark = pytest.mark.integration  # builds its inputs with gcc/g++ at test time
 
 
 def test_routines_in_and_routine_at(c_ws: Path) -> None:

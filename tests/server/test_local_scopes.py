@@ -14,6 +14,8 @@ from gmonlens_lsp.workspace.settings import Settings
 
 from .conftest import line_of
 
+pytestmark = pytest.mark.integration  # builds its inputs with gcc/g++ at test time
+
 SOURCE = """#include <algorithm>
 #include <cstdio>
 #include <vector>

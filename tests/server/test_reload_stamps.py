@@ -16,6 +16,8 @@ from gmonlens_lsp import reload
 from gmonlens_lsp.factory import create_server
 from gmonlens_lsp.workspace.session import FolderState, stamp
 
+pytestmark = pytest.mark.integration  # builds its inputs with gcc/g++ at test time
+
 
 async def _noop(*_args: Any, **_kwargs: Any) -> None:
     return None

@@ -59,6 +59,7 @@ def test_name_range_utf16(tmp_path: Path) -> None:
     assert missing.start == types.Position(6, 4)
 
 
+@pytest.mark.integration
 def test_hover_markdown_and_items(c_ws: Path) -> None:
     loaded = load_folder(str(c_ws), Settings(), 1).loaded
     assert loaded is not None
@@ -80,6 +81,7 @@ def test_hover_markdown_and_items(c_ws: Path) -> None:
     assert hot["calls"] == "400" and hot["line"] == item.selection_range.start.line
 
 
+@pytest.mark.integration
 def test_spontaneous_routine_has_no_call_count_and_hover_states_total(c_ws: Path) -> None:
     loaded = load_folder(str(c_ws), Settings(), 1).loaded
     assert loaded is not None

@@ -16,7 +16,10 @@ from .rawlsp import RawServer, uri
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 from server_opens import WARMED, opens
 
-pytestmark = pytest.mark.skipif(shutil.which("strace") is None, reason="strace is not installed")
+pytestmark = [
+    pytest.mark.e2e,
+    pytest.mark.skipif(shutil.which("strace") is None, reason="strace is not installed"),
+]
 
 
 @pytest.mark.parametrize("configured", [True, False], ids=["settings", "discovery"])

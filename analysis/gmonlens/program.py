@@ -114,6 +114,13 @@ class Program:
         self.profiles = profiles if isinstance(profiles, ProfileFiles) else ProfileFiles(profiles)
         self._once = _Once()
 
+    def with_profiles(self, profiles: ProfileFiles | Sequence[str]) -> Program:
+        """The same executable with other profile files: what was read or decoded of the binary
+        is shared, never read again (a baseline run of the same build)."""
+        other = Program(self.path, profiles)
+        other._once = self._once  # binary facts only: the profiles' are `ProfileFiles`'
+        return other
+
     # ---- the file ------------------------------------------------------------------------------
 
     def data(self) -> bytes:

@@ -86,3 +86,16 @@ def test_is_executable(tmp_path: Path) -> None:
     (tmp_path / "script").write_text("#!/bin/sh\n")
     assert not is_executable(str(tmp_path / "script"))
     assert not is_executable(str(tmp_path))
+
+
+def test_with_profiles_shares_the_binary(tmp_path: Path, reads: Counter[str]) -> None:
+    binary = str(bare_elf(tmp_path / "app"))
+    a, b = tmp_path / "gmon.a", tmp_path / "gmon.b"
+    a.write_bytes(gnu_file([Hist(0x1000, 0x1010, [1, 2, 3, 4])]))
+    b.write_bytes(gnu_file([Hist(0x1000, 0x1010, [5, 5, 5, 5])]))
+    current = Program(binary, [str(a)])
+    baseline = current.with_profiles([str(b)])
+    assert sum(current.gmon().histograms[0].counts) == 10
+    assert sum(baseline.gmon().histograms[0].counts) == 20
+    assert baseline.key == current.key
+    assert reads == Counter({binary: 1, str(a): 1, str(b): 1})

@@ -149,7 +149,7 @@ def _load_folder(folder: str, settings: Settings, generation: int, check: Callab
     mapper = SourceMapper(folder, dict(settings.source_map))
     index = SourceIndex(profile, dwarf, mapper, program.line_table, program.call_finder)
     warnings = [*profile.problems, *_stale_problems(found.binary, found.profiles)]
-    comparison = _compare(folder, settings, found.binary, profile, options, warnings, inputs)
+    comparison = _compare(folder, settings, program, profile, options, warnings, inputs)
     loaded = LoadedFolder(
         generation=generation,
         folder=folder,
@@ -177,7 +177,7 @@ def _load_folder(folder: str, settings: Settings, generation: int, check: Callab
 def _compare(
     folder: str,
     settings: Settings,
-    binary: str,
+    program: Program,
     profile: Profile,
     options: Any,
     warnings: list[str],
@@ -186,14 +186,14 @@ def _compare(
     """The comparison with the folder's baseline (baseline.py), or None; problems become warnings."""
     from . import baseline
 
-    found, problems = baseline.configured(folder, settings, binary)
+    found, problems = baseline.configured(folder, settings, program.path)
     warnings += problems
     if found is None:
         return None
     base_binary, base_profiles, label = found
     inputs += [base_binary, *base_profiles]
     try:
-        return baseline.compare(profile, base_binary, base_profiles, label, options)
+        return baseline.compare(profile, base_binary, base_profiles, label, options, program)
     except GmonlensError as exc:
         warnings.append(f"baseline not loaded: {exc}")
         return None

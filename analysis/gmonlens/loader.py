@@ -115,13 +115,15 @@ def load(
     """`load_profile`, keeping the ELF image, the summed gmon data and the `Program`.
 
     `binary` is a path (read with `profiles`) or a `Program` (its profiles; `profiles` unused),
-    whose files are then read no more than it has already. Routines get a source file and line
+    whose files are then read no more than it has already. A Program made here lets go of the
+    executable's bytes before the arithmetic (`Program.release_bytes`: the CLI's peak memory). Routines get a source file and line
     when gprof needs one (static routines, file symspecs) or `all_lines` asks for every routine.
     `gprof_files=True` takes gprof's file for a routine (what its report labels and file symspecs
     use); the default, the true position (what editors show). `file_map` (-R's map) renames and
     drops the mapped routines as gprof's sections show them (`fileorder.mapped_symbols`).
     """
-    program = binary if isinstance(binary, Program) else Program(binary, profiles)
+    program = Program(binary, profiles) if isinstance(binary, str) else binary
+    own = program is not binary
     opts = options or AnalysisOptions()
     image = program.image
     symtab = _symbol_table(image, opts)
@@ -140,6 +142,8 @@ def load(
     static_arcs: list[tuple[int, int]] = []
     if opts.static_call_graph and data.has_call_graph:
         static_arcs = _static_arcs(program, symtab, data, problems)
+    if own:
+        program.release_bytes()
     profile = compute_profile(symtab, data, tables, display, static_arcs, problems, opts.static_call_graph)
     return Loaded(image, data, profile, program, file_symbols)
 

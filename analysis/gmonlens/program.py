@@ -10,8 +10,8 @@ code, and the profiles' records (`gmon`). What the disk cache holds (routine lin
 DWARF index, scopes) is looked up there first and stored there when decoded.
 
 The executable is read whole once and its bytes kept while the Program lives (the DWARF index
-decodes from them on demand), so a Program belongs to one load: a changed file is read by the next
-load's Program. Thread-safe: each fact is computed under a lock of its own; a failure (a
+decodes from them on demand; `release_bytes` lets them go), so a Program belongs to one load: a
+changed file is read by the next load's Program. Thread-safe: each fact is computed under a lock of its own; a failure (a
 GmonlensError, a malformed section) is kept and raised again, never retried by reading again.
 """
 
@@ -74,6 +74,11 @@ class _Once:
         value: T = self._values[name]
         return value
 
+    def forget(self, name: str) -> None:
+        """Drop the value `name` (computed again when next asked)."""
+        with self._guard:
+            self._values.pop(name, None)
+
 
 class ProfileFiles:
     """Profile files, each read once (the bytes are kept: they are small next to the binary) and
@@ -86,6 +91,11 @@ class ProfileFiles:
     def data(self, path: str) -> bytes:
         """The bytes of `path` (one of `paths`); GmonFormatError when it cannot be read."""
         return self._once.get(f"bytes:{path}", lambda: read_profile_bytes(path))
+
+    def release_bytes(self) -> None:
+        """Let go of the files' bytes (the records parsed from them stay)."""
+        for p in self.paths:
+            self._once.forget(f"bytes:{p}")
 
     def content_keys(self) -> list[str]:
         """Each file's `diskcache.content_key`, in order."""
@@ -133,6 +143,13 @@ class Program:
     def image(self) -> ElfImage:
         """Header facts, symbols and code (`elf.read_elf`); raises ElfError."""
         return self._once.get("image", lambda: read_elf(self.path, self.data()))
+
+    def release_bytes(self) -> None:
+        """Let go of the executable's and the profiles' bytes (the facts read from them stay). A
+        fact asked later that needs them reads the file again: for the CLI, whose peak memory is
+        the arithmetic after the reading, not for a load that lives on (the server's)."""
+        self._once.forget("data")
+        self.profiles.release_bytes()
 
     @property
     def header(self) -> tuple[int, bool, str | None]:

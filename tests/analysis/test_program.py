@@ -99,3 +99,16 @@ def test_with_profiles_shares_the_binary(tmp_path: Path, reads: Counter[str]) ->
     assert sum(baseline.gmon().histograms[0].counts) == 20
     assert baseline.key == current.key
     assert reads == Counter({binary: 1, str(a): 1, str(b): 1})
+
+
+def test_release_bytes_keeps_the_facts(tmp_path: Path, reads: Counter[str]) -> None:
+    """The CLI's load lets go of the bytes before the arithmetic; what was read stays."""
+    binary = str(bare_elf(tmp_path / "app"))
+    gmon = tmp_path / "gmon.out"
+    gmon.write_bytes(gnu_file([Hist(0x1000, 0x1010, [1, 2, 3, 4])]))
+    prog = Program(binary, [str(gmon)])
+    data, key = prog.gmon(), prog.key
+    prog.release_bytes()
+    assert prog.gmon() is data and prog.key == key
+    assert reads == Counter({binary: 1, str(gmon): 1})
+    assert prog.data()[:4] == b"\x7fELF" and reads[binary] == 2  # asked again: read again

@@ -22,13 +22,11 @@ code ranges, the specification/origin chain, file tables) is `dwarfdecl`'s.
 
 from __future__ import annotations
 
-import io
 from bisect import bisect_right
 from collections.abc import Callable, Iterator
 from typing import Any
 
 from elftools.common.exceptions import ELFError as _PyElfError
-from elftools.elf.elffile import ELFFile
 
 from .dwarfdecl import (
     SourceDecl,
@@ -40,9 +38,9 @@ from .dwarfdecl import (
     join_path,
     subprograms,
 )
-from .elf import MAX_BINARY_BYTES
+from .elfdwarf import dwarf_info
 from .errors import ElfError, one_line
-from .files import read_regular
+from .sections import ElfFile
 
 __all__ = ["EXPORT_FORMAT", "DwarfIndex", "SourceDecl", "UnitInfo"]
 
@@ -52,12 +50,13 @@ EXPORT_FORMAT = 2  # 2: subprograms without code kept (an older export lacks the
 class DwarfIndex:
     """Lazy index of an ELF file's DWARF subprograms. Not thread-safe: use from one thread."""
 
-    def __init__(self, path: str, data: bytes | Callable[[], bytes] | None = None) -> None:
-        """Index of the ELF file `path`; `data` (its bytes, or what gives them: `Program.data`)
-        saves reading it. Nothing is decoded until asked; a seeded index (`from_export`) reads the
-        file only for what it lacks."""
+    def __init__(self, path: str, elf: Callable[[], ElfFile] | None = None) -> None:
+        """Index of the ELF file `path` (read through `elf()`, the file already open, when given:
+        `Program.elf`). Nothing is decoded until asked; a seeded index (`from_export`) opens the
+        file only for what it lacks. What the DWARF makes us decode is bounded by the file's
+        budget (`elfdwarf`): past it, lookups raise `budget.LimitError`."""
         self.path = path
-        self._data = data
+        self._elf = elf
         self._opened = False
         self._dwarf: Any = None
         self._units: tuple[UnitInfo, ...] | None = None
@@ -77,14 +76,16 @@ class DwarfIndex:
         if self._opened:
             return self._dwarf
         self._opened = True
-        if self._data is None:
-            self._data = read_regular(self.path, MAX_BINARY_BYTES, "executable", ElfError)
-        elif callable(self._data):
-            self._data = self._data()
         try:
-            elf = ELFFile(io.BytesIO(self._data))
-            if elf.has_dwarf_info() and elf.get_section_by_name(".debug_info") is not None:
-                self._dwarf = elf.get_dwarf_info()
+            if self._elf is not None:
+                self._dwarf = dwarf_info(self._elf())
+            else:
+                with ElfFile(self.path) as elf:
+                    self._dwarf = dwarf_info(elf)
+        except ElfError:
+            raise
+        except MemoryError:
+            raise ElfError(self.path, "cannot read DWARF: out of memory") from None
         except Exception as exc:  # pyelftools raises many types on malformed input
             raise ElfError(self.path, f"cannot read DWARF: {one_line(exc)}") from exc
         return self._dwarf
@@ -123,11 +124,9 @@ class DwarfIndex:
         }
 
     @classmethod
-    def from_export(
-        cls, path: str, data: Any, elf_data: bytes | Callable[[], bytes] | None = None
-    ) -> DwarfIndex:
+    def from_export(cls, path: str, data: Any, elf: Callable[[], ElfFile] | None = None) -> DwarfIndex:
         """An index seeded from a *complete* `export()` (every unit's declarations and the unit
-        ranges), every part shape-checked (raises ValueError); `elf_data` as in `__init__`."""
+        ranges), every part shape-checked (raises ValueError); `elf` as in `__init__`."""
 
         def ok(cond: bool) -> None:
             if not cond:
@@ -142,7 +141,7 @@ class DwarfIndex:
             and isinstance(data.get("units"), list)
             and isinstance(data.get("decls"), dict)
         )
-        index = cls(path, elf_data)
+        index = cls(path, elf)
         units = []
         for u in data["units"]:
             ok(isinstance(u, list) and len(u) == 4 and type(u[0]) is int)

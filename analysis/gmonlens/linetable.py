@@ -9,7 +9,10 @@ from __future__ import annotations
 from array import array
 from bisect import bisect_right
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .sections import ElfFile
 
 
 @dataclass(frozen=True)
@@ -101,9 +104,9 @@ class LineTable:
         return cls((), (), ())
 
     @classmethod
-    def from_elf(cls, path: str, *, bfd: bool = False, data: bytes | None = None) -> LineTable:
-        """Read every CU's line program (of `data`, the file's bytes, when given); an ELF without
-        `.debug_line` gives an empty table.
+    def from_elf(cls, path: str, *, bfd: bool = False, elf: ElfFile | None = None) -> LineTable:
+        """Read every CU's line program (through `elf`, the file already open, when given); an
+        ELF without `.debug_line` gives an empty table.
 
         `bfd=True`: BFD 2.40's answers (see `lines_at`): DWARF 5's default file register names
         the unit's main file, and where units' sequences overlap, the earliest unit's is kept whole
@@ -115,10 +118,10 @@ class LineTable:
         files: list[str] = []
         file_ids: dict[str, int] = {}
         seqs: list[tuple[list[int], list[int], list[int]]] = []
-        for prog, names, base, section in programs(path, data):
+        for prog, names, base, data, budget in programs(path, elf):
             local: dict[int, int] = {}
             default_file = 0 if bfd and base == 0 else 1
-            for addrs, fnums, lines in decode_sequences(prog, section, default_file=default_file):
+            for addrs, fnums, lines in decode_sequences(prog, data, default_file=default_file, budget=budget):
                 fids = []
                 for f in fnums:
                     fid = local.get(f)
@@ -139,10 +142,9 @@ class LineTable:
 
 
 def lines_at(
-    path: str, wanted: set[int], *, bfd: bool = False, data: bytes | None = None
+    path: str, wanted: set[int], *, bfd: bool = False, elf: ElfFile | None = None
 ) -> dict[int, tuple[str, int]]:
-    """(file, line) of each address in `wanted` that a line-table row covers, as `lookup` gives
-    (reading `data`, the file's bytes, when given).
+    """(file, line) of each address in `wanted` that a line-table row covers, as `lookup` gives.
 
     Cheaper than a whole LineTable: only rows at wanted addresses are kept. An address covered by
     a sequence without a row of its own (rare: code entered mid-row) falls back to a full table.
@@ -159,10 +161,10 @@ def lines_at(
     giver: dict[int, int] = {}
     spans: list[tuple[int, int]] = []
     unit_spans: list[tuple[int, int, int]] = []
-    for unit, (prog, names, base, section) in enumerate(programs(path, data)):
+    for unit, (prog, names, base, data, budget) in enumerate(programs(path, elf)):
         first = len(spans)
         default_file = 0 if bfd and base == 0 else 1
-        for addrs, fnums, lines in decode_sequences(prog, section, wanted, spans, default_file):
+        for addrs, fnums, lines in decode_sequences(prog, data, wanted, spans, default_file, budget):
             for address, f, line in zip(addrs[:-1], fnums[:-1], lines[:-1], strict=True):
                 if address >= addrs[-1]:
                     continue  # a row at the sequence's end covers no byte (as in `lookup`)
@@ -176,7 +178,7 @@ def lines_at(
     if bfd:
         missing += _claimed_by_earlier_unit(unit_spans, giver)
     if missing:
-        table = LineTable.from_elf(path, bfd=bfd, data=data)
+        table = LineTable.from_elf(path, bfd=bfd, elf=elf)
         for a in missing:
             hit = table.lookup(a)
             if hit is not None:

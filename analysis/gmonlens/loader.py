@@ -11,7 +11,7 @@ from . import diskcache
 from .callgraph import compute_profile
 from .demangle import demangle_all
 from .elf import ElfImage
-from .errors import GmonlensError
+from .errors import GmonlensError, reason
 from .fileorder import ObjectMap, mapped_symbols
 from .fit import profile_fit
 from .model import GmonData, Profile, Symbol
@@ -70,7 +70,7 @@ def _line_symbols(
         table = program.line_table(bfd=gprof_files)
         scopes = program.gprof_scopes()
     except Exception as e:  # a broken DWARF section must not stop the report
-        problems.append(f"{program.path}: cannot read DWARF line information ({e}); no line symbols")
+        problems.append(f"{program.path}: cannot read DWARF line information ({reason(e)}); no line symbols")
         return symtab
     return with_line_symbols(symtab, table, scopes, program.image.symbols, code_end)
 
@@ -181,7 +181,9 @@ def _with_sources(
             try:
                 lines = program.routine_lines(gprof_files=gprof_files)
             except Exception as e:  # a broken .debug_line must not stop the report
-                problems.append(f"{program.path}: cannot read DWARF line table ({e}); file names omitted")
+                problems.append(
+                    f"{program.path}: cannot read DWARF line table ({reason(e)}); file names omitted"
+                )
                 lines = {}
             symtab = attach_lines(symtab, lines, need_all)
     if opts.line_granularity:

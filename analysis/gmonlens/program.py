@@ -9,9 +9,11 @@ its routines, the line table, the DWARF index, the function scopes, the call ins
 code, and the profiles' records (`gmon`). What the disk cache holds (routine lines, line table,
 DWARF index, scopes) is looked up there first and stored there when decoded.
 
-The executable is read whole once and its bytes kept while the Program lives (the DWARF index
-decodes from them on demand; `release_bytes` lets them go), so a Program belongs to one load: a
-changed file is read by the next load's Program. Thread-safe: each fact is computed under a lock of its own; a failure (a
+The executable is opened once (`sections.ElfFile`: headers, then each section it is asked for,
+read once and kept, within the file's budget) and stays open while the Program lives (the DWARF
+index decodes from it on demand; `release_bytes` closes it), so a Program belongs to one load and
+sees one version of the file: a rebuilt binary is read by the next load's Program. Each reader
+(symbols, line rows, DWARF) is bounded by a budget of its own, as if it had opened the file. Thread-safe: each fact is computed under a lock of its own; a failure (a
 GmonlensError, a malformed section) is kept and raised again, never retried by reading again.
 """
 
@@ -24,12 +26,13 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from . import diskcache
 from . import gmon as gmonio
 from .callsites import CallFinder
-from .elf import MAX_BINARY_BYTES, ElfImage, header_facts, read_elf
-from .errors import ElfError, GmonFormatError
+from .elf import ElfImage, header_facts, read_elf
+from .errors import GmonFormatError
 from .files import read_regular
 from .fit import Fit, profile_fit
 from .linetable import LineTable, lines_at
 from .model import GmonData
+from .sections import ElfFile
 from .symbols import SymbolTable, build_symbol_table
 
 if TYPE_CHECKING:  # imported when used: dwarf.py imports pyelftools
@@ -78,6 +81,10 @@ class _Once:
         """Drop the value `name` (computed again when next asked)."""
         with self._guard:
             self._values.pop(name, None)
+
+    def peek(self, name: str) -> Any:
+        """The value `name` if computed, else None (nothing computed)."""
+        return self._values.get(name)
 
 
 class ProfileFiles:
@@ -133,29 +140,35 @@ class Program:
 
     # ---- the file ------------------------------------------------------------------------------
 
-    def data(self) -> bytes:
-        """The executable's bytes (read once, at most MAX_BINARY_BYTES); raises ElfError."""
-        return self._once.get(
-            "data", lambda: read_regular(self.path, MAX_BINARY_BYTES, "executable", ElfError)
-        )
+    def elf(self) -> ElfFile:
+        """The executable, open (headers read); raises ElfError."""
+        return self._once.get("elf", lambda: ElfFile(self.path))
+
+    def _reader(self) -> ElfFile:
+        """The open file with a budget of its own, for one reader's pass."""
+        return self.elf().with_budget()
 
     @property
     def image(self) -> ElfImage:
         """Header facts, symbols and code (`elf.read_elf`); raises ElfError."""
-        return self._once.get("image", lambda: read_elf(self.path, self.data()))
+        return self._once.get("image", lambda: read_elf(self.path, self._reader()))
 
     def release_bytes(self) -> None:
-        """Let go of the executable's and the profiles' bytes (the facts read from them stay). A
-        fact asked later that needs them reads the file again: for the CLI, whose peak memory is
-        the arithmetic after the reading, not for a load that lives on (the server's)."""
-        self._once.forget("data")
+        """Close the executable and let go of the sections and the profiles' bytes read (the facts
+        read from them stay). A fact asked later that needs them reads the file again: for the
+        CLI, whose peak memory is the arithmetic after the reading, not for a load that lives on
+        (the server's)."""
+        elf = self._once.peek("elf")
+        self._once.forget("elf")
+        if isinstance(elf, ElfFile):
+            elf.close()
         self.profiles.release_bytes()
 
     @property
     def header(self) -> tuple[int, bool, str | None]:
         """(address size, little endian, GNU build-id) from the ELF headers alone (no symbols);
         raises ElfError."""
-        return self._once.get("header", lambda: header_facts(self.path, self.data()))
+        return self._once.get("header", lambda: header_facts(self.elf()))
 
     @property
     def key(self) -> str | None:
@@ -206,7 +219,7 @@ class Program:
             if cached is not None:
                 return cached
             wanted = {s.value for s in self.image.symbols if s.class_letter in ("T", "t", "W")}
-            out = lines_at(self.path, wanted, bfd=gprof_files, data=self.data())
+            out = lines_at(self.path, wanted, bfd=gprof_files, elf=self._reader())
             diskcache.store(kind, self.key, out)
             return out
 
@@ -218,10 +231,10 @@ class Program:
 
         def make() -> LineTable:
             if bfd:
-                return LineTable.from_elf(self.path, bfd=True, data=self.data())
+                return LineTable.from_elf(self.path, bfd=True, elf=self._reader())
             table = diskcache.load(LINETABLE_KIND, self.key, LineTable.from_plain)
             if table is None:
-                table = LineTable.from_elf(self.path, data=self.data())
+                table = LineTable.from_elf(self.path, elf=self._reader())
                 plain = table.to_plain()
                 if plain is not None:
                     diskcache.store(LINETABLE_KIND, self.key, plain)
@@ -232,7 +245,7 @@ class Program:
     # ---- DWARF ---------------------------------------------------------------------------------
 
     def dwarf(self) -> DwarfIndex:
-        """The `DwarfIndex` (decoded lazily from the bytes; seeded from the disk cache when a
+        """The `DwarfIndex` (decoded lazily from the open file; seeded from the disk cache when a
         complete one is there: `dwarf_cached`). Not thread-safe itself (see `dwarf.py`)."""
         return self._once.get("dwarf", self._make_dwarf)[0]
 
@@ -245,11 +258,11 @@ class Program:
         from .dwarf import DwarfIndex
 
         index = diskcache.load(
-            DWARF_KIND, self.key, lambda d: DwarfIndex.from_export(self.path, d, self.data)
+            DWARF_KIND, self.key, lambda d: DwarfIndex.from_export(self.path, d, self._reader)
         )
         if index is not None:
             return index, True
-        return DwarfIndex(self.path, self.data), False
+        return DwarfIndex(self.path, self._reader), False
 
     def complete_dwarf(self) -> None:
         """Decode every unit of `dwarf()` and store the whole index in the disk cache (the
@@ -277,7 +290,7 @@ class Program:
         from .dwarf import DwarfIndex
         from .scopes import function_scopes
 
-        scopes = function_scopes(DwarfIndex(self.path, self.data))  # an index of its own: threads
+        scopes = function_scopes(DwarfIndex(self.path, self._reader))  # an index of its own: threads
         diskcache.store(SCOPES_KIND, self.key, (scopes.bounds, scopes.names))
         return scopes
 
@@ -293,7 +306,7 @@ class Program:
             from .dwarf import DwarfIndex
             from .scopes import elf_code_names, function_scopes
 
-            return function_scopes(DwarfIndex(self.path, self.data), elf_code_names(self.image.symbols))
+            return function_scopes(DwarfIndex(self.path, self._reader), elf_code_names(self.image.symbols))
 
         return self._once.get("gprof-scopes", make)
 

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from gmonlens import program as program_module
+from gmonlens import sections
 from gmonlens.elf import is_executable
 from gmonlens.errors import ElfError
 from gmonlens.program import ProfileFiles, Program
@@ -26,15 +27,21 @@ def bare_elf(path: Path, e_type: int = 2) -> Path:
 
 @pytest.fixture
 def reads(monkeypatch: pytest.MonkeyPatch) -> Counter[str]:
-    """Paths read through `gmonlens.program`, counted."""
+    """Files opened by a `Program`: profiles read (`program.read_regular`) and executables opened
+    (`sections.open_regular`), counted by path."""
     counts: Counter[str] = Counter()
-    real = program_module.read_regular
+    real_read, real_open = program_module.read_regular, sections.open_regular
 
-    def counting(path: str, *args: Any, **kwargs: Any) -> bytes:
+    def counting_read(path: str, *args: Any, **kwargs: Any) -> bytes:
         counts[path] += 1
-        return real(path, *args, **kwargs)
+        return real_read(path, *args, **kwargs)
 
-    monkeypatch.setattr(program_module, "read_regular", counting)
+    def counting_open(path: str, *args: Any, **kwargs: Any) -> Any:
+        counts[path] += 1
+        return real_open(path, *args, **kwargs)
+
+    monkeypatch.setattr(program_module, "read_regular", counting_read)
+    monkeypatch.setattr(sections, "open_regular", counting_open)
     return counts
 
 
@@ -111,4 +118,4 @@ def test_release_bytes_keeps_the_facts(tmp_path: Path, reads: Counter[str]) -> N
     prog.release_bytes()
     assert prog.gmon() is data and prog.key == key
     assert reads == Counter({binary: 1, str(gmon): 1})
-    assert prog.data()[:4] == b"\x7fELF" and reads[binary] == 2  # asked again: read again
+    assert prog.elf().wide and reads[binary] == 2  # asked again: opened again

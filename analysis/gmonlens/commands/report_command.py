@@ -53,9 +53,9 @@ def run_report(args: ReportArgs) -> int:
     if args.json:
         import json
 
-        from gmonlens.report_json import to_json
+        from gmonlens import healthfiles, report_json
 
-        doc = to_json(profile)
+        doc = report_json.to_json(profile, healthfiles.loaded_health(loaded, args.binary, args.profiles))
         if args.function_ordering:  # -r and -R: the listings gprof appends, one name per item
             from gmonlens.ordering import function_ordering
 
@@ -90,6 +90,7 @@ def run_report(args: ReportArgs) -> int:
 def _write_sum(args: ReportArgs, loaded: Loaded) -> None:
     """-s: gmon.sum in the current directory (with -l's line symbols when there is DWARF)."""
     from gmonlens.errors import one_line
+    from gmonlens.files import write_file
     from gmonlens.gmonsum import write_sum
 
     image, profile = loaded.image, loaded.profile
@@ -105,11 +106,7 @@ def _write_sum(args: ReportArgs, loaded: Loaded) -> None:
     data = write_sum(
         loaded.gmon, profile, image.address_size, image.little_endian, args.sum_format, lines, scopes
     )
-    try:
-        with open("gmon.sum", "wb") as fh:
-            fh.write(data)
-    except OSError as e:  # a directory of that name, a read-only folder, a full disk
-        raise GmonlensError("gmon.sum", f"cannot write: {e.strerror or e}") from None
+    write_file("gmon.sum", data, "gmon.sum")  # never through a link planted in the directory
 
 
 def _annotated(args: ReportArgs, symtab: Sequence[ElfSymbol], profile: Profile) -> str | None:

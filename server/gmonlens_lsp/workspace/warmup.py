@@ -14,22 +14,20 @@ from . import cache_entries
 
 
 def warm(binary: str, profiles: list[str], static_call_graph: bool) -> None:
+    """Each file read once (`Program`): what the cache lacks is computed from those bytes."""
     from gmonlens.loader import load_profile
     from gmonlens.options import AnalysisOptions
+    from gmonlens.program import Program
 
+    program = Program(binary, profiles)
     options = AnalysisOptions(static_call_graph=static_call_graph)
-    key = cache_entries.profile_key(binary, profiles, options)
+    key = cache_entries.profile_key(program, options)
     if key is not None and cache_entries.read_profile(key) is None:
-        cache_entries.write_profile(key, load_profile(binary, profiles, options))
-    dwarf, dkey, cached = cache_entries.load_dwarf(binary)
-    if not cached and dwarf.has_debug_info:
-        for unit in dwarf.units():
-            dwarf.decls_of_unit(unit.offset)
-        dwarf.prepare_ranges()
-        cache_entries.save_dwarf(dwarf, dkey)
-    cache_entries.load_line_table(binary)
-    if dwarf.has_debug_info:
-        cache_entries.load_scopes(binary, compute=True)
+        cache_entries.write_profile(key, load_profile(program, options=options))
+    program.complete_dwarf()
+    program.line_table()
+    if program.dwarf().has_debug_info:
+        program.scopes(compute=True)
 
 
 MAX_CONCURRENT = 2  # warm-up processes running at once, over all folders (the others wait)

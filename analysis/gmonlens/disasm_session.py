@@ -20,6 +20,7 @@ from .options import AnalysisOptions
 from .report_lines import FunctionNames
 
 if TYPE_CHECKING:  # scopes imports pyelftools: only a listing without cached scopes needs it
+    from .program import Program
     from .scopes import FunctionScopes
 
 LINES_KIND, SCOPES_KIND = "linetable-bfd", "scopes-gprof"
@@ -53,6 +54,18 @@ def gprof_lines(image: ElfImage) -> tuple[LineTable, FunctionScopes] | None:
     except Exception as e:  # malformed DWARF: pyelftools raises many types
         raise GmonlensError(image.path, f"cannot read DWARF line information ({one_line(e)})") from None
     return table, scopes
+
+
+def has_listing_data(program: Program) -> bool:
+    """Whether the disk cache holds what `gprof_lines` computes for this executable."""
+    key = program.key
+    return diskcache.exists(LINES_KIND, key) and diskcache.exists(SCOPES_KIND, key)
+
+
+def warm_listing(program: Program) -> None:
+    """Compute and store `gprof_lines` (the warm-up's work), unless cached."""
+    if not has_listing_data(program):
+        gprof_lines(program.image)
 
 
 @dataclass

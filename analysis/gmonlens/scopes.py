@@ -104,12 +104,6 @@ def function_scopes(index: DwarfIndex, elf_names: Mapping[int, str] | None = Non
     return FunctionScopes.build(named if elf_names is not None else plain)
 
 
-def both_scopes(index: DwarfIndex, elf_names: Mapping[int, str]) -> tuple[FunctionScopes, FunctionScopes]:
-    """`function_scopes(index)` and `function_scopes(index, elf_names)` from one pass over the DIEs."""
-    plain, named = _scope_lists(index, elf_names)
-    return FunctionScopes.build(plain), FunctionScopes.build(named)
-
-
 def _scope_lists(
     index: DwarfIndex, elf_names: Mapping[int, str] | None
 ) -> tuple[list[tuple[int, int, str]], list[tuple[int, int, str]]]:

@@ -234,11 +234,13 @@ async def _finish(ls: GmonlensServer, state: FolderState, loaded: LoadedFolder) 
     # by a second or more), while the warm-up subprocess runs: ready long before the warm-up ends
     # (SQLite: ~6 s)
     heat = heat_task(ls, state, loaded)
+    from gmonlens.disasm_session import has_listing_data
+
     complete = (
         loaded.dwarf_cached
         and loaded.profile_cached
-        and cache_entries.has_scopes(loaded.binary)
-        and cache_entries.has_listing_data(loaded.binary)
+        and loaded.program.has_scopes()
+        and has_listing_data(loaded.program)
     )
     if cache_entries.cache_dir() is not None and not complete:
         args = [loaded.binary, *loaded.profiles]
@@ -249,7 +251,7 @@ async def _finish(ls: GmonlensServer, state: FolderState, loaded: LoadedFolder) 
     problems = await asyncio.to_thread(finish_index, loaded)
     # inlined copies (hover) need every DWARF scope: from the cache the warm-up filled
     await asyncio.to_thread(
-        loaded.heat.inlined, loaded.binary, loaded.profile, cache_entries.cache_dir() is None
+        loaded.heat.inlined, loaded.program, loaded.profile, cache_entries.cache_dir() is None
     )
     if state.loaded is loaded:
         for p in problems:

@@ -107,9 +107,10 @@ def test_warmup_fills_the_listing_cache(
     """The warm-up subprocess stores what a first listing would otherwise read from the DWARF (BFD's
     line table, gprof -l's names), and a listing from the cache is the same as one computed."""
     from gmonlens.disasm_render import render_text
-    from gmonlens.disasm_session import DisasmContext
+    from gmonlens.disasm_session import DisasmContext, has_listing_data
     from gmonlens.options import AnalysisOptions
-    from gmonlens_lsp.workspace import cache_entries, warmup
+    from gmonlens.program import Program
+    from gmonlens_lsp.workspace import warmup
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     binary, gmon = str(cproject / "build" / "app"), str(cproject / "build" / "gmon.out")
@@ -119,9 +120,10 @@ def test_warmup_fills_the_listing_cache(
         x = ctx.listing(ctx.find("work")[0])
         return render_text(x, ctx.display_names([x]), ctx.target_names)
 
-    assert not cache_entries.has_listing_data(binary)
+    assert not has_listing_data(Program(binary))
     computed = listing()  # stores them as well
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache2"))
     warmup.warm(binary, [gmon], False)
-    assert cache_entries.has_listing_data(binary) and cache_entries.has_scopes(binary)
+    program = Program(binary)
+    assert has_listing_data(program) and program.has_scopes()
     assert listing() == computed

@@ -64,17 +64,19 @@ def context(loaded: LoadedFolder, syntax: str) -> DisasmContext:
     with _LOCK:
         ctx = loaded.disasm.get(syntax)
         if ctx is None:
-            from gmonlens.elf import read_elf
-            from gmonlens.loader import read_profiles
-
-            image = read_elf(loaded.binary)
-            data = read_profiles(image, list(loaded.profiles))
+            program = loaded.program
+            image = program.image
             other = next(iter(loaded.disasm.values()), None)
             lines = (
                 (other.lines, other.names.scopes) if other is not None and other.names is not None else None
             )
             ctx = DisasmContext.of(
-                loaded.binary, image, loaded.profile, data.histograms, syntax, lines or gprof_lines(image)
+                loaded.binary,
+                image,
+                loaded.profile,
+                program.gmon().histograms,
+                syntax,
+                lines or gprof_lines(image),
             )
             loaded.disasm[syntax] = ctx
         return ctx

@@ -17,20 +17,19 @@ from __future__ import annotations
 
 import glob
 import os
-import struct
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from gmonlens.elf import is_executable
 from gmonlens.errors import ElfError, GmonlensError
 from gmonlens.fit import describe
-from gmonlens.model import GmonData
+from gmonlens.program import ProfileFiles, Program
 
 from .settings import UNTRUSTED, Settings
 
 SEARCH_DIRS = (".", "build", "out", "bin", "Debug", "Release", "builddir", "_build", "target", "obj", "dist")
 PROFILE_PATTERNS = ("gmon.out", "gmon.out.*", "gmon.sum")
 _MAX_CANDIDATES = 64
-DF_1_PIE, DT_FLAGS_1 = 0x08000000, 0x6FFFFFFB
 
 
 @dataclass(frozen=True)
@@ -40,6 +39,7 @@ class Discovery:
     problem: str | None = None  # why nothing can be loaded, when binary or profiles is missing
     notes: tuple[str, ...] = ()  # how the choice was made (log messages)
     choice: str | None = None  # which of several fitting binaries / profile sets was taken, and why
+    program: Program | None = None  # the chosen binary as the fit check read it (the load reads on)
 
 
 def _abs(folder: str, path: str) -> str:
@@ -192,40 +192,9 @@ def _matching(directory: str, part: str) -> list[str]:
 
 
 def _is_executable(path: str) -> bool:
-    """An ELF executable: ET_EXEC, or ET_DYN with an interpreter or the PIE flag (a static PIE);
-    shared objects and object files are not. Reads the headers only (`gmonlens.sections`)."""
-    from gmonlens.sections import ElfFile
-
-    try:
-        if not os.path.isfile(path) or not os.access(path, os.X_OK):
-            return False
-        with open(path, "rb") as f:
-            if f.read(4) != b"\x7fELF":
-                return False
-        with ElfFile(path) as elf:
-            if elf.type == 2:  # ET_EXEC
-                return True
-            if elf.type != 3:  # ET_DYN
-                return False
-            for i, (kind, *_rest) in enumerate(elf.segments):
-                if kind == 3:  # PT_INTERP
-                    return True
-                if kind == 2:  # PT_DYNAMIC
-                    return _pie_flag(elf.segment_data(i), elf.wide, elf.little)
-    except (GmonlensError, OSError, ValueError):  # unreadable or malformed: not a candidate
-        return False
-    return False
-
-
-def _pie_flag(dynamic: bytes, wide: bool, little: bool) -> bool:
-    """Whether a dynamic section's DT_FLAGS_1 entry has DF_1_PIE."""
-    fmt = ("<" if little else ">") + ("qQ" if wide else "iI")
-    for tag, value in struct.iter_unpack(fmt, dynamic[: len(dynamic) - len(dynamic) % struct.calcsize(fmt)]):
-        if tag == 0:  # DT_NULL
-            break
-        if tag == DT_FLAGS_1:
-            return bool(value & DF_1_PIE)
-    return False
+    """An executable file that the engine says is an ELF executable (`gmonlens.elf.is_executable`:
+    PIE or not; never a shared object or an object file; headers read only)."""
+    return os.path.isfile(path) and os.access(path, os.X_OK) and is_executable(path)
 
 
 def candidate_binaries(folder: str, profile_dirs: Iterable[str]) -> list[str]:
@@ -248,10 +217,8 @@ def candidate_binaries(folder: str, profile_dirs: Iterable[str]) -> list[str]:
 
 def profile_fits(binary: str, profile: str) -> bool:
     """Whether `profile` fits `binary` exactly (the engine's rule, gmonlens.fit)."""
-    from gmonlens.loader import check_fit
-
     try:
-        return check_fit(binary, [profile]).exact
+        return Program(binary, [profile]).fit().exact
     except GmonlensError:
         return False
 
@@ -265,20 +232,20 @@ def _rel(folder: str, path: str) -> str:
     return path if rel.startswith("..") else rel
 
 
-def choose_binary(folder: str, profiles: list[str]) -> tuple[str | None, str]:
-    """(the binary, why it was taken) or (None, the problem), by the engine's fit rule."""
-    from gmonlens.loader import check_fit
-
+def choose_binary(folder: str, profiles: list[str]) -> tuple[Program | None, str]:
+    """(the binary's Program, why it was taken) or (None, the problem), by the engine's fit
+    rule; the profiles are read once for all the candidates (`ProfileFiles`)."""
     dirs = list(dict.fromkeys(os.path.dirname(p) for p in profiles))
     candidates = candidate_binaries(folder, dirs)
-    exact: list[str] = []
+    exact: list[Program] = []
     stripped: list[str] = []
     loose: list[tuple[str, str]] = []
     profile_errors: list[str] = []
-    parsed: dict[tuple[int, bool], GmonData] = {}
+    files = ProfileFiles(profiles)
     for c in candidates:
+        program = Program(c, files)
         try:
-            fit = check_fit(c, profiles, parsed=parsed)
+            fit = program.fit()
         except ElfError as exc:
             if "no symbols" in exc.message:
                 stripped.append(c)
@@ -287,15 +254,15 @@ def choose_binary(folder: str, profiles: list[str]) -> tuple[str | None, str]:
             profile_errors.append(str(exc))
             continue
         if fit.exact:
-            exact.append(c)
+            exact.append(program)
         elif fit.fits:
             loose.append((c, describe(fit)))
     name = brief(_rel(folder, p) for p in profiles)
     if exact:
-        exact.sort(key=os.path.getmtime, reverse=True)
-        why = f"binary {_rel(folder, exact[0])}: fits {name}"
+        exact.sort(key=lambda p: os.path.getmtime(p.path), reverse=True)
+        why = f"binary {_rel(folder, exact[0].path)}: fits {name}"
         if len(exact) > 1:
-            others = ", ".join(_rel(folder, c) for c in exact[1:])
+            others = ", ".join(_rel(folder, c.path) for c in exact[1:])
             why += f"; the newest of {len(exact)} that fit (also {others}; {_FIX_BINARY} to choose)"
         return exact[0], why
     if profile_errors and len(profile_errors) == len(candidates):
@@ -339,13 +306,15 @@ def discover(folder: str, settings: Settings) -> Discovery:
         return Discovery(
             _abs(folder, settings.binary), tuple(profiles), notes=tuple(notes), choice=choice_text(choice)
         )
-    binary, why = choose_binary(folder, profiles)
-    if binary is None:
+    program, why = choose_binary(folder, profiles)
+    if program is None:
         return Discovery(None, tuple(profiles), problem=why, notes=tuple(notes))
     notes.append(why)
     if "newest of" in why:
         choice.append(why)
-    return Discovery(binary, tuple(profiles), notes=tuple(notes), choice=choice_text(choice))
+    return Discovery(
+        program.path, tuple(profiles), notes=tuple(notes), choice=choice_text(choice), program=program
+    )
 
 
 def choice_text(parts: list[str]) -> str | None:

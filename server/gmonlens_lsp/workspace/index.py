@@ -23,12 +23,12 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Protocol, TypeVar
 
+from gmonlens.callsites import CallFinder, arc_call_sites
 from gmonlens.dwarf import DwarfIndex, SourceDecl
 from gmonlens.linetable import LineTable
 from gmonlens.model import Arc, Profile, Routine
 from gmonlens.sourcemap import SourceMapper
 
-from .call_finder import CallFinder
 from .srcnames import source_name
 
 log = logging.getLogger("gmonlens")
@@ -324,25 +324,20 @@ class SourceIndex:
         return self._finder
 
     def call_site_lines(self, arc: Arc) -> list[tuple[str, int]]:
-        """(file, 1-based line) of each call instruction of `arc` (found from the recorded return
-        addresses, see `callsites`), deduplicated, in record order."""
+        """(file, 1-based line) of each call site of `arc` (`callsites.call_site`: the call
+        instruction behind each recorded return address, the rule the exports share),
+        deduplicated, in record order."""
         table = self._lines()
         finder = self._calls()
         with self._lock:
-            out: dict[tuple[str, int], None] = {}
             if table is None:
                 return []
-            parent = self.profile.routines[arc.parent]
-            child = self.profile.routines[arc.child]
-            for ret, _count in arc.call_sites:
-                calls = (
-                    finder.calls(ret, (parent.address, parent.end_address), child.address) if finder else []
-                )
-                for address in calls or [ret]:
-                    hit = table.lookup(address)
-                    if hit is not None and hit[1] > 0:
-                        path, _ok = self._resolve(hit[0])
-                        out[(path, hit[1])] = None
+            out: dict[tuple[str, int], None] = {}
+            for address, _count in arc_call_sites(self.profile, arc, finder):
+                hit = table.lookup(address)
+                if hit is not None and hit[1] > 0:
+                    path, _ok = self._resolve(hit[0])
+                    out[(path, hit[1])] = None
             return list(out)
 
     def routine_at(self, path: str, line: int, word: str | None) -> int | None:

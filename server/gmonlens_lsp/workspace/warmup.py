@@ -1,6 +1,5 @@
 """`python -m gmonlens_lsp.workspace.warmup BINARY [--static-call-graph] PROFILE...`: fill the cache for one
-binary and profile set (full DWARF index, line table, computed profile, function scopes, and the
-listing's BFD line table and gprof -l names), at low priority, in a
+binary and profile set (full DWARF index, line table, computed profile, function scopes), at low priority, in a
 process of its own so that the server's requests never wait for this work (the GIL)."""
 
 from __future__ import annotations
@@ -9,28 +8,28 @@ import contextlib
 import os
 import sys
 
+from gmonlens.disasm_session import warm_listing
 from gmonlens.errors import reason
 
 from . import cache_entries
 
 
 def warm(binary: str, profiles: list[str], static_call_graph: bool) -> None:
+    """Each file read once (`Program`): what the cache lacks is computed from those bytes."""
     from gmonlens.loader import load_profile
     from gmonlens.options import AnalysisOptions
+    from gmonlens.program import Program
 
+    program = Program(binary, profiles)
     options = AnalysisOptions(static_call_graph=static_call_graph)
-    key = cache_entries.profile_key(binary, profiles, options)
+    key = cache_entries.profile_key(program, options)
     if key is not None and cache_entries.read_profile(key) is None:
-        cache_entries.write_profile(key, load_profile(binary, profiles, options))
-    dwarf, dkey, cached = cache_entries.load_dwarf(binary)
-    if not cached and dwarf.has_debug_info:
-        for unit in dwarf.units():
-            dwarf.decls_of_unit(unit.offset)
-        dwarf.prepare_ranges()
-        cache_entries.save_dwarf(dwarf, dkey)
-    cache_entries.load_line_table(binary)
-    if dwarf.has_debug_info:
-        cache_entries.load_scopes_for_listings(binary)
+        cache_entries.write_profile(key, load_profile(program, options=options))
+    program.complete_dwarf()
+    program.line_table()
+    if program.dwarf().has_debug_info:
+        program.scopes(compute=True)
+        warm_listing(program)  # what a first listing would read from the DWARF
 
 
 MAX_CONCURRENT = 2  # warm-up processes running at once, over all folders (the others wait)

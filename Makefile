@@ -4,7 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: install demo test lint typecheck test-python test-extension vsix bench clean
+.PHONY: install demo check test lint typecheck test-fast test-python test-extension vsix bench clean
 
 install: $(STAMP)
 
@@ -35,6 +35,14 @@ lint: install
 
 typecheck: install
 	$(VENV)/bin/mypy
+
+# the fast loop: no compiler, no gprof, no editor (tests marked integration/e2e/realprogs/slow are
+# left out); passes on a machine with neither gcc nor gprof
+FAST := not integration and not e2e and not realprogs and not slow
+test-fast: install
+	$(VENV)/bin/pytest -q -m "$(FAST)"
+
+check: lint typecheck test-fast
 
 test-python: install
 	$(VENV)/bin/pytest -q

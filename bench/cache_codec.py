@@ -2,7 +2,7 @@
 
 Usage: ``.venv/bin/python bench/cache_codec.py [CACHE_DIR]`` (default: $XDG_CACHE_HOME/gmonlens).
 Fill the directory first, e.g. with SQLite (bench/sqlite_prog.py) through the server's warm-up:
-``XDG_CACHE_HOME=/tmp/c .venv/bin/python -m gmonlens_lsp.warm BINARY GMON``. orjson and msgpack
+``XDG_CACHE_HOME=/tmp/c .venv/bin/python -m gmonlens_lsp.workspace.warmup BINARY GMON``. orjson and msgpack
 are measured when importable (``pip install orjson msgpack`` in a scratch venv); they are not
 dependencies. Decision and figures: analysis/gmonlens/diskcache.py's docstring.
 """
@@ -73,7 +73,7 @@ def converters() -> dict[str, Callable[[Any], Any]]:
     from gmonlens.linetable import LineTable
     from gmonlens.loader import _lines_entry, _static_calls_entry
     from gmonlens.scopes import FunctionScopes
-    from gmonlens_lsp.cache import _decode_profile
+    from gmonlens_lsp.workspace.cache_entries import _decode_profile
 
     return {
         "lines": _lines_entry,

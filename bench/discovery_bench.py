@@ -22,8 +22,8 @@ def main(argv: list[str] | None = None) -> int:
     a = ap.parse_args(argv)
     from gmonlens.errors import GmonlensError
     from gmonlens.loader import check_fit
-    from gmonlens_lsp.discovery import candidate_binaries, discover
-    from gmonlens_lsp.settings import Settings
+    from gmonlens_lsp.workspace.discovery import candidate_binaries, discover
+    from gmonlens_lsp.workspace.settings import Settings
 
     runs: list[tuple[float, float]] = []
     found = None

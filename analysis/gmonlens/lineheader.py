@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import os
 import struct
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from .elf import MAX_BINARY_BYTES, _headers
@@ -152,31 +152,8 @@ def _v5_unit(
             return data[at : at + n], at + n
         raise ValueError(f"DW_FORM 0x{form:x} in a line table header")
 
-    def entries(at: int) -> tuple[list[tuple[bytes, int]], int]:
-        count = data[at]
-        at += 1
-        formats = []
-        for _ in range(count):
-            ctype, at = uleb(data, at)
-            form, at = uleb(data, at)
-            formats.append((ctype, form))
-        n, at = uleb(data, at)
-        if n and (not formats or n > len(data) - at):  # each entry takes at least a byte
-            raise ValueError("line table header claims more entries than it holds")
-        rows = []
-        for _ in range(n):
-            path, index = b"", 0
-            for ctype, form in formats:
-                value, at = form_value(form, at)
-                if ctype == 1 and isinstance(value, bytes):  # DW_LNCT_path
-                    path = value
-                elif ctype == 2 and isinstance(value, int):  # DW_LNCT_directory_index
-                    index = value
-            rows.append((path, index))
-        return rows, at
-
-    dir_rows, pos = entries(pos)
-    file_rows, pos = entries(pos)
+    dir_rows, pos = _v5_entries(data, pos, form_value)
+    file_rows, pos = _v5_entries(data, pos, form_value)
     dirs = [text(d) for d, _ in dir_rows]
     comp_dir = dirs[0] if dirs else ""
     names = []
@@ -190,6 +167,34 @@ def _v5_unit(
         "standard_opcode_lengths": std_lengths,
     }
     return _Program(header, start, end, _Structs(address_size, little)), names, end
+
+
+def _v5_entries(
+    data: bytes, at: int, form_value: Callable[[int, int], tuple[object, int]]
+) -> tuple[list[tuple[bytes, int]], int]:
+    """A DWARF 5 directory or file-name table (§6.2.4.1) at `at`: (path, directory index) rows
+    and the offset after the table."""
+    count = data[at]
+    at += 1
+    formats = []
+    for _ in range(count):
+        ctype, at = uleb(data, at)
+        form, at = uleb(data, at)
+        formats.append((ctype, form))
+    n, at = uleb(data, at)
+    if n and (not formats or n > len(data) - at):  # each entry takes at least a byte
+        raise ValueError("line table header claims more entries than it holds")
+    rows = []
+    for _ in range(n):
+        path, index = b"", 0
+        for ctype, form in formats:
+            value, at = form_value(form, at)
+            if ctype == 1 and isinstance(value, bytes):  # DW_LNCT_path
+                path = value
+            elif ctype == 2 and isinstance(value, int):  # DW_LNCT_directory_index
+                index = value
+        rows.append((path, index))
+    return rows, at
 
 
 def _attr_str(attr: object) -> str:

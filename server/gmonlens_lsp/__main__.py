@@ -5,7 +5,7 @@ dropped before anything else is imported (see `isolation`)."""
 
 import sys
 
-from .isolation import clean_sys_path
+from .workspace.isolation import clean_sys_path
 
 clean_sys_path()
 

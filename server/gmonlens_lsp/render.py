@@ -17,11 +17,11 @@ from lsprotocol import types
 from gmonlens.lineheat import InlinedCopies
 from gmonlens.model import Arc, Profile, Routine
 
-from . import fsuri as uris
-from .heat import FileHeat, HeatIndex, HotLine
-from .index import Place, SourceIndex
-from .settings import DEFAULT_LENS_TITLE, DEFAULT_LINE_HEAT_LABEL
-from .sourcetext import file_lines, utf16_len
+from .workspace import fsuri as uris
+from .workspace.heat_index import FileHeat, HeatIndex, HotLine
+from .workspace.index import Place, SourceIndex
+from .workspace.settings import DEFAULT_LENS_TITLE, DEFAULT_LINE_HEAT_LABEL
+from .workspace.sourcetext import file_lines, utf16_len
 
 SHOW_CALLERS = "gmonlens.showCallers"
 ASSUMPTION = (

@@ -29,15 +29,15 @@ def main(argv: Sequence[str]) -> int:
     logging.getLogger("pygls").setLevel(logging.WARNING)
     if unknown:
         logging.getLogger("gmonlens").warning("ignoring arguments: %s", " ".join(unknown))
-    from .isolation import neutral_process
+    from .factory import create_server
     from .protocol import QuietClientErrors
-    from .server import create_server
+    from .workspace.isolation import neutral_process
 
     for handler in logging.getLogger().handlers:
         handler.addFilter(QuietClientErrors())
 
     # a loaded profile is hundreds of thousands of long-lived objects: collect young objects less
-    # often (the loaded ones are frozen out of collections, see control/code_lens)
+    # often (the loaded ones are frozen out of collections, see reload._apply)
     gc.set_threshold(20_000, 20, 50)
 
     neutral_process()  # nothing relative may resolve in the workspace (see isolation)

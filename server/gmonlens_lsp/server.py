@@ -1,4 +1,5 @@
-"""The language server object and its factory. Feature modules register themselves on it.
+"""The language server object (`GmonlensServer`) and the `safe` handler wrapper. It imports no
+feature: `factory.create_server` builds a server and asks each feature module to register.
 
 Invariants: handlers fetch state, call `index`/`render`, and return an lsprotocol object or None;
 a failing handler logs to stderr and answers empty (`safe`); only the protocol writes to stdout.
@@ -24,9 +25,9 @@ from pygls.io_ import StdinAsyncReader, StdoutWriter
 from pygls.lsp.server import LanguageServer
 
 from . import __version__
-from . import fsuri as uris
 from .protocol import GmonlensProtocol, read_loop
-from .session import FolderState, Loaded
+from .workspace import fsuri as uris
+from .workspace.session import FolderState, LoadedFolder
 
 log = logging.getLogger("gmonlens")
 F = TypeVar("F", bound=Callable[..., Any])
@@ -134,7 +135,7 @@ class GmonlensServer(LanguageServer):
                     return state
         return best
 
-    def loaded_for(self, doc_uri: str) -> Loaded | None:
+    def loaded_for(self, doc_uri: str) -> LoadedFolder | None:
         state = self.folder_of(doc_uri)
         return state.loaded if state is not None else None
 
@@ -197,17 +198,3 @@ class GmonlensServer(LanguageServer):
         self.background.add(task)
         task.add_done_callback(self.background.discard)
         return task
-
-
-def create_server() -> GmonlensServer:
-    """A fresh server with every feature registered."""
-    from .features import baseline_cmds, call_hierarchy, code_lens, commands, hover, lifecycle, symbols, watch
-    from .features import call_graph as graph_feature
-    from .features import line_heat as heat_feature
-
-    server = GmonlensServer()
-    for feature in (lifecycle, code_lens, hover, call_hierarchy, symbols, commands, baseline_cmds, watch):
-        feature.register(server)
-    heat_feature.register(server)
-    graph_feature.register(server)
-    return server

@@ -16,7 +16,7 @@ from typing import Any
 from lsprotocol import types
 from pygls.workspace import TextDocument, Workspace
 
-from .sourcetext import LineLocator
+from .workspace.sourcetext import LineLocator
 
 
 class SplicingTextDocument(TextDocument):

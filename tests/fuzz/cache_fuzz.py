@@ -25,7 +25,7 @@ from gmonlens.options import AnalysisOptions
 from gmonlens.report import ReportOptions, render_text
 from gmonlens.report_json import to_json
 from gmonlens.scopes import FunctionScopes, function_scopes
-from gmonlens_lsp.cache import _decode_profile, _encode_profile
+from gmonlens_lsp.workspace.cache_entries import _decode_profile, _encode_profile
 
 ODD: list[Any] = [0, -1, 2**70, 1.5, "", "x", None, [], (), {}, b"\xff", [1, 2], (1,), {"0": []}, True]
 

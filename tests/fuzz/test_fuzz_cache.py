@@ -11,7 +11,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from fuzz.test_fuzz_cli import built  # noqa: F401 (the module fixture)
+
+pytestmark = pytest.mark.integration  # builds its inputs with gcc/g++ at test time
 
 HERE = Path(__file__).resolve().parent
 

@@ -24,6 +24,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.integration  # builds its inputs with gcc/g++ at test time
+
 HERE = Path(__file__).resolve().parent
 PROGRAM = HERE.parent / "integration" / "programs" / "recursion.c"
 SEED = int(os.environ.get("GMONLENS_FUZZ_SEED", "9"))  # longer hunts: another seed, a larger N

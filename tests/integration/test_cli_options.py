@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from gprof_harness import GMONLENS, NATIVE, gprof, run_tool
 
-from gmonlens_lsp.gprof_args import NONE, OPTIONAL, OPTIONS, REQUIRED
+from gmonlens.commands.gprof_args import NONE, OPTIONAL, OPTIONS, REQUIRED
 
 pytestmark = pytest.mark.skipif(NATIVE.missing() is not None, reason=str(NATIVE.missing()))
 
@@ -70,7 +70,7 @@ UNSUPPORTED = [o for o in OPTIONS if not o.supported]
 
 @pytest.mark.parametrize("o", UNSUPPORTED, ids=lambda o: o.letter or o.longs[0])
 def test_unsupported_modes_say_so_whatever_the_argument(o: object, tmp_path: Path) -> None:
-    from gmonlens_lsp.gprof_args import Option
+    from gmonlens.commands.gprof_args import Option
 
     assert isinstance(o, Option)
     forms: list[list[str]] = []

@@ -265,7 +265,7 @@ def test_file_ordering_with_external_symbols(tmp_path: Path) -> None:
 
 
 def test_only_d_is_refused() -> None:
-    from gmonlens_lsp.gprof_args import OPTIONS, parse_report_args
+    from gmonlens.commands.gprof_args import OPTIONS, parse_report_args
 
     assert [o.letter for o in OPTIONS if not o.supported] == ["d"]
     for extra in (["-l"], ["-s"], ["--json"], ["-s", "-p", "-q"], ["-A", "-l"]):

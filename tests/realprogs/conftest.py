@@ -17,6 +17,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if here in Path(str(item.fspath)).parents:
             item.add_marker(pytest.mark.realprogs)
+            item.add_marker(pytest.mark.slow)  # builds third-party programs (minutes, cached)
 
 
 @pytest.fixture(scope="session")

@@ -19,7 +19,7 @@ from .zerocheck import Oracle, copy_program, gprof_oracle, serve_zero_config
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "integration"))
 from gprof_harness import AARCH64, I686, NATIVE, Target
 
-pytestmark = [pytest.mark.asyncio, pytest.mark.e2e]
+pytestmark = pytest.mark.asyncio
 
 FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "workspaces" / "cproject"
 TARGETS = {"x86-64": NATIVE, "i686": I686, "aarch64": AARCH64}

@@ -14,7 +14,6 @@ from . import programs
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "integration"))
 from gprof_harness import NATIVE, compare_reports
 
-pytestmark = pytest.mark.e2e
 
 
 @pytest.mark.parametrize("fixture", ["sqlite_prog", "qjs_prog", "leveldb_prog", "libsass_prog"])

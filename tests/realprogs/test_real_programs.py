@@ -16,7 +16,7 @@ import pytest
 from . import programs
 from .zerocheck import Oracle, copy_program, serve_zero_config
 
-pytestmark = [pytest.mark.asyncio, pytest.mark.e2e]
+pytestmark = pytest.mark.asyncio
 
 
 def _sources(prog: programs.RealProgram) -> list[Path]:

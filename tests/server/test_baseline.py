@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from gmonlens_lsp import baseline
-from gmonlens_lsp.settings import Baseline, effective_settings
+from gmonlens_lsp.workspace import baseline
+from gmonlens_lsp.workspace.settings import Baseline, effective_settings
 
 
 def test_baseline_setting_shapes(tmp_path: Path) -> None:

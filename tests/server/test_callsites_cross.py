@@ -10,11 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from gmonlens_lsp.session import load_folder
-from gmonlens_lsp.settings import Settings
+from gmonlens_lsp.workspace.session import load_folder
+from gmonlens_lsp.workspace.settings import Settings
 from workspace_builds import FIXTURES
 
 from .conftest import line_of
+
+pytestmark = pytest.mark.integration  # builds its inputs with gcc/g++ at test time
 
 TARGETS = {
     "i686": (

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from gmonlens_lsp.discovery import discover
-from gmonlens_lsp.settings import Settings
+from gmonlens_lsp.workspace.discovery import discover
+from gmonlens_lsp.workspace.settings import Settings
 
 
 def _newer(path: Path, seconds: float = 30) -> None:
@@ -28,6 +28,7 @@ def ws(c_ws: Path, tmp_path: Path) -> Path:
     return dest
 
 
+@pytest.mark.integration
 def test_stripped_shared_object_and_objects_are_never_chosen(ws: Path, cpp_ws: Path) -> None:
     if shutil.which("strip") is None:
         pytest.skip("strip is not installed")
@@ -65,6 +66,7 @@ def test_stripped_shared_object_and_objects_are_never_chosen(ws: Path, cpp_ws: P
     assert "`binary` in gmonlens.yaml" in problem and "gmonlens.binary" in problem and "\n" not in problem
 
 
+@pytest.mark.integration
 def test_several_fitting_copies_the_newest_is_taken_and_said(ws: Path) -> None:
     shutil.copy(ws / "build" / "app", ws / "app-copy")
     _newer(ws / "app-copy")
@@ -73,6 +75,7 @@ def test_several_fitting_copies_the_newest_is_taken_and_said(ws: Path) -> None:
     assert found.choice and "newest of 2" in found.choice and "build/app" in found.choice
 
 
+@pytest.mark.integration
 def test_another_build_fits_only_loosely_and_is_not_chosen(ws: Path) -> None:
     # the program rebuilt with more code since the run: its .text ends past the histogram
     (ws / "src" / "extra.c").write_text(

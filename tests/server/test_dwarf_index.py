@@ -13,6 +13,8 @@ from gmonlens.dwarf import DwarfIndex
 
 from .conftest import line_of
 
+pytestmark = pytest.mark.integration  # builds its inputs with gcc/g++ at test time
+
 
 def symbols(binary: Path) -> dict[str, int]:
     out = subprocess.run(

@@ -7,13 +7,15 @@ import os
 import random
 from pathlib import Path
 
+import pytest
+
 from gmonlens.lineheat import LineFigure, LineHeat, LineSpan
 from gmonlens.model import Profile, Routine
 from gmonlens_lsp import render
-from gmonlens_lsp.heat import build_index
-from gmonlens_lsp.session import line_heat, load_folder
-from gmonlens_lsp.settings import DEFAULT_LINE_HEAT_LABEL, Settings
-from gmonlens_lsp.sourcetext import LineLocator, file_locator, lsp_lines
+from gmonlens_lsp.workspace.heat_index import build_index
+from gmonlens_lsp.workspace.session import line_heat, load_folder
+from gmonlens_lsp.workspace.settings import DEFAULT_LINE_HEAT_LABEL, Settings
+from gmonlens_lsp.workspace.sourcetext import LineLocator, file_locator, lsp_lines
 
 
 def _routine(rid: int, name: str, address: int, ticks: float) -> Routine:
@@ -113,6 +115,7 @@ def test_file_locator_follows_the_file(tmp_path: Path) -> None:
     assert file_locator(str(tmp_path / "missing.c")).line(0) == ""
 
 
+@pytest.mark.integration
 def test_real_profile_lines_sum_to_self_time(c_ws: Path) -> None:
     outcome = load_folder(str(c_ws), Settings(), 1)
     loaded = outcome.loaded

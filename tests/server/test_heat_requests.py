@@ -13,10 +13,13 @@ import pytest
 from lsprotocol import types
 from pygls.workspace import Workspace
 
-from gmonlens_lsp import control
-from gmonlens_lsp.server import GmonlensServer, create_server
-from gmonlens_lsp.session import FolderState, load_folder
-from gmonlens_lsp.settings import Settings
+from gmonlens_lsp import reload
+from gmonlens_lsp.factory import create_server
+from gmonlens_lsp.server import GmonlensServer
+from gmonlens_lsp.workspace.session import FolderState, load_folder
+from gmonlens_lsp.workspace.settings import Settings
+
+pytestmark = pytest.mark.integration  # builds its inputs with gcc/g++ at test time
 
 
 def caps(refresh: bool) -> types.ClientCapabilities:
@@ -39,7 +42,7 @@ class Served:
         async def refreshed(ls: Any) -> None:
             self.refreshes += 1
 
-        monkeypatch.setattr(control, "refresh_inlay_hints", refreshed)
+        monkeypatch.setattr(reload, "refresh_inlay_hints", refreshed)
         self.main_c = ws / "src" / "main.c"
         self.reload()
 
@@ -103,7 +106,7 @@ async def test_hints_follow_edits_and_reloads(c_ws: Path, monkeypatch: pytest.Mo
     workspace.put_text_document(types.TextDocumentItem(uri, "c", 1, text))
     loaded = s.state.loaded
     assert loaded is not None
-    await asyncio.wait_for(control.heat_task(s.server, s.state, loaded), 30)
+    await asyncio.wait_for(reload.heat_task(s.server, s.state, loaded), 30)
     before = {h.position.line: h.position.character for h in await s.hints() or []}
     assert before
     line = min(before)

@@ -10,10 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from gmonlens_lsp.session import load_folder
-from gmonlens_lsp.settings import Settings
+from gmonlens_lsp.workspace.session import load_folder
+from gmonlens_lsp.workspace.settings import Settings
 
 from .conftest import line_of
+
+pytestmark = pytest.mark.integration  # builds its inputs with gcc/g++ at test time
 
 SOURCE = """\
 static unsigned long mix_a(unsigned long x)

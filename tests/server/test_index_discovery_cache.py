@@ -7,13 +7,17 @@ import shutil
 import time
 from pathlib import Path
 
+import pytest
+
 from gmonlens.loader import load_profile
-from gmonlens_lsp import cache
-from gmonlens_lsp.discovery import discover, find_profiles, profile_fits
-from gmonlens_lsp.session import load_folder
-from gmonlens_lsp.settings import Settings
+from gmonlens_lsp.workspace import cache_entries as cache
+from gmonlens_lsp.workspace.discovery import discover, find_profiles, profile_fits
+from gmonlens_lsp.workspace.session import load_folder
+from gmonlens_lsp.workspace.settings import Settings
 
 from .conftest import line_of
+
+pytestmark = pytest.mark.integration  # builds its inputs with gcc/g++ at test time
 
 
 def test_routines_in_and_routine_at(c_ws: Path) -> None:

@@ -12,9 +12,11 @@ from typing import Any
 
 import pytest
 
-from gmonlens_lsp import control
-from gmonlens_lsp.server import create_server
-from gmonlens_lsp.session import FolderState, stamp
+from gmonlens_lsp import reload
+from gmonlens_lsp.factory import create_server
+from gmonlens_lsp.workspace.session import FolderState, stamp
+
+pytestmark = pytest.mark.integration  # builds its inputs with gcc/g++ at test time
 
 
 async def _noop(*_args: Any, **_kwargs: Any) -> None:
@@ -22,10 +24,10 @@ async def _noop(*_args: Any, **_kwargs: Any) -> None:
 
 
 def _first_load(ws: Path, monkeypatch: pytest.MonkeyPatch, *, written: str) -> FolderState:
-    """Run one first load of `ws` through control's reload, the client side stubbed out; after the
+    """Run one first load of `ws` through reload.reload, the client side stubbed out; after the
     load read its inputs, `written` ("gmon.out": the program runs again; "app": the binary is
     rewritten; "": nothing) changes."""
-    real_load = control.load_folder
+    real_load = reload.load_folder
 
     def load(*args: Any) -> Any:
         outcome = real_load(*args)
@@ -36,16 +38,14 @@ def _first_load(ws: Path, monkeypatch: pytest.MonkeyPatch, *, written: str) -> F
             app.write_bytes(app.read_bytes())
         return outcome
 
-    monkeypatch.setattr(control, "load_folder", load)
-    for name in ("send_status", "say"):
-        monkeypatch.setattr(control, name, lambda *a, **k: None)
+    monkeypatch.setattr(reload, "load_folder", load)
+    for name in ("send_status", "warn_once"):
+        monkeypatch.setattr(reload, name, lambda *a, **k: None)
     for name in ("refresh_lenses", "refresh_inlay_hints", "_begin_progress"):
-        monkeypatch.setattr(control, name, _noop)
-    monkeypatch.setattr(
-        control, "_apply", lambda ls, state, outcome: setattr(state, "inputs", outcome.inputs)
-    )
+        monkeypatch.setattr(reload, name, _noop)
+    monkeypatch.setattr(reload, "_apply", lambda ls, state, outcome: setattr(state, "inputs", outcome.inputs))
     state = FolderState(uri=ws.as_uri(), path=str(ws))
-    asyncio.run(control._reload(create_server(), state, state.generation))
+    asyncio.run(reload._reload(create_server(), state, state.generation))
     return state
 
 

@@ -8,10 +8,10 @@ import pytest
 from lsprotocol import types
 
 from gmonlens_lsp import render
-from gmonlens_lsp.index import Place
-from gmonlens_lsp.session import load_folder
-from gmonlens_lsp.settings import DEFAULT_LENS_TITLE, Settings
-from gmonlens_lsp.srcnames import source_name
+from gmonlens_lsp.workspace.index import Place
+from gmonlens_lsp.workspace.session import load_folder
+from gmonlens_lsp.workspace.settings import DEFAULT_LENS_TITLE, Settings
+from gmonlens_lsp.workspace.srcnames import source_name
 
 
 def test_lens_title_template() -> None:
@@ -59,6 +59,7 @@ def test_name_range_utf16(tmp_path: Path) -> None:
     assert missing.start == types.Position(6, 4)
 
 
+@pytest.mark.integration
 def test_hover_markdown_and_items(c_ws: Path) -> None:
     loaded = load_folder(str(c_ws), Settings(), 1).loaded
     assert loaded is not None
@@ -80,6 +81,7 @@ def test_hover_markdown_and_items(c_ws: Path) -> None:
     assert hot["calls"] == "400" and hot["line"] == item.selection_range.start.line
 
 
+@pytest.mark.integration
 def test_spontaneous_routine_has_no_call_count_and_hover_states_total(c_ws: Path) -> None:
     loaded = load_folder(str(c_ws), Settings(), 1).loaded
     assert loaded is not None

@@ -12,10 +12,10 @@ from lsprotocol import types
 
 from gmonlens.export_graph import EDGE_THRES, NODE_THRES, CallGraph, graph_around, whole_graph
 
-from .. import control, render
+from .. import reload, render
+from ..cursor import routine_under_cursor
 from ..server import GmonlensServer, safe
-from ..session import FolderState, Loaded
-from .hover import routine_under_cursor
+from ..workspace.session import FolderState, LoadedFolder
 
 CALL_GRAPH = "gmonlens/callGraph"
 MAX_DEPTH = 10
@@ -41,7 +41,7 @@ def _state(ls: GmonlensServer, folder: Any) -> FolderState | None:
     return next(iter(ls.folders.values()), None)
 
 
-def _refind(loaded: Loaded, routine: Any, generation: Any, name: Any) -> int | None:
+def _refind(loaded: LoadedFolder, routine: Any, generation: Any, name: Any) -> int | None:
     """A routine id from an earlier answer: kept while the generation is the same, else by name."""
     routines = loaded.profile.routines
     same = generation == loaded.generation and isinstance(routine, int) and 0 <= routine < len(routines)
@@ -54,7 +54,7 @@ def _refind(loaded: Loaded, routine: Any, generation: Any, name: Any) -> int | N
     return None
 
 
-def _cycle_json(loaded: Loaded, number: int, members: list[int]) -> dict[str, Any]:
+def _cycle_json(loaded: LoadedFolder, number: int, members: list[int]) -> dict[str, Any]:
     """A cycle as gprof's `<cycle N as a whole>` entry; `members` are those among the nodes."""
     p = loaded.profile
     c = p.cycle(number)
@@ -72,7 +72,7 @@ def _cycle_json(loaded: Loaded, number: int, members: list[int]) -> dict[str, An
 
 
 def graph_json(
-    loaded: Loaded, folder: str, g: CallGraph, depth: int | None, node_thres: float, edge_thres: float
+    loaded: LoadedFolder, folder: str, g: CallGraph, depth: int | None, node_thres: float, edge_thres: float
 ) -> dict[str, Any]:
     p = loaded.profile
     sec = p.seconds if p.hz else (lambda _t: 0.0)
@@ -125,13 +125,15 @@ def graph_json(
     }
 
 
-async def _target(ls: GmonlensServer, params: Any, whole: bool) -> tuple[FolderState, Loaded, int] | None:
+async def _target(
+    ls: GmonlensServer, params: Any, whole: bool
+) -> tuple[FolderState, LoadedFolder, int] | None:
     """The folder, its profile and the routine to centre on (-1 for the whole program)."""
     doc, position = _get(params, "textDocument"), _get(params, "position")
     uri = _get(doc, "uri")
     by_cursor = isinstance(uri, str) and position is not None and not whole
     state = ls.folder_of(uri) if by_cursor else _state(ls, _get(params, "folder", uri))
-    if state is None or await control.loaded_or_wait(ls, state) is None:
+    if state is None or await reload.loaded_or_wait(ls, state) is None:
         return None
     if by_cursor:
         pos = types.Position(int(_get(position, "line", 0)), int(_get(position, "character", 0)))

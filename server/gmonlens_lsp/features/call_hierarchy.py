@@ -8,14 +8,14 @@ from typing import Any
 
 from lsprotocol import types
 
-from .. import fsuri as uris
 from .. import render
+from ..cursor import routines_under_cursor
 from ..server import GmonlensServer, safe
-from ..session import Loaded
-from .hover import routines_under_cursor
+from ..workspace import fsuri as uris
+from ..workspace.session import LoadedFolder
 
 
-def _routine(ls: GmonlensServer, item: types.CallHierarchyItem) -> tuple[Loaded, int] | None:
+def _routine(ls: GmonlensServer, item: types.CallHierarchyItem) -> tuple[LoadedFolder, int] | None:
     """The item's routine in the current profile (re-found by name after a reload)."""
     data: Any = item.data if isinstance(item.data, dict) else {}
     for state in ls.folders.values():
@@ -39,7 +39,7 @@ def _routine(ls: GmonlensServer, item: types.CallHierarchyItem) -> tuple[Loaded,
     return None
 
 
-def _incoming(loaded: Loaded, rid: int) -> list[types.CallHierarchyIncomingCall]:
+def _incoming(loaded: LoadedFolder, rid: int) -> list[types.CallHierarchyIncomingCall]:
     p, index = loaded.profile, loaded.index
     out = []
     for pos in reversed(p.parents[rid]):  # gprof lists the biggest caller last
@@ -50,7 +50,7 @@ def _incoming(loaded: Loaded, rid: int) -> list[types.CallHierarchyIncomingCall]
 
 
 def _outgoing(
-    loaded: Loaded, rid: int, caller: types.CallHierarchyItem
+    loaded: LoadedFolder, rid: int, caller: types.CallHierarchyItem
 ) -> list[types.CallHierarchyOutgoingCall]:
     p, index = loaded.profile, loaded.index
     caller_path = uris.to_fs_path(caller.uri) or ""

@@ -10,22 +10,23 @@ from typing import Any
 from lsprotocol import types
 from pygls.protocol import default_converter
 
-from .. import baseline, control, render
-from .. import fsuri as uris
+from .. import reload, render
 from ..server import GmonlensServer, safe
-from ..session import Loaded
+from ..workspace import baseline
+from ..workspace import fsuri as uris
+from ..workspace.session import LoadedFolder
 
 _converter = default_converter()  # type: ignore[no-untyped-call]
 
 
-def has_figures(loaded: Loaded, rid: int) -> bool:
+def has_figures(loaded: LoadedFolder, rid: int) -> bool:
     r = loaded.profile.routines[rid]
     if loaded.comparison is not None and rid in loaded.comparison.by_new:
         return True  # compared with the baseline (it may have lost all its time)
     return r.has_figures
 
 
-def lenses_for(loaded: Loaded, path: str) -> list[Any]:
+def lenses_for(loaded: LoadedFolder, path: str) -> list[Any]:
     """The lenses of `path` as LSP JSON (cached on `loaded`)."""
     cached: list[Any] | None = loaded.lens_cache.get(path)
     if cached is not None:
@@ -57,7 +58,7 @@ def register(server: GmonlensServer) -> None:
         path = uris.to_fs_path(params.text_document.uri)
         if state is None or not path:
             return None
-        loaded = await control.loaded_or_wait(ls, state)
+        loaded = await reload.loaded_or_wait(ls, state)
         if loaded is None:
             return None
         cached = loaded.lens_cache.get(path)

@@ -9,10 +9,9 @@ from typing import Any
 from lsprotocol import types
 from pygls.capabilities import get_capability
 
-from .. import control, textsync
+from .. import reload, textsync, watching
 from ..server import GmonlensServer, safe
-from ..settings import client_section
-from . import watch
+from ..workspace.settings import client_section
 
 log = logging.getLogger("gmonlens")
 
@@ -42,7 +41,7 @@ async def pull_configuration(ls: GmonlensServer) -> None:
 
 def reload_all(ls: GmonlensServer) -> None:
     for state in ls.folders.values():
-        control.reload(ls, state)
+        reload.reload(ls, state)
 
 
 def register(server: GmonlensServer) -> None:
@@ -63,7 +62,7 @@ def register(server: GmonlensServer) -> None:
             await ls.register_dynamically(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
         ls.sync_folders()
         reload_all(ls)
-        await watch.start(ls)
+        await watching.start(ls)
 
     @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
     @safe()
@@ -78,8 +77,8 @@ def register(server: GmonlensServer) -> None:
     @safe()
     async def on_folders(ls: GmonlensServer, params: types.DidChangeWorkspaceFoldersParams) -> None:
         for state in ls.sync_folders():
-            control.reload(ls, state)
-        await watch.start(ls)
+            reload.reload(ls, state)
+        await watching.start(ls)
 
     @server.feature(types.SHUTDOWN)
     @safe()

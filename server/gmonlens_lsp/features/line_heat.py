@@ -9,33 +9,33 @@ from typing import Any
 
 from lsprotocol import types
 
-from .. import control, render
-from .. import fsuri as uris
-from ..heat import HeatIndex
+from .. import notices, reload, render
+from ..cursor import open_text
 from ..server import GmonlensServer, safe
-from ..session import Loaded
-from ..sourcetext import LineLocator, file_locator
-from .hover import open_text
+from ..workspace import fsuri as uris
+from ..workspace.heat_index import HeatIndex
+from ..workspace.session import LoadedFolder
+from ..workspace.sourcetext import LineLocator, file_locator
 
 LINE_HEAT = "gmonlens/lineHeat"
 
 
 async def heat_for(
     ls: GmonlensServer, uri: str, wait: bool = True
-) -> tuple[Loaded, HeatIndex | None, str] | None:
+) -> tuple[LoadedFolder, HeatIndex | None, str] | None:
     """The folder's loaded profile (waiting for a load in progress), its heat and the file's path.
-    The heat is computed once per load in the background (`control.heat_task`); until it is ready,
+    The heat is computed once per load in the background (`reload.heat_task`); until it is ready,
     `wait=False` gives None for it instead of waiting."""
     state = ls.folder_of(uri)
     path = uris.to_fs_path(uri)
     if state is None or not path:
         return None
-    loaded = await control.loaded_or_wait(ls, state)
+    loaded = await reload.loaded_or_wait(ls, state)
     if loaded is None or not loaded.profile.has_histogram:
         return None
     heat = loaded.heat.ready
     if heat is None and not loaded.heat.failed:
-        task = control.heat_task(ls, state, loaded)
+        task = reload.heat_task(ls, state, loaded)
         if not wait:
             return loaded, None, path
         heat = await asyncio.shield(task)
@@ -67,7 +67,7 @@ def register(server: GmonlensServer) -> None:
     @safe()
     async def inlay_hints(ls: GmonlensServer, params: types.InlayHintParams) -> list[types.InlayHint] | None:
         uri = params.text_document.uri
-        refresh = control.can_refresh_hints(ls)
+        refresh = notices.can_refresh_hints(ls)
         hit = await heat_for(ls, uri, wait=not refresh)
         if hit is None:
             return None

@@ -8,7 +8,7 @@ Contract:
   base), so the figures of one routine's lines add up to its flat-profile self time.
 - `FileHeat.between(first, last)` answers a range by bisection (inlay hints ask per visible range).
 - Inlined copies (per inlined function: ticks and the routines holding the copies) need every
-  DWARF scope; they come from the disk cache that the warm-up subprocess fills (`cache.load_scopes`),
+  DWARF scope; they come from the disk cache that the warm-up subprocess fills (`cache_entries.load_scopes`),
   or are computed here when there is no cache.
 """
 
@@ -28,7 +28,7 @@ from gmonlens.lineheat import InlinedCopies, LineHeat, compute_line_heat, inline
 from gmonlens.linetable import LineTable
 from gmonlens.model import Profile
 
-from . import cache
+from . import cache_entries
 from .srcnames import source_name
 
 log = logging.getLogger(__name__)
@@ -153,7 +153,7 @@ class HeatHolder:
             return None
         with self._inlined_lock:
             if self._inlined is None:
-                scopes = cache.load_scopes(binary, compute=compute_scopes)
+                scopes = cache_entries.load_scopes(binary, compute=compute_scopes)
                 if scopes is None:
                     return None
                 copies = inlined_copies(index.heat, profile, scopes)

@@ -130,13 +130,13 @@ def compare(
     (raises GmonlensError on bad baseline input)."""
     from gmonlens.loader import load_profile
 
-    from . import cache
+    from . import cache_entries
 
-    key = cache.profile_key(binary, profiles, options)
-    base = cache.read_profile(key)
+    key = cache_entries.profile_key(binary, profiles, options)
+    base = cache_entries.read_profile(key)
     if not isinstance(base, Profile):
         base = load_profile(binary, list(profiles), options)
-        cache.write_profile(key, base)
+        cache_entries.write_profile(key, base)
     d = diff_profiles(base, current)
     by_new = {r.after.id: r for r in d.routines if r.after is not None}
     return Comparison(d, label, binary, profiles, by_new, base)

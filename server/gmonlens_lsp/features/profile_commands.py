@@ -8,11 +8,11 @@ from typing import Any
 
 from lsprotocol import types
 
-from .. import control, render
-from .. import fsuri as uris
+from .. import reload, render
+from ..cursor import routine_under_cursor, routines_under_cursor
 from ..server import GmonlensServer, safe
-from ..session import FolderState, Loaded
-from .hover import routine_under_cursor, routines_under_cursor
+from ..workspace import fsuri as uris
+from ..workspace.session import FolderState, LoadedFolder
 
 
 def _folders(ls: GmonlensServer, folder_uri: Any) -> list[FolderState]:
@@ -22,7 +22,7 @@ def _folders(ls: GmonlensServer, folder_uri: Any) -> list[FolderState]:
     return list(ls.folders.values())
 
 
-def _report(loaded: Loaded) -> str:
+def _report(loaded: LoadedFolder) -> str:
     """The text `gmonlens report` prints for the folder's files: routines named with gprof's file rule
     (`gprof_files`), which the editor's profile does not use (it keeps true source positions)."""
     from gmonlens.loader import load_profile
@@ -38,7 +38,7 @@ def _report(loaded: Loaded) -> str:
     return render_text(profile, ReportOptions())
 
 
-def _hottest(loaded: Loaded, by: str, limit: int) -> list[dict[str, Any]]:
+def _hottest(loaded: LoadedFolder, by: str, limit: int) -> list[dict[str, Any]]:
     p = loaded.profile
     if by == "self":
         key = lambda r: (-r.self_ticks, -r.calls, r.name)  # noqa: E731
@@ -48,7 +48,7 @@ def _hottest(loaded: Loaded, by: str, limit: int) -> list[dict[str, Any]]:
     return [render.hottest_entry(p, r, loaded.index.place(r.id)) for r in ranked[:limit]]
 
 
-def _callers(loaded: Loaded, rid: int) -> list[dict[str, Any]]:
+def _callers(loaded: LoadedFolder, rid: int) -> list[dict[str, Any]]:
     p = loaded.profile
     out = []
     for pos in reversed(p.parents[rid]):
@@ -72,7 +72,7 @@ def _callers(loaded: Loaded, rid: int) -> list[dict[str, Any]]:
 
 async def _named_instance(
     ls: GmonlensServer, uri: str, position: types.Position, symbol: Any
-) -> tuple[Loaded, int] | None:
+) -> tuple[LoadedFolder, int] | None:
     """The routine of symbol `symbol` among those named at `position` (a lens's third argument:
     which of a template's instances sharing the line it belongs to)."""
     hits = await routines_under_cursor(ls, uri, position) if isinstance(symbol, str) else None
@@ -87,7 +87,7 @@ def register(server: GmonlensServer) -> None:
     @server.command("gmonlens.reload")
     @safe()
     async def reload_cmd(ls: GmonlensServer, *args: Any) -> None:
-        tasks = [control.reload(ls, s) for s in _folders(ls, args[0] if args else None)]
+        tasks = [reload.reload(ls, s) for s in _folders(ls, args[0] if args else None)]
         if tasks:
             await asyncio.gather(*tasks, return_exceptions=True)
 
@@ -95,7 +95,7 @@ def register(server: GmonlensServer) -> None:
     @safe()
     async def report_cmd(ls: GmonlensServer, *args: Any) -> str | None:
         for state in _folders(ls, args[0] if args else None):
-            loaded = await control.loaded_or_wait(ls, state)
+            loaded = await reload.loaded_or_wait(ls, state)
             if loaded is not None:
                 return await asyncio.to_thread(_report, loaded)
         return None
@@ -107,7 +107,7 @@ def register(server: GmonlensServer) -> None:
         limit = args[1] if len(args) > 1 and isinstance(args[1], int) and args[1] > 0 else 50
         out: list[dict[str, Any]] = []
         for state in ls.folders.values():
-            loaded = await control.loaded_or_wait(ls, state)
+            loaded = await reload.loaded_or_wait(ls, state)
             if loaded is not None:
                 out += await asyncio.to_thread(_hottest, loaded, by, limit)
         field = "selfSeconds" if by == "self" else "totalSeconds"

@@ -1,10 +1,6 @@
-"""Loading and reloading folders, and telling the client: progress, problems (said once),
-`gmonlens/status`, code-lens and inlay-hint refresh.
-
-Problems that stop loading go out as window/showMessage (Warning/Error); the rest as
-window/logMessage. A text already said for a folder is not said again until the folder loads
-cleanly or the problem changes.
-"""
+"""Loading and reloading folders off the event loop: one load per folder at a time (a newer one
+cancels the older, which stops at its next phase), its progress, what it found told through
+`notices`, then the line heat, the cache warm-up subprocess and the index's last pass."""
 
 from __future__ import annotations
 
@@ -21,72 +17,21 @@ from typing import Any
 from lsprotocol import types
 from pygls.capabilities import get_capability
 
-from . import cache, isolation
-from .baseline import status_fields
+from .notices import (
+    log_info,
+    refresh_inlay_hints,
+    refresh_lenses,
+    routines_with_figures,
+    send_status,
+    warn_once,
+)
 from .server import GmonlensServer
-from .session import FolderState, LoadOutcome, finish_index, line_heat, load_folder, stamp
-from .settings import effective_settings
+from .workspace import cache_entries, isolation
+from .workspace.session import FolderState, LoadOutcome, finish_index, line_heat, load_folder, stamp
+from .workspace.settings import effective_settings
 
 log = logging.getLogger("gmonlens")
-STATUS = "gmonlens/status"
 WRITE_SLACK_NS = 20_000_000  # file times lag the clock by up to a tick (coarse kernel time)
-
-
-def say(ls: GmonlensServer, state: FolderState, text: str, *, blocking: bool = False) -> None:
-    if text in state.said:
-        return
-    state.said.add(text)
-    log.info("%s", text)
-    if blocking:
-        ls.window_show_message(types.ShowMessageParams(type=types.MessageType.Warning, message=text))
-    else:
-        ls.window_log_message(types.LogMessageParams(type=types.MessageType.Warning, message=text))
-
-
-def note(ls: GmonlensServer, text: str) -> None:
-    log.info("%s", text)
-    ls.window_log_message(types.LogMessageParams(type=types.MessageType.Info, message=text))
-
-
-def routines_with_figures(profile: Any) -> int:
-    """The status's routine count: routines with time or calls (those with a lens)."""
-    return sum(1 for r in profile.routines if r.has_figures)
-
-
-def send_status(ls: GmonlensServer, state: FolderState, status: str, message: str) -> None:
-    loaded = state.loaded
-    ls.protocol.notify(
-        STATUS,
-        {
-            "state": status,
-            "message": message,
-            "totalSeconds": round(loaded.total_seconds, 6) if loaded else 0.0,
-            "routines": routines_with_figures(loaded.profile) if loaded else 0,
-            "folder": state.uri,
-            "baseline": status_fields(loaded.comparison) if loaded else None,
-        },
-    )
-
-
-async def refresh_lenses(ls: GmonlensServer) -> None:
-    if get_capability(ls.client_capabilities, "workspace.code_lens.refresh_support", False):
-        try:
-            await asyncio.wait_for(ls.workspace_code_lens_refresh_async(None), timeout=10)
-        except Exception as exc:  # a client that fails the refresh still gets lenses on request
-            log.info("codeLens/refresh failed: %s", exc)
-
-
-async def refresh_inlay_hints(ls: GmonlensServer) -> None:
-    """Line heat changes with the profile: ask the client to ask again (when it can)."""
-    if get_capability(ls.client_capabilities, "workspace.inlay_hint.refresh_support", False):
-        try:
-            await asyncio.wait_for(ls.workspace_inlay_hint_refresh_async(None), timeout=10)
-        except Exception as exc:  # the client still asks for hints when it shows the file
-            log.info("inlayHint/refresh failed: %s", exc)
-
-
-def can_refresh_hints(ls: GmonlensServer) -> bool:
-    return bool(get_capability(ls.client_capabilities, "workspace.inlay_hint.refresh_support", False))
 
 
 def heat_task(ls: GmonlensServer, state: FolderState, loaded: Any) -> asyncio.Task[Any]:
@@ -161,7 +106,7 @@ async def _reload(ls: GmonlensServer, state: FolderState, generation: int) -> No
         state.settings = settings
         state.settings_problems = tuple(problems)
         for p in problems:
-            say(ls, state, p)
+            warn_once(ls, state, p)
         send_status(
             ls, state, "loading", f"Loading the profile of {os.path.basename(state.path) or state.path}"
         )
@@ -219,11 +164,11 @@ def _apply(ls: GmonlensServer, state: FolderState, outcome: LoadOutcome) -> None
     """Tell the client what a (current) load found, and keep it."""
     state.inputs = outcome.inputs
     for n in outcome.notes:
-        note(ls, n)
+        log_info(ls, n)
     if outcome.loaded is None:
         state.loaded = None
         state.problem = outcome.blocking
-        say(ls, state, outcome.blocking or "no profile", blocking=True)
+        warn_once(ls, state, outcome.blocking or "no profile", blocking=True)
         send_status(ls, state, "problem" if outcome.blocking and "no gmon.out" not in outcome.blocking else "idle",
                     outcome.blocking or "no profile")  # fmt: skip
         return
@@ -236,10 +181,10 @@ def _apply(ls: GmonlensServer, state: FolderState, outcome: LoadOutcome) -> None
     state.problem = None
     state.said = {t for t in state.said if t in outcome.warnings or t in state.settings_problems}
     for w in outcome.warnings:
-        say(ls, state, w)
+        warn_once(ls, state, w)
     lo = outcome.loaded
     figures = routines_with_figures(lo.profile)
-    note(
+    log_info(
         ls,
         f"loaded {lo.binary} with {', '.join(lo.profiles)}: {figures} routines with figures, "
         f"{lo.total_seconds:.2f} s ({lo.seconds:.2f} s to load"
@@ -248,7 +193,7 @@ def _apply(ls: GmonlensServer, state: FolderState, outcome: LoadOutcome) -> None
     )
     message = f"{lo.total_seconds:.2f} s in {figures} routines"
     if outcome.choice and outcome.choice not in state.said:  # which binary/profiles, said once
-        say(ls, state, outcome.choice)
+        warn_once(ls, state, outcome.choice)
         message += f" ({outcome.choice})"
     send_status(ls, state, "loaded", message)
     ls.spawn(_finish(ls, state, lo))
@@ -261,8 +206,8 @@ async def _finish(ls: GmonlensServer, state: FolderState, loaded: Any) -> None:
     # by a second or more), while the warm-up subprocess runs: ready long before the warm-up ends
     # (SQLite: ~6 s)
     heat = heat_task(ls, state, loaded)
-    complete = loaded.dwarf_cached and loaded.profile_cached and cache.has_scopes(loaded.binary)
-    if cache.cache_dir() is not None and not complete:
+    complete = loaded.dwarf_cached and loaded.profile_cached and cache_entries.has_scopes(loaded.binary)
+    if cache_entries.cache_dir() is not None and not complete:
         args = [loaded.binary, *loaded.profiles]
         if loaded.settings.static_call_graph:
             args.append("--static-call-graph")
@@ -270,15 +215,17 @@ async def _finish(ls: GmonlensServer, state: FolderState, loaded: Any) -> None:
     await asyncio.shield(heat)
     problems = await asyncio.to_thread(finish_index, loaded)
     # inlined copies (hover) need every DWARF scope: from the cache the warm-up filled
-    await asyncio.to_thread(loaded.heat.inlined, loaded.binary, loaded.profile, cache.cache_dir() is None)
+    await asyncio.to_thread(
+        loaded.heat.inlined, loaded.binary, loaded.profile, cache_entries.cache_dir() is None
+    )
     if state.loaded is loaded:
         for p in problems:
-            say(ls, state, p)
+            warn_once(ls, state, p)
 
 
 async def _warm(ls: GmonlensServer, args: list[str]) -> None:
-    """Run `warm.main(args)` in an isolated interpreter from "/" (see `isolation`)."""
-    cmd = isolation.python_command("gmonlens_lsp.warm", args)
+    """Run `warmup.main(args)` in an isolated interpreter from "/" (see `isolation`)."""
+    cmd = isolation.python_command("gmonlens_lsp.workspace.warmup", args)
     if cmd is None:
         return
     try:

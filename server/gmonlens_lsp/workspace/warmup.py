@@ -1,4 +1,4 @@
-"""`python -m gmonlens_lsp.warm BINARY [--static-call-graph] PROFILE...`: fill the cache for one
+"""`python -m gmonlens_lsp.workspace.warmup BINARY [--static-call-graph] PROFILE...`: fill the cache for one
 binary and profile set (full DWARF index, line table, computed profile, function scopes), at low priority, in a
 process of its own so that the server's requests never wait for this work (the GIL)."""
 
@@ -8,7 +8,7 @@ import contextlib
 import os
 import sys
 
-from . import cache
+from . import cache_entries
 
 
 def warm(binary: str, profiles: list[str], static_call_graph: bool) -> None:
@@ -16,18 +16,18 @@ def warm(binary: str, profiles: list[str], static_call_graph: bool) -> None:
     from gmonlens.options import AnalysisOptions
 
     options = AnalysisOptions(static_call_graph=static_call_graph)
-    key = cache.profile_key(binary, profiles, options)
-    if key is not None and cache.read_profile(key) is None:
-        cache.write_profile(key, load_profile(binary, profiles, options))
-    dwarf, dkey, cached = cache.load_dwarf(binary)
+    key = cache_entries.profile_key(binary, profiles, options)
+    if key is not None and cache_entries.read_profile(key) is None:
+        cache_entries.write_profile(key, load_profile(binary, profiles, options))
+    dwarf, dkey, cached = cache_entries.load_dwarf(binary)
     if not cached and dwarf.has_debug_info:
         for unit in dwarf.units():
             dwarf.decls_of_unit(unit.offset)
         dwarf.prepare_ranges()
-        cache.save_dwarf(dwarf, dkey)
-    cache.load_line_table(binary)
+        cache_entries.save_dwarf(dwarf, dkey)
+    cache_entries.load_line_table(binary)
     if dwarf.has_debug_info:
-        cache.load_scopes(binary, compute=True)
+        cache_entries.load_scopes(binary, compute=True)
 
 
 def main(argv: list[str]) -> int:
@@ -35,7 +35,10 @@ def main(argv: list[str]) -> int:
         os.nice(10)
     args = [a for a in argv if a != "--static-call-graph"]
     if not args:
-        print("usage: python -m gmonlens_lsp.warm BINARY [--static-call-graph] PROFILE...", file=sys.stderr)
+        print(
+            "usage: python -m gmonlens_lsp.workspace.warmup BINARY [--static-call-graph] PROFILE...",
+            file=sys.stderr,
+        )
         return 2
     try:
         warm(args[0], args[1:], "--static-call-graph" in argv)

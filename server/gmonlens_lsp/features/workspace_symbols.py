@@ -8,12 +8,12 @@ from lsprotocol import types
 
 from .. import render
 from ..server import GmonlensServer, safe
-from ..session import Loaded
+from ..workspace.session import LoadedFolder
 
 LIMIT = 200
 
 
-def _symbols(loaded: Loaded, query: str) -> list[types.WorkspaceSymbol]:
+def _symbols(loaded: LoadedFolder, query: str) -> list[types.WorkspaceSymbol]:
     p = loaded.profile
     q = query.lower()
     hits = [r for r in p.routines if q in r.display_name.lower()]

@@ -28,7 +28,7 @@ from gmonlens.linetable import LineTable
 from gmonlens.model import Arc, Profile, Routine
 from gmonlens.sourcemap import SourceMapper
 
-from .callsites import CallFinder
+from .call_finder import CallFinder
 from .srcnames import source_name
 
 log = logging.getLogger("gmonlens")

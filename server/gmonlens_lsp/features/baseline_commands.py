@@ -9,9 +9,10 @@ from typing import Any
 
 from gmonlens.errors import GmonlensError
 
-from .. import baseline, control, render
+from .. import notices, reload, render
 from ..server import GmonlensServer, safe
-from ..session import FolderState, Loaded
+from ..workspace import baseline
+from ..workspace.session import FolderState, LoadedFolder
 
 
 def _folders(ls: GmonlensServer, folder_uri: Any) -> list[FolderState]:
@@ -21,7 +22,7 @@ def _folders(ls: GmonlensServer, folder_uri: Any) -> list[FolderState]:
     return list(ls.folders.values())
 
 
-def _entry(loaded: Loaded, state: FolderState, r: Any, kind: str) -> dict[str, Any]:
+def _entry(loaded: LoadedFolder, state: FolderState, r: Any, kind: str) -> dict[str, Any]:
     place = loaded.index.place(r.after.id) if r.after is not None else None
     b, a = r.before, r.after
     return {
@@ -47,7 +48,7 @@ def _entry(loaded: Loaded, state: FolderState, r: Any, kind: str) -> dict[str, A
     }
 
 
-def _changes(loaded: Loaded, state: FolderState) -> list[dict[str, Any]]:
+def _changes(loaded: LoadedFolder, state: FolderState) -> list[dict[str, Any]]:
     if loaded.comparison is None:
         return []
     return [_entry(loaded, state, r, kind) for r, kind in baseline.changes(loaded.comparison)]
@@ -59,7 +60,7 @@ def register(server: GmonlensServer) -> None:
     async def pin_cmd(ls: GmonlensServer, *args: Any) -> list[dict[str, Any]]:
         out = []
         for state in _folders(ls, args[0] if args else None):
-            loaded = await control.loaded_or_wait(ls, state)
+            loaded = await reload.loaded_or_wait(ls, state)
             if loaded is None:
                 continue
             label = "pinned " + time.strftime("%Y-%m-%d %H:%M")
@@ -68,9 +69,9 @@ def register(server: GmonlensServer) -> None:
                     await asyncio.to_thread(baseline.pin, state.path, loaded.binary, loaded.profiles, label)
                 )
             except GmonlensError as exc:
-                control.say(ls, state, str(exc), blocking=True)
+                notices.warn_once(ls, state, str(exc), blocking=True)
                 continue
-            await control.reload(ls, state)
+            await reload.reload(ls, state)
         return out
 
     @server.command("gmonlens.clearBaseline")
@@ -78,14 +79,14 @@ def register(server: GmonlensServer) -> None:
     async def clear_cmd(ls: GmonlensServer, *args: Any) -> None:
         for state in _folders(ls, args[0] if args else None):
             await asyncio.to_thread(baseline.clear, state.path)
-            await control.reload(ls, state)
+            await reload.reload(ls, state)
 
     @server.command("gmonlens.changes")
     @safe(default=list)
     async def changes_cmd(ls: GmonlensServer, *args: Any) -> list[dict[str, Any]]:
         out: list[dict[str, Any]] = []
         for state in _folders(ls, args[0] if args else None):
-            loaded = await control.loaded_or_wait(ls, state)
+            loaded = await reload.loaded_or_wait(ls, state)
             if loaded is not None:
                 out += await asyncio.to_thread(_changes, loaded, state)
         order = {"regression": 0, "improvement": 1, "new": 2, "gone": 3}

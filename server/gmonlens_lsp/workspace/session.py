@@ -4,7 +4,9 @@ Contract:
 - `load_folder` is synchronous and thread-safe (run it with `asyncio.to_thread`); it never raises:
   every failure becomes `LoadOutcome.blocking` (what stops loading, in the CLI's words) or
   `LoadOutcome.warnings` (the rest).
-- A `Loaded` is immutable once built (its `SourceIndex` decodes lazily behind its own lock) and
+- A `LoadedFolder`'s fields are never reassigned and its figures never change; it also carries
+  caches filled lazily after the load (the `SourceIndex`'s per-file decoding behind its own lock,
+  `lens_cache`, the line heat in `heat`), so it is frozen in its identity, not in its memory. It
   carries a `generation` that grows by one with every replacement; request data that names an
   older generation is re-resolved by routine name.
 """
@@ -23,10 +25,10 @@ from gmonlens.errors import GmonlensError
 from gmonlens.model import Profile
 from gmonlens.sourcemap import SourceMapper
 
-from . import cache
-from .callsites import CallFinder
+from . import cache_entries
+from .call_finder import CallFinder
 from .discovery import PROFILE_PATTERNS, Discovery, discover, search_dirs
-from .heat import HeatHolder, HeatIndex, compute
+from .heat_index import HeatHolder, HeatIndex, compute
 from .index import SourceIndex
 from .settings import CONFIG_FILE, Settings
 
@@ -34,7 +36,7 @@ log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
-class Loaded:
+class LoadedFolder:
     generation: int
     folder: str
     settings: Settings
@@ -59,7 +61,7 @@ class Loaded:
 
 @dataclass(frozen=True)
 class LoadOutcome:
-    loaded: Loaded | None
+    loaded: LoadedFolder | None
     blocking: str | None = None
     warnings: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
@@ -70,7 +72,7 @@ class LoadOutcome:
 
 def _line_table_factory(binary: str) -> Any:
     def make() -> Any:
-        return cache.load_line_table(binary)
+        return cache_entries.load_line_table(binary)
 
     return make
 
@@ -135,8 +137,8 @@ def _load_folder(folder: str, settings: Settings, generation: int, check: Callab
         from gmonlens.options import AnalysisOptions
 
         options = AnalysisOptions(static_call_graph=settings.static_call_graph)
-        pkey = cache.profile_key(found.binary, found.profiles, options)
-        profile = cache.read_profile(pkey)
+        pkey = cache_entries.profile_key(found.binary, found.profiles, options)
+        profile = cache_entries.read_profile(pkey)
         profile_cached = isinstance(profile, Profile)
         if not profile_cached:
             profile = load_profile(found.binary, list(found.profiles), options)
@@ -148,7 +150,7 @@ def _load_folder(folder: str, settings: Settings, generation: int, check: Callab
             None, blocking=f"{found.binary}: {type(exc).__name__}: {exc}", inputs=tuple(inputs)
         )
     check()
-    dwarf, key, cached = cache.load_dwarf(found.binary)
+    dwarf, key, cached = cache_entries.load_dwarf(found.binary)
     check()
     mapper = SourceMapper(folder, dict(settings.source_map))
     binary = found.binary
@@ -157,7 +159,7 @@ def _load_folder(folder: str, settings: Settings, generation: int, check: Callab
     )
     warnings = [*profile.problems, *_stale_problems(found.binary, found.profiles)]
     comparison = _compare(folder, settings, found.binary, profile, options, warnings, inputs)
-    loaded = Loaded(
+    loaded = LoadedFolder(
         generation=generation,
         folder=folder,
         settings=settings,
@@ -206,7 +208,7 @@ def _compare(
         return None
 
 
-def line_heat(loaded: Loaded) -> HeatIndex | None:
+def line_heat(loaded: LoadedFolder) -> HeatIndex | None:
     """The load's line heat (computed on first use, thread-safe; None when it cannot be had)."""
     if not loaded.profile.has_histogram:
         return None
@@ -216,14 +218,14 @@ def line_heat(loaded: Loaded) -> HeatIndex | None:
     )
 
 
-def finish_index(loaded: Loaded) -> list[str]:
+def finish_index(loaded: LoadedFolder) -> list[str]:
     """After a load (and the cache warm-up): report source files newer than the binary, and fill
     what the warm-up could not (no cache). Returns the problems (log messages)."""
     problems: list[str] = []
     index = loaded.index
     dwarf = index.dwarf
     try:
-        if cache.cache_dir() is None:
+        if cache_entries.cache_dir() is None:
             index.prepare_lines()
         if dwarf is None:
             return problems
@@ -251,7 +253,7 @@ class FolderState:
 
     uri: str
     path: str
-    loaded: Loaded | None = None
+    loaded: LoadedFolder | None = None
     problem: str | None = None
     generation: int = 0
     inputs: tuple[str, ...] = ()

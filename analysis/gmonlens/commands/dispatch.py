@@ -1,0 +1,107 @@
+"""The `gmonlens` command line's engine commands: `report`, `diff`, `export` (usage, version,
+dispatch, and the one place that turns errors into exit statuses). `serve` is the language server's
+(`gmonlens_lsp.cli` dispatches it before coming here).
+
+Exit statuses: 0 done, 1 bad input (one line naming the file), 2 usage, 3 `diff --fail-over`,
+70 out of memory or input nested too deeply, 130 interrupted."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+
+from gmonlens import __version__
+from gmonlens.errors import GmonlensError, UsageError
+
+from .gprof_args import options_help, parse_report_args
+
+HELP = """usage: gmonlens report [options] [BINARY [PROFILE...]]
+       gmonlens diff [options] BASE_BINARY BASE_PROFILE... -- NEW_BINARY NEW_PROFILE...
+       gmonlens diff [options] BINARY BASE_PROFILE NEW_PROFILE
+       gmonlens export --format callgrind|pprof|dot [gprof options] [BINARY [PROFILE...]] [-o FILE]
+       gmonlens serve [--stdio]
+       gmonlens --version
+
+report  prints what `gprof -b` prints for the same options (defaults: a.out gmon.out); gprof's
+        options, with gprof's long names and argument rules (SPEC: a gprof symspec):
+{options}diff    two profiles side by side, changes tested against sampling noise (README, "diff");
+        --json, --fail-over PERCENT (exit 3), --threshold Z, --normalize.
+export  writes the profile for callgrind_annotate/KCachegrind, go tool pprof or Graphviz
+        (README, "gmonlens export"); also --source-map FROM=TO, --node-thres/--edge-thres PCT (dot).
+serve   the language server, speaking LSP on stdin/stdout.
+"""
+
+# gprof -v prints "GNU gprof (GNU Binutils for Debian) 2.40", its origin and its licence: the same
+# three lines, for gmonlens.
+VERSION = f"""gmonlens report (gmonlens) {__version__}
+Computes GNU gprof 2.40's reports from gmon.out and the ELF binary, byte for byte.
+This program is free software (MIT licence).  This program has absolutely no warranty.
+"""
+
+
+def help_text() -> str:
+    return HELP.format(options=options_help())
+
+
+def run(argv: Sequence[str]) -> int:
+    """Run `gmonlens report|diff|export ...` (argv without the program name); the exit status."""
+    argv = list(argv)
+    if not argv or argv[0] in ("-h", "--help", "help"):
+        print(help_text(), end="", file=sys.stdout if argv else sys.stderr)
+        return 0 if argv else 2
+    if argv[0] in ("-V", "-v", "--version"):
+        print(VERSION, end="")
+        return 0
+    cmd, rest = argv[0], argv[1:]
+    for stream in (sys.stdout, sys.stderr):  # file and symbol names are bytes: write them back as such
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            reconfigure(errors="surrogateescape")
+    if cmd not in ("report", "diff", "export"):
+        print(f"gmonlens: unknown command '{cmd}' (try: report, diff, export, serve)", file=sys.stderr)
+        return 2
+    try:
+        if cmd == "diff":
+            from .diff_command import USAGE as DIFF_USAGE
+            from .diff_command import parse_diff_args, run_diff
+
+            if not rest or rest[0] in ("-h", "--help"):
+                print(DIFF_USAGE, end="", file=sys.stdout if rest else sys.stderr)
+                return 0 if rest else 2
+            if any(a in ("-v", "--version") for a in rest):  # as `report -v` (gprof acts on it at once)
+                print(VERSION, end="")
+                return 0
+            return run_diff(parse_diff_args(rest))
+        if cmd == "export":
+            from .export_command import EXPORT_HELP, parse_export_args, run_export
+
+            if any(a in ("-h", "--help") for a in rest):
+                print(EXPORT_HELP, end="")
+                return 0
+            return run_export(parse_export_args(rest))
+        args = parse_report_args(rest)
+        if args.help:
+            print(help_text(), end="")
+            return 0
+        if args.version:
+            print(VERSION, end="")
+            return 0
+        from .report_command import run_report
+
+        return run_report(args)
+    except UsageError as e:
+        print(f"gmonlens {cmd}: {e.message}", file=sys.stderr)
+        return 2
+    except GmonlensError as e:
+        print(f"gmonlens: {e}", file=sys.stderr)
+        return 1
+    except BrokenPipeError:
+        return 0
+    except KeyboardInterrupt:
+        return 130
+    except MemoryError:
+        print("gmonlens: out of memory", file=sys.stderr)
+        return 70
+    except RecursionError:
+        print("gmonlens: input nested too deeply", file=sys.stderr)
+        return 70

@@ -1,0 +1,77 @@
+"""What the server tells the client about a folder: problems said once (window/showMessage when they
+stop loading, else window/logMessage), log lines, the `gmonlens/status` notification, and the
+code-lens and inlay-hint refresh requests. A text already said for a folder is not said again until
+the folder loads cleanly or the problem changes."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any
+
+from lsprotocol import types
+from pygls.capabilities import get_capability
+
+from .server import GmonlensServer
+from .workspace.baseline import status_fields
+from .workspace.session import FolderState
+
+log = logging.getLogger("gmonlens")
+STATUS = "gmonlens/status"
+
+
+def warn_once(ls: GmonlensServer, state: FolderState, text: str, *, blocking: bool = False) -> None:
+    if text in state.said:
+        return
+    state.said.add(text)
+    log.info("%s", text)
+    if blocking:
+        ls.window_show_message(types.ShowMessageParams(type=types.MessageType.Warning, message=text))
+    else:
+        ls.window_log_message(types.LogMessageParams(type=types.MessageType.Warning, message=text))
+
+
+def log_info(ls: GmonlensServer, text: str) -> None:
+    log.info("%s", text)
+    ls.window_log_message(types.LogMessageParams(type=types.MessageType.Info, message=text))
+
+
+def routines_with_figures(profile: Any) -> int:
+    """The status's routine count: routines with time or calls (those with a lens)."""
+    return sum(1 for r in profile.routines if r.has_figures)
+
+
+def send_status(ls: GmonlensServer, state: FolderState, status: str, message: str) -> None:
+    loaded = state.loaded
+    ls.protocol.notify(
+        STATUS,
+        {
+            "state": status,
+            "message": message,
+            "totalSeconds": round(loaded.total_seconds, 6) if loaded else 0.0,
+            "routines": routines_with_figures(loaded.profile) if loaded else 0,
+            "folder": state.uri,
+            "baseline": status_fields(loaded.comparison) if loaded else None,
+        },
+    )
+
+
+async def refresh_lenses(ls: GmonlensServer) -> None:
+    if get_capability(ls.client_capabilities, "workspace.code_lens.refresh_support", False):
+        try:
+            await asyncio.wait_for(ls.workspace_code_lens_refresh_async(None), timeout=10)
+        except Exception as exc:  # a client that fails the refresh still gets lenses on request
+            log.info("codeLens/refresh failed: %s", exc)
+
+
+async def refresh_inlay_hints(ls: GmonlensServer) -> None:
+    """Line heat changes with the profile: ask the client to ask again (when it can)."""
+    if get_capability(ls.client_capabilities, "workspace.inlay_hint.refresh_support", False):
+        try:
+            await asyncio.wait_for(ls.workspace_inlay_hint_refresh_async(None), timeout=10)
+        except Exception as exc:  # the client still asks for hints when it shows the file
+            log.info("inlayHint/refresh failed: %s", exc)
+
+
+def can_refresh_hints(ls: GmonlensServer) -> bool:
+    return bool(get_capability(ls.client_capabilities, "workspace.inlay_hint.refresh_support", False))

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field, replace
 from . import diskcache
 from . import gmon as gmonio
 from .callgraph import compute_profile
+from .clones import folded_symbols
 from .demangle import demangle_all
 from .elf import ElfImage, read_elf
 from .errors import GmonFormatError, GmonlensError
@@ -221,7 +222,8 @@ def load(
         image.text_end,
         no_static=opts.no_static and opts.symbol_file is None,  # -a keeps -S's t symbols
         only_functions=opts.only_functions,
-        name_filter=opts.symbol_file is None,  # -S takes clones (`x.part.0`) as they are
+        # -S takes clones (`x.part.0`) as they are, and so does --clones-apart
+        name_filter=opts.symbol_file is None and not opts.clones_apart,
     )
     data = read_profiles(image, profiles, opts.profile_format)
     problems = fit_problems(image, symtab, data, profiles)
@@ -276,4 +278,8 @@ def load(
             except StaticCallsUnsupported as e:  # gprof warns and goes on without static arcs
                 problems.append(str(e))
     profile = compute_profile(symtab, data, tables, display, static_arcs, problems, opts.static_call_graph)
+    if opts.symbol_file is None and not opts.clones_apart and not opts.line_granularity and file_map is None:
+        folded = folded_symbols(image.symbols, image.strtab, profile.routines, data)
+        if folded:
+            profile = replace(profile, folded=folded)
     return Loaded(image, data, profile, file_symbols)

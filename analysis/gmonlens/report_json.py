@@ -11,6 +11,11 @@ Schema `gmonlens-profile/1` (times in seconds, percentages of gprof's totals):
   ([return address, count])
 - `cycles[]`: number, index, members (routine ids), self_seconds, children_seconds, calls,
   internal_calls, percent
+- `folded[]`: the symbols gprof folds into the routine before them (GCC clones whose names its
+  filter rejects: `.isra.N`, `.part.N`, `.cold`, ...; their figures are inside that routine's):
+  routine (id), name, address, self_seconds, calls (from other routines); self_share and
+  calls_share (fractions of the routine's self time and calls, 0 when it has none). Empty with
+  `--clones-apart` (clones are routines of their own then, and the figures are not gprof's)
 - with gprof's `-r` / `-R MAP`, `gmonlens report --json` adds `function_ordering` /
   `file_ordering` (gprof's suggested order, one name per item); with `-R` the routines are those
   of gprof's -R symbol table (each map entry's first routine named after its file, the others
@@ -88,5 +93,19 @@ def to_json(p: Profile) -> dict[str, Any]:
                 "percent": _pct(c.total_ticks, prop),
             }
             for c in p.cycles
+        ],
+        "folded": [
+            {
+                "routine": f.routine,
+                "name": f.name,
+                "address": f.address,
+                "self_seconds": sec(f.self_ticks),
+                "calls": f.calls,
+                "self_share": f.self_ticks / p.routines[f.routine].self_ticks
+                if p.routines[f.routine].self_ticks
+                else 0.0,
+                "calls_share": f.calls / p.routines[f.routine].calls if p.routines[f.routine].calls else 0.0,
+            }
+            for f in p.folded
         ],
     }

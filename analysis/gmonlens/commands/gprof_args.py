@@ -75,6 +75,13 @@ OPTIONS: tuple[Option, ...] = (
     Option("", ("demangle",), OPTIONAL, "STYLE", "demangle C++ names (the default; STYLE accepted)"),
     Option("", ("no-demangle",), NONE, "", "print raw (mangled) names"),
     Option("", ("json",), NONE, "", 'the profile as JSON instead (gmonlens; README, "JSON output")'),
+    Option(
+        "",
+        ("clones-apart",),
+        NONE,
+        "",
+        "GCC clones (.isra, .part, .cold) as routines of their own (gmonlens; not gprof's figures)",
+    ),
 )
 _TABLE = OptionTable(OPTIONS, final="hv")
 
@@ -215,6 +222,8 @@ def parse_report_args(argv: Sequence[str]) -> ReportArgs:
             a["source_lines"] = True
         elif c == "--json":
             r.json = True
+        elif c == "--clones-apart":
+            a["clones_apart"] = True
         elif c == "--demangle":
             r.demangle = True
         elif c == "--no-demangle":

@@ -240,9 +240,18 @@ def compute_profile(
         return (2, a.time + a.ctime, a.count)
 
     pos = {id(a): i for i, a in enumerate(arcs)}
-    parents_order = tuple(tuple(pos[id(a)] for a in sorted(parents[r], key=arc_key)) for r in range(n))
+    # most routines (all -l line symbols) have no arc or one: nothing to sort, one shared empty tuple
+    parents_order = tuple(
+        tuple(pos[id(a)] for a in sorted(ps, key=arc_key)) if len(ps) > 1 else (pos[id(ps[0])],) if ps else ()
+        for ps in parents
+    )
     children_order = tuple(
-        tuple(pos[id(a)] for a in sorted(children[r], key=arc_key, reverse=True)) for r in range(n)
+        tuple(pos[id(a)] for a in sorted(cs, key=arc_key, reverse=True))
+        if len(cs) > 1
+        else (pos[id(cs[0])],)
+        if cs
+        else ()
+        for cs in children
     )
     if dropped:
         problems = (

@@ -39,9 +39,9 @@ from .model import GmonData, RawArc
 from .symbols import SymbolTable
 
 ARC_SAMPLE = 4096  # arcs looked at to tell whether some stray
-ARC_CODE_SAMPLE = 256  # arcs whose ends are checked against the code
+ARC_CODE_SAMPLE = 128  # arcs whose ends are checked against the code
 PROLOGUE = 256  # bytes past an entry within which a callee's mcount call returns
-CALL_SITE_REACH = 1 << 16  # a call site is decoded from its routine's entry, at most this far back
+CALL_SITE_REACH = 1024  # a call site is decoded from its routine's entry, at most this far back
 
 
 @dataclass(frozen=True)

@@ -25,6 +25,9 @@ from .symbols import SymbolTable, build_symbol_table
 MAX_PROFILE_BYTES = 1 << 31
 # Disk-cache kinds of `routine_lines` (2: a row at a sequence's end covers no byte).
 LINES_KIND, LINES_BFD_KIND = "lines2", "lines2-bfd"
+# -l's inputs, which depend only on the binary: gprof's function scopes (with ELF names, unlike the
+# server's "scopes") and the line table as BFD or as the true positions read it
+SCOPES_GPROF_KIND, LINETABLE_KIND, LINETABLE_BFD_KIND = "scopes-gprof", "linetable", "linetable-bfd"
 
 
 def read_profile_bytes(path: str) -> bytes:
@@ -142,16 +145,32 @@ def _line_symbols(
     """-l: the routines plus gprof's line symbols (report_lines.py), files named as `load` says."""
     from .dwarf import DwarfIndex
     from .report_lines import with_line_symbols
-    from .scopes import elf_code_names, function_scopes
+    from .scopes import FunctionScopes, elf_code_names, function_scopes
 
     binary = image.path
+    key = diskcache.binary_key(binary, image.build_id)
     try:
-        table = line_table or LineTable.from_elf(binary, bfd=gprof_files)
-        scopes = function_scopes(DwarfIndex(binary), elf_code_names(image.symbols))
+        table = line_table or _cached_line_table(binary, key, gprof_files)
+        scopes = diskcache.load(SCOPES_GPROF_KIND, key, FunctionScopes.from_plain)
+        if scopes is None:
+            scopes = function_scopes(DwarfIndex(binary), elf_code_names(image.symbols))
+            diskcache.store(SCOPES_GPROF_KIND, key, (scopes.bounds, scopes.names))
     except Exception as e:  # a broken DWARF section must not stop the report
         problems.append(f"{binary}: cannot read DWARF line information ({e}); no line symbols")
         return symtab
     return with_line_symbols(symtab, table, scopes, image.symbols, code_end)
+
+
+def _cached_line_table(binary: str, key: str | None, bfd: bool) -> LineTable:
+    """The binary's line table (read as BFD does when `bfd`), from the disk cache when there."""
+    kind = LINETABLE_BFD_KIND if bfd else LINETABLE_KIND
+    table = diskcache.load(kind, key, LineTable.from_plain)
+    if table is None:
+        table = LineTable.from_elf(binary, bfd=bfd)
+        plain = table.to_plain()
+        if plain is not None:
+            diskcache.store(kind, key, plain)
+    return table
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,7 @@ table and gprof's function scopes come from the disk cache), and whether the out
 
     .venv/bin/python bench/lines_bench.py [--reps N] [BINARY GMON]
 
-Without arguments: the generated program of 300 routines in 20 files at -O2 (bench/gen_program.py).
+Without arguments: the generated program of 300 routines in 8 files at -O2 (bench/gen_program.py).
 CPU time is the figure to compare on a shared machine (wall time waits for other processes).
 """
 
@@ -44,7 +44,7 @@ def default_program() -> tuple[Path, Path]:
     sys.path.insert(0, str(BENCH))
     import gen_program
 
-    src = gen_program.generate(gen_program.WORK_DIR / "gen300x20", n_routines=300, n_files=20)
+    src = gen_program.generate(gen_program.WORK_DIR / "gen300x8", n_routines=300, n_files=8)
     exe = gen_program.build(src, opt="-O2")
     return exe, gen_program.run_program(exe)
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import struct
 from dataclasses import dataclass
 
-from .errors import ElfError, one_line
+from .errors import ElfError, GmonlensError, one_line
 from .files import open_regular, read_regular
 from .model import CodeSection, ElfSymbol
 
@@ -215,6 +215,34 @@ def read_build_id(path: str) -> str:
             return _build_id(ELFFile(fh).get_section_by_name(".note.gnu.build-id"))
     except Exception:  # identity then rests on path, size and mtime
         return ""
+
+
+SHT_DYNAMIC, DT_NEEDED = 6, 1
+
+
+def needed_libraries(path: str) -> list[str]:
+    """The DT_NEEDED entries (shared library names) of the ELF file at `path`, in order; [] when it
+    has none or cannot be read."""
+    try:
+        blob = read_regular(path, MAX_BINARY_BYTES, "executable", ElfError)
+        if blob[:4] != b"\x7fELF":
+            return []
+        asize, little, _, sections, _ = _headers(path, blob)
+        out: list[str] = []
+        fmt = ("<" if little else ">") + ("qQ" if asize == 8 else "iI")
+        for sec in sections:
+            if sec.type != SHT_DYNAMIC or sec.link >= len(sections):
+                continue
+            raw, strs = _section_bytes(blob, sec, path), _section_bytes(blob, sections[sec.link], path)
+            for tag, value in struct.iter_unpack(fmt, raw[: len(raw) - len(raw) % (2 * asize)]):
+                if tag == DT_NEEDED and value < len(strs):
+                    end = strs.find(b"\0", value)
+                    out.append(
+                        strs[value : end if end >= 0 else len(strs)].decode("utf-8", "surrogateescape")
+                    )
+        return out
+    except (GmonlensError, struct.error, IndexError, ValueError, OverflowError):
+        return []
 
 
 def _section_bytes(blob: bytes, sec: _Section, path: str) -> bytes:

@@ -92,6 +92,14 @@ def arc_code_mismatches(image: ElfImage, symtab: SymbolTable, arcs: Sequence[Raw
     return bad, looked
 
 
+def _stray(symtab: SymbolTable, a: RawArc, code_end: int) -> bool:
+    """An arc with an end on no routine, but for a call into a shared library built with -pg (its
+    callee beyond the program's code: glibc records it, gprof drops it)."""
+    if symtab.lookup(a.from_pc) < 0:
+        return True
+    return symtab.lookup(a.self_pc) < 0 and a.self_pc < code_end
+
+
 def _entry(entries: Sequence[int], pc: int) -> int:
     """The highest function entry at or below `pc` (`pc` itself when there is none)."""
     i = bisect_right(entries, pc) - 1
@@ -148,9 +156,9 @@ def profile_fit(image: ElfImage, symtab: SymbolTable, data: GmonData, label: str
         # before saying that none lands
         step = max(1, len(data.arcs) // ARC_SAMPLE)
         sample = data.arcs[::step]
-        stray = sum(1 for a in sample if symtab.lookup(a.from_pc) < 0 or symtab.lookup(a.self_pc) < 0)
+        stray = sum(1 for a in sample if _stray(symtab, a, hi))
         if stray == len(sample) and step > 1:
-            stray = sum(1 for a in data.arcs if symtab.lookup(a.from_pc) < 0 or symtab.lookup(a.self_pc) < 0)
+            stray = sum(1 for a in data.arcs if _stray(symtab, a, hi))
         if stray == len(data.arcs):
             errors.append(
                 f"{where}: none of its {len(data.arcs)} call-graph arcs lands on the program's "

@@ -130,13 +130,16 @@ def location_link(name: str, place: Place | None) -> str:
 def code_lens(
     profile: Profile, rid: int, place: Place, template: str, generation: int, suffix: str = ""
 ) -> types.CodeLens:
-    """`suffix`: appended to the title (the change against a baseline)."""
+    """`suffix`: appended to the title (the change against a baseline). A routine gprof folds clones
+    into (`Profile.folded`) says so: ` · folds N clone(s)` (the hover names them)."""
     r = profile.routines[rid]
     rng = name_range(place)
+    folded = len(profile.folded_into(rid)) if profile.folded else 0
+    mark = f" · folds {folded} clone{'s' if folded > 1 else ''}" if folded else ""
     return types.CodeLens(
         range=rng,
         command=types.Command(
-            title=lens_title(template, figures(profile, r)) + suffix,
+            title=lens_title(template, figures(profile, r)) + mark + suffix,
             command=SHOW_CALLERS,
             # the symbol tells apart the routines sharing a line (a template's instances)
             arguments=[
@@ -201,6 +204,7 @@ def hover_markdown(profile: Profile, index: SourceIndex, rid: int) -> str:
         + (f", {f.calls} calls." if f.calls else "; never called (spontaneous).")
     )
     lines.append("")
+    lines += folded_markdown(profile, rid)
     if r.cycle:
         cyc = profile.cycle(r.cycle)
         members = ", ".join(profile.routines[m].display_name for m in cyc.member_order)
@@ -217,6 +221,26 @@ def hover_markdown(profile: Profile, index: SourceIndex, rid: int) -> str:
         lines.append("")
     lines.append(ASSUMPTION)
     return "\n".join(lines)
+
+
+def folded_markdown(profile: Profile, rid: int) -> list[str]:
+    """Lines naming the clones gprof folds into routine `rid` and their share of its figures."""
+    folded = profile.folded_into(rid) if profile.folded else ()
+    if not folded:
+        return []
+    r = profile.routines[rid]
+    parts = []
+    for f in folded:
+        share = (
+            f"{100.0 * f.self_ticks / r.self_ticks:.0f}% of its self time" if r.self_ticks else "no samples"
+        )
+        calls = f"{f.calls} of its {r.calls} calls" if r.calls else f"{f.calls} calls"
+        parts.append(f"`{f.name}` ({share}, {calls})")
+    return [
+        "gprof credits these routines to it (their names are ones gprof ignores, so their code counts as "
+        "the routine before them): " + ", ".join(parts) + ". `gmonlens.clones: apart` shows them apart.",
+        "",
+    ]
 
 
 def duration(seconds: float) -> str:

@@ -25,8 +25,6 @@ from .zerocheck import Oracle, base_name, copy_program, serve_zero_config
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "integration"))
 from gprof_harness import NATIVE, compare_reports, gmonlens, gprof
 
-
-
 PROGRAMS = {"leveldb_prog": programs.LEVELDB_MIN_ROUTINES, "libsass_prog": programs.LIBSASS_MIN_ROUTINES}
 
 

@@ -15,7 +15,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "integration"))
 from gprof_harness import NATIVE, compare_reports
 
 
-
 @pytest.mark.parametrize("fixture", ["sqlite_prog", "qjs_prog", "leveldb_prog", "libsass_prog"])
 def test_function_ordering(fixture: str, request: pytest.FixtureRequest, tmp_path: Path) -> None:
     prog: programs.RealProgram = request.getfixturevalue(fixture)[0]

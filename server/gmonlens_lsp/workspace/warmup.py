@@ -1,4 +1,4 @@
-"""`python -m gmonlens_lsp.workspace.warmup BINARY [--static-call-graph] PROFILE...`: fill the cache for one
+"""`python -m gmonlens_lsp.workspace.warmup BINARY [--static-call-graph] [--clones-apart] PROFILE...`: fill the cache for one
 binary and profile set (full DWARF index, line table, computed profile, function scopes), at low priority, in a
 process of its own so that the server's requests never wait for this work (the GIL)."""
 
@@ -11,11 +11,11 @@ import sys
 from . import cache_entries
 
 
-def warm(binary: str, profiles: list[str], static_call_graph: bool) -> None:
+def warm(binary: str, profiles: list[str], static_call_graph: bool, clones_apart: bool = False) -> None:
     from gmonlens.loader import load_profile
     from gmonlens.options import AnalysisOptions
 
-    options = AnalysisOptions(static_call_graph=static_call_graph)
+    options = AnalysisOptions(static_call_graph=static_call_graph, clones_apart=clones_apart)
     key = cache_entries.profile_key(binary, profiles, options)
     if key is not None and cache_entries.read_profile(key) is None:
         cache_entries.write_profile(key, load_profile(binary, profiles, options))
@@ -33,15 +33,15 @@ def warm(binary: str, profiles: list[str], static_call_graph: bool) -> None:
 def main(argv: list[str]) -> int:
     with contextlib.suppress(OSError):
         os.nice(10)
-    args = [a for a in argv if a != "--static-call-graph"]
+    args = [a for a in argv if a not in ("--static-call-graph", "--clones-apart")]
     if not args:
         print(
-            "usage: python -m gmonlens_lsp.workspace.warmup BINARY [--static-call-graph] PROFILE...",
+            "usage: python -m gmonlens_lsp.workspace.warmup BINARY [--static-call-graph] [--clones-apart] PROFILE...",
             file=sys.stderr,
         )
         return 2
     try:
-        warm(args[0], args[1:], "--static-call-graph" in argv)
+        warm(args[0], args[1:], "--static-call-graph" in argv, "--clones-apart" in argv)
     except Exception as exc:  # the files changed since the load, or cannot be read: the cache waits
         text = str(exc).strip().splitlines()
         print(f"gmonlens warm-up: {text[0] if text else type(exc).__name__}", file=sys.stderr)

@@ -218,6 +218,26 @@ def read_build_id(path: str) -> str:
 
 
 SHT_DYNAMIC, DT_NEEDED = 6, 1
+SHF_COMPRESSED = 0x800
+
+
+def debug_sections(path: str, names: tuple[str, ...]) -> tuple[bool, dict[str, bytes]] | None:
+    """(little endian, {name: bytes}) of the named sections present in the ELF file at `path`;
+    None when one of them is compressed (SHF_COMPRESSED) or the file cannot be read as ELF."""
+    try:
+        blob = read_regular(path, MAX_BINARY_BYTES, "executable", ElfError)
+        if blob[:4] != b"\x7fELF":
+            return None
+        _, little, _, sections, _ = _headers(path, blob)
+        out: dict[str, bytes] = {}
+        for sec in sections:
+            if sec.name in names:
+                if sec.flags & SHF_COMPRESSED:
+                    return None
+                out[sec.name] = _section_bytes(blob, sec, path)
+        return little, out
+    except (GmonlensError, struct.error, IndexError, ValueError, OverflowError):
+        return None
 
 
 def needed_libraries(path: str) -> list[str]:

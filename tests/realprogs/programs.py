@@ -335,10 +335,10 @@ def jq() -> RealProgram:
     jq_document(run / "input.json")
     shutil.copy2(HERE / "jq_workload.jq", run / "prog.jq")
     gmon = _run_workload(exe, "-f", "prog.jq", "input.json", cwd=run)
-    sources = sorted(p for p in (tree / "src").glob("*.c") if p.with_suffix(".o").exists())
-    sources += sorted(
-        p for p in (tree / "vendor" / "oniguruma" / "src").glob("*.c") if p.with_suffix(".o").exists()
-    )
+    # the compiled sources, and the grammar and scanner that parser.c and lexer.c place routines in
+    dirs = (tree / "src", tree / "vendor" / "oniguruma" / "src", tree / "vendor" / "decNumber")
+    sources = sorted(p for d in dirs for p in d.glob("*.c") if p.with_suffix(".o").exists())
+    sources += [tree / "src" / "parser.y", tree / "src" / "lexer.l"]
     return RealProgram("jq", exe, gmon, tuple(sources))
 
 

@@ -3,6 +3,8 @@
 - the engine (`analysis/gmonlens`, its commands included) imports no pygls and no lsprotocol;
 - the LSP-free layer (`gmonlens_lsp.workspace`) imports no pygls, no lsprotocol and nothing of
   `gmonlens_lsp` outside itself (so no feature);
+- the MCP server (`gmonlens_mcp`) imports no pygls, no lsprotocol and, of `gmonlens_lsp`, only
+  the LSP-free layer;
 - a feature module imports no other feature module;
 - only the engine's I/O modules import elftools;
 - no import circles anywhere in `analysis/` and `server/` (imports inside functions count too);
@@ -22,7 +24,11 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ((ROOT / "analysis", "gmonlens"), (ROOT / "server", "gmonlens_lsp"))
+PACKAGES = (
+    (ROOT / "analysis", "gmonlens"),
+    (ROOT / "server", "gmonlens_lsp"),
+    (ROOT / "server", "gmonlens_mcp"),
+)
 LSP_LIBS = ("pygls", "lsprotocol")
 # the engine's I/O modules: the only ones that may import pyelftools
 ELFTOOLS_MODULES = {
@@ -104,11 +110,24 @@ def test_workspace_layer_is_lsp_free() -> None:
         if not _under(name, "gmonlens_lsp.workspace"):
             continue
         for m in _imports(name):
-            if m.split(".")[0] in LSP_LIBS:
-                bad.add((name, m))
-            elif _under(m, "gmonlens_lsp") and not _under(m, "gmonlens_lsp.workspace") and m != "gmonlens_lsp":
+            lsp = m.split(".")[0] in LSP_LIBS
+            outside = _under(m, "gmonlens_lsp") and not _under(m, "gmonlens_lsp.workspace")
+            if lsp or (outside and m != "gmonlens_lsp"):
                 bad.add((name, m))
     assert not bad, f"gmonlens_lsp.workspace reaches outside itself: {sorted(bad)}"
+
+
+def test_mcp_server_is_lsp_free() -> None:
+    """`gmonlens_mcp` imports no pygls or lsprotocol and, of `gmonlens_lsp`, only the workspace layer."""
+    bad = {
+        (name, m)
+        for name in MODULES
+        if _under(name, "gmonlens_mcp")
+        for m in _imports(name)
+        if m.split(".")[0] in LSP_LIBS
+        or (_under(m, "gmonlens_lsp") and not _under(m, "gmonlens_lsp.workspace") and m != "gmonlens_lsp")
+    }
+    assert not bad, f"gmonlens_mcp reaches the LSP side: {sorted(bad)}"
 
 
 def test_features_import_no_feature() -> None:
@@ -202,7 +221,9 @@ def test_functions_are_short() -> None:
     assert not too_long, f"functions over {HARD_MAX} lines: {too_long}"
 
 
-@pytest.mark.parametrize("argv", [["report", "--help"], ["report", "/nonexistent-a.out", "/nonexistent-gmon"]])
+@pytest.mark.parametrize(
+    "argv", [["report", "--help"], ["report", "/nonexistent-a.out", "/nonexistent-gmon"]]
+)
 def test_report_loads_no_lsp(argv: list[str]) -> None:
     code = (
         "import sys, gmonlens_lsp.cli as c\n"

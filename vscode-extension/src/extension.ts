@@ -18,6 +18,7 @@ import { withCallGraphLink, registerCallGraph } from "./callGraphPanel";
 import { PEEK_CALLERS, registerCommands } from "./commands";
 import { HeatView, SHOW_LINE_HEAT, lineHeatShown } from "./heatview";
 import { describePlan, planLaunch, VERSION_SNIPPET } from "./launch";
+import { type McpApi, type McpServerSpec, mcpServers, registerMcpProvider } from "./mcp";
 import { type ServerStatus, parseStatus, pickStatus, statusView, stripSlash } from "./status";
 import { type RawSettings, SERVER_KEYS, clientSettings, serverSettings } from "./settings";
 
@@ -191,6 +192,22 @@ export class Gmonlens implements vscode.Disposable {
     };
   }
 
+  /** `gmonlens mcp` for each local workspace folder, launched as the language server is (none
+   * when no Python or command can be found: the output says why). */
+  async mcpServers(): Promise<McpServerSpec[]> {
+    const scope = vscode.workspace.workspaceFolders?.[0];
+    const { settings } = clientSettings(readRaw(scope), variableContext(scope));
+    const plan = await planLaunch(settings, { root: this.context.extensionPath }, process.platform, probePython);
+    if ("problem" in plan) {
+      this.log(`no MCP server for the agent: ${plan.problem}`);
+      return [];
+    }
+    const folders = (vscode.workspace.workspaceFolders ?? [])
+      .filter((f) => f.uri.scheme === "file")
+      .map((f) => ({ name: f.name, path: f.uri.fsPath }));
+    return mcpServers(plan, folders);
+  }
+
   private onStatus(params: unknown): void {
     const status = parseStatus(params);
     if (!status) {
@@ -289,9 +306,29 @@ function probePython(python: string): Promise<string> {
 
 let instance: Gmonlens | undefined;
 
+/** Offers `gmonlens mcp` to VS Code's agent where the API exists (VS Code >= 1.101). */
+function registerMcp(context: vscode.ExtensionContext, gmonlens: Gmonlens): void {
+  const version = String(context.extension?.packageJSON?.version ?? "");
+  const mcp = registerMcpProvider(vscode as unknown as McpApi, () => gmonlens.mcpServers(), version);
+  if (mcp === undefined) {
+    gmonlens.log("this VS Code has no MCP server API (needs 1.101 or later): gmonlens mcp is not offered to the agent");
+    return;
+  }
+  context.subscriptions.push(
+    mcp,
+    vscode.workspace.onDidChangeWorkspaceFolders(() => mcp.refresh()),
+    vscode.workspace.onDidChangeConfiguration((e) => {
+      if (e.affectsConfiguration(`${SECTION}.interpreter`) || e.affectsConfiguration(`${SECTION}.serverCommand`)) {
+        mcp.refresh();
+      }
+    }),
+  );
+}
+
 export function activate(context: vscode.ExtensionContext): void {
   instance = new Gmonlens(context);
   context.subscriptions.push(instance, ...registerCommands(instance), ...registerCallGraph(instance, context.extensionUri));
+  registerMcp(context, instance);
   // Not awaited: activation must not wait for Python or the server's initialize answer.
   void instance.restart("activation");
 }

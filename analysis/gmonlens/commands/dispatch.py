@@ -1,6 +1,6 @@
 """The `gmonlens` command line's engine commands: `report`, `diff`, `export` (usage, version,
-dispatch, and the one place that turns errors into exit statuses). `serve` is the language server's
-(`gmonlens_lsp.cli` dispatches it before coming here).
+dispatch, and the one place that turns errors into exit statuses). `serve` and `mcp` are the servers'
+(`gmonlens_lsp.cli` dispatches them before coming here).
 
 Exit statuses: 0 done, 1 bad input (one line naming the file), 2 usage, 3 `diff --fail-over`,
 70 out of memory or input nested too deeply, 130 interrupted."""
@@ -20,6 +20,7 @@ HELP = """usage: gmonlens report [options] [BINARY [PROFILE...]]
        gmonlens diff [options] BINARY BASE_PROFILE NEW_PROFILE
        gmonlens export --format callgrind|pprof|dot [gprof options] [BINARY [PROFILE...]] [-o FILE]
        gmonlens serve [--stdio]
+       gmonlens mcp [--workspace DIR] [BINARY PROFILE...]
        gmonlens --version
 
 report  prints what `gprof -b` prints for the same options (defaults: a.out gmon.out); gprof's
@@ -29,6 +30,8 @@ report  prints what `gprof -b` prints for the same options (defaults: a.out gmon
 export  writes the profile for callgrind_annotate/KCachegrind, go tool pprof or Graphviz
         (README, "gmonlens export"); also --source-map FROM=TO, --node-thres/--edge-thres PCT (dot).
 serve   the language server, speaking LSP on stdin/stdout.
+mcp     a Model Context Protocol server (stdio) for coding agents: the profile's figures as tools
+        (README, "gmonlens mcp"); finds the program and profiles in DIR (default: .) or takes them.
 """
 
 # gprof -v prints "GNU gprof (GNU Binutils for Debian) 2.40", its origin and its licence: the same
@@ -58,7 +61,7 @@ def run(argv: Sequence[str]) -> int:
         if reconfigure is not None:
             reconfigure(errors="surrogateescape")
     if cmd not in ("report", "diff", "export"):
-        print(f"gmonlens: unknown command '{cmd}' (try: report, diff, export, serve)", file=sys.stderr)
+        print(f"gmonlens: unknown command '{cmd}' (try: report, diff, export, serve, mcp)", file=sys.stderr)
         return 2
     try:
         if cmd == "diff":

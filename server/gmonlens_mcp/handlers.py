@@ -1,0 +1,267 @@
+"""The tools' handlers: a `View` and checked arguments in, a `ToolResult` out (see `tools`)."""
+
+from __future__ import annotations
+
+import math
+import os
+from typing import Any
+
+from gmonlens.errors import GmonlensError
+
+from . import figures as fig
+from .lookup import find
+from .rpc import INVALID_PARAMS, RpcError, ToolResult
+from .workspace import ToolFailure, View
+
+FEW_SAMPLES = 100  # below this many samples self times are rough (±10% and worse)
+
+
+def _s(x: float | None) -> str:
+    return "-" if x is None else f"{x:.2f}"
+
+
+def profile_summary(view: View, args: dict[str, Any]) -> ToolResult:
+    p = view.profile
+    loaded = view.loaded
+    samples = p.total_ticks
+    health = [*view.outcome.warnings, *view.settings_problems]
+    if not p.has_histogram:
+        health.append("the profile has no time histogram: times are all zero, only call counts")
+    elif samples < FEW_SAMPLES:
+        err = 100.0 / math.sqrt(samples) if samples > 0 else math.inf
+        health.append(
+            f"only {samples:g} samples: a routine's self time is uncertain by about sqrt(samples) "
+            f"(±{err:.0f}% for the total); run the program longer or sum several runs"
+        )
+    if not p.has_call_graph:
+        health.append("the profile has no call graph (no arc records): no callers or callees")
+    if view.outcome.choice:
+        health.append(view.outcome.choice)
+    routines = [r for r in p.routines if not r.is_line]
+    out: dict[str, Any] = {
+        "folder": view.folder,
+        "program": loaded.binary,
+        "profiles": list(loaded.profiles),
+        "sample_period_seconds": 1.0 / p.hz if p.hz else None,
+        "hz": p.hz,
+        "total_seconds": fig.seconds(p, p.total_ticks),
+        "total_samples": samples,
+        "propagated_seconds": fig.seconds(p, p.print_ticks),
+        "routines": len(routines),
+        "routines_with_time": sum(1 for r in routines if r.self_ticks > 0),
+        "routines_called": sum(1 for r in routines if r.calls or r.self_calls),
+        "arcs": len(p.arcs),
+        "cycles": [
+            {"number": c.number, "members": [p.routines[m].display_name for m in c.members], "calls": c.calls}
+            for c in p.cycles
+        ],
+        "has_histogram": p.has_histogram,
+        "has_call_graph": p.has_call_graph,
+        "static_call_graph": p.static_call_graph,
+        "baseline": loaded.comparison.label if loaded.comparison is not None else None,
+        "health": list(dict.fromkeys(health)),
+        "notes": list(view.outcome.notes),
+    }
+    text = (
+        f"{os.path.basename(loaded.binary)}: {out['total_seconds']:.2f} s in {samples:g} samples "
+        f"of {_s(out['sample_period_seconds'])} s; {out['routines_with_time']} routines with time, "
+        f"{out['routines_called']} called, {len(p.cycles)} cycles; profiles: "
+        + ", ".join(view.rel(x) or x for x in loaded.profiles)
+    )
+    if out["health"]:
+        text += "\nhealth: " + "; ".join(out["health"])
+    return ToolResult(out, text)
+
+
+def top_routines(view: View, args: dict[str, Any]) -> ToolResult:
+    p = view.profile
+    by, limit = args["by"], args["limit"]
+    rows = fig.flat_rows(p) if by == "self" else fig.graph_rows(p)
+    items = [fig.routine_figures(view, r) for r in rows[:limit]]
+    out = {"by": by, "total_seconds": fig.seconds(p, p.total_ticks), "routines": items,
+           "more": max(len(rows) - limit, 0)}  # fmt: skip
+    lines = [f"top {len(items)} of {len(rows)} routines by {by} time (seconds; ± sampling error):"]
+    for i, it in enumerate(items, 1):
+        where = f"{it['file']}:{it['line']}" if it["file"] else "?"
+        lines.append(
+            f"{i}. {it['name']}: self {it['self_seconds']:.2f}±{it['self_error_seconds']:.2f} "
+            f"({it['self_percent']:.1f}%), total {it['total_seconds']:.2f} ({it['total_percent']:.1f}%), "
+            f"{it['calls']} calls{'+' + str(it['recursive_calls']) if it['recursive_calls'] else ''}, {where}"
+        )
+    return ToolResult(out, "\n".join(lines))
+
+
+def routine_entry(view: View, args: dict[str, Any]) -> ToolResult:
+    p = view.profile
+    rid = find(view, args["routine"], args.get("file"))
+    r = p.routines[rid]
+    parents = [fig.arc_figures(view, p.arcs[a], p.routines[p.arcs[a].parent], r) for a in p.parents[rid]]
+    children = [
+        fig.arc_figures(view, p.arcs[a], p.routines[p.arcs[a].child], p.routines[p.arcs[a].child])
+        for a in p.children[rid]
+    ]
+    text = fig.graph_entries(view).get(r.index) if r.printed else None
+    out = {
+        **fig.routine_figures(view, r),
+        "printed": text is not None,
+        "spontaneous": not parents,
+        "parents": parents,
+        "children": children,
+        "estimated": fig.ESTIMATED,
+        "gprof_text": text,
+    }
+    if r.cycle:  # the cycle's own entry: the members' time counted once, calls from outside
+        c = p.cycle(r.cycle)
+        out["cycle_gprof_text"] = fig.graph_entries(view).get(c.index) if c.printed else None
+    head = f"{r.display_name} [{r.index}]"
+    if text is None:
+        return ToolResult(out, f"{head}: gprof prints no call-graph entry for it (no time, no calls)")
+    return ToolResult(out, f"{head}, gprof's call-graph entry (parents above, children below):\n{text}")
+
+
+def _arcs(view: View, args: dict[str, Any], up: bool) -> ToolResult:
+    p = view.profile
+    rid = find(view, args["routine"], args.get("file"))
+    r = p.routines[rid]
+    arcs = [p.arcs[ai] for ai in (p.parents[rid] if up else p.children[rid])]
+    # the most propagated time first (none inside a cycle), then the most calls; figures, places
+    # and call sites (which decode code and DWARF) only for the rows shown
+    arcs.sort(key=lambda a: (-(0.0 if fig.in_cycle(p, a) else a.self_ticks + a.child_ticks), -a.count,
+                             p.routines[a.parent if up else a.child].display_name))  # fmt: skip
+    limit = args["limit"]
+    rows = []
+    for a in arcs[:limit]:
+        other = p.routines[a.parent if up else a.child]
+        row = fig.arc_figures(view, a, other, r if up else other)
+        row["call_sites"] = fig.call_sites(view, a)
+        if row["estimated"]:
+            row["propagated_seconds"] = row["self_seconds"] + row["children_seconds"]
+        rows.append(row)
+    limit = args["limit"]
+    who = "callers" if up else "callees"
+    out = {"routine": r.display_name, "index": r.index, "calls": r.calls, "recursive_calls": r.self_calls,
+           who: rows, "more": max(len(arcs) - limit, 0), "estimated": fig.ESTIMATED}  # fmt: skip
+    if up and not rows:
+        return ToolResult(
+            out, f"{r.display_name}: no recorded callers (spontaneous, or called from code without -pg)"
+        )
+    lines = [f"{who} of {r.display_name} ({r.calls} calls{'+' + str(r.self_calls) if r.self_calls else ''}):"]
+    for x in rows:
+        sites = ", ".join(f"{s['file']}:{s['line']}" for s in x["call_sites"]) or "?"
+        time = "in its cycle" if x["in_cycle"] else f"~{x['propagated_seconds']:.2f} s (estimated)"
+        of = f"/{x['of_calls']}" if x["of_calls"] is not None else ""
+        lines.append(f"{x['name']}: {x['calls']}{of} calls at {sites}; {time}")
+    return ToolResult(out, "\n".join(lines))
+
+
+def callers(view: View, args: dict[str, Any]) -> ToolResult:
+    return _arcs(view, args, up=True)
+
+
+def callees(view: View, args: dict[str, Any]) -> ToolResult:
+    return _arcs(view, args, up=False)
+
+
+def _heat(view: View) -> Any:
+    from gmonlens_lsp.workspace.session import line_heat
+
+    if not view.profile.has_histogram:
+        raise ToolFailure("the profile has no time histogram: no line heat")
+    heat = line_heat(view.loaded)
+    if heat is None:
+        raise ToolFailure(f"{view.loaded.binary}: line heat could not be computed (no line table?)")
+    return heat
+
+
+def _source_line(path: str | None, line: int, cache: dict[str, list[str] | None]) -> str | None:
+    if not path or not os.path.isabs(path):
+        return None
+    if path not in cache:
+        from gmonlens.files import read_regular
+
+        try:
+            cache[path] = read_regular(path, 16 << 20, "source file").decode("utf-8", "replace").splitlines()
+        except (GmonlensError, OSError):
+            cache[path] = None
+    lines = cache[path]
+    return lines[line - 1].strip()[:200] if lines and 0 < line <= len(lines) else None
+
+
+def hot_lines(view: View, args: dict[str, Any]) -> ToolResult:
+    if "routine" not in args and "file" not in args:
+        raise RpcError(INVALID_PARAMS, "hot_lines needs `routine` or `file`", {"argument": "routine"})
+    heat = _heat(view)
+    if "routine" in args:
+        return _routine_lines(view, heat, find(view, args["routine"], args.get("file")), args["limit"])
+    return _file_lines(view, heat, args["file"], args["limit"])
+
+
+def _routine_lines(view: View, heat: Any, rid: int, limit: int) -> ToolResult:
+    p = view.profile
+    r = p.routines[rid]
+    per: dict[tuple[str | None, int], float] = {}
+    for span in heat.heat.spans:
+        if span.routine == rid:
+            path = view.loaded.index.resolve(span.file) or span.file if span.file else None
+            per[(path, span.line)] = per.get((path, span.line), 0.0) + span.ticks
+    rows = sorted(per.items(), key=lambda kv: (-kv[1], str(kv[0][0]), kv[0][1]))
+    texts: dict[str, list[str] | None] = {}
+    items = [
+        {"file": view.rel(f), "line": n or None, "seconds": fig.seconds(p, t),
+         "percent": 100.0 * t / p.total_ticks if p.total_ticks > 0 else 0.0,
+         "percent_of_routine": 100.0 * t / r.self_ticks if r.self_ticks > 0 else 0.0,
+         "source": _source_line(f, n, texts)}
+        for (f, n), t in rows[:limit]
+    ]  # fmt: skip
+    out = {"routine": r.display_name, "self_seconds": fig.seconds(p, r.self_ticks), "lines": items,
+           "more": max(len(rows) - limit, 0)}  # fmt: skip
+    lines = [f"hot lines of {r.display_name} (self {out['self_seconds']:.2f} s):"]
+    lines += [f"{x['file']}:{x['line']}: {x['seconds']:.2f} s ({x['percent_of_routine']:.0f}%)  {x['source'] or ''}".rstrip()
+              for x in items]  # fmt: skip
+    if not items:
+        lines.append("no samples in it")
+    return ToolResult(out, "\n".join(lines))
+
+
+def _file_lines(view: View, heat: Any, wanted: str, limit: int) -> ToolResult:
+    p = view.profile
+    path = wanted if os.path.isabs(wanted) else os.path.join(view.folder, wanted)
+    fh = heat.for_path(path)
+    if fh is None:
+        from .lookup import _in_file
+
+        hits = [f for key, f in heat.files.items() if _in_file(key, wanted)]
+        if len(hits) > 1:
+            names = ", ".join(view.rel(f.path) or f.path for f in hits)
+            raise ToolFailure(
+                f"`{wanted}` names several source files with samples: {names}",
+                {"candidates": [view.rel(f.path) for f in hits]},
+            )
+        if not hits:
+            known = sorted(view.rel(f.path) or f.path for f in heat.files.values())
+            raise ToolFailure(f"no samples in a source file `{wanted}`; files with samples: {', '.join(known[:20])}",
+                              {"file": wanted, "files_with_samples": known[:100]})  # fmt: skip
+        fh = hits[0]
+    rows = sorted(fh.lines, key=lambda h: (-h.seconds, h.line))
+    texts: dict[str, list[str] | None] = {}
+    items = [{"line": h.line, "seconds": h.seconds, "percent": h.percent, "routine": h.routine,
+              "routines": [{"name": n, "seconds": s} for n, s in h.routines],
+              "source": _source_line(fh.path, h.line, texts)} for h in rows[:limit]]  # fmt: skip
+    total = sum(h.seconds for h in fh.lines)
+    out = {"file": view.rel(fh.path), "seconds": total, "lines": items, "more": max(len(rows) - limit, 0)}
+    lines = [f"hot lines of {out['file']} ({total:.2f} s of {fig.seconds(p, p.total_ticks):.2f} s):"]
+    lines += [f"{x['line']}: {x['seconds']:.2f} s ({x['percent']:.1f}%) in {x['routine']}  {x['source'] or ''}".rstrip()
+              for x in items]  # fmt: skip
+    return ToolResult(out, "\n".join(lines))
+
+
+def disassembly(view: View, args: dict[str, Any]) -> ToolResult:
+    from .disassembly import disassembly as listing
+
+    return listing(view, args)
+
+
+def compare_with_baseline(view: View, args: dict[str, Any]) -> ToolResult:
+    from .compare import compare
+
+    return compare(view, args)

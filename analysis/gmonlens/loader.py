@@ -297,8 +297,14 @@ def load(
             except StaticCallsUnsupported as e:  # gprof warns and goes on without static arcs
                 problems.append(str(e))
     profile = compute_profile(symtab, data, tables, display, static_arcs, problems, opts.static_call_graph)
-    if opts.symbol_file is None and not opts.clones_apart and not opts.line_granularity and file_map is None:
-        folded = folded_symbols(image.symbols, image.strtab, profile.routines, data)
-        if folded:
-            profile = replace(profile, folded=folded)
-    return Loaded(image, data, profile, file_symbols)
+    return Loaded(image, data, _with_folded(profile, image, data, opts, file_map), file_symbols)
+
+
+def _with_folded(
+    profile: Profile, image: ElfImage, data: GmonData, opts: AnalysisOptions, file_map: ObjectMap | None
+) -> Profile:
+    """`profile` with the clones gprof folded (clones.py), where its routines are the binary's."""
+    if opts.symbol_file is not None or opts.clones_apart or opts.line_granularity or file_map is not None:
+        return profile
+    folded = folded_symbols(image.symbols, image.strtab, profile.routines, data)
+    return replace(profile, folded=folded) if folded else profile

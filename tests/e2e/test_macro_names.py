@@ -57,7 +57,9 @@ async def test_each_lens_command_gives_its_own_routines_callers(macroproject: Pa
             doc = types.TextDocumentIdentifier(uri=await open_doc(client, path))
             line = position_of(path, needle).line
             lenses = await client.text_document_code_lens_async(types.CodeLensParams(text_document=doc))
-            commands = [x.command for x in lenses or [] if x.range.start.line == line and x.command is not None]
+            commands = [
+                x.command for x in lenses or [] if x.range.start.line == line and x.command is not None
+            ]
             assert len(commands) == len(calls), commands
             answers = [
                 await client.workspace_execute_command_async(

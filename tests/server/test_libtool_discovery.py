@@ -37,6 +37,8 @@ def test_nothing_fits_names_each_candidate_and_why(lt: Path, c_ws: Path) -> None
     (lt / "build" / ".libs" / "app").unlink()
     shutil.copy(c_ws / "build" / "app", lt / "build" / "other")  # another program's executable
     problem = discover(str(lt), Settings()).problem or ""
-    assert "build/app is a libtool wrapper script and build/.libs/app is not an executable" in problem, problem
+    assert "build/app is a libtool wrapper script and build/.libs/app is not an executable" in problem, (
+        problem
+    )
     assert "build/other: its histogram" in problem or "build/other: none of its" in problem, problem
     assert "gmonlens.binary" in problem and "\n" not in problem

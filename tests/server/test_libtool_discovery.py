@@ -42,3 +42,15 @@ def test_nothing_fits_names_each_candidate_and_why(lt: Path, c_ws: Path) -> None
     )
     assert "build/other: its histogram" in problem or "build/other: none of its" in problem, problem
     assert "gmonlens.binary" in problem and "\n" not in problem
+
+
+def test_binary_setting_naming_another_program_is_refused(c_ws: Path, clones_ws: Path, tmp_path: Path) -> None:
+    """With `binary:` set to another program, the load is refused in one line naming both files and
+    the evidence (it was loaded with a log line only)."""
+    from gmonlens_lsp.workspace.session import load_folder
+
+    other = c_ws / "build" / "app"  # its .text ends past the clones program's histogram
+    out = load_folder(str(clones_ws), Settings(binary=str(other)), 1)
+    assert out.blocking is not None and "\n" not in out.blocking, out
+    assert str(other) in out.blocking and str(clones_ws / "build" / "gmon.out") in out.blocking, out.blocking
+    assert "does not fit" in out.blocking and "before the end of .text" in out.blocking, out.blocking

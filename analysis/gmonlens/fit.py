@@ -9,7 +9,9 @@ Each arc is (from_pc, self_pc): self_pc is the return address of the call to mco
 prologue (14 to 48 bytes past its entry on x86-64, i386 and AArch64, -O0 to -O2, PIE or not; on
 i386 PIC code a call to the pc thunk comes first), and from_pc is the caller's return address, which
 glibc rounds down to 2 * the address size (`callsites.py`), so a call instruction ends in
-[from_pc, from_pc + granule). Both held for every arc of every program looked at.
+[from_pc, from_pc + granule). Both held for every arc of every program looked at. A `gmon.sum`
+that `gprof -s` wrote holds its arcs between symbol addresses: a callee at a routine's entry is
+consistent too.
 
 A profile FITS a binary when
 - the union of its histogram records starts at or after the image's start (rounded down to 4) and
@@ -69,7 +71,9 @@ def arc_code_mismatches(image: ElfImage, symtab: SymbolTable, arcs: Sequence[Raw
     finder = CallFinder(image.machine, image.address_size, [(c.address, c.data) for c in image.code_sections])
     if not finder.decodes or not arcs:
         return 0, 0
-    entries = sorted({s.value for s in image.symbols if s.is_function and s.value})
+    entries = sorted(
+        {s.value for s in image.symbols if (s.is_function or s.class_letter in "TtW") and s.value}
+    )
     step = max(1, len(arcs) // ARC_CODE_SAMPLE)
     looked = bad = 0
     for a in arcs[::step]:
@@ -77,6 +81,8 @@ def arc_code_mismatches(image: ElfImage, symtab: SymbolTable, arcs: Sequence[Raw
             continue  # a stray arc, counted apart
         looked += 1
         entry = _entry(entries, a.self_pc)
+        if a.self_pc == entry:
+            continue  # gprof -s writes each arc between its routines' (or line symbols') addresses
         if a.self_pc - entry > PROLOGUE or a.self_pc not in finder.call_returns(entry, entry + PROLOGUE):
             bad += 1
             continue

@@ -44,7 +44,9 @@ def test_nothing_fits_names_each_candidate_and_why(lt: Path, c_ws: Path) -> None
     assert "gmonlens.binary" in problem and "\n" not in problem
 
 
-def test_binary_setting_naming_another_program_is_refused(c_ws: Path, clones_ws: Path, tmp_path: Path) -> None:
+def test_binary_setting_naming_another_program_is_refused(
+    c_ws: Path, clones_ws: Path, tmp_path: Path
+) -> None:
     """With `binary:` set to another program, the load is refused in one line naming both files and
     the evidence (it was loaded with a log line only)."""
     from gmonlens_lsp.workspace.session import load_folder

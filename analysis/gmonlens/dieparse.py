@@ -8,13 +8,18 @@ one), DW_AT_low_pc, DW_AT_high_pc, DW_AT_ranges, DW_AT_abstract_origin, DW_AT_sp
 DW_AT_language. Range lists: DWARF 2-4 `.debug_ranges` (§2.17.3), DWARF 5 `.debug_rnglists`
 (§7.25). What it does not handle (split DWARF, DW_FORM_rnglistx, an unknown form) raises
 `Unsupported`, and the caller reads the DIEs with pyelftools instead. The ranges and names follow
-the same rules as `dwarfdecl.code_ranges` and `scopes._name`.
+the same rules as `dwarfdecl.code_ranges` and `scopes._name`. Sections come from `sections.ElfFile`
+and every DIE (1 + its attributes) is charged to the file's budget as `elfdwarf` charges it, so a
+hostile file stops here at the same limit (`budget.LimitError`).
 """
 
 from __future__ import annotations
 
 import struct
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
+
+from .budget import Budget
+from .sections import ElfFile
 
 SECTIONS = (
     ".debug_info",
@@ -125,17 +130,40 @@ class _Unit:
         self.abbrev_offset = 0
 
 
+def read_function_scopes(path: str, elf_names: Mapping[int, str] | None) -> list[tuple[int, int, str]]:
+    """`function_code_scopes` of the ELF file at `path` (its sections read within its budget).
+    Raises Unsupported (read it with pyelftools), ElfError or LimitError."""
+    with ElfFile(path) as elf:
+        sections: dict[str, bytes] = {}
+        for name in SECTIONS:
+            sec = elf.find(name)
+            if sec is not None:
+                sections[name] = elf.data(sec)
+        if not sections.get(".debug_info"):
+            raise Unsupported("no .debug_info")
+        budget = elf.budget
+        return function_code_scopes(elf.little, sections, elf_names, lambda n: _charge(budget, n))
+
+
+def _charge(budget: Budget, entries: int) -> None:
+    budget.charge("DWARF entries", entries, ".debug_info")
+
+
 def function_code_scopes(
-    little: bool, sections: Mapping[str, bytes], elf_names: Mapping[int, str] | None
+    little: bool,
+    sections: Mapping[str, bytes],
+    elf_names: Mapping[int, str] | None,
+    charge: Callable[[int], None] = lambda n: None,
 ) -> list[tuple[int, int, str]]:
     """(low, high, name) of every subprogram and inlined subroutine with code, in DIE order, named as
-    `scopes.function_scopes` names them. Raises Unsupported."""
+    `scopes.function_scopes` names them; `charge(n)` is told of every n DIE entries decoded (a DIE
+    and its attributes). Raises Unsupported."""
     info = sections.get(".debug_info", b"")
     dies: dict[int, tuple[str, bool, int, int]] = {}  # offset -> (name, linkage, origin, spec)
     coded: list[tuple[int, list[tuple[int, int]], bool]] = []  # (offset, ranges, mangled language)
     try:
         for unit, raw in _units(info, little):
-            _walk(unit, raw, little, sections, dies, coded)
+            _walk(unit, raw, little, sections, dies, coded, charge)
     except (IndexError, KeyError, struct.error, ValueError) as e:
         raise Unsupported(f"malformed DWARF ({e})") from None
     names: dict[int, tuple[str, bool]] = {}
@@ -187,6 +215,7 @@ def _walk(
     sections: Mapping[str, bytes],
     dies: dict[int, tuple[str, bool, int, int]],
     coded: list[tuple[int, list[tuple[int, int]], bool]],
+    charge: Callable[[int], None],
 ) -> None:
     info = sections[".debug_info"]
     r = _Reader(info, little)
@@ -198,12 +227,17 @@ def _walk(
     else:
         sizes[0x10] = osize
     mangled = False
+    spent = 0
     while pos < unit.end:
         offset = pos
         code, pos = r.uleb(pos)
         if code == 0:
             continue
         tag, _children, specs = table[code]
+        spent += 1 + len(specs)
+        if spent >= 4096:
+            charge(spent)
+            spent = 0
         interesting = tag in (_SUBPROGRAM, _INLINED, _CU, _PARTIAL)
         values: dict[int, tuple[int, object]] = {}
         for name, form, const in specs:
@@ -231,6 +265,7 @@ def _walk(
             ranges = _code_ranges(unit, values, sections, little)
             if ranges:
                 coded.append((offset, ranges, mangled))
+    charge(spent)
 
 
 # DW_LANG_* of languages whose names BFD demangles (as scopes._MANGLED_LANGUAGES)

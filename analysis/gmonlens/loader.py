@@ -12,7 +12,7 @@ from .callgraph import compute_profile
 from .clones import folded_symbols
 from .demangle import demangle_all
 from .elf import ElfImage, read_elf
-from .errors import GmonFormatError, GmonlensError
+from .errors import GmonFormatError, GmonlensError, reason
 from .fileorder import ObjectMap, mapped_symbols
 from .files import read_regular
 from .fit import Fit, profile_fit
@@ -156,7 +156,7 @@ def _line_symbols(
             scopes = function_scopes(DwarfIndex(binary), elf_code_names(image.symbols))
             diskcache.store(SCOPES_GPROF_KIND, key, (scopes.bounds, scopes.names))
     except Exception as e:  # a broken DWARF section must not stop the report
-        problems.append(f"{binary}: cannot read DWARF line information ({e}); no line symbols")
+        problems.append(f"{binary}: cannot read DWARF line information ({reason(e)}); no line symbols")
         return symtab
     return with_line_symbols(symtab, table, scopes, image.symbols, code_end)
 
@@ -256,7 +256,7 @@ def load(
             try:
                 lines = routine_lines(image, binary, line_table, gprof_files=gprof_files)
             except Exception as e:  # a broken .debug_line must not stop the report
-                problems.append(f"{binary}: cannot read DWARF line table ({e}); file names omitted")
+                problems.append(f"{binary}: cannot read DWARF line table ({reason(e)}); file names omitted")
                 lines = {}
             symtab = attach_lines(symtab, lines, need_all)
     if opts.line_granularity:

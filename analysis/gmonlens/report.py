@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-import math
 import os
-from dataclasses import dataclass
 
-from .model import Arc, Profile, Routine
-from .options import SymSpec
-from .report_lines import line_suffix
+from .model import Arc, Cycle, Profile, Routine
+
+# ReportOptions and flat_order are part of this module's API too (re-exported)
+from .report_format import ReportOptions as ReportOptions
+from .report_format import flat_order as flat_order
+from .report_format import printf_f, routine_name, routine_ref, seconds
 
 DASHES = "-" * 47 + "\n"
 # -T: three header lines (the middle one with a tab) and a blank line before the first entry
@@ -30,43 +31,6 @@ _PREFIXES = (
     ("f", 1e15),
     ("a", 1e18),
 )
-
-
-@dataclass(frozen=True)
-class ReportOptions:
-    """What to print: which sections, zero entries, index width, demangling."""
-
-    flat: bool = True
-    graph: bool = True
-    zero: bool = False  # -z
-    width: int = 80  # -w
-    demangle: bool = True
-    lines: bool = False  # -l: names carry ` (file:line @ addr)`, line symbols get no graph entry
-    full_paths: bool = False  # -L: file names as recorded, not their basename
-    inline_files: bool = False  # --inline-file-names: names carry ` (file:line)`
-    traditional: bool = False  # -T: BSD layout (report_bsd.py); wider children column
-    exec_counts: bool = False  # -C (execcounts.py), last
-    exec_include: tuple[SymSpec, ...] = ()  # -C SPEC
-    exec_exclude: tuple[SymSpec, ...] = ()  # -Z SPEC
-
-    @property
-    def cw(self) -> str:
-        """Width of the call graph's children column: `%11.2f` in -T's layout."""
-        return "11" if self.traditional else "7"
-
-
-def _f(spec: str, value: float) -> str:
-    """C printf of a double: NaN prints as glibc prints 0/0 (`-nan`)."""
-    if math.isnan(value):
-        width = int(spec.split(".")[0] or 0)
-        return "-nan".rjust(width)
-    return ("%" + spec + "f") % value
-
-
-def _div(x: float, hz: int) -> float:
-    if hz:
-        return x / hz
-    return math.copysign(math.inf, x) if x else math.nan
 
 
 def render_text(profile: Profile, opts: ReportOptions) -> str:
@@ -95,23 +59,6 @@ def render_text(profile: Profile, opts: ReportOptions) -> str:
     return "\f\n".join(parts)
 
 
-def _name(p: Profile, r: Routine, opts: ReportOptions) -> str:
-    name = r.display_name if opts.demangle else r.name
-    if opts.lines:
-        name += line_suffix(r.file, r.line, r.address, opts.full_paths)
-    elif opts.inline_files and r.file is not None:  # --inline-file-names (-l's suffix wins)
-        name += " (%s:%d)" % (r.file if opts.full_paths else os.path.basename(r.file), r.line)
-    return name
-
-
-def flat_order(p: Profile) -> list[Routine]:
-    """§8.4: time descending, calls descending, raw name; ties keep address order."""
-    return sorted(
-        p.routines,
-        key=lambda r: (-r.self_ticks, -r.calls, r.name.encode("utf-8", "surrogateescape")),
-    )
-
-
 def call_unit(p: Profile, order: list[Routine]) -> tuple[str, float]:
     """§9.2: the per-call unit (`ms/call`, `Ts/call`, ...) and its scale."""
     best = None
@@ -122,7 +69,7 @@ def call_unit(p: Profile, order: list[Routine]) -> tuple[str, float]:
                 best = v
     prefix, scale = _PREFIXES[0]
     if best is not None and best > 0:
-        value = _div(best, p.hz)
+        value = seconds(best, p.hz)
         for pf, sc in _PREFIXES:
             if 1 <= sc * value < 1000:
                 prefix, scale = pf, sc
@@ -132,7 +79,7 @@ def call_unit(p: Profile, order: list[Routine]) -> tuple[str, float]:
 
 def flat_profile(p: Profile, opts: ReportOptions) -> str:
     hz = p.hz
-    out = ["Flat profile:\n\n", "Each sample counts as %g %s.\n" % (_div(1.0, hz), p.dimension)]
+    out = ["Flat profile:\n\n", "Each sample counts as %g %s.\n" % (seconds(1.0, hz), p.dimension)]
     total = p.total_ticks
     if total <= 0:
         out.append(" no time accumulated\n\n")
@@ -155,28 +102,20 @@ def flat_profile(p: Profile, opts: ReportOptions) -> str:
             continue
         accum += r.self_ticks
         line = "%s %s %s" % (
-            _f("6.2", 100 * r.self_ticks / total),
-            _f("9.2", _div(accum, hz)),
-            _f("8.2", _div(r.self_ticks, hz)),
+            printf_f("6.2", 100 * r.self_ticks / total),
+            printf_f("9.2", seconds(accum, hz)),
+            printf_f("8.2", seconds(r.self_ticks, hz)),
         )
         if r.calls:
             line += " %8d %s %s  " % (
                 r.calls,
-                _f("8.2", _div(scale * r.self_ticks, hz) / r.calls),
-                _f("8.2", _div(scale * (r.self_ticks + r.child_ticks), hz) / r.calls),
+                printf_f("8.2", seconds(scale * r.self_ticks, hz) / r.calls),
+                printf_f("8.2", seconds(scale * (r.self_ticks + r.child_ticks), hz) / r.calls),
             )
         else:
             line += " %8.8s %8.8s %8.8s  " % ("", "", "")
-        out.append(line + _name(p, r, opts) + "\n")
+        out.append(line + routine_name(r, opts) + "\n")
     return "".join(out)
-
-
-def _ref(p: Profile, r: Routine, opts: ReportOptions) -> str:
-    """A routine's name as the call graph shows it: cycle tag and [index] or (index)."""
-    s = _name(p, r, opts)
-    if r.cycle:
-        s += " <cycle %d>" % r.cycle
-    return s + (" [%d]" % r.index if r.printed else " (%d)" % r.index)
 
 
 def _arc_line(p: Profile, a: Arc, other: Routine, callee: Routine, opts: ReportOptions) -> str:
@@ -199,21 +138,102 @@ def _arc_line(p: Profile, a: Arc, other: Routine, callee: Routine, opts: ReportO
         head = "%6.6s %5.5s %s %s %7d/%-7d     " % (
             "",
             "",
-            _f("7.2", _div(a.self_ticks, p.hz)),
-            _f(opts.cw + ".2", _div(a.child_ticks, p.hz)),
+            printf_f("7.2", seconds(a.self_ticks, p.hz)),
+            printf_f(opts.cw + ".2", seconds(a.child_ticks, p.hz)),
             a.count,
             tot,
         )
-    return head + _ref(p, other, opts) + "\n"
+    return head + routine_ref(other, opts) + "\n"
+
+
+def _cycle_entry(p: Profile, c: Cycle, opts: ReportOptions, print_ticks: float) -> list[str]:
+    """A cycle's call-graph entry (`<cycle N as a whole>` and its members); [] when not printed."""
+    if (
+        opts.lines
+        or not c.printed
+        or (  # -l: no cycle entries either
+            not opts.zero
+            and c.calls == 0
+            and c.self_calls == 0
+            and c.prop_self_ticks == 0
+            and c.prop_child_ticks == 0
+        )
+    ):
+        return []
+    hz = p.hz
+    line = "%-6.6s %s %s %s %7d" % (
+        "[%d]" % c.index,
+        printf_f("5.1", 100 * c.total_ticks / print_ticks),
+        printf_f("7.2", seconds(c.prop_self_ticks, hz)),
+        printf_f(opts.cw + ".2", seconds(c.prop_child_ticks, hz)),
+        c.calls,
+    )
+    line += ("+%-7d" % c.self_calls) if c.self_calls else " %7.7s" % ""
+    out = [line + " <cycle %d as a whole> [%d]\n" % (c.number, c.index)]
+    for m in c.member_order:
+        r = p.routines[m]
+        line = "%6.6s %5.5s %s %s %7d" % (
+            "",
+            "",
+            printf_f("7.2", seconds(r.prop_self_ticks, hz)),
+            printf_f(opts.cw + ".2", seconds(r.prop_child_ticks, hz)),
+            r.calls,
+        )
+        line += ("+%-7d" % r.self_calls) if r.self_calls else " %7.7s" % ""
+        out.append(line + "     " + routine_ref(r, opts) + "\n")
+    return out
+
+
+def _routine_entry(p: Profile, r: Routine, opts: ReportOptions, print_ticks: float) -> list[str]:
+    """A routine's call-graph entry (parents, the routine, children); [] when not printed."""
+    # -l: only functions get an entry (line symbols and non-function routines like `etext`
+    # are numbered and indexed, never printed)
+    if (
+        (opts.lines and not r.is_function)
+        or not r.printed
+        or (
+            not opts.zero
+            and r.calls == 0
+            and r.self_calls == 0
+            and r.prop_self_ticks == 0
+            and r.prop_child_ticks == 0
+        )
+    ):
+        return []
+    hz, routines = p.hz, p.routines
+    out = []
+    parents = p.parents[r.id]
+    if not parents:
+        out.append(" " * (42 + int(opts.cw)) + "<spontaneous>\n")
+    for ai in parents:
+        a = p.arcs[ai]
+        out.append(_arc_line(p, a, routines[a.parent], r, opts))
+    line = "%-6.6s %s %s %s" % (
+        "[%d]" % r.index,
+        printf_f("5.1", 100 * r.total_ticks / print_ticks),
+        printf_f("7.2", seconds(r.prop_self_ticks, hz)),
+        printf_f(opts.cw + ".2", seconds(r.prop_child_ticks, hz)),
+    )
+    if r.calls + r.self_calls:
+        line += " %7d" % r.calls
+        line += ("+%-7d " % r.self_calls) if r.self_calls else " %7.7s " % ""
+    else:
+        line += " %7.7s %7.7s " % ("", "")
+    out.append(line + routine_ref(r, opts) + "\n")
+    for ai in p.children[r.id]:
+        a = p.arcs[ai]
+        child = routines[a.child]
+        out.append(_arc_line(p, a, child, child, opts))
+    return out
 
 
 def call_graph(p: Profile, opts: ReportOptions) -> str:
-    hz = p.hz
+    """§9.3: the call graph: granularity line, header, an entry per printed routine and cycle."""
     print_ticks = p.print_ticks
     out = [] if opts.traditional else ["\t\t\tCall graph\n\n"]
     gran = "\ngranularity: each sample hit covers %d byte(s)" % (int(p.scale) * 2)
     if print_ticks > 0:
-        gran += " for %.2f%% of %.2f seconds\n\n" % (100.0 / print_ticks, _div(print_ticks, hz))
+        gran += " for %.2f%% of %.2f seconds\n\n" % (100.0 / print_ticks, seconds(print_ticks, p.hz))
     else:
         gran += " no time propagated\n\n"
         print_ticks = 1.0
@@ -222,82 +242,14 @@ def call_graph(p: Profile, opts: ReportOptions) -> str:
         GRAPH_HEADER_BSD if opts.traditional else "index % time    self  children    called     name\n"
     )
     sep = "\n" + DASHES + "\n" if opts.traditional else DASHES
-    routines = p.routines
     for entry in p.graph_order:
         if entry.routine < 0:
-            c = p.cycle(entry.cycle)
-            if (
-                opts.lines
-                or not c.printed
-                or (  # -l: no cycle entries either
-                    not opts.zero
-                    and c.calls == 0
-                    and c.self_calls == 0
-                    and c.prop_self_ticks == 0
-                    and c.prop_child_ticks == 0
-                )
-            ):
-                continue
-            line = "%-6.6s %s %s %s %7d" % (
-                "[%d]" % c.index,
-                _f("5.1", 100 * c.total_ticks / print_ticks),
-                _f("7.2", _div(c.prop_self_ticks, hz)),
-                _f(opts.cw + ".2", _div(c.prop_child_ticks, hz)),
-                c.calls,
-            )
-            line += ("+%-7d" % c.self_calls) if c.self_calls else " %7.7s" % ""
-            out.append(line + " <cycle %d as a whole> [%d]\n" % (c.number, c.index))
-            for m in c.member_order:
-                r = routines[m]
-                line = "%6.6s %5.5s %s %s %7d" % (
-                    "",
-                    "",
-                    _f("7.2", _div(r.prop_self_ticks, hz)),
-                    _f(opts.cw + ".2", _div(r.prop_child_ticks, hz)),
-                    r.calls,
-                )
-                line += ("+%-7d" % r.self_calls) if r.self_calls else " %7.7s" % ""
-                out.append(line + "     " + _ref(p, r, opts) + "\n")
-            out.append(sep)
-            continue
-        r = routines[entry.routine]
-        # -l: only functions get an entry (line symbols and non-function routines like `etext`
-        # are numbered and indexed, never printed)
-        if (
-            (opts.lines and not r.is_function)
-            or not r.printed
-            or (
-                not opts.zero
-                and r.calls == 0
-                and r.self_calls == 0
-                and r.prop_self_ticks == 0
-                and r.prop_child_ticks == 0
-            )
-        ):
-            continue
-        parents = p.parents[r.id]
-        if not parents:
-            out.append(" " * (42 + int(opts.cw)) + "<spontaneous>\n")
-        for ai in parents:
-            a = p.arcs[ai]
-            out.append(_arc_line(p, a, routines[a.parent], r, opts))
-        line = "%-6.6s %s %s %s" % (
-            "[%d]" % r.index,
-            _f("5.1", 100 * r.total_ticks / print_ticks),
-            _f("7.2", _div(r.prop_self_ticks, hz)),
-            _f(opts.cw + ".2", _div(r.prop_child_ticks, hz)),
-        )
-        if r.calls + r.self_calls:
-            line += " %7d" % r.calls
-            line += ("+%-7d " % r.self_calls) if r.self_calls else " %7.7s " % ""
+            lines = _cycle_entry(p, p.cycle(entry.cycle), opts, print_ticks)
         else:
-            line += " %7.7s %7.7s " % ("", "")
-        out.append(line + _ref(p, r, opts) + "\n")
-        for ai in p.children[r.id]:
-            a = p.arcs[ai]
-            child = routines[a.child]
-            out.append(_arc_line(p, a, child, child, opts))
-        out.append(sep)
+            lines = _routine_entry(p, p.routines[entry.routine], opts, print_ticks)
+        if lines:
+            out += lines
+            out.append(sep)
     return "".join(out)
 
 
@@ -307,7 +259,7 @@ def index_by_name(p: Profile, opts: ReportOptions) -> str:
     rs = [r for r in p.routines if opts.zero or r.calls != 0 or r.self_ticks != 0]
     rs.sort(key=lambda r: r.name.encode("utf-8", "surrogateescape"))
     for r in rs:
-        name = _name(p, r, opts)
+        name = routine_name(r, opts)
         if r.is_static and r.file and not opts.lines:
             name += " (%s)" % (r.file if opts.full_paths else os.path.basename(r.file))
         items.append((("[%d]" if r.printed else "(%d)") % r.index, name))

@@ -1,6 +1,6 @@
 """`-T`: gprof's traditional (BSD) layout of the flat profile and the index, byte for byte.
 
-Observed on gprof 2.40 (`-b -T`), beside the GNU layout of report.py:
+Observed on gprof 2.40 (`-b -T`), beside the GNU layout of report.py (both over report_format.py):
 - Order: call graph, flat profile, index. The call graph has no title, a three-line header and a
   blank line around each separator, and an 11-wide children column (report.call_graph).
 - The flat profile opens with the granularity line, taken on the flat total
@@ -17,7 +17,7 @@ Observed on gprof 2.40 (`-b -T`), beside the GNU layout of report.py:
 from __future__ import annotations
 
 from .model import Profile
-from .report import ReportOptions, _div, _f, _name, _ref, flat_order
+from .report_format import ReportOptions, flat_order, printf_f, routine_name, routine_ref, seconds
 
 
 def flat_profile_bsd(p: Profile, opts: ReportOptions) -> str:
@@ -25,7 +25,7 @@ def flat_profile_bsd(p: Profile, opts: ReportOptions) -> str:
     total = p.total_ticks
     out = ["\ngranularity: each sample hit covers %d byte(s)" % (int(p.scale) * 2)]
     if total > 0:
-        out.append(" for %.2f%% of %.2f seconds\n\n" % (100.0 / total, _div(total, hz)))
+        out.append(" for %.2f%% of %.2f seconds\n\n" % (100.0 / total, seconds(total, hz)))
     else:
         out.append(" no time accumulated\n\n")
         total = 1.0
@@ -43,19 +43,19 @@ def flat_profile_bsd(p: Profile, opts: ReportOptions) -> str:
             continue
         accum += r.self_ticks
         line = "%s %s %s" % (
-            _f("5.1", 100 * r.self_ticks / total),
-            _f("10.2", _div(accum, hz)),
-            _f("8.2", _div(r.self_ticks, hz)),
+            printf_f("5.1", 100 * r.self_ticks / total),
+            printf_f("10.2", seconds(accum, hz)),
+            printf_f("8.2", seconds(r.self_ticks, hz)),
         )
         if r.calls:
             line += " %8d %s %s  " % (
                 r.calls,
-                _f("8.2", _div(1000.0 * r.self_ticks, hz) / r.calls),
-                _f("8.2", _div(1000.0 * (r.self_ticks + r.child_ticks), hz) / r.calls),
+                printf_f("8.2", seconds(1000.0 * r.self_ticks, hz) / r.calls),
+                printf_f("8.2", seconds(1000.0 * (r.self_ticks + r.child_ticks), hz) / r.calls),
             )
         else:
             line += " %8.8s %8.8s %8.8s  " % ("", "", "")
-        out.append(line + (_ref(p, r, opts) if p.has_call_graph else _name(p, r, opts)) + "\n")
+        out.append(line + (routine_ref(r, opts) if p.has_call_graph else routine_name(r, opts)) + "\n")
     return "".join(out)
 
 

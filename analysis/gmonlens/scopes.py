@@ -101,15 +101,11 @@ def function_scopes(index: DwarfIndex, elf_names: Mapping[int, str] | None = Non
     Found on gprof 2.40 with C++ static functions; C names stay DWARF's (`refresh` for
     `refresh.part.0`). Read by `dieparse` (only the attributes needed), else by pyelftools."""
     from . import dieparse
-    from .elf import debug_sections
 
-    found = debug_sections(index.path, dieparse.SECTIONS)
-    if found is not None and found[1].get(".debug_info"):
-        try:
-            return FunctionScopes.build(dieparse.function_code_scopes(found[0], found[1], elf_names))
-        except dieparse.Unsupported:
-            pass
-    return _pyelftools_scopes(index, elf_names)
+    try:
+        return FunctionScopes.build(dieparse.read_function_scopes(index.path, elf_names))
+    except dieparse.Unsupported:
+        return _pyelftools_scopes(index, elf_names)
 
 
 def _pyelftools_scopes(index: DwarfIndex, elf_names: Mapping[int, str] | None) -> FunctionScopes:

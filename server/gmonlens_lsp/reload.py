@@ -26,7 +26,8 @@ from .notices import (
     warn_once,
 )
 from .server import GmonlensServer
-from .workspace import cache_entries, isolation
+from .workspace import cache_entries, isolation, userfiles, warmup
+from .workspace.discovery import brief
 from .workspace.session import FolderState, LoadOutcome, finish_index, line_heat, load_folder, stamp
 from .workspace.settings import effective_settings
 
@@ -103,6 +104,7 @@ async def _reload(ls: GmonlensServer, state: FolderState, generation: int) -> No
     try:
         state.worker = in_thread(effective_settings, state.path, client)
         settings, problems = await asyncio.shield(state.worker)
+        userfiles.set_trust(state.path, settings.trusted)
         state.settings = settings
         state.settings_problems = tuple(problems)
         for p in problems:
@@ -186,7 +188,7 @@ def _apply(ls: GmonlensServer, state: FolderState, outcome: LoadOutcome) -> None
     figures = routines_with_figures(lo.profile)
     log_info(
         ls,
-        f"loaded {lo.binary} with {', '.join(lo.profiles)}: {figures} routines with figures, "
+        f"loaded {lo.binary} with {brief(lo.profiles)}: {figures} routines with figures, "
         f"{lo.total_seconds:.2f} s ({lo.seconds:.2f} s to load"
         + (", profile from cache" if lo.profile_cached else "")
         + (", DWARF index from cache)" if lo.dwarf_cached else ")"),
@@ -226,8 +228,15 @@ async def _finish(ls: GmonlensServer, state: FolderState, loaded: Any) -> None:
 
 
 async def _warm(ls: GmonlensServer, args: list[str]) -> None:
-    """Run `warmup.main(args)` in an isolated interpreter from "/" (see `isolation`)."""
-    cmd = isolation.python_command("gmonlens_lsp.workspace.warmup", args)
+    """Run `warmup.main(args)` in an isolated interpreter from "/" (see `isolation`), at most
+    `warmup.MAX_CONCURRENT` at once over all folders, each under `warmup.memory_limit`."""
+    async with ls.warm_slots:
+        await _warm_now(ls, args)
+
+
+async def _warm_now(ls: GmonlensServer, args: list[str]) -> None:
+    limit = await asyncio.to_thread(warmup.memory_limit, args[0])
+    cmd = isolation.python_command("gmonlens_lsp.workspace.warmup", [f"--max-memory={limit}", *args])
     if cmd is None:
         return
     try:

@@ -18,6 +18,7 @@ from gmonlens.lineheat import InlinedCopies
 from gmonlens.model import Arc, Profile, Routine
 
 from .workspace import fsuri as uris
+from .workspace import markdown as md
 from .workspace.heat_index import FileHeat, HeatIndex, HotLine
 from .workspace.index import Place, SourceIndex
 from .workspace.settings import DEFAULT_LENS_TITLE, DEFAULT_LINE_HEAT_LABEL
@@ -117,11 +118,16 @@ def uri_of(path: str) -> str:
     return uris.from_fs_path(path)
 
 
-def location_link(name: str, place: Place | None) -> str:
-    label = name.replace("|", "\\|").replace("[", "\\[").replace("]", "\\]")
+def _link(label: str, place: Place | None) -> str:
+    """A link to `place` (file URI and line) around `label`, already Markdown text."""
     if place is None:
         return label
     return f"[{label}]({uri_of(place.path)}#L{max(place.line, 1)})"
+
+
+def location_link(name: str, place: Place | None) -> str:
+    """`name` (plain text: escaped here) linked to its source line."""
+    return _link(md.text(name), place)
 
 
 # ---- lenses ----------------------------------------------------------------------------------
@@ -155,7 +161,8 @@ def code_lens(
 
 
 def _name(profile: Profile, r: Routine) -> str:
-    text = r.display_name
+    """A routine's name as gprof's call graph prints it (cycle, index), as Markdown text."""
+    text = md.text(r.display_name)
     if r.cycle:
         text += f" <cycle {r.cycle}>"
     return text + (f" [{r.index}]" if r.printed and r.index else "")
@@ -163,7 +170,7 @@ def _name(profile: Profile, r: Routine) -> str:
 
 def _arc_row(profile: Profile, arc: Arc, other: Routine, index: SourceIndex, parent_side: bool) -> str:
     me = profile.routines[arc.child if parent_side else arc.parent]
-    link = location_link(_name(profile, other), index.place(other.id))
+    link = _link(_name(profile, other), index.place(other.id))
     in_cycle = arc.is_self or (other.cycle != 0 and other.cycle == me.cycle)
     if in_cycle:
         return f"| | | | | {arc.count} | {link} |"
@@ -180,7 +187,7 @@ def hover_markdown(profile: Profile, index: SourceIndex, rid: int) -> str:
     """gprof's call-graph entry of routine `rid`: callers, the routine's line, callees."""
     r = profile.routines[rid]
     f = figures(profile, r)
-    lines = [f"**{r.display_name}**" + (f" · cycle {r.cycle}" if r.cycle else ""), ""]
+    lines = [f"**{md.text(r.display_name)}**" + (f" · cycle {r.cycle}" if r.cycle else ""), ""]
     lines.append("| index | % time | self | children | called | name |")
     lines.append("|---|---:|---:|---:|---:|---|")
     parents = profile.parents[rid]
@@ -207,7 +214,7 @@ def hover_markdown(profile: Profile, index: SourceIndex, rid: int) -> str:
     lines += folded_markdown(profile, rid)
     if r.cycle:
         cyc = profile.cycle(r.cycle)
-        members = ", ".join(profile.routines[m].display_name for m in cyc.member_order)
+        members = ", ".join(md.text(profile.routines[m].display_name) for m in cyc.member_order)
         lines.append(
             f"Member of **cycle {r.cycle}** ({members}): {profile.seconds(cyc.total_ticks):.2f} s as a whole, "
             f"{cyc.calls} calls from outside, {cyc.self_calls} between members."
@@ -417,7 +424,7 @@ def inlined_markdown(name: str, copies: InlinedCopies, profile: Profile, index: 
     """Where the inlined copies of `name` were sampled (line samples, not call-graph figures)."""
     total = profile.total_ticks if profile.total_ticks > 0 else 1.0
     lines = [
-        f"**{name}**, inlined: {profile.seconds(copies.ticks):.2f} s of line samples in its inlined "
+        f"**{md.text(name)}**, inlined: {profile.seconds(copies.ticks):.2f} s of line samples in its inlined "
         f"copies ({100.0 * copies.ticks / total:.1f}% of the total time), in:",
         "",
     ]

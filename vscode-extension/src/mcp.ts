@@ -26,8 +26,10 @@ export interface McpServerSpec {
   cwd: string;
 }
 
-/** The language server's argv with `serve` replaced by `mcp --workspace FOLDER`. */
-export function mcpArgs(plan: LaunchPlan, folder: string): string[] {
+/** The language server's argv with `serve` replaced by `mcp --workspace FOLDER` (and
+ * `--trust-workspace` when VS Code trusts the workspace: only then are the paths its gmonlens.yaml
+ * names outside the folder read, as for the language server). */
+export function mcpArgs(plan: LaunchPlan, folder: string, trusted = false): string[] {
   const args = [...plan.args];
   const at = args.lastIndexOf("serve");
   if (at >= 0) {
@@ -35,15 +37,15 @@ export function mcpArgs(plan: LaunchPlan, folder: string): string[] {
   } else {
     args.push("mcp");
   }
-  return [...args, "--workspace", folder];
+  return [...args, "--workspace", folder, ...(trusted ? ["--trust-workspace"] : [])];
 }
 
 /** One server per folder; labels name the folder when there are several. */
-export function mcpServers(plan: LaunchPlan, folders: readonly McpFolder[]): McpServerSpec[] {
+export function mcpServers(plan: LaunchPlan, folders: readonly McpFolder[], trusted = false): McpServerSpec[] {
   return folders.map((f) => ({
     label: folders.length > 1 ? `gmonlens: ${f.name}` : "gmonlens",
     command: plan.command,
-    args: mcpArgs(plan, f.path),
+    args: mcpArgs(plan, f.path, trusted),
     cwd: f.path,
   }));
 }

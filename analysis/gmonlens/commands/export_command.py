@@ -130,6 +130,7 @@ def run_export(e: ExportArgs) -> int:
         data = to_dot(whole_graph(p, e.node_thres, e.edge_thres), demangle=args.demangle).encode()
     else:
         from gmonlens.callsites import CallFinder
+        from gmonlens.errors import reason
         from gmonlens.export_common import line_data
         from gmonlens.linetable import LineTable
 
@@ -139,7 +140,8 @@ def run_export(e: ExportArgs) -> int:
                 table = LineTable.from_elf(args.binary)
             except Exception as exc:  # a broken .debug_line costs the line numbers only
                 print(
-                    f"gmonlens: warning: {args.binary}: cannot read DWARF line table ({exc})", file=sys.stderr
+                    f"gmonlens: warning: {args.binary}: cannot read DWARF line table ({reason(exc)})",
+                    file=sys.stderr,
                 )
         image = loaded.image
         finder = CallFinder(

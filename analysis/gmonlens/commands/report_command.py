@@ -65,11 +65,9 @@ def run_report(args: ReportArgs) -> int:
         data = write_sum(
             loaded.gmon, profile, image.address_size, image.little_endian, args.sum_format, lines, scopes
         )
-        try:
-            with open("gmon.sum", "wb") as fh:
-                fh.write(data)
-        except OSError as e:  # a directory of that name, a read-only folder, a full disk
-            raise GmonlensError("gmon.sum", f"cannot write: {e.strerror or e}") from None
+        from gmonlens.files import write_file
+
+        write_file("gmon.sum", data, "gmon.sum")  # never through a link planted in the directory
     if args.json:
         import json
 

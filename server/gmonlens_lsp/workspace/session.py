@@ -21,7 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from gmonlens.errors import GmonlensError
+from gmonlens.errors import GmonlensError, reason
 from gmonlens.model import Profile
 from gmonlens.sourcemap import SourceMapper
 
@@ -114,7 +114,7 @@ def load_folder(
         return LoadOutcome(None, blocking=f"{folder}: out of memory while loading the profile")
     except Exception as exc:  # a bug must not leave the folder "loading" forever
         log.exception("loading %s failed", folder)
-        return LoadOutcome(None, blocking=f"{folder}: internal error: {type(exc).__name__}: {exc}")
+        return LoadOutcome(None, blocking=f"{folder}: internal error: {type(exc).__name__}: {reason(exc)}")
 
 
 def _load_folder(folder: str, settings: Settings, generation: int, check: Callable[[], None]) -> LoadOutcome:
@@ -149,7 +149,7 @@ def _load_folder(folder: str, settings: Settings, generation: int, check: Callab
     except Exception as exc:  # an engine bug must not take the server down
         log.exception("loading %s failed", found.binary)
         return LoadOutcome(
-            None, blocking=f"{found.binary}: {type(exc).__name__}: {exc}", inputs=tuple(inputs)
+            None, blocking=f"{found.binary}: {type(exc).__name__}: {reason(exc)}", inputs=tuple(inputs)
         )
     check()
     dwarf, key, cached = cache_entries.load_dwarf(found.binary)
@@ -245,8 +245,11 @@ def finish_index(loaded: LoadedFolder) -> list[str]:
     except (GmonlensError, OSError) as exc:
         problems.append(str(exc))
     except Exception as exc:  # a malformed DWARF section (pyelftools' errors)
-        problems.append(f"{loaded.binary}: DWARF unreadable: {exc}")
+        problems.append(f"{loaded.binary}: DWARF unreadable: {reason(exc)}")
     return problems
+
+
+MAX_POLLED_FILES = 64
 
 
 @dataclass
@@ -268,13 +271,23 @@ class FolderState:
     client_settings: Any = None  # the client's `gmonlens` section for this folder (scopeUri)
 
     def watch_paths(self) -> list[str]:
-        """Files to poll: the inputs, plus where default profiles would appear."""
-        paths = list(self.inputs)
-        if not self.settings.profiles:
+        """What to poll, at most about `MAX_POLLED_FILES` paths whatever the number of profiles:
+        the settings file, the binary and the profiles, or, past that many profiles, the folders
+        holding them (a folder's mtime changes when a file appears, goes or is renamed in it); and
+        without a `profiles` setting the folders where default profiles would appear."""
+        config = os.path.join(self.path, CONFIG_FILE)
+        binary = self.loaded.binary if self.loaded is not None else None
+        files = [p for p in self.inputs if p not in (config, binary)]
+        if not self.settings.profiles:  # where default profiles would appear (or be rewritten)
             for d in search_dirs(self.path):
                 for pattern in PROFILE_PATTERNS:
-                    paths += glob.glob(os.path.join(glob.escape(d), pattern))
-        paths.append(os.path.join(self.path, CONFIG_FILE))
+                    files += glob.glob(os.path.join(glob.escape(d), pattern))
+        files = list(dict.fromkeys(files))
+        if len(files) > MAX_POLLED_FILES:
+            files = sorted({os.path.dirname(p) for p in files})
+        paths = [config, *([binary] if binary else []), *files]
+        if not self.settings.profiles:
+            paths += search_dirs(self.path)
         return list(dict.fromkeys(paths))
 
 

@@ -15,6 +15,8 @@ describe("gmonlens mcp command line", () => {
   });
   test("an installed gmonlens (gmonlens.serverCommand)", () => {
     assert.deepEqual(mcpArgs(serverCommandPlan(["/bin/gmonlens"]), "/ws"), ["mcp", "--workspace", "/ws"]);
+    // a trusted workspace only: its gmonlens.yaml may then name paths outside the folder
+    assert.deepEqual(mcpArgs(serverCommandPlan(["/bin/gmonlens"]), "/ws", true), ["mcp", "--workspace", "/ws", "--trust-workspace"]);
     assert.deepEqual(mcpArgs(serverCommandPlan(["python3", "-m", "gmonlens_lsp", "serve"]), "/w"), ["-m", "gmonlens_lsp", "mcp", "--workspace", "/w"]);
   });
   test("one server per folder, labelled by folder when there are several", () => {

@@ -18,7 +18,8 @@ A profile FITS a binary when
   ends at or before the end of the code (rounded up to 4), overlapping the code, and
 - the histogram ends at or after the end of `.text` (a run of this binary covers all of it),
 - some of its arcs land on the binary's routines (when it has arcs), and
-- where the code can be decoded (x86 with capstone, AArch64), at least half of the arcs that land
+- where the binary calls mcount (its symbol table names `mcount`, `_mcount` or `__fentry__`,
+  defined or imported) and the code can be decoded (x86 with capstone, AArch64), at least half of the arcs that land
   on routines (an evenly spread sample of ARC_CODE_SAMPLE) match the code as above: another
   program's arcs land on arbitrary bytes, a few percent of which follow a call instruction.
 Anything else is an error: the profile belongs to another program (or to an older build). It fits EXACTLY when, in
@@ -40,6 +41,7 @@ from .elf import ElfImage
 from .model import GmonData, RawArc
 from .symbols import SymbolTable
 
+_PROFILING_HOOKS = frozenset({"mcount", "_mcount", "__mcount", "__fentry__"})
 ARC_SAMPLE = 4096  # arcs looked at to tell whether some stray
 ARC_CODE_SAMPLE = 128  # arcs whose ends are checked against the code
 PROLOGUE = 256  # bytes past an entry within which a callee's mcount call returns
@@ -68,8 +70,10 @@ class Fit:
 def arc_code_mismatches(image: ElfImage, symtab: SymbolTable, arcs: Sequence[RawArc]) -> tuple[int, int]:
     """(arcs that do not match the code, arcs looked at) over an evenly spread sample of the arcs
     whose ends both land on routines (module docstring); (0, 0) where the code cannot be decoded."""
+    if not arcs or not any(s.name.split("@")[0] in _PROFILING_HOOKS for s in image.symbols):
+        return 0, 0  # not built with -pg as glibc's toolchain builds it: nothing to compare with
     finder = CallFinder(image.machine, image.address_size, [(c.address, c.data) for c in image.code_sections])
-    if not finder.decodes or not arcs:
+    if not finder.decodes:
         return 0, 0
     entries = sorted(
         {s.value for s in image.symbols if (s.is_function or s.class_letter in "TtW") and s.value}

@@ -82,7 +82,9 @@ def main(argv: Sequence[str]) -> int:
     from .tools import Tools
     from .workspace import Workspace
 
-    workspace = Workspace(folder, binary, profiles, args.trust_workspace)  # paths made absolute before leaving the cwd
+    workspace = Workspace(
+        folder, binary, profiles, args.trust_workspace
+    )  # paths made absolute before leaving the cwd
     neutral_process()
     reader, writer = _protocol_streams()
     info = ServerInfo("gmonlens", __version__, "gmonlens: gprof profiles", INSTRUCTIONS)

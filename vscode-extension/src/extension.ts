@@ -313,9 +313,15 @@ let instance: Gmonlens | undefined;
 /** Offers `gmonlens mcp` to VS Code's agent where the API exists (VS Code >= 1.101). */
 function registerMcp(context: vscode.ExtensionContext, gmonlens: Gmonlens): void {
   const version = String(context.extension?.packageJSON?.version ?? "");
-  const mcp = registerMcpProvider(vscode as unknown as McpApi, () => gmonlens.mcpServers(), version);
+  let refused = false;
+  const mcp = registerMcpProvider(vscode as unknown as McpApi, () => gmonlens.mcpServers(), version, (m) => {
+    refused = true;
+    gmonlens.log(m);
+  });
   if (mcp === undefined) {
-    gmonlens.log("this VS Code has no MCP server API (needs 1.101 or later): gmonlens mcp is not offered to the agent");
+    if (!refused) {
+      gmonlens.log("this VS Code has no MCP server API (needs 1.101 or later): gmonlens mcp is not offered to the agent");
+    }
     return;
   }
   context.subscriptions.push(

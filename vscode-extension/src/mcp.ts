@@ -85,7 +85,8 @@ export interface McpRegistration extends Disposable {
 }
 
 /**
- * Registers the provider when the running VS Code has the API, else returns undefined.
+ * Registers the provider when the running VS Code has the API and accepts it, else returns
+ * undefined (a refusal is logged, never thrown: activation goes on).
  * `servers` is asked each time VS Code wants the definitions; `version` lets VS Code notice a new
  * gmonlens (its tool list may differ).
  */
@@ -93,6 +94,7 @@ export function registerMcpProvider(
   api: McpApi,
   servers: () => Promise<McpServerSpec[]>,
   version: string,
+  log: (message: string) => void = () => undefined,
 ): McpRegistration | undefined {
   const register = api.lm?.registerMcpServerDefinitionProvider;
   const Definition = api.McpStdioServerDefinition;
@@ -109,7 +111,16 @@ export function registerMcpProvider(
         return definition;
       }),
   };
-  const registration = register.call(api.lm, MCP_PROVIDER_ID, provider);
+  let registration: Disposable;
+  try {
+    registration = register.call(api.lm, MCP_PROVIDER_ID, provider);
+  } catch (e) {
+    // VS Code 1.100 (code-server 4.100) has the function but wants another contribution point:
+    // the agent goes without gmonlens's tools there; the rest of the extension must still start
+    changed.dispose();
+    log(`no MCP server for the agent: ${e instanceof Error ? e.message : String(e)}`);
+    return undefined;
+  }
   return {
     refresh: () => changed.fire(),
     dispose: () => {

@@ -1,4 +1,4 @@
-"""`gmonlens export`: the profile for other tools (callgrind, pprof, dot). A thin front end over the
+"""`gmonlens export`: the profile for other tools (callgrind, pprof, dot, folded). A thin front end over the
 engine's exporters; gprof's options are parsed as `report` parses them. Imports no pygls."""
 
 from __future__ import annotations
@@ -6,14 +6,19 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from gmonlens.errors import GmonlensError, UsageError
+from gmonlens.flame import MAX_FRAMES, MIN_FRACTION
 
 from .gprof_args import ReportArgs, parse_report_args
 
-FORMATS = ("callgrind", "pprof", "dot")
-EXPORT_HELP = """usage: gmonlens export --format callgrind|pprof|dot [gprof options] [BINARY [PROFILE...]]
-         [-o FILE] [--source-map FROM=TO]... [--node-thres PCT] [--edge-thres PCT]
+if TYPE_CHECKING:
+    from gmonlens.loader import Loaded
+
+FORMATS = ("callgrind", "pprof", "dot", "folded")
+EXPORT_HELP = """usage: gmonlens export --format callgrind|pprof|dot|folded [gprof options] [BINARY [PROFILE...]]
+         [-o FILE] [--source-map FROM=TO]... [--node-thres PCT] [--edge-thres PCT] [--min-percent PCT]
 
 Writes the profile (defaults: a.out gmon.out) for other tools, to FILE or stdout:
   callgrind  callgrind_annotate, KCachegrind (event `us`: microseconds; per-line self time,
@@ -22,6 +27,9 @@ Writes the profile (defaults: a.out gmon.out) for other tools, to FILE or stdout
              `estimated_time` on caller -> callee samples)
   dot        Graphviz, in gprof2dot's style; --node-thres/--edge-thres prune nodes and edges
              under that percent of the call-graph total (defaults 0.5 and 0.1)
+  folded     flame graph as folded stacks (flamegraph.pl, inferno, speedscope): gprof's call
+             graph top down, values in microseconds; frames under --min-percent of the total
+             (default 0.01) are folded into one `other` frame per parent
 gprof options (symspecs, -c, -a, -D, -O, --no-demangle, ...) apply as in `gmonlens report`.
 --source-map FROM=TO rewrites source path prefixes (callgrind, pprof). Details: README.
 """
@@ -34,11 +42,12 @@ class ExportArgs:
     source_map: dict[str, str] = field(default_factory=dict)
     node_thres: float = 0.5
     edge_thres: float = 0.1
+    min_percent: float = 100 * MIN_FRACTION
     gprof: ReportArgs = field(default_factory=ReportArgs)
 
 
 _VALUED = {"--format": "format", "-o": "output", "--output": "output", "--source-map": "source_map"}
-_VALUED |= {"--node-thres": "node_thres", "--edge-thres": "edge_thres"}
+_VALUED |= {"--node-thres": "node_thres", "--edge-thres": "edge_thres", "--min-percent": "min_percent"}
 
 
 def _percent(opt: str, val: str) -> float:
@@ -85,15 +94,24 @@ def parse_export_args(argv: Sequence[str]) -> ExportArgs:
             if not sep or not src:
                 raise UsageError(None, f"--source-map wants FROM=TO, not '{val}'")
             e.source_map[src] = dst
+        elif key == "min_percent":
+            e.min_percent = _percent(name, val)
         elif key == "node_thres":
             e.node_thres = _percent(name, val)
         else:
             e.edge_thres = _percent(name, val)
     if not e.format:
-        raise UsageError(None, "--format is required (callgrind, pprof or dot)")
+        raise UsageError(None, "--format is required (callgrind, pprof, dot or folded)")
     e.gprof = parse_report_args(rest)
-    g = e.gprof
-    report_only = [
+    report_only = _report_only(e.gprof)
+    if report_only:
+        raise UsageError(None, f"{' '.join(report_only)}: report output options, not export options")
+    return e
+
+
+def _report_only(g: ReportArgs) -> list[str]:
+    """The options given that choose a report's output, which export refuses."""
+    return [
         flag
         for flag, on in (
             ("--json", g.json),
@@ -107,27 +125,40 @@ def parse_export_args(argv: Sequence[str]) -> ExportArgs:
         )
         if on
     ]
-    if report_only:
-        raise UsageError(None, f"{' '.join(report_only)}: report output options, not export options")
-    return e
 
 
 def run_export(e: ExportArgs) -> int:
+    """Load, export, write (to `e.output` or stdout); warnings to stderr."""
     from gmonlens.loader import load
 
     args = e.gprof
     for w in args.warnings:
         print(f"gmonlens: warning: {w}", file=sys.stderr)
     loaded = load(args.binary, args.profiles, args.analysis)
-    p = loaded.profile
-    for prob in p.problems:
+    for prob in loaded.profile.problems:
         print(f"gmonlens: warning: {prob}", file=sys.stderr)
+    _emit(e, _exported(e, loaded))
+    return 0
+
+
+def _exported(e: ExportArgs, loaded: Loaded) -> bytes:
+    """The bytes of the export in format `e.format`."""
+    args, p = e.gprof, loaded.profile
     data: bytes
     if e.format == "dot":
         from gmonlens.export_dot import to_dot
         from gmonlens.export_graph import whole_graph
 
         data = to_dot(whole_graph(p, e.node_thres, e.edge_thres), demangle=args.demangle).encode()
+    elif e.format == "folded":
+        from gmonlens.flame import flame_tree, folded
+
+        tree = flame_tree(p, e.min_percent / 100.0)
+        if tree.truncated:
+            print(
+                f"gmonlens: warning: over {MAX_FRAMES} frames: the rest folded into `other`", file=sys.stderr
+            )
+        data = folded(p, tree, demangle=args.demangle).encode("utf-8", "surrogateescape")
     else:
         from gmonlens.callsites import CallFinder
         from gmonlens.errors import reason
@@ -159,6 +190,10 @@ def run_export(e: ExportArgs) -> int:
             from gmonlens.export_pprof import to_pprof
 
             data = to_pprof(p, lines, binary=args.binary, demangle=args.demangle, source_map=e.source_map)
+    return data
+
+
+def _emit(e: ExportArgs, data: bytes) -> None:
     if e.output == "-":
         if e.format == "pprof" and sys.stdout.isatty():
             raise UsageError(None, "pprof output is binary: give -o FILE or redirect stdout")
@@ -170,4 +205,3 @@ def run_export(e: ExportArgs) -> int:
                 fh.write(data)
         except OSError as exc:
             raise GmonlensError(e.output, exc.strerror or str(exc)) from None
-    return 0

@@ -13,6 +13,7 @@ Contract:
 
 from __future__ import annotations
 
+import functools
 import glob
 import logging
 import os
@@ -21,6 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from gmonlens.certainty import Health, ProfileCertainty, certainty, profile_health, thread_starter
 from gmonlens.errors import GmonlensError, reason
 from gmonlens.model import Profile
 from gmonlens.sourcemap import SourceMapper
@@ -52,6 +54,12 @@ class LoadedFolder:
     lens_cache: dict[str, Any] = field(default_factory=dict, compare=False)  # path -> lenses (JSON)
     comparison: Any = None  # baseline.Comparison when the folder has a baseline
     heat: HeatHolder = field(default_factory=HeatHolder, compare=False)  # line heat, computed once
+    health: tuple[Health, ...] = ()  # what makes the whole profile less trustworthy (certainty.py)
+
+    @functools.cached_property
+    def certainty(self) -> ProfileCertainty:
+        """Sample counts, errors and estimated parts of every routine (computed on first use)."""
+        return certainty(self.profile)
 
     @property
     def total_seconds(self) -> float:
@@ -75,6 +83,20 @@ def _line_table_factory(binary: str) -> Any:
         return cache_entries.load_line_table(binary)
 
     return make
+
+
+def profile_health_of(binary: str, profiles: tuple[str, ...], profile: Profile) -> tuple[Health, ...]:
+    """The profile's health in the editor: samples, arcs, threads (from the binary's symbols) and a
+    binary newer than the profile (source files newer than the binary: `finish_index`)."""
+    from gmonlens.elf import read_elf
+    from gmonlens.healthfiles import binary_changed
+
+    try:
+        starter = thread_starter([s.name for s in read_elf(binary).symbols])
+    except GmonlensError:
+        starter = None
+    found = [*profile_health(profile, starter), binary_changed(binary, profiles)]
+    return tuple(h for h in found if h is not None)
 
 
 def _stale_problems(binary: str, profiles: tuple[str, ...]) -> list[str]:
@@ -175,6 +197,7 @@ def _load_folder(folder: str, settings: Settings, generation: int, check: Callab
         profile_cached=profile_cached,
         seconds=time.monotonic() - started,
         comparison=comparison,
+        health=profile_health_of(found.binary, found.profiles, profile),
     )
     return LoadOutcome(
         loaded,

@@ -22,10 +22,11 @@ from gmonlens.errors import GmonlensError
 from .userfiles import SETTINGS_CAP, read_regular
 
 CONFIG_FILE = "gmonlens.yaml"
-DEFAULT_LENS_TITLE = "{percent}% · self {self} s · total {total} s · {calls} calls{cycle}"
-PLACEHOLDERS = ("percent", "self", "total", "calls", "cycle", "name")
-DEFAULT_LINE_HEAT_LABEL = "{seconds} s · {percent}%"
-HEAT_PLACEHOLDERS = ("seconds", "percent", "routine", "line")
+DEFAULT_LENS_TITLE = "{percent}% · self {self} s · total {total} s{few} · {calls} calls{cycle}"
+PLACEHOLDERS = ("percent", "self", "total", "calls", "cycle", "name", "self_err", "total_err", "samples",
+                "total_samples", "few")  # fmt: skip
+DEFAULT_LINE_HEAT_LABEL = "{seconds} s · {percent}%{few}"
+HEAT_PLACEHOLDERS = ("seconds", "percent", "routine", "line", "err", "samples", "few")
 DEFAULT_LINE_HEAT_MIN_PERCENT = 1.0
 
 

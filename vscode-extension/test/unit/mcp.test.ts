@@ -61,6 +61,24 @@ describe("registration", () => {
     assert.equal(registerMcpProvider(onlyLm, async () => [spec], "1"), undefined); // no McpStdioServerDefinition
   });
 
+  test("VS Code 1.100 refuses the provider (another contribution point): logged, not thrown", () => {
+    const refusing: McpApi = {
+      Uri: { file: (p) => p },
+      EventEmitter: FakeEmitter,
+      lm: {
+        registerMcpServerDefinitionProvider: () => {
+          throw new Error("MCP configuration providers must be registered in contributes.modelContextServerCollections");
+        },
+      },
+      McpStdioServerDefinition: class {
+        cwd?: unknown;
+      },
+    };
+    const logged: string[] = [];
+    assert.equal(registerMcpProvider(refusing, async () => [spec], "1", (m) => logged.push(m)), undefined);
+    assert.match(logged[0], /no MCP server for the agent: MCP configuration providers/);
+  });
+
   test("VS Code with it: stdio definitions under the contributed id", async () => {
     const registered: [string, McpProvider][] = [];
     let disposed = false;

@@ -80,7 +80,7 @@ OPTIONS: tuple[Option, ...] = (
         ("clones-apart",),
         NONE,
         "",
-        "GCC clones (.isra, .part, .cold) as routines of their own (gmonlens; not gprof's figures)",
+        "GCC clones apart (gmonlens; not gprof's figures)",
     ),
 )
 _TABLE = OptionTable(OPTIONS, final="hv")

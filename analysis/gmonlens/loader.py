@@ -274,28 +274,7 @@ def load(
     tables = resolve_tables(opts, symtab.symbols, display)
     static_arcs: list[tuple[int, int]] = []
     if opts.static_call_graph and data.has_call_graph:
-        from .staticcalls import StaticCallsUnsupported, find_static_calls
-
-        starts = [s.address for s in symtab.symbols]
-        ends = [s.end_address for s in symtab.symbols]
-        ranges = [(h.low_pc, h.high_pc) for h in data.histograms]
-        key = diskcache.derived_key(
-            diskcache.binary_key(binary, image.build_id),
-            array("Q", starts).tobytes(),
-            array("q", ends).tobytes(),
-            repr(ranges).encode(),
-        )
-        cached = diskcache.load("staticcalls", key, _static_calls_entry)
-        if cached is not None:
-            static_arcs = cached
-        else:
-            try:
-                static_arcs = find_static_calls(
-                    image.machine, image.code_sections, starts, ends, pc_ranges=ranges
-                )
-                diskcache.store("staticcalls", key, static_arcs)
-            except StaticCallsUnsupported as e:  # gprof warns and goes on without static arcs
-                problems.append(str(e))
+        static_arcs = _static_arcs(binary, image, symtab, data, problems)
     profile = compute_profile(symtab, data, tables, display, static_arcs, problems, opts.static_call_graph)
     return Loaded(image, data, _with_folded(profile, image, data, opts, file_map), file_symbols)
 
@@ -308,3 +287,30 @@ def _with_folded(
         return profile
     folded = folded_symbols(image.symbols, image.strtab, profile.routines, data)
     return replace(profile, folded=folded) if folded else profile
+
+
+def _static_arcs(
+    binary: str, image: ElfImage, symtab: SymbolTable, data: GmonData, problems: list[str]
+) -> list[tuple[int, int]]:
+    """-c: the (caller, callee) routine positions found in the machine code (cached)."""
+    from .staticcalls import StaticCallsUnsupported, find_static_calls
+
+    starts = [s.address for s in symtab.symbols]
+    ends = [s.end_address for s in symtab.symbols]
+    ranges = [(h.low_pc, h.high_pc) for h in data.histograms]
+    key = diskcache.derived_key(
+        diskcache.binary_key(binary, image.build_id),
+        array("Q", starts).tobytes(),
+        array("q", ends).tobytes(),
+        repr(ranges).encode(),
+    )
+    cached = diskcache.load("staticcalls", key, _static_calls_entry)
+    if cached is not None:
+        return cached
+    try:
+        found = find_static_calls(image.machine, image.code_sections, starts, ends, pc_ranges=ranges)
+    except StaticCallsUnsupported as e:  # gprof warns and goes on without static arcs
+        problems.append(str(e))
+        return []
+    diskcache.store("staticcalls", key, found)
+    return found

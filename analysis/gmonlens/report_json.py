@@ -34,7 +34,7 @@ Schema `gmonlens-profile/1` (times in seconds, percentages of gprof's totals):
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from .certainty import Certainty, Health, certainty, profile_health
@@ -126,19 +126,25 @@ def to_json(p: Profile, health: Sequence[Health] | None = None) -> dict[str, Any
             }
             for c in p.cycles
         ],
-        "folded": [
+        "folded": _folded_json(p, sec),
+        "health": health_json(profile_health(p) if health is None else health),
+    }
+
+
+def _folded_json(p: Profile, sec: Callable[[float], float]) -> list[dict[str, Any]]:
+    """`folded[]`: each clone gprof folds, with its share of the absorbing routine's figures."""
+    out = []
+    for f in p.folded:
+        owner = p.routines[f.routine]
+        out.append(
             {
                 "routine": f.routine,
                 "name": f.name,
                 "address": f.address,
                 "self_seconds": sec(f.self_ticks),
                 "calls": f.calls,
-                "self_share": f.self_ticks / p.routines[f.routine].self_ticks
-                if p.routines[f.routine].self_ticks
-                else 0.0,
-                "calls_share": f.calls / p.routines[f.routine].calls if p.routines[f.routine].calls else 0.0,
+                "self_share": f.self_ticks / owner.self_ticks if owner.self_ticks else 0.0,
+                "calls_share": f.calls / owner.calls if owner.calls else 0.0,
             }
-            for f in p.folded
-        ],
-        "health": health_json(profile_health(p) if health is None else health),
-    }
+        )
+    return out

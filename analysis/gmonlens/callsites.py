@@ -86,6 +86,16 @@ class CallFinder:
         self._decoded[key] = out
         return out
 
+    @property
+    def decodes(self) -> bool:
+        """Whether calls can be decoded for this machine (AArch64; x86 with capstone)."""
+        return self._machine == "EM_AARCH64" or self._cs is not None
+
+    def call_returns(self, start: int, end: int) -> list[int]:
+        """Return addresses of the call instructions decoded from `start` in [start, end), ascending
+        ([] without a decoder). `start` must be an instruction boundary (a routine's entry)."""
+        return [c[1] for c in self._calls_in(start, end)] if self.decodes else []
+
     def calls(self, from_pc: int, caller: tuple[int, int], callee_entry: int) -> list[int]:
         """Addresses of the call instructions of the arc (see module docstring).
 

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field, replace
 
 from . import diskcache
 from .callgraph import compute_profile
+from .clones import folded_symbols
 from .demangle import demangle_all
 from .elf import ElfImage
 from .errors import GmonlensError, reason
@@ -145,7 +146,17 @@ def load(
     if own:
         program.release_bytes()
     profile = compute_profile(symtab, data, tables, display, static_arcs, problems, opts.static_call_graph)
-    return Loaded(image, data, profile, program, file_symbols)
+    return Loaded(image, data, _with_folded(profile, image, data, opts, file_map), program, file_symbols)
+
+
+def _with_folded(
+    profile: Profile, image: ElfImage, data: GmonData, opts: AnalysisOptions, file_map: ObjectMap | None
+) -> Profile:
+    """`profile` with the clones gprof folded (clones.py), where its routines are the binary's."""
+    if opts.symbol_file is not None or opts.clones_apart or opts.line_granularity or file_map is not None:
+        return profile
+    folded = folded_symbols(image.symbols, image.strtab, profile.routines, data)
+    return replace(profile, folded=folded) if folded else profile
 
 
 def _symbol_table(image: ElfImage, opts: AnalysisOptions) -> SymbolTable:
@@ -161,7 +172,8 @@ def _symbol_table(image: ElfImage, opts: AnalysisOptions) -> SymbolTable:
         image.text_end,
         no_static=opts.no_static and opts.symbol_file is None,  # -a keeps -S's t symbols
         only_functions=opts.only_functions,
-        name_filter=opts.symbol_file is None,  # -S takes clones (`x.part.0`) as they are
+        # -S takes clones (`x.part.0`) as they are, and so does --clones-apart
+        name_filter=opts.symbol_file is None and not opts.clones_apart,
     )
 
 

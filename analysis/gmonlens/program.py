@@ -45,6 +45,8 @@ MAX_PROFILE_BYTES = 1 << 31
 # Disk-cache kinds (`lines2`: a row at a sequence's end covers no byte).
 LINES_KIND, LINES_BFD_KIND = "lines2", "lines2-bfd"
 LINETABLE_KIND, DWARF_KIND, SCOPES_KIND = "linetable", "dwarf", "scopes"
+# -l's inputs: the line table as BFD reads it, and the scopes with ELF names for unnamed C++ statics
+LINETABLE_BFD_KIND, SCOPES_GPROF_KIND = "linetable-bfd", "scopes-gprof"
 
 
 def read_profile_bytes(path: str) -> bytes:
@@ -227,17 +229,16 @@ class Program:
 
     def line_table(self, *, bfd: bool = False) -> LineTable:
         """Every line program (`LineTable`; `bfd=True`: as BFD reads them, for gprof's line
-        symbols). The default table is cached on disk."""
+        symbols). Both are cached on disk."""
+        kind = LINETABLE_BFD_KIND if bfd else LINETABLE_KIND
 
         def make() -> LineTable:
-            if bfd:
-                return LineTable.from_elf(self.path, bfd=True, elf=self._reader())
-            table = diskcache.load(LINETABLE_KIND, self.key, LineTable.from_plain)
+            table = diskcache.load(kind, self.key, LineTable.from_plain)
             if table is None:
-                table = LineTable.from_elf(self.path, elf=self._reader())
+                table = LineTable.from_elf(self.path, bfd=bfd, elf=self._reader())
                 plain = table.to_plain()
                 if plain is not None:
-                    diskcache.store(LINETABLE_KIND, self.key, plain)
+                    diskcache.store(kind, self.key, plain)
             return table
 
         return self._once.get(f"linetable:{bfd}", make)
@@ -300,13 +301,18 @@ class Program:
 
     def gprof_scopes(self) -> FunctionScopes:
         """The scopes named as gprof -l names them (ELF names for unnamed C++ statics;
-        `scopes.function_scopes`), for the line symbols and gmon.sum."""
+        `scopes.function_scopes`), for the line symbols and gmon.sum; cached on disk."""
 
         def make() -> FunctionScopes:
             from .dwarf import DwarfIndex
-            from .scopes import elf_code_names, function_scopes
+            from .scopes import FunctionScopes, elf_code_names, function_scopes
 
-            return function_scopes(DwarfIndex(self.path, self._reader), elf_code_names(self.image.symbols))
+            cached = diskcache.load(SCOPES_GPROF_KIND, self.key, FunctionScopes.from_plain)
+            if cached is not None:
+                return cached
+            scopes = function_scopes(DwarfIndex(self.path, self._reader), elf_code_names(self.image.symbols))
+            diskcache.store(SCOPES_GPROF_KIND, self.key, (scopes.bounds, scopes.names))
+            return scopes
 
         return self._once.get("gprof-scopes", make)
 

@@ -99,17 +99,17 @@ def function_scopes(index: DwarfIndex, elf_names: Mapping[int, str] | None = Non
     range starts at an ELF symbol is named by that symbol (`_ZL10lib_helperj`, printed
     `lib_helper(unsigned int)`); its inlined copies keep the bare DW_AT_name (`lib_helper`).
     Found on gprof 2.40 with C++ static functions; C names stay DWARF's (`refresh` for
-    `refresh.part.0`)."""
-    plain, named = _scope_lists(index, elf_names)
-    return FunctionScopes.build(named if elf_names is not None else plain)
+    `refresh.part.0`). Read by `dieparse` (only the attributes needed), else by pyelftools."""
+    from . import dieparse
+
+    try:
+        return FunctionScopes.build(dieparse.read_function_scopes(index.path, elf_names))
+    except dieparse.Unsupported:
+        return _pyelftools_scopes(index, elf_names)
 
 
-def _scope_lists(
-    index: DwarfIndex, elf_names: Mapping[int, str] | None
-) -> tuple[list[tuple[int, int, str]], list[tuple[int, int, str]]]:
-    """(low, high, name) of every code range, named as DWARF names them and as gprof -l does."""
-    plain: list[tuple[int, int, str]] = []
-    named: list[tuple[int, int, str]] = []
+def _pyelftools_scopes(index: DwarfIndex, elf_names: Mapping[int, str] | None) -> FunctionScopes:
+    scopes: list[tuple[int, int, str]] = []
     names: dict[int, tuple[str, bool]] = {}
     for unit in index.units():
         cu = index.cu(unit.offset)
@@ -124,12 +124,10 @@ def _scope_lists(
                 ranges = index.code_ranges(die)
                 if ranges:
                     name, linkage = _name(die, names)
-                    plain.extend((lo, hi, name) for lo, hi in ranges)
-                    if elf_names is not None:
-                        if mangled_language and not linkage:
-                            name = elf_names.get(ranges[0][0], name)
-                        named.extend((lo, hi, name) for lo, hi in ranges)
-    return plain, named
+                    if elf_names is not None and mangled_language and not linkage:
+                        name = elf_names.get(ranges[0][0], name)
+                    scopes.extend((lo, hi, name) for lo, hi in ranges)
+    return FunctionScopes.build(scopes)
 
 
 def _name(die: Any, cache: dict[int, tuple[str, bool]]) -> tuple[str, bool]:

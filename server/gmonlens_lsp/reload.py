@@ -246,6 +246,8 @@ async def _finish(ls: GmonlensServer, state: FolderState, loaded: LoadedFolder) 
         args = [loaded.binary, *loaded.profiles]
         if loaded.settings.static_call_graph:
             args.append("--static-call-graph")
+        if loaded.settings.clones_apart:
+            args.append("--clones-apart")
         await _warm(ls, args)
     await asyncio.shield(heat)
     problems = await asyncio.to_thread(finish_index, loaded)

@@ -38,7 +38,7 @@ def profile_key(program: Program, options: object) -> str | None:
     bkey = program.key
     if bkey is None:
         return None
-    shape = _shape(model.Profile, model.Routine, model.Arc, model.Cycle, model.GraphEntry)
+    shape = _shape(model.Profile, model.Routine, model.Arc, model.Cycle, model.GraphEntry, model.FoldedSymbol)
     parts = [repr(options).encode("utf-8", "surrogateescape"), __version__.encode(), shape.encode()]
     try:
         parts += [k.encode() for k in program.profiles.content_keys()]
@@ -127,6 +127,7 @@ def _decode_profile(data: Any) -> Any:
     rid = range(n_r)
     diskcache.expect(all(r.id == i and 0 <= r.cycle <= n_c for i, r in enumerate(profile.routines)))
     diskcache.expect(all(a.parent in rid and a.child in rid for a in profile.arcs))
+    diskcache.expect(all(f.routine in rid for f in profile.folded))
     diskcache.expect(len(profile.parents) == len(profile.children) == n_r)
     diskcache.expect(all(0 <= i < n_a for lst in (*profile.parents, *profile.children) for i in lst))
     diskcache.expect(all(c.number == k + 1 for k, c in enumerate(profile.cycles)))

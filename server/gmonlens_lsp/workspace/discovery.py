@@ -9,8 +9,12 @@ Contract of `discover(folder, settings)`:
   shared object, an object file or a stripped copy), in the profiles' folder, the workspace folder
   or the build folders, that the profiles fit EXACTLY by the engine's rule (`gmonlens.fit`); the
   newest of those, and `choice` says which was taken when several fit.
-- Never raises: what is missing or wrong becomes `Discovery.problem`, one line ending with the
-  setting that fixes it.
+  A libtool build tree (`--enable-shared`, the default) holds a wrapper script where the program
+  should be and the ELF in `.libs/`: each searched folder's `.libs/` is searched too, the wrapper is
+  recognised, and when the program's code is in shared libraries built beside it (which gprof
+  cannot profile) `choice` says so and how to fix it (`--disable-shared`, or `-static` in LDFLAGS).
+- Never raises: what is missing or wrong becomes `Discovery.problem`, one line naming each
+  candidate tried and why it was refused, ending with the setting that fixes it.
 """
 
 from __future__ import annotations
@@ -197,9 +201,44 @@ def _is_executable(path: str) -> bool:
     return os.path.isfile(path) and os.access(path, os.X_OK) and is_executable(path)
 
 
+def libtool_wrapper(path: str) -> str | None:
+    """The program a libtool wrapper script at `path` runs (`DIR/.libs/NAME`, or `.libs/lt-NAME`), or
+    None when `path` is not such a script (libtool writes `# NAME - temporary wrapper script for
+    .libs/NAME` near its top, NAME being the script's own name)."""
+    try:
+        if not os.path.isfile(path):
+            return None
+        with open(path, "rb") as f:
+            head = f.read(1024)
+    except OSError:
+        return None
+    d, name = os.path.split(path)
+    mark = f"# {name} - temporary wrapper script for .libs/".encode("utf-8", "surrogateescape")
+    if not head.startswith(b"#!") or mark not in head:
+        return None
+    for cand in (os.path.join(d, ".libs", name), os.path.join(d, ".libs", "lt-" + name)):
+        if os.path.isfile(cand):
+            return cand
+    return os.path.join(d, ".libs", name)
+
+
+def shared_libraries_beside(binary: str) -> list[str]:
+    """The DT_NEEDED libraries of `binary` that were built beside it (in its folder or a sibling
+    libtool `.libs/`): the program's code that gprof cannot profile. [] when there are none."""
+    from gmonlens.elf import needed_libraries
+
+    needed = needed_libraries(binary)
+    here = os.path.dirname(binary)
+    top = os.path.dirname(here) if os.path.basename(here) == ".libs" else here
+    roots = [here, top, *glob.glob(os.path.join(glob.escape(top), "*", ".libs"))]
+    return [n for n in needed if any(os.path.isfile(os.path.join(r, n)) for r in roots)]
+
+
 def candidate_binaries(folder: str, profile_dirs: Iterable[str]) -> list[str]:
     seen: dict[str, None] = {}
-    for d in [*profile_dirs, *search_dirs(folder)]:
+    dirs = [*profile_dirs, *search_dirs(folder)]
+    dirs += [os.path.join(d, ".libs") for d in dirs if os.path.isdir(os.path.join(d, ".libs"))]
+    for d in dirs:
         try:
             names = sorted(os.listdir(d))
         except OSError:
@@ -232,14 +271,20 @@ def _rel(folder: str, path: str) -> str:
     return path if rel.startswith("..") else rel
 
 
+def _refusal(reason: str) -> str:
+    """A fit error in a few words: the evidence, without 'profile does not fit PATH: '."""
+    head, sep, rest = reason.partition(": ")
+    return rest if sep and head.startswith("profile does not fit") else reason
+
+
 def choose_binary(folder: str, profiles: list[str]) -> tuple[Program | None, str]:
-    """(the binary's Program, why it was taken) or (None, the problem), by the engine's fit
-    rule; the profiles are read once for all the candidates (`ProfileFiles`)."""
+    """(the binary's Program, why it was taken) or (None, the problem naming each candidate tried
+    and why it was refused), by the engine's fit rule; the profiles are read once for all the
+    candidates (`ProfileFiles`)."""
     dirs = list(dict.fromkeys(os.path.dirname(p) for p in profiles))
     candidates = candidate_binaries(folder, dirs)
     exact: list[Program] = []
-    stripped: list[str] = []
-    loose: list[tuple[str, str]] = []
+    refused: list[str] = []  # "candidate: why", in the order tried
     profile_errors: list[str] = []
     files = ProfileFiles(profiles)
     for c in candidates:
@@ -247,16 +292,19 @@ def choose_binary(folder: str, profiles: list[str]) -> tuple[Program | None, str
         try:
             fit = program.fit()
         except ElfError as exc:
-            if "no symbols" in exc.message:
-                stripped.append(c)
+            why = "has no symbol table (stripped)" if "no symbols" in exc.message else exc.message
+            refused.append(f"{_rel(folder, c)} {why}")
             continue
         except GmonlensError as exc:  # the profile cannot be read at this binary's word size
             profile_errors.append(str(exc))
+            refused.append(f"{_rel(folder, c)}: {exc.message}")
             continue
         if fit.exact:
             exact.append(program)
         elif fit.fits:
-            loose.append((c, describe(fit)))
+            refused.append(f"{_rel(folder, c)} fits only loosely ({describe(fit).rsplit(': ', 1)[-1]})")
+        else:
+            refused.append(f"{_rel(folder, c)}: {_refusal(describe(fit))}")
     name = brief(_rel(folder, p) for p in profiles)
     if exact:
         exact.sort(key=lambda p: os.path.getmtime(p.path), reverse=True)
@@ -264,21 +312,41 @@ def choose_binary(folder: str, profiles: list[str]) -> tuple[Program | None, str
         if len(exact) > 1:
             others = ", ".join(_rel(folder, c.path) for c in exact[1:])
             why += f"; the newest of {len(exact)} that fit (also {others}; {_FIX_BINARY} to choose)"
+        shared = shared_libraries_beside(exact[0].path)
+        if shared:
+            why += (
+                f"; {_rel(folder, exact[0].path)} is a libtool program whose code is in the shared "
+                f"{'library' if len(shared) == 1 else 'libraries'} {', '.join(shared)}, which gprof "
+                "cannot profile: configure with --disable-shared (or add -static to LDFLAGS) and rebuild"
+            )
         return exact[0], why
     if profile_errors and len(profile_errors) == len(candidates):
         return None, profile_errors[0]  # the profile itself is unreadable
-    details: list[str] = []
-    if loose:
-        c, reason = loose[0]
-        details.append(f"{_rel(folder, c)} fits only loosely ({reason.rsplit(': ', 1)[-1]})")
-    if stripped:
-        details.append(f"{', '.join(_rel(folder, c) for c in stripped)} has no symbol table (stripped)")
+    details = [*refused, *_wrappers(folder, dirs, candidates)]
     if not candidates:
         details.append("there is no executable there")
     detail = "".join(f"; {d}" for d in details)
     return None, (
         f"{profiles[0]}: no executable in {folder} or its build folders fits this profile{detail}; {_FIX_BINARY}"
     )
+
+
+def _wrappers(folder: str, dirs: list[str], candidates: list[str]) -> list[str]:
+    """A sentence per libtool wrapper script in the searched folders whose program is not there."""
+    out: list[str] = []
+    for d in [*dirs, *search_dirs(folder)]:
+        try:
+            names = sorted(os.listdir(d))
+        except OSError:
+            continue
+        for n in names:
+            real = libtool_wrapper(os.path.join(d, n))
+            if real is not None and os.path.normpath(real) not in candidates:
+                out.append(
+                    f"{_rel(folder, os.path.join(d, n))} is a libtool wrapper script and "
+                    f"{_rel(folder, real)} is not an executable"
+                )
+    return list(dict.fromkeys(out))
 
 
 def discover(folder: str, settings: Settings) -> Discovery:
@@ -310,7 +378,7 @@ def discover(folder: str, settings: Settings) -> Discovery:
     if program is None:
         return Discovery(None, tuple(profiles), problem=why, notes=tuple(notes))
     notes.append(why)
-    if "newest of" in why:
+    if "newest of" in why or "libtool" in why:
         choice.append(why)
     return Discovery(
         program.path, tuple(profiles), notes=tuple(notes), choice=choice_text(choice), program=program

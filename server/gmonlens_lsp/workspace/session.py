@@ -153,7 +153,9 @@ def _load_folder(folder: str, settings: Settings, generation: int, check: Callab
         from gmonlens.loader import load_profile
         from gmonlens.options import AnalysisOptions
 
-        options = AnalysisOptions(static_call_graph=settings.static_call_graph)
+        options = AnalysisOptions(
+            static_call_graph=settings.static_call_graph, clones_apart=settings.clones_apart
+        )
         pkey = cache_entries.profile_key(program, options)
         profile = cache_entries.read_profile(pkey)
         profile_cached = isinstance(profile, Profile)

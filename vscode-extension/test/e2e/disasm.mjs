@@ -35,8 +35,10 @@ function expected(repo, folder, binary, gmon, sourceFile) {
   return undefined;
 }
 
-/** Find (Ctrl+F) `text` in the focused editor: the cursor goes to its first match. */
+/** Find (Ctrl+F) `text` in the listing's editor (focused first): the cursor goes to its first match. */
 async function find(page, text) {
+  await page.locator('.monaco-editor[data-uri^="gmonlens-disasm:"] .view-lines').first().click().catch(() => undefined);
+  await sleep(300);
   await page.keyboard.press("Control+F");
   const input = page.locator(".find-widget textarea, .find-widget input").first();
   await input.waitFor({ state: "visible", timeout: 10000 }).catch(() => undefined);

@@ -130,19 +130,28 @@ class _Unit:
         self.abbrev_offset = 0
 
 
-def read_function_scopes(path: str, elf_names: Mapping[int, str] | None) -> list[tuple[int, int, str]]:
-    """`function_code_scopes` of the ELF file at `path` (its sections read within its budget).
-    Raises Unsupported (read it with pyelftools), ElfError or LimitError."""
+def read_function_scopes(
+    path: str, elf_names: Mapping[int, str] | None, opened: ElfFile | None = None
+) -> list[tuple[int, int, str]]:
+    """`function_code_scopes` of the ELF file at `path` (read through `opened` when given, else
+    opened here; its sections read within its budget). Raises Unsupported (read it with
+    pyelftools), ElfError or LimitError."""
+    if opened is not None:
+        return _scopes_of(opened, elf_names)
     with ElfFile(path) as elf:
-        sections: dict[str, bytes] = {}
-        for name in SECTIONS:
-            sec = elf.find(name)
-            if sec is not None:
-                sections[name] = elf.data(sec)
-        if not sections.get(".debug_info"):
-            raise Unsupported("no .debug_info")
-        budget = elf.budget
-        return function_code_scopes(elf.little, sections, elf_names, lambda n: _charge(budget, n))
+        return _scopes_of(elf, elf_names)
+
+
+def _scopes_of(elf: ElfFile, elf_names: Mapping[int, str] | None) -> list[tuple[int, int, str]]:
+    sections: dict[str, bytes] = {}
+    for name in SECTIONS:
+        sec = elf.find(name)
+        if sec is not None:
+            sections[name] = elf.data(sec)
+    if not sections.get(".debug_info"):
+        raise Unsupported("no .debug_info")
+    budget = elf.budget
+    return function_code_scopes(elf.little, sections, elf_names, lambda n: _charge(budget, n))
 
 
 def _charge(budget: Budget, entries: int) -> None:

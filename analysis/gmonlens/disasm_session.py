@@ -23,49 +23,33 @@ if TYPE_CHECKING:  # scopes imports pyelftools: only a listing without cached sc
     from .program import Program
     from .scopes import FunctionScopes
 
-LINES_KIND, SCOPES_KIND = "linetable-bfd", "scopes-gprof"
 
-
-def gprof_lines(image: ElfImage) -> tuple[LineTable, FunctionScopes] | None:
-    """BFD's line table and gprof -l's innermost function names (`scopes.function_scopes` with
-    ELF names), from the disk cache when the binary is unchanged; None without debug information.
-    Raises GmonlensError naming the binary when its DWARF cannot be read."""
-    if not image.has_debug_info:
+def gprof_lines(program: Program) -> tuple[LineTable, FunctionScopes] | None:
+    """BFD's line table and gprof -l's innermost function names (`Program.line_table(bfd=True)`,
+    `Program.gprof_scopes()`: the disk cache when the binary is unchanged); None without debug
+    information. Raises GmonlensError naming the binary when its DWARF cannot be read."""
+    if not program.image.has_debug_info:
         return None
-    from .scopes import FunctionScopes
-
-    key = diskcache.binary_key(image.path, image.build_id)
-    table = diskcache.load(LINES_KIND, key, LineTable.from_plain)
-    scopes = diskcache.load(SCOPES_KIND, key, FunctionScopes.from_plain)
     try:
-        if table is None:
-            table = LineTable.from_elf(image.path, bfd=True)
-            plain = table.to_plain()
-            if plain is not None:
-                diskcache.store(LINES_KIND, key, plain)
-        if scopes is None:
-            from .dwarf import DwarfIndex
-            from .scopes import elf_code_names, function_scopes
-
-            scopes = function_scopes(DwarfIndex(image.path), elf_code_names(image.symbols))
-            diskcache.store(SCOPES_KIND, key, (scopes.bounds, scopes.names))
+        return program.line_table(bfd=True), program.gprof_scopes()
     except GmonlensError:
         raise
     except Exception as e:  # malformed DWARF: pyelftools raises many types
-        raise GmonlensError(image.path, f"cannot read DWARF line information ({one_line(e)})") from None
-    return table, scopes
+        raise GmonlensError(program.path, f"cannot read DWARF line information ({one_line(e)})") from None
 
 
 def has_listing_data(program: Program) -> bool:
     """Whether the disk cache holds what `gprof_lines` computes for this executable."""
+    from .program import LINETABLE_BFD_KIND, SCOPES_GPROF_KIND
+
     key = program.key
-    return diskcache.exists(LINES_KIND, key) and diskcache.exists(SCOPES_KIND, key)
+    return diskcache.exists(LINETABLE_BFD_KIND, key) and diskcache.exists(SCOPES_GPROF_KIND, key)
 
 
 def warm_listing(program: Program) -> None:
     """Compute and store `gprof_lines` (the warm-up's work), unless cached."""
     if not has_listing_data(program):
-        gprof_lines(program.image)
+        gprof_lines(program)
 
 
 @dataclass
@@ -95,7 +79,8 @@ class DisasmContext:
         from .loader import load
 
         loaded = load(binary, profiles, options, gprof_files=True, all_lines=needs_files(symspec))
-        return cls.of(binary, loaded.image, loaded.profile, loaded.gmon.histograms, syntax)
+        found = gprof_lines(loaded.program)
+        return cls.of(binary, loaded.image, loaded.profile, loaded.gmon.histograms, syntax, found)
 
     @classmethod
     def of(
@@ -107,9 +92,9 @@ class DisasmContext:
         syntax: str = "att",
         lines: tuple[LineTable, FunctionScopes] | None = None,
     ) -> DisasmContext:
-        """From what a caller has loaded already (`lines`: `gprof_lines(image)` when None)."""
+        """From what a caller has loaded already (`lines`: `gprof_lines` of its Program)."""
         decoder = Decoder(image.machine, syntax)
-        found = lines if lines is not None else gprof_lines(image)
+        found = lines
         names = FunctionNames(found[1], image.symbols) if found else None
         targets = TargetNames(image.symbols, image.code_sections)
         table = found[0] if found else None

@@ -65,6 +65,11 @@ class DwarfIndex:
         self._files: dict[int, list[str]] = {}
         self._unit_ranges: list[tuple[int, int, int]] | None = None  # (low, high, unit offset)
 
+    def opened_file(self) -> ElfFile | None:
+        """The already open file this index reads through (`Program.elf`), or None: readers of
+        other DWARF facts share it instead of opening the file again."""
+        return self._elf() if self._elf is not None else None
+
     @classmethod
     def from_elf(cls, path: str) -> DwarfIndex:
         index = cls(path)

@@ -197,27 +197,31 @@ def _pie_flag(dynamic: bytes, fmt: str) -> bool:
 SHT_DYNAMIC, DT_NEEDED = 6, 1
 
 
-def needed_libraries(path: str) -> list[str]:
-    """The DT_NEEDED entries (shared library names) of the ELF file at `path`, in order; [] when it
-    has none or cannot be read."""
+def needed_libraries(path: str, elf: ElfFile | None = None) -> list[str]:
+    """The DT_NEEDED entries (shared library names) of the ELF file at `path` (read through `elf`
+    when given, else opened here), in order; [] when it has none or cannot be read."""
     try:
-        with ElfFile(path) as elf:
-            out: list[str] = []
-            fmt = ("<" if elf.little else ">") + ("qQ" if elf.wide else "iI")
-            step = struct.calcsize(fmt)
-            for sec in elf.sections:
-                if sec.type != SHT_DYNAMIC or sec.link >= len(elf.sections):
-                    continue
-                raw, strs = elf.data(sec), elf.data(elf.sections[sec.link])
-                for tag, value in struct.iter_unpack(fmt, raw[: len(raw) - len(raw) % step]):
-                    if tag == DT_NEEDED and value < len(strs):
-                        end = strs.find(b"\0", value)
-                        out.append(
-                            strs[value : end if end >= 0 else len(strs)].decode("utf-8", "surrogateescape")
-                        )
-            return out
+        if elf is not None:
+            return _needed(elf)
+        with ElfFile(path) as opened:
+            return _needed(opened)
     except (GmonlensError, struct.error, IndexError, ValueError, OverflowError):
         return []
+
+
+def _needed(elf: ElfFile) -> list[str]:
+    out: list[str] = []
+    fmt = ("<" if elf.little else ">") + ("qQ" if elf.wide else "iI")
+    step = struct.calcsize(fmt)
+    for sec in elf.sections:
+        if sec.type != SHT_DYNAMIC or sec.link >= len(elf.sections):
+            continue
+        raw, strs = elf.data(sec), elf.data(elf.sections[sec.link])
+        for tag, value in struct.iter_unpack(fmt, raw[: len(raw) - len(raw) % step]):
+            if tag == DT_NEEDED and value < len(strs):
+                end = strs.find(b"\0", value)
+                out.append(strs[value : end if end >= 0 else len(strs)].decode("utf-8", "surrogateescape"))
+    return out
 
 
 def _symbols(

@@ -155,6 +155,13 @@ class Program:
         """Header facts, symbols and code (`elf.read_elf`); raises ElfError."""
         return self._once.get("image", lambda: read_elf(self.path, self._reader()))
 
+    def needed_libraries(self) -> list[str]:
+        """The executable's DT_NEEDED shared library names (`elf.needed_libraries`), read through
+        the open file."""
+        from .elf import needed_libraries
+
+        return self._once.get("needed", lambda: needed_libraries(self.path, self._reader()))
+
     def release_bytes(self) -> None:
         """Close the executable and let go of the sections and the profiles' bytes read (the facts
         read from them stay). A fact asked later that needs them reads the file again: for the

@@ -103,7 +103,7 @@ def function_scopes(index: DwarfIndex, elf_names: Mapping[int, str] | None = Non
     from . import dieparse
 
     try:
-        return FunctionScopes.build(dieparse.read_function_scopes(index.path, elf_names))
+        return FunctionScopes.build(dieparse.read_function_scopes(index.path, elf_names, index.opened_file()))
     except dieparse.Unsupported:
         return _pyelftools_scopes(index, elf_names)
 

@@ -76,7 +76,7 @@ def context(loaded: LoadedFolder, syntax: str) -> DisasmContext:
                 loaded.profile,
                 program.gmon().histograms,
                 syntax,
-                lines or gprof_lines(image),
+                lines or gprof_lines(program),
             )
             loaded.disasm[syntax] = ctx
         return ctx

@@ -222,13 +222,11 @@ def libtool_wrapper(path: str) -> str | None:
     return os.path.join(d, ".libs", name)
 
 
-def shared_libraries_beside(binary: str) -> list[str]:
-    """The DT_NEEDED libraries of `binary` that were built beside it (in its folder or a sibling
-    libtool `.libs/`): the program's code that gprof cannot profile. [] when there are none."""
-    from gmonlens.elf import needed_libraries
-
-    needed = needed_libraries(binary)
-    here = os.path.dirname(binary)
+def shared_libraries_beside(program: Program) -> list[str]:
+    """The DT_NEEDED libraries of `program`'s binary that were built beside it (in its folder or a
+    sibling libtool `.libs/`): the program's code that gprof cannot profile. [] when there are none."""
+    needed = program.needed_libraries()
+    here = os.path.dirname(program.path)
     top = os.path.dirname(here) if os.path.basename(here) == ".libs" else here
     roots = [here, top, *glob.glob(os.path.join(glob.escape(top), "*", ".libs"))]
     return [n for n in needed if any(os.path.isfile(os.path.join(r, n)) for r in roots)]
@@ -312,7 +310,7 @@ def choose_binary(folder: str, profiles: list[str]) -> tuple[Program | None, str
         if len(exact) > 1:
             others = ", ".join(_rel(folder, c.path) for c in exact[1:])
             why += f"; the newest of {len(exact)} that fit (also {others}; {_FIX_BINARY} to choose)"
-        shared = shared_libraries_beside(exact[0].path)
+        shared = shared_libraries_beside(exact[0])
         if shared:
             why += (
                 f"; {_rel(folder, exact[0].path)} is a libtool program whose code is in the shared "

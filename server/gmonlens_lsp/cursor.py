@@ -26,6 +26,7 @@ from .workspace.sourcetext import LineLocator, file_lines, index_of_utf16
 # the part of the word before the cursor may be empty: the cursor can sit on its first character
 WORD = re.compile(r"(?:[A-Za-z_~][A-Za-z0-9_]*)?$")
 WORD_END = re.compile(r"^[A-Za-z0-9_]*")
+WORD_AT_TILDE = re.compile(r"^~[A-Za-z_][A-Za-z0-9_]*")  # a destructor's name, the cursor on its `~`
 
 
 def open_text(ls: GmonlensServer, uri: str) -> str | None:
@@ -42,8 +43,9 @@ def word_in(lines: Sequence[str], position: types.Position) -> str | None:
     line = lines[position.line]
     i = index_of_utf16(line, position.character)
     start = WORD.search(line[:i])
-    end = WORD_END.match(line[i:])
-    word = (start.group() if start else "") + (end.group() if end else "")
+    before = start.group() if start else ""
+    end = (None if before else WORD_AT_TILDE.match(line[i:])) or WORD_END.match(line[i:])
+    word = before + (end.group() if end else "")
     return word or None
 
 

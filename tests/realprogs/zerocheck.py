@@ -208,6 +208,12 @@ def check_lenses(found: list[Lens], oracle: Oracle) -> list[str]:
     return problems
 
 
+def unescape_markdown(text: str) -> str:
+    """`text` as Markdown renders it, for names: CommonMark's backslash escapes of ASCII punctuation
+    removed (the server escapes every name it puts in a hover: `Slice const\\&`)."""
+    return re.sub(r"\\([!-/:-@\[-`{-~])", r"\1", text)
+
+
 async def check_hottest(client: Any, found: list[Lens], oracle: Oracle, count: int = 10) -> list[str]:
     """Hover and call hierarchy on the `count` routines with the most self time.
 
@@ -231,7 +237,7 @@ async def check_hottest(client: Any, found: list[Lens], oracle: Oracle, count: i
             await open_doc(client, lens.path)
             pos = types.Position(lens.line, lens.character)
             hover = await client.text_document_hover_async(types.HoverParams(text_document=doc, position=pos))
-            hovers.append(hover.contents.value if hover else "")
+            hovers.append(unescape_markdown(hover.contents.value) if hover else "")
             if f"**{row.name}**" in hovers[-1]:
                 break
         else:

@@ -4,7 +4,7 @@ thin front end: parsed arguments in (`gprof_args.ReportArgs`), text out; the eng
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from gmonlens.errors import GmonlensError
 from gmonlens.model import ElfSymbol, Profile
@@ -87,9 +87,12 @@ def run_report(args: ReportArgs) -> int:
         json.dump(doc, sys.stdout, indent=1)
         sys.stdout.write("\n")
         return 0
-    from gmonlens.report import render_text
+    from gmonlens.report import render_chunks, render_text
 
     opts = args.report_options(profile)
+    if not (info or args.annotate or args.function_ordering or objmap is not None):
+        _write_chunks(render_chunks(profile, opts))  # a large report is never held whole
+        return 0
     parts = [info, render_text(profile, opts)]
     if args.annotate:
         parts.append(_annotated(args, loaded.image.symbols, profile) or "")
@@ -105,6 +108,21 @@ def run_report(args: ReportArgs) -> int:
     sys.stdout.buffer.write(out.encode("utf-8", "surrogateescape"))  # source bytes as read
     sys.stdout.flush()
     return 0
+
+
+def _write_chunks(chunks: Iterable[str]) -> None:
+    """Write the report's pieces to stdout as bytes (source bytes as read), a megabyte at a time."""
+    out = sys.stdout.buffer
+    batch: list[str] = []
+    size = 0
+    for chunk in chunks:
+        batch.append(chunk)
+        size += len(chunk)
+        if size >= 1 << 20:
+            out.write("".join(batch).encode("utf-8", "surrogateescape"))
+            batch, size = [], 0
+    out.write("".join(batch).encode("utf-8", "surrogateescape"))
+    out.flush()
 
 
 def _annotated(args: ReportArgs, symtab: Sequence[ElfSymbol], profile: Profile) -> str | None:

@@ -23,13 +23,15 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-import scale_bench
+import scale_bench  # noqa: E402
 
 
 def _where(stack: str) -> str:
     frames = re.findall(r'File "([^"]+)", line (\d+), in (\S+)', stack)
     mine = [f"{Path(f).name}:{n} {fn}" for f, n, fn in frames if "gmonlens" in f]
-    return " < ".join(reversed(mine[-3:])) or (f"{Path(frames[-1][0]).name}:{frames[-1][1]}" if frames else "?")
+    return " < ".join(reversed(mine[-3:])) or (
+        f"{Path(frames[-1][0]).name}:{frames[-1][1]}" if frames else "?"
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -52,12 +54,16 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{run}: {json.dumps(row)}")
             stalls = [json.loads(line) for line in log.read_text().splitlines() if line]
             for kind in ("loop", "gil"):
-                mine = sorted((s for s in stalls if s["kind"] in (kind, kind + "-done")), key=lambda s: -s["ms"])
+                mine = sorted(
+                    (s for s in stalls if s["kind"] in (kind, kind + "-done")), key=lambda s: -s["ms"]
+                )
                 print(f"  {kind}: {len(mine)} over 50 ms, longest {mine[0]['ms'] if mine else 0} ms")
                 for s in mine[:8]:
                     where = {n: _where(st) for n, st in s.get("stacks", {}).items()}
                     busy = {n: w for n, w in where.items() if "select" not in w and "wait" not in w}
-                    print(f"    {s['ms']:7.1f} ms at +{s['t'] - start:5.2f} s  {busy if args.stacks else list(busy.values())[:3]}")
+                    print(
+                        f"    {s['ms']:7.1f} ms at +{s['t'] - start:5.2f} s  {busy if args.stacks else list(busy.values())[:3]}"
+                    )
             time.sleep(1)
     finally:
         shutil.rmtree(cache, ignore_errors=True)

@@ -9,13 +9,14 @@ import os
 
 if os.environ.get("GMONLENS_LOOPWATCH"):
     import asyncio
+    import contextlib
     import json
     import sys
     import threading
     import time
     import traceback
 
-    _out = open(os.environ["GMONLENS_LOOPWATCH"], "a", buffering=1)
+    _out = open(os.environ["GMONLENS_LOOPWATCH"], "a", buffering=1)  # noqa: SIM115 (for the process's life)
     _loops: list = []
     _orig = asyncio.BaseEventLoop.run_forever
 
@@ -42,28 +43,36 @@ if os.environ.get("GMONLENS_LOOPWATCH"):
             t1 = time.perf_counter()
             late = (t1 - t0 - 0.01) * 1000
             if late > 50:
-                _out.write(json.dumps({"t": time.time(), "kind": "gil", "ms": round(late, 1), "stacks": _stacks()}) + "\n")
+                _out.write(
+                    json.dumps({"t": time.time(), "kind": "gil", "ms": round(late, 1), "stacks": _stacks()})
+                    + "\n"
+                )
             if _loops and not _loops[-1].is_closed():
                 loop = _loops[-1]
                 if pending and pending[-1][1] is None:
                     lag = (t1 - pending[-1][0]) * 1000
                     if lag > 50 and not pending[-1][2]:
                         pending[-1][2] = True
-                        _out.write(json.dumps({"t": time.time(), "kind": "loop", "ms": round(lag, 1), "stacks": _stacks()}) + "\n")
+                        _out.write(
+                            json.dumps(
+                                {"t": time.time(), "kind": "loop", "ms": round(lag, 1), "stacks": _stacks()}
+                            )
+                            + "\n"
+                        )
                     continue
                 if pending and pending[-1][1] is not None:
                     lag = (pending[-1][1] - pending[-1][0]) * 1000
                     if lag > 50:
-                        _out.write(json.dumps({"t": time.time(), "kind": "loop-done", "ms": round(lag, 1)}) + "\n")
+                        _out.write(
+                            json.dumps({"t": time.time(), "kind": "loop-done", "ms": round(lag, 1)}) + "\n"
+                        )
                 entry = [time.perf_counter(), None, False]
 
                 def ran(e=entry) -> None:
                     e[1] = time.perf_counter()
 
                 pending[:] = [entry]
-                try:
+                with contextlib.suppress(RuntimeError):  # the loop closed
                     loop.call_soon_threadsafe(ran)
-                except RuntimeError:
-                    pass
 
     threading.Thread(target=_watch, name="loopwatch", daemon=True).start()

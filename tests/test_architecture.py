@@ -33,6 +33,7 @@ LSP_LIBS = ("pygls", "lsprotocol")
 # the engine's I/O modules: the only ones that may import pyelftools
 ELFTOOLS_MODULES = {
     "gmonlens.elf",
+    "gmonlens.elfdwarf",
     "gmonlens.dwarf",
     "gmonlens.dwarfdecl",
     "gmonlens.lineheader",

@@ -34,7 +34,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .errors import GmonlensError
-from .files import read_regular
+from .files import read_regular, write_file
 from .model import ElfSymbol, Profile, Routine
 
 MAX_SOURCE_BYTES = 1 << 28  # a source file larger than 256 MiB is not annotated
@@ -139,11 +139,7 @@ def annotated_source(p: Profile, symtab: Sequence[ElfSymbol], opts: AnnotateOpti
         block = annotate_file(source, by_file[path], opts)
         if opts.separate_files:
             out = os.path.basename(path) + "-ann"
-            try:
-                with open(out, "w", encoding="utf-8", errors="surrogateescape") as fh:
-                    fh.write(block)
-            except OSError as e:
-                raise GmonlensError(out, f"cannot write: {e.strerror or e}") from None
+            write_file(out, block.encode("utf-8", "surrogateescape"), "annotated source")
         else:
             blocks.append("*** File %s:\n" % path + block)
     return "\n\f\n".join(blocks) if blocks else None

@@ -22,13 +22,11 @@ code ranges, the specification/origin chain, file tables) is `dwarfdecl`'s.
 
 from __future__ import annotations
 
-import io
 from bisect import bisect_right
 from collections.abc import Iterator
 from typing import Any
 
 from elftools.common.exceptions import ELFError as _PyElfError
-from elftools.elf.elffile import ELFFile
 
 from .dwarfdecl import (
     SourceDecl,
@@ -40,9 +38,9 @@ from .dwarfdecl import (
     join_path,
     subprograms,
 )
-from .elf import MAX_BINARY_BYTES
+from .elfdwarf import dwarf_info
 from .errors import ElfError, one_line
-from .files import read_regular
+from .sections import ElfFile
 
 __all__ = ["EXPORT_FORMAT", "DwarfIndex", "SourceDecl", "UnitInfo"]
 
@@ -52,11 +50,11 @@ EXPORT_FORMAT = 2  # 2: subprograms without code kept (an older export lacks the
 class DwarfIndex:
     """Lazy index of an ELF file's DWARF subprograms. Not thread-safe: use from one thread."""
 
-    def __init__(self, path: str, data: bytes | None = None) -> None:
-        """Index of the ELF file `path`; `data` (its bytes) saves reading it. Nothing is decoded
-        until asked; a seeded index (`from_export`) opens the file only for what it lacks."""
+    def __init__(self, path: str) -> None:
+        """Index of the ELF file `path`. Nothing is decoded until asked; a seeded index
+        (`from_export`) opens the file only for what it lacks. What the DWARF makes us decode is
+        bounded by the file's budget (`elfdwarf`): past it, lookups raise `budget.LimitError`."""
         self.path = path
-        self._data = data
         self._opened = False
         self._dwarf: Any = None
         self._units: tuple[UnitInfo, ...] | None = None
@@ -76,12 +74,13 @@ class DwarfIndex:
         if self._opened:
             return self._dwarf
         self._opened = True
-        if self._data is None:
-            self._data = read_regular(self.path, MAX_BINARY_BYTES, "executable", ElfError)
         try:
-            elf = ELFFile(io.BytesIO(self._data))
-            if elf.has_dwarf_info() and elf.get_section_by_name(".debug_info") is not None:
-                self._dwarf = elf.get_dwarf_info()
+            with ElfFile(self.path) as elf:
+                self._dwarf = dwarf_info(elf)
+        except ElfError:
+            raise
+        except MemoryError:
+            raise ElfError(self.path, "cannot read DWARF: out of memory") from None
         except Exception as exc:  # pyelftools raises many types on malformed input
             raise ElfError(self.path, f"cannot read DWARF: {one_line(exc)}") from exc
         return self._dwarf

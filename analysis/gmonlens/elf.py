@@ -1,8 +1,9 @@
 """The executable: header facts, raw `.symtab`/`.strtab` and code bytes (one of the engine's I/O modules).
 
-Headers, sections and the symbol table are unpacked with struct (pyelftools' import alone cost more
-than the rest of a warm report's start-up, and its per-symbol objects are too slow for programs with
-tens of thousands of symbols). `read_build_id` (the server's cache keys) still uses pyelftools.
+Sections are read through `sections.ElfFile` (by what the headers reference, within the file's
+budget); the symbol table is unpacked with struct (pyelftools' import alone cost more than the rest
+of a warm report's start-up, and its per-symbol objects are too slow for programs with tens of
+thousands of symbols).
 """
 
 from __future__ import annotations
@@ -10,15 +11,15 @@ from __future__ import annotations
 import struct
 from dataclasses import dataclass
 
-from .errors import ElfError, one_line
-from .files import open_regular, read_regular
+from .budget import Budget
+from .errors import ElfError, GmonlensError, one_line
 from .model import CodeSection, ElfSymbol
+from .sections import ElfFile
 
 SHF_WRITE, SHF_ALLOC, SHF_EXECINSTR = 0x1, 0x2, 0x4
 SHN_UNDEF, SHN_ABS, SHN_COMMON = 0, 0xFFF1, 0xFFF2
 STT_OBJECT, STT_FUNC, STT_SECTION, STT_FILE, STT_GNU_IFUNC = 1, 2, 3, 4, 10
 STB_LOCAL, STB_GLOBAL, STB_WEAK, STB_GNU_UNIQUE = 0, 1, 2, 10
-MAX_BINARY_BYTES = 1 << 32  # an executable is read whole; larger is refused before reading
 
 
 @dataclass(frozen=True)
@@ -63,93 +64,47 @@ def _class_letter(bind: int, typ: int, shndx: int, flags: int | None, is_global:
 
 
 def read_elf(path: str) -> ElfImage:
-    """Read `path`; raises ElfError (one line) for anything that is not a usable ELF executable."""
-    blob = read_regular(path, MAX_BINARY_BYTES, "executable", ElfError)
-    if blob[:4] != b"\x7fELF":
-        raise ElfError(path, "not an ELF executable (bad magic)")
+    """Read `path`'s headers, symbol table and code (never the rest of the file); raises ElfError
+    (one line) for anything that is not a usable ELF executable, LimitError past its budget."""
     try:
-        return _image(path, blob)
+        with ElfFile(path) as elf:
+            return _image(elf)
     except ElfError:
         raise
     except (struct.error, IndexError, ValueError, OverflowError) as e:
         raise ElfError(path, f"malformed ELF file ({one_line(e)})") from None
+    except MemoryError:
+        raise ElfError(path, "out of memory reading the executable") from None
 
 
-# The headers are unpacked here with struct (ELF gABI): importing pyelftools for them cost more
-# than the rest of a warm report's start-up.
 _EM_NAMES = {
     0: "EM_NONE", 2: "EM_SPARC", 3: "EM_386", 4: "EM_68K", 8: "EM_MIPS", 10: "EM_MIPS_RS3_LE",
     15: "EM_PARISC", 18: "EM_SPARC32PLUS", 20: "EM_PPC", 21: "EM_PPC64", 22: "EM_S390", 40: "EM_ARM",
     42: "EM_SH", 43: "EM_SPARCV9", 50: "EM_IA_64", 62: "EM_X86_64", 83: "EM_AVR", 94: "EM_XTENSA",
     183: "EM_AARCH64", 243: "EM_RISCV", 247: "EM_BPF", 258: "EM_LOONGARCH",
 }  # fmt: skip
-SHT_PROGBITS, SHT_SYMTAB, SHT_NOTE, SHT_NOBITS, PT_LOAD, NT_GNU_BUILD_ID = 1, 2, 7, 8, 1, 3
+SHT_PROGBITS, SHT_SYMTAB, SHT_NOTE, NT_GNU_BUILD_ID = 1, 2, 7, 3
 
 
-@dataclass(frozen=True, slots=True)
-class _Section:
-    name: str
-    type: int
-    flags: int
-    addr: int
-    offset: int
-    size: int
-    link: int
+def machine_name(e_machine: int) -> str:
+    """pyelftools' name of an e_machine value ("EM_X86_64"), "EM_<n>" for others."""
+    return _EM_NAMES.get(e_machine, f"EM_{e_machine}")
 
 
-def _headers(path: str, blob: bytes) -> tuple[int, bool, int, list[_Section], list[int]]:
-    """(address size, little endian, e_machine, sections, PT_LOAD addresses) of an ELF image."""
-    if blob[4] not in (1, 2) or blob[5] not in (1, 2):
-        raise ElfError(path, "malformed ELF file (bad class or data encoding)")
-    wide, e = blob[4] == 2, "<" if blob[5] == 1 else ">"
-    head = struct.unpack_from(e + ("HHIQQQIHHHHHH" if wide else "HHIIIIIHHHHHH"), blob, 16)
-    machine, phoff, shoff = head[1], head[4], head[5]
-    phentsize, phnum, shentsize, shnum, shstrndx = head[8], head[9], head[10], head[11], head[12]
-    sh_fmt, sh_size = (e + "IIQQQQIIQQ", 64) if wide else (e + "IIIIIIIIII", 40)
-    rows: list[tuple[int, ...]] = []
-    if shoff:
-        if shentsize < sh_size:
-            raise ElfError(path, "malformed ELF file (section header size)")
-        first = struct.unpack_from(sh_fmt, blob, shoff)
-        count = shnum or first[5]  # SHN_XINDEX scheme: the count is in section 0's sh_size
-        if shoff + count * shentsize > len(blob):
-            raise ElfError(path, "malformed ELF file (section headers past the end of the file)")
-        rows = [struct.unpack_from(sh_fmt, blob, shoff + i * shentsize) for i in range(count)]
-        if shstrndx == 0xFFFF:
-            shstrndx = first[6]
-    names = b""
-    if rows and shstrndx < len(rows):
-        r = rows[shstrndx]
-        names = blob[r[4] : r[4] + r[5]]
-    sections = []
-    for r in rows:
-        end = names.find(b"\0", r[0])
-        name = names[r[0] : end if end >= 0 else len(names)].decode("utf-8", "surrogateescape")
-        sections.append(_Section(name, r[1], r[2], r[3], r[4], r[5], r[6]))
-    ph_fmt, ph_size = (e + "IIQQQQQQ", 56) if wide else (e + "IIIIIIII", 32)
-    loads = []
-    if phoff and phentsize >= ph_size and phoff + phnum * phentsize <= len(blob):
-        for i in range(phnum):
-            ph = struct.unpack_from(ph_fmt, blob, phoff + i * phentsize)
-            if ph[0] == PT_LOAD:
-                loads.append(ph[3] if wide else ph[2])
-    return (8 if wide else 4), e == "<", machine, sections, loads
-
-
-def _image(path: str, blob: bytes) -> ElfImage:
-    asize, little, machine, sections, loads = _headers(path, blob)
+def _image(elf: ElfFile) -> ElfImage:
+    path, sections = elf.path, elf.sections
     flags = [s.flags for s in sections]
     symtab = next((s for s in sections if s.type == SHT_SYMTAB), None)
     if symtab is None:
         raise ElfError(path, "has no symbols (stripped binary?); gprof needs the symbol table")
     if symtab.link >= len(sections):
         raise ElfError(path, "malformed ELF file (symbol table names no string table)")
-    strtab = _section_bytes(blob, sections[symtab.link], path)
-    raw = _section_bytes(blob, symtab, path)
-    symbols = _symbols(raw, strtab, asize, little, flags)
+    strtab = elf.data(sections[symtab.link])
+    raw = elf.data(symtab)
+    symbols = _symbols(raw, strtab, 8 if elf.wide else 4, elf.little, flags, elf.budget)
     text = next((s for s in sections if s.name == ".text"), None)
     code = tuple(
-        CodeSection(s.name, s.addr, _section_bytes(blob, s, path))
+        CodeSection(s.name, s.addr, elf.data(s))
         for s in sections
         if s.flags & SHF_EXECINSTR and s.type == SHT_PROGBITS and s.addr
     )
@@ -160,21 +115,25 @@ def _image(path: str, blob: bytes) -> ElfImage:
         text_end = max(c.address + len(c.data) for c in code)
     else:
         text_start = text_end = 0
-    note = next((s for s in sections if s.name == ".note.gnu.build-id" and s.type == SHT_NOTE), None)
     return ElfImage(
         path=path,
-        machine=_EM_NAMES.get(machine, f"EM_{machine}"),
-        address_size=asize,
-        little_endian=little,
+        machine=machine_name(elf.machine),
+        address_size=8 if elf.wide else 4,
+        little_endian=elf.little,
         symbols=symbols,
         strtab=strtab,
         text_start=text_start,
         text_end=text_end,
         code_sections=code,
-        has_debug_info=any(s.name == ".debug_line" for s in sections),
-        build_id=_note_build_id(blob[note.offset : note.offset + note.size], little) if note else None,
-        image_start=min(loads) if loads else None,
+        has_debug_info=elf.find(".debug_line") is not None,
+        build_id=_build_id_of(elf),
+        image_start=min(elf.loads) if elf.loads else None,
     )
+
+
+def _build_id_of(elf: ElfFile) -> str | None:
+    note = next((s for s in elf.sections if s.name == ".note.gnu.build-id" and s.type == SHT_NOTE), None)
+    return _note_build_id(elf.data(note), elf.little) if note else None
 
 
 def _note_build_id(data: bytes, little: bool) -> str | None:
@@ -193,39 +152,20 @@ def _note_build_id(data: bytes, little: bool) -> str | None:
     return None
 
 
-def _build_id(section: object) -> str:
-    """The NT_GNU_BUILD_ID of a `.note.gnu.build-id` section as hex ("" when absent or malformed:
-    gprof ignores the note, and we use it only in cache keys)."""
-    try:
-        for note in getattr(section, "iter_notes", lambda: ())():
-            if note["n_type"] == "NT_GNU_BUILD_ID":
-                desc = note["n_desc"]
-                return desc if isinstance(desc, str) and len(desc) <= 128 else ""
-    except Exception:  # pyelftools: ArrayError, ELFParseError, ... on a damaged note
-        return ""
-    return ""
-
-
 def read_build_id(path: str) -> str:
     """The GNU build-id note of an ELF file as hex; "" when absent or unreadable."""
-    from elftools.elf.elffile import ELFFile
-
     try:
-        with open_regular(path, "executable") as fh:
-            return _build_id(ELFFile(fh).get_section_by_name(".note.gnu.build-id"))
-    except Exception:  # identity then rests on path, size and mtime
+        with ElfFile(path) as elf:
+            return _build_id_of(elf) or ""
+    except (GmonlensError, struct.error, ValueError, OverflowError):  # identity rests on path, size, mtime
         return ""
 
 
-def _section_bytes(blob: bytes, sec: _Section, path: str) -> bytes:
-    if sec.type == SHT_NOBITS:
-        return b""
-    if sec.offset + sec.size > len(blob):
-        raise ElfError(path, f"section {sec.name} extends past the end of the file")
-    return blob[sec.offset : sec.offset + sec.size]
-
-
-def _symbols(raw: bytes, strtab: bytes, asize: int, little: bool, flags: list[int]) -> tuple[ElfSymbol, ...]:
+def _symbols(
+    raw: bytes, strtab: bytes, asize: int, little: bool, flags: list[int], budget: Budget
+) -> tuple[ElfSymbol, ...]:
+    """The symbol table's entries; the bytes of the names decoded are charged to `budget` (names
+    that overlap, each running to the end of a table without NULs, would otherwise be quadratic)."""
     e = "<" if little else ">"
     if asize == 8:
         fmt, size = e + "IBBHQQ", 24
@@ -247,7 +187,9 @@ def _symbols(raw: bytes, strtab: bytes, asize: int, little: bool, flags: list[in
         name = names.get(st_name)
         if name is None:
             end = strtab.find(b"\0", st_name)
-            name = strtab[st_name : end if end >= 0 else len(strtab)].decode("utf-8", "surrogateescape")
+            stop = end if end >= 0 else len(strtab)
+            budget.charge("string bytes", max(0, stop - st_name), ".strtab")
+            name = strtab[st_name:stop].decode("utf-8", "surrogateescape")
             names[st_name] = name
         sec_flags = flags[shndx] if shndx < len(flags) else None
         letter = _class_letter(bind, typ, shndx, sec_flags, bind != STB_LOCAL)

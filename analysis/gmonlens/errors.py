@@ -41,3 +41,13 @@ def one_line(e: BaseException) -> str:
     if len(text) > 200:
         text = text[:200] + "..."
     return text or type(e).__name__
+
+
+def reason(e: BaseException) -> str:
+    """Why something failed, for a message about one file: an engine error's own message (without
+    the path, which the caller names), "out of memory", or `one_line`; never empty."""
+    if isinstance(e, GmonlensError):
+        return e.message or type(e).__name__
+    if isinstance(e, MemoryError):
+        return "out of memory"
+    return one_line(e)

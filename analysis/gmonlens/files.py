@@ -18,6 +18,8 @@ from typing import BinaryIO
 
 from .errors import GmonlensError
 
+SPARSE_MIN = 64 << 20  # a file read whole larger than this that is mostly holes is refused
+
 _KINDS = (
     (stat.S_ISDIR, "is a directory"),
     (stat.S_ISFIFO, "is a named pipe (FIFO)"),
@@ -68,9 +70,13 @@ def read_regular(path: str, cap: int, what: str, error: type[GmonlensError] = Gm
     """
     with open_regular(path, what, error) as fh:
         try:
-            size = os.fstat(fh.fileno()).st_size
+            st = os.fstat(fh.fileno())
+            size = st.st_size
             if size > cap:
                 raise error(path, f"file of {size} bytes is too large for a {what} (limit {cap} bytes)")
+            stored = getattr(st, "st_blocks", 0) * 512
+            if size > SPARSE_MIN and 0 < stored < size // 2:  # mostly holes: never read them
+                raise error(path, f"sparse file of {size} bytes with {stored} on disk: not read as a {what}")
             chunks: list[bytes] = []
             total, want = 0, size + 1  # the size may lie (/proc): read on, never past the cap
             while total <= cap:
@@ -85,3 +91,29 @@ def read_regular(path: str, cap: int, what: str, error: type[GmonlensError] = Gm
     if total > cap:
         raise error(path, f"more than {cap} bytes: too large for a {what}")
     return chunks[0] if len(chunks) == 1 else b"".join(chunks)
+
+
+def write_file(path: str, data: bytes, what: str) -> None:
+    """Write `data` to `path` (created or truncated), never through a symbolic link and only into
+    a regular file: a link planted at `path` (a cloned repository's `main.c-ann -> ~/.bashrc`) is
+    refused with one line naming it (GmonlensError), as is a FIFO, device or directory.
+    `what` names the output in messages ("gmon.sum", "annotated source")."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_NONBLOCK | os.O_CLOEXEC | getattr(os, "O_NOFOLLOW", 0)
+    try:
+        fd = os.open(path, flags, 0o666)
+    except OSError as e:
+        if e.errno == errno.ELOOP or os.path.islink(path):
+            raise GmonlensError(path, f"is a symbolic link: {what} is not written through links") from None
+        raise GmonlensError(path, f"cannot write: {_os_message(e)}") from None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise GmonlensError(path, f"{_not_regular(st.st_mode, what)}: not written")
+        os.ftruncate(fd, 0)
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+    except OSError as e:
+        raise GmonlensError(path, f"cannot write: {_os_message(e)}") from None
+    finally:
+        os.close(fd)

@@ -130,7 +130,7 @@ def _parse_gnu(r: _Reader) -> GmonFile:
             r.pos += count * 2 * r.asize
             bb += count
         else:
-            raise GmonFormatError(r.path, f"found bad tag {tag} at offset {r.pos - 1} (file corrupted?)")
+            raise GmonFormatError(r.path, f"found a bad tag at offset {r.pos - 1} (file corrupted?)")
     return GmonFile(r.path, "gnu", tuple(hists), tuple(arcs), bb, None, last_header, version)
 
 
@@ -145,8 +145,8 @@ def _gnu_histogram(r: _Reader) -> HistogramRecord:
     if nbins * 2 > len(r.data) - r.pos:
         raise GmonFormatError(
             r.path,
-            f"histogram record claims {nbins} bins ({nbins * 2} bytes) but only "
-            f"{len(r.data) - r.pos} bytes remain (truncated or corrupted file)",
+            f"histogram record at offset {r.pos - 16} claims more bins than the "
+            f"{len(r.data) - r.pos} bytes that remain (truncated or corrupted file)",
         )
     counts = _counts(r.data[r.pos : r.pos + 2 * nbins], r.e == "<")
     r.pos += 2 * nbins
@@ -157,7 +157,9 @@ def _check_range(r: _Reader, low: int, high: int, nbins: int) -> None:
     if nbins == 0:
         raise GmonFormatError(r.path, "histogram record has no bins")
     if high <= low:
-        raise GmonFormatError(r.path, f"histogram range 0x{low:x}-0x{high:x} is empty or reversed")
+        raise GmonFormatError(
+            r.path, "histogram range is empty or reversed (its high address is not above its low)"
+        )
 
 
 def _parse_bsd(r: _Reader, require_44: bool) -> GmonFile:
@@ -176,8 +178,8 @@ def _parse_bsd(r: _Reader, require_44: bool) -> GmonFile:
     if ncnt < header or ncnt > len(r.data) or (ncnt - header) % 2:
         raise GmonFormatError(
             r.path,
-            f"not a gmon.out profile: BSD header claims {ncnt} bytes of header and samples "
-            f"in a file of {len(r.data)} bytes",
+            f"not a gmon.out profile: no GNU magic, and the sizes in a BSD header would not fit "
+            f"a file of {len(r.data)} bytes",
         )
     nbins = (ncnt - header) // 2
     _check_range(r, low, high, nbins)

@@ -10,36 +10,33 @@ import struct
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from .elf import MAX_BINARY_BYTES, _headers
-from .errors import ElfError
-from .files import open_regular, read_regular
+from .budget import Budget
 from .lineprogram import text, uleb
+from .sections import ElfFile
 
 
-def programs(path: str) -> Iterator[tuple[Any, list[str], int, bytes]]:
-    """Each CU's line program with its file names, first file number and the section bytes.
+def programs(path: str) -> Iterator[tuple[Any, list[str], int, bytes, Budget]]:
+    """Each CU's line program with its file names, first file number, the section bytes and the
+    file's budget (which decoding the rows is charged to).
 
     DWARF 5 line programs (gcc 11 and later) are read here without pyelftools, whose import and
     unit parsing cost more than the rest of a first report on SQLite; anything else (DWARF 2-4,
-    whose compilation directory is in .debug_info, compressed sections, unusual forms) goes
-    through pyelftools.
+    whose compilation directory is in .debug_info, unusual forms) goes through pyelftools. Either
+    way the sections come from `sections.ElfFile` (compressed ones decompressed within the file's
+    budget); raises ElfError, or LimitError past the budget.
     """
-    fast = _programs_v5(path)
-    if fast is not None:
-        yield from fast
-        return
-    from elftools.elf.elffile import ELFFile  # only here: its import costs more than a warm report
+    with ElfFile(path) as elf:
+        fast = _programs_v5(elf)
+        if fast is not None:
+            for prog, names, base, data in fast:
+                yield prog, names, base, data, elf.budget
+            return
+        from .elfdwarf import dwarf_info  # only here: pyelftools' import costs more than a warm report
 
-    with open_regular(path, "executable", ElfError) as fh:
-        elf = ELFFile(fh)
-        if not elf.has_dwarf_info() or elf.get_section_by_name(".debug_line") is None:
+        dwarf = dwarf_info(elf)
+        if dwarf is None or dwarf.debug_line_sec is None:
             return
-        dwarf = elf.get_dwarf_info()
-        sec = dwarf.debug_line_sec
-        if sec is None:
-            return
-        sec.stream.seek(0)
-        data = sec.stream.read()
+        data = elf.data(elf.find(".debug_line"))  # type: ignore[arg-type]
         for cu in dwarf.iter_CUs():
             prog = dwarf.line_program_for_CU(cu)
             if prog is None:
@@ -50,7 +47,7 @@ def programs(path: str) -> Iterator[tuple[Any, list[str], int, bytes]]:
                 comp_dir = text(dirs[0])
             else:  # DWARF 2-4: from the unit's DIE (parsing it is the costly part)
                 comp_dir = _attr_str(cu.get_top_DIE().attributes.get("DW_AT_comp_dir"))
-            yield prog, _file_names(prog, comp_dir), (0 if version >= 5 else 1), data
+            yield prog, _file_names(prog, comp_dir), (0 if version >= 5 else 1), data, elf.budget
 
 
 class _Structs:
@@ -69,36 +66,23 @@ class _Program:
         self.structs = structs
 
 
-_SHF_COMPRESSED = 0x800
-
-
-def _programs_v5(path: str) -> list[tuple[Any, list[str], int, bytes]] | None:
-    """DWARF 5 line programs of `path` in section order, or None when pyelftools must read them."""
-    try:
-        blob = read_regular(path, MAX_BINARY_BYTES, "executable", ElfError)
-        _asize, little, _machine, sections, _loads = _headers(path, blob)
-    except (ElfError, struct.error, IndexError, ValueError):
-        return None
-    by_name = {sec.name: sec for sec in sections}
-    line = by_name.get(".debug_line")
+def _programs_v5(elf: ElfFile) -> list[tuple[Any, list[str], int, bytes]] | None:
+    """DWARF 5 line programs of `elf` in section order, or None when pyelftools must read them."""
+    line = elf.find(".debug_line")
     if line is None:
         return []
     strs: dict[int, bytes] = {}
     for form, name in ((0x1F, ".debug_line_str"), (0x0E, ".debug_str")):
-        sec = by_name.get(name)
+        sec = elf.find(name)
         if sec is not None:
-            if sec.flags & _SHF_COMPRESSED:
-                return None
-            strs[form] = blob[sec.offset : sec.offset + sec.size]
-    if line.flags & _SHF_COMPRESSED or line.type == 8:  # SHT_NOBITS
-        return None
-    data = blob[line.offset : line.offset + line.size]
-    e = "<" if little else ">"
+            strs[form] = elf.data(sec)
+    data = elf.data(line)
+    e = "<" if elf.little else ">"
     out: list[tuple[Any, list[str], int, bytes]] = []
     pos = 0
     try:
         while pos < len(data):
-            unit = _v5_unit(data, pos, e, strs, little)
+            unit = _v5_unit(data, pos, e, strs, elf.little, elf.budget)
             if unit is None:
                 return None
             prog, names, pos = unit
@@ -109,7 +93,7 @@ def _programs_v5(path: str) -> list[tuple[Any, list[str], int, bytes]] | None:
 
 
 def _v5_unit(
-    data: bytes, pos: int, e: str, strs: dict[int, bytes], little: bool
+    data: bytes, pos: int, e: str, strs: dict[int, bytes], little: bool, budget: Budget
 ) -> tuple[_Program, list[str], int] | None:
     """One DWARF 5 line program header (§6.2.4) at `pos`: (program, file names, next unit)."""
     length = struct.unpack_from(e + "I", data, pos)[0]
@@ -141,6 +125,7 @@ def _v5_unit(
             off = int.from_bytes(data[at : at + offset_size], "little" if little else "big")
             table = strs[form]
             nul = table.index(b"\0", off)
+            budget.charge("string bytes", nul - off, ".debug_line_str" if form == 0x1F else ".debug_str")
             return table[off:nul], at + offset_size
         if form == 0x0F:  # udata
             return uleb(data, at)

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
+from .budget import Budget
+
 
 def text(value: object) -> str:
     """A DWARF string attribute's value as text (bytes decoded as UTF-8, bad bytes replaced)."""
@@ -45,6 +47,7 @@ def decode_sequences(
     wanted: set[int] | None = None,
     spans: list[tuple[int, int]] | None = None,
     default_file: int = 1,
+    budget: Budget | None = None,
 ) -> list[tuple[list[int], list[int], list[int]]]:
     """The sequences of one line program as (addresses, file numbers, lines); each sequence's
     last address is its end (the end_sequence row), with the last row's file and line repeated.
@@ -55,7 +58,8 @@ def decode_sequences(
     opcodes are decoded here, over the raw section bytes, because pyelftools' per-opcode objects
     cost seconds on large programs (DWARF 2-5, §6.2).
     Empty sequences are dropped. `default_file` is the file register's value at each sequence's
-    start (the standard says 1; see `lines_at` for BFD's reading of DWARF 5).
+    start (the standard says 1; see `lines_at` for BFD's reading of DWARF 5). Rows kept are
+    charged to `budget` ("line-table rows"; raises `budget.LimitError` past it).
     """
     h = prog.header
     pos = prog.program_start_offset
@@ -78,6 +82,7 @@ def decode_sequences(
     keep_all = wanted is None
     keep: set[int] = wanted or set()
     seq_start = -1
+    room = budget.left("line-table rows") if budget is not None else 1 << 62
     while pos < end:
         op = data[pos]
         pos += 1
@@ -85,6 +90,9 @@ def decode_sequences(
             address += addr_step[op]
             line += line_step[op]
             if keep_all or address in keep:
+                room -= 1
+                if room < 0:
+                    raise _exceeded(budget)
                 a_add(address)
                 f_add(file)
                 l_add(line)
@@ -122,6 +130,9 @@ def decode_sequences(
             pos = nxt
         elif op == 1:  # DW_LNS_copy
             if keep_all or address in keep:
+                room -= 1
+                if room < 0:
+                    raise _exceeded(budget)
                 addrs.append(address)
                 files.append(file)
                 lines.append(line)
@@ -153,4 +164,11 @@ def decode_sequences(
         else:  # set_column, negate_stmt, basic_block, prologue/epilogue, isa, unknown
             for _ in range(std_lengths[op - 1] if op - 1 < len(std_lengths) else 0):
                 _, pos = uleb(data, pos)
+    if budget is not None:
+        budget.charge("line-table rows", budget.left("line-table rows") - room, ".debug_line")
     return out
+
+
+def _exceeded(budget: Budget | None) -> Exception:
+    assert budget is not None
+    return budget.exceeded("line-table rows", ".debug_line")

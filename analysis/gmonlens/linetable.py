@@ -114,10 +114,10 @@ class LineTable:
         files: list[str] = []
         file_ids: dict[str, int] = {}
         seqs: list[tuple[list[int], list[int], list[int]]] = []
-        for prog, names, base, data in programs(path):
+        for prog, names, base, data, budget in programs(path):
             local: dict[int, int] = {}
             default_file = 0 if bfd and base == 0 else 1
-            for addrs, fnums, lines in decode_sequences(prog, data, default_file=default_file):
+            for addrs, fnums, lines in decode_sequences(prog, data, default_file=default_file, budget=budget):
                 fids = []
                 for f in fnums:
                     fid = local.get(f)
@@ -155,10 +155,10 @@ def lines_at(path: str, wanted: set[int], *, bfd: bool = False) -> dict[int, tup
     giver: dict[int, int] = {}
     spans: list[tuple[int, int]] = []
     unit_spans: list[tuple[int, int, int]] = []
-    for unit, (prog, names, base, data) in enumerate(programs(path)):
+    for unit, (prog, names, base, data, budget) in enumerate(programs(path)):
         first = len(spans)
         default_file = 0 if bfd and base == 0 else 1
-        for addrs, fnums, lines in decode_sequences(prog, data, wanted, spans, default_file):
+        for addrs, fnums, lines in decode_sequences(prog, data, wanted, spans, default_file, budget):
             for address, f, line in zip(addrs[:-1], fnums[:-1], lines[:-1], strict=True):
                 if address >= addrs[-1]:
                     continue  # a row at the sequence's end covers no byte (as in `lookup`)

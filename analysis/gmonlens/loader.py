@@ -11,7 +11,7 @@ from . import gmon as gmonio
 from .callgraph import compute_profile
 from .demangle import demangle_all
 from .elf import ElfImage, read_elf
-from .errors import GmonFormatError, GmonlensError
+from .errors import GmonFormatError, GmonlensError, reason
 from .fileorder import ObjectMap, mapped_symbols
 from .files import read_regular
 from .fit import Fit, profile_fit
@@ -148,7 +148,7 @@ def _line_symbols(
         table = line_table or LineTable.from_elf(binary, bfd=gprof_files)
         scopes = function_scopes(DwarfIndex(binary), elf_code_names(image.symbols))
     except Exception as e:  # a broken DWARF section must not stop the report
-        problems.append(f"{binary}: cannot read DWARF line information ({e}); no line symbols")
+        problems.append(f"{binary}: cannot read DWARF line information ({reason(e)}); no line symbols")
         return symtab
     return with_line_symbols(symtab, table, scopes, image.symbols, code_end)
 
@@ -235,7 +235,7 @@ def load(
             try:
                 lines = routine_lines(image, binary, line_table, gprof_files=gprof_files)
             except Exception as e:  # a broken .debug_line must not stop the report
-                problems.append(f"{binary}: cannot read DWARF line table ({e}); file names omitted")
+                problems.append(f"{binary}: cannot read DWARF line table ({reason(e)}); file names omitted")
                 lines = {}
             symtab = attach_lines(symtab, lines, need_all)
     if opts.line_granularity:

@@ -6,11 +6,21 @@ Schema `gmonlens-profile/1` (times in seconds, percentages of gprof's totals):
 - `routines[]` (those with time, calls or arcs): id, name (mangled), display_name, address, index, self_seconds, children_seconds,
   total_seconds, calls, recursive_calls, cycle (number or null), percent (call graph),
   self_percent (flat), file, line (the true source position, for every routine the line table
-  places, when loaded with `all_lines`; `gmonlens report --json` does), printed
+  places, when loaded with `all_lines`; `gmonlens report --json` does), printed;
+  how sure the figures are (certainty.py): self_samples (samples credited, fractional where a
+  bin is split), self_stderr_seconds (sqrt(self_samples) x sample_period), total_stderr_seconds
+  (sqrt(total in samples) x sample_period), children_estimated_seconds (the part of
+  children_seconds that passed through gprof's split of a callee's time among several callers),
+  callers (distinct calling routines; a cycle member's are its cycle's)
 - `arcs[]`: caller, callee (routine ids), count, self_seconds, children_seconds, static, call_sites
   ([return address, count])
+- `arcs[]` also: estimated (the arc's time is gprof's split of a callee with several callers)
 - `cycles[]`: number, index, members (routine ids), self_seconds, children_seconds, calls,
-  internal_calls, percent
+  internal_calls, percent, self_samples, self_stderr_seconds, total_stderr_seconds,
+  children_estimated_seconds, callers (distinct routines outside the cycle calling a member)
+- `health[]`: code (few_samples, no_samples, no_arcs, binary_changed, sources_newer, threads),
+  message, fix: what makes the whole profile less trustworthy (`gmonlens report --json` adds the
+  checks that read files: healthfiles.py)
 - with gprof's `-r` / `-R MAP`, `gmonlens report --json` adds `function_ordering` /
   `file_ordering` (gprof's suggested order, one name per item); with `-R` the routines are those
   of gprof's -R symbol table (each map entry's first routine named after its file, the others
@@ -19,8 +29,10 @@ Schema `gmonlens-profile/1` (times in seconds, percentages of gprof's totals):
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
+from .certainty import Certainty, Health, certainty, profile_health
 from .model import Profile
 
 SCHEMA = "gmonlens-profile/1"
@@ -30,8 +42,25 @@ def _pct(part: float, whole: float) -> float:
     return 100.0 * part / whole if whole > 0 else 0.0
 
 
-def to_json(p: Profile) -> dict[str, Any]:
+def _sure(c: Certainty, callers: int) -> dict[str, Any]:
+    return {
+        "self_samples": c.self_samples,
+        "self_stderr_seconds": c.self_stderr_seconds,
+        "total_stderr_seconds": c.total_stderr_seconds,
+        "children_estimated_seconds": c.children_estimated_seconds,
+        "callers": callers,
+    }
+
+
+def health_json(health: Sequence[Health]) -> list[dict[str, str]]:
+    return [{"code": h.code, "message": h.message, "fix": h.fix} for h in health]
+
+
+def to_json(p: Profile, health: Sequence[Health] | None = None) -> dict[str, Any]:
+    """The profile as schema `gmonlens-profile/1`; `health` defaults to the checks that read no file
+    (`certainty.profile_health`)."""
     sec = p.seconds if p.hz else (lambda t: 0.0)
+    cert = certainty(p)
     total = p.total_ticks
     prop = p.print_ticks
     return {
@@ -60,6 +89,7 @@ def to_json(p: Profile) -> dict[str, Any]:
                 "file": r.file,
                 "line": r.line or None,
                 "printed": r.printed,
+                **_sure(cert.routines[r.id], cert.callers[r.id]),
             }
             for r in p.routines
             if r.calls or r.self_calls or r.self_ticks or r.total_ticks or p.parents[r.id] or p.children[r.id]
@@ -73,8 +103,9 @@ def to_json(p: Profile) -> dict[str, Any]:
                 "children_seconds": sec(a.child_ticks),
                 "static": a.is_static,
                 "call_sites": [list(s) for s in a.call_sites],
+                "estimated": cert.estimated_arc(p, i),
             }
-            for a in p.arcs
+            for i, a in enumerate(p.arcs)
         ],
         "cycles": [
             {
@@ -86,7 +117,9 @@ def to_json(p: Profile) -> dict[str, Any]:
                 "calls": c.calls,
                 "internal_calls": c.self_calls,
                 "percent": _pct(c.total_ticks, prop),
+                **_sure(cert.cycles[c.number - 1], cert.cycle_callers[c.number - 1]),
             }
             for c in p.cycles
         ],
+        "health": health_json(profile_health(p) if health is None else health),
     }

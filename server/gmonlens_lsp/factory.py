@@ -8,6 +8,7 @@ from .features import (
     call_graph,
     call_hierarchy,
     code_lens,
+    flame_graph,
     hover,
     lifecycle,
     line_heat,
@@ -28,6 +29,7 @@ FEATURES = (
     watch,
     line_heat,
     call_graph,
+    flame_graph,
 )
 
 

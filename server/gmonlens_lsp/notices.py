@@ -52,7 +52,24 @@ def send_status(ls: GmonlensServer, state: FolderState, status: str, message: st
             "routines": routines_with_figures(loaded.profile) if loaded else 0,
             "folder": state.uri,
             "baseline": status_fields(loaded.comparison) if loaded else None,
+            "health": [{"code": h.code, "message": h.message, "fix": h.fix} for h in loaded.health]
+            if loaded
+            else [],
         },
+    )
+
+
+LOGGED_HEALTH = frozenset({"binary_changed", "sources_newer"})  # logged where found (session.py)
+
+
+def health_message(health: Any) -> str:
+    """The one message that says a profile's health, each problem with its fix ("" when healthy).
+    A binary or sources newer than the profile are not in it: they are logged, not shown."""
+    health = [h for h in health if h.code not in LOGGED_HEALTH]
+    if not health:
+        return ""
+    return "Profile health: " + " ".join(
+        f"{h.message[:1].upper()}{h.message[1:]}. Fix: {h.fix}." for h in health
     )
 
 

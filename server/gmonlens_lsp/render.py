@@ -14,10 +14,12 @@ from typing import Any
 
 from lsprotocol import types
 
+from gmonlens.certainty import FEW_ROUTINE_SAMPLES, ProfileCertainty, stderr_seconds
 from gmonlens.lineheat import InlinedCopies
 from gmonlens.model import Arc, Profile, Routine
 
 from .workspace import fsuri as uris
+from .workspace import markdown as md
 from .workspace.heat_index import FileHeat, HeatIndex, HotLine
 from .workspace.index import Place, SourceIndex
 from .workspace.settings import DEFAULT_LENS_TITLE, DEFAULT_LINE_HEAT_LABEL
@@ -38,6 +40,14 @@ class Figures:
     calls: str  # "120" or "120+4"; "" when never called (gprof's blank)
     cycle: int  # 0 when not in a cycle
     name: str
+    self_err: str = ""  # "0.06": the self figure's standard error in seconds (sqrt(samples) x period)
+    total_err: str = ""
+    samples: str = ""  # "18": samples credited to the routine (self), rounded
+    total_samples: str = ""  # samples behind the total (self + children), rounded
+    few: bool = False  # the total rests on fewer than FEW_ROUTINE_SAMPLES samples (but some)
+
+
+FEW_MARK = " · few samples"
 
 
 def figures(profile: Profile, r: Routine) -> Figures:
@@ -45,6 +55,7 @@ def figures(profile: Profile, r: Routine) -> Figures:
     percent = 100.0 * r.total_ticks / base
     # gprof leaves the count blank for a routine nobody called (main, other spontaneous ones)
     calls = f"{r.calls}+{r.self_calls}" if r.self_calls else str(r.calls) if r.calls else ""
+    period = 1.0 / profile.hz if profile.hz else 0.0
     return Figures(
         percent=f"{percent:.1f}",
         self_s=f"{profile.seconds(r.prop_self_ticks):.2f}",
@@ -52,6 +63,11 @@ def figures(profile: Profile, r: Routine) -> Figures:
         calls=calls,
         cycle=r.cycle,
         name=r.display_name,
+        self_err=f"{stderr_seconds(r.self_ticks, period):.2f}",
+        total_err=f"{stderr_seconds(r.total_ticks, period):.2f}",
+        samples=f"{r.self_ticks:.0f}",
+        total_samples=f"{r.total_ticks:.0f}",
+        few=0 < r.total_ticks < FEW_ROUTINE_SAMPLES,
     )
 
 
@@ -60,7 +76,9 @@ _NO_CALLS = re.compile(r"\s*·\s*\{calls\}\s*calls\b|\{calls\}\s*calls\b\s*·?\s
 
 def lens_title(template: str, f: Figures) -> str:
     """Fill the lens template; `{cycle}` becomes " · cycle N" or ""; without calls, the
-    `{calls} calls` part (with its separator) is left out rather than saying `0 calls`."""
+    `{calls} calls` part (with its separator) is left out rather than saying `0 calls`.
+    `{self_err}`/`{total_err}` are the standard errors in seconds, `{samples}`/`{total_samples}`
+    the sample counts, `{few}` " · few samples" when the total rests on fewer than 10 samples."""
     if not f.calls:
         template = _NO_CALLS.sub("", template)
     values = {
@@ -70,6 +88,11 @@ def lens_title(template: str, f: Figures) -> str:
         "calls": f.calls,
         "cycle": f" · cycle {f.cycle}" if f.cycle else "",
         "name": f.name,
+        "self_err": f.self_err,
+        "total_err": f.total_err,
+        "samples": f.samples,
+        "total_samples": f.total_samples,
+        "few": FEW_MARK if f.few else "",
     }
     try:
         return template.format(**values)
@@ -117,11 +140,16 @@ def uri_of(path: str) -> str:
     return uris.from_fs_path(path)
 
 
-def location_link(name: str, place: Place | None) -> str:
-    label = name.replace("|", "\\|").replace("[", "\\[").replace("]", "\\]")
+def _link(label: str, place: Place | None) -> str:
+    """A link to `place` (file URI and line) around `label`, already Markdown text."""
     if place is None:
         return label
     return f"[{label}]({uri_of(place.path)}#L{max(place.line, 1)})"
+
+
+def location_link(name: str, place: Place | None) -> str:
+    """`name` (plain text: escaped here) linked to its source line."""
+    return _link(md.text(name), place)
 
 
 # ---- lenses ----------------------------------------------------------------------------------
@@ -152,7 +180,8 @@ def code_lens(
 
 
 def _name(profile: Profile, r: Routine) -> str:
-    text = r.display_name
+    """A routine's name as gprof's call graph prints it (cycle, index), as Markdown text."""
+    text = md.text(r.display_name)
     if r.cycle:
         text += f" <cycle {r.cycle}>"
     return text + (f" [{r.index}]" if r.printed and r.index else "")
@@ -160,7 +189,7 @@ def _name(profile: Profile, r: Routine) -> str:
 
 def _arc_row(profile: Profile, arc: Arc, other: Routine, index: SourceIndex, parent_side: bool) -> str:
     me = profile.routines[arc.child if parent_side else arc.parent]
-    link = location_link(_name(profile, other), index.place(other.id))
+    link = _link(_name(profile, other), index.place(other.id))
     in_cycle = arc.is_self or (other.cycle != 0 and other.cycle == me.cycle)
     if in_cycle:
         return f"| | | | | {arc.count} | {link} |"
@@ -173,11 +202,48 @@ def _arc_row(profile: Profile, arc: Arc, other: Routine, index: SourceIndex, par
     )
 
 
-def hover_markdown(profile: Profile, index: SourceIndex, rid: int) -> str:
-    """gprof's call-graph entry of routine `rid`: callers, the routine's line, callees."""
+def certainty_lines(profile: Profile, cert: ProfileCertainty, rid: int) -> list[str]:
+    """How sure the routine's figures are: value ± standard error with the samples behind it, a
+    warning when they are few, and how much of the children time is gprof's estimate."""
     r = profile.routines[rid]
     f = figures(profile, r)
-    lines = [f"**{r.display_name}**" + (f" · cycle {r.cycle}" if r.cycle else ""), ""]
+    c = cert.routines[rid]
+    lines = [
+        f"Self **{f.self_s} ± {f.self_err} s** ({f.samples} samples) · total **{f.total_s} ± "
+        f"{f.total_err} s** ({f.total_samples} samples); ± is one standard error of the sampling "
+        "(sqrt of the samples).",
+        "",
+    ]
+    if f.few:
+        lines += [
+            f"⚠ **Few samples**: the total rests on {f.total_samples} samples; figures under "
+            f"{FEW_ROUTINE_SAMPLES} samples are mostly noise (run longer, or sum several runs).",
+            "",
+        ]
+    children = profile.seconds(r.prop_child_ticks)
+    est = c.children_estimated_seconds
+    if children > 0 and est > 0.0005 and c.split is not None:
+        s = c.split
+        who = profile.cycle(-s.callee).number if s.callee < 0 else None
+        name = f"<cycle {who}>" if who else profile.routines[s.callee].display_name
+        lines.append(
+            f"**{est:.2f} s of {children:.2f} s** children time estimated: **{md.text(name)}** has "
+            f"{s.callers} callers (gprof splits its time by call counts)."
+        )
+        lines.append("")
+    elif children > 0:
+        lines += ["Children time exact: every callee below has a single caller.", ""]
+    return lines
+
+
+def hover_markdown(
+    profile: Profile, index: SourceIndex, rid: int, cert: ProfileCertainty | None = None
+) -> str:
+    """gprof's call-graph entry of routine `rid`: callers, the routine's line, callees; with `cert`,
+    how sure the figures are (certainty_lines)."""
+    r = profile.routines[rid]
+    f = figures(profile, r)
+    lines = [f"**{md.text(r.display_name)}**" + (f" · cycle {r.cycle}" if r.cycle else ""), ""]
     lines.append("| index | % time | self | children | called | name |")
     lines.append("|---|---:|---:|---:|---:|---|")
     parents = profile.parents[rid]
@@ -201,9 +267,11 @@ def hover_markdown(profile: Profile, index: SourceIndex, rid: int) -> str:
         + (f", {f.calls} calls." if f.calls else "; never called (spontaneous).")
     )
     lines.append("")
+    if cert is not None:
+        lines += certainty_lines(profile, cert, rid)
     if r.cycle:
         cyc = profile.cycle(r.cycle)
-        members = ", ".join(profile.routines[m].display_name for m in cyc.member_order)
+        members = ", ".join(md.text(profile.routines[m].display_name) for m in cyc.member_order)
         lines.append(
             f"Member of **cycle {r.cycle}** ({members}): {profile.seconds(cyc.total_ticks):.2f} s as a whole, "
             f"{cyc.calls} calls from outside, {cyc.self_calls} between members."
@@ -273,13 +341,18 @@ def call_item(
     )
 
 
-def arc_detail(profile: Profile, arc: Arc) -> str:
+def arc_detail(profile: Profile, arc: Arc, estimated: bool | None = None) -> str:
+    """The figures along an arc; `estimated` (certainty.estimated_arc) adds whether its time is
+    gprof's split among several callers or exact (None: not said)."""
     if arc.is_static:
         return "static call (never counted)"
-    return (
+    text = (
         f"{arc.count} calls · {profile.seconds(arc.self_ticks):.2f} s self + "
         f"{profile.seconds(arc.child_ticks):.2f} s children"
     )
+    if estimated is None or arc.is_self:
+        return text
+    return text + (" · estimated (callee has several callers)" if estimated else " · exact")
 
 
 def call_ranges(sites: list[tuple[str, int]], in_path: str, fallback: types.Range) -> list[types.Range]:
@@ -290,9 +363,13 @@ def call_ranges(sites: list[tuple[str, int]], in_path: str, fallback: types.Rang
 
 
 def incoming(
-    item: types.CallHierarchyItem, arc: Arc, sites: list[tuple[str, int]], profile: Profile
+    item: types.CallHierarchyItem,
+    arc: Arc,
+    sites: list[tuple[str, int]],
+    profile: Profile,
+    estimated: bool | None = None,
 ) -> types.CallHierarchyIncomingCall:
-    item.detail = arc_detail(profile, arc)
+    item.detail = arc_detail(profile, arc, estimated)
     path = uris.to_fs_path(item.uri) or ""
     return types.CallHierarchyIncomingCall(
         from_=item, from_ranges=call_ranges(sites, path, item.selection_range)
@@ -306,8 +383,9 @@ def outgoing(
     caller_path: str,
     caller_sel: types.Range,
     profile: Profile,
+    estimated: bool | None = None,
 ) -> types.CallHierarchyOutgoingCall:
-    item.detail = arc_detail(profile, arc)
+    item.detail = arc_detail(profile, arc, estimated)
     return types.CallHierarchyOutgoingCall(to=item, from_ranges=call_ranges(sites, caller_path, caller_sel))
 
 
@@ -344,10 +422,17 @@ def message(kind: str, text: str) -> types.MessageType:
 # ---- line heat -------------------------------------------------------------------------------
 
 
+def _line_err(h: HotLine) -> float:
+    """The line's standard error in seconds: sqrt(samples) x period = seconds / sqrt(samples)."""
+    return h.seconds / h.samples**0.5 if h.samples > 0 else 0.0
+
+
 def heat_label(template: str, h: HotLine) -> str:
-    """Fill the line-heat label template (seconds with two decimals, percent with one)."""
+    """Fill the line-heat label template (seconds with two decimals, percent with one; `{err}` the
+    standard error in seconds, `{samples}` the line's samples, `{few}` " · few samples" under 10)."""
     values = {"seconds": f"{h.seconds:.2f}", "percent": f"{h.percent:.1f}", "routine": h.routine,
-              "line": str(h.line)}  # fmt: skip
+              "line": str(h.line), "err": f"{_line_err(h):.2f}", "samples": f"{h.samples:.0f}",
+              "few": FEW_MARK if 0 < h.samples < FEW_ROUTINE_SAMPLES else ""}  # fmt: skip
     try:
         return template.format(**values)
     except (KeyError, IndexError, ValueError):
@@ -355,7 +440,10 @@ def heat_label(template: str, h: HotLine) -> str:
 
 
 def heat_tooltip(h: HotLine) -> str:
-    text = f"Line samples: {h.seconds:.2f} s, {h.percent:.1f}% of the total time, in {h.routine}"
+    text = (
+        f"Line samples: {h.seconds:.2f} ± {_line_err(h):.2f} s ({h.samples:.0f} samples), "
+        f"{h.percent:.1f}% of the total time, in {h.routine}"
+    )
     if len(h.routines) > 1:
         text += " (" + ", ".join(f"{name} {s:.2f} s" for name, s in h.routines) + ")"
     return text
@@ -383,6 +471,8 @@ def line_heat_result(uri: str, heat: HeatIndex, file_heat: FileHeat | None) -> d
                 "percent": round(h.percent, 4),
                 "routine": h.routine,
                 "routines": [{"name": n, "seconds": round(s, 6)} for n, s in h.routines],
+                "samples": round(h.samples, 3),
+                "errSeconds": round(_line_err(h), 6),
             }
             for h in (file_heat.lines if file_heat else ())
         ],
@@ -393,7 +483,7 @@ def inlined_markdown(name: str, copies: InlinedCopies, profile: Profile, index: 
     """Where the inlined copies of `name` were sampled (line samples, not call-graph figures)."""
     total = profile.total_ticks if profile.total_ticks > 0 else 1.0
     lines = [
-        f"**{name}**, inlined: {profile.seconds(copies.ticks):.2f} s of line samples in its inlined "
+        f"**{md.text(name)}**, inlined: {profile.seconds(copies.ticks):.2f} s of line samples in its inlined "
         f"copies ({100.0 * copies.ticks / total:.1f}% of the total time), in:",
         "",
     ]

@@ -28,6 +28,7 @@ from . import __version__
 from .protocol import GmonlensProtocol, read_loop
 from .workspace import fsuri as uris
 from .workspace.session import FolderState, LoadedFolder
+from .workspace.warmup import MAX_CONCURRENT
 
 log = logging.getLogger("gmonlens")
 F = TypeVar("F", bound=Callable[..., Any])
@@ -70,6 +71,7 @@ class GmonlensServer(LanguageServer):
     def __init__(self) -> None:
         super().__init__("gmonlens", __version__, protocol_cls=GmonlensProtocol)
         self.children: set[Any] = set()  # subprocesses (cache warm-up), killed at exit
+        self.warm_slots = asyncio.Semaphore(MAX_CONCURRENT)  # warm-up processes at once
         self.client_settings: Any = None  # the client's `gmonlens` section, camelCase
         self.folders: dict[str, FolderState] = {}  # folder uri -> state
         self.background: set[asyncio.Task[Any]] = set()

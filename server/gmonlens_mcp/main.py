@@ -15,7 +15,7 @@ import os
 import sys
 from collections.abc import Sequence
 
-USAGE = "gmonlens mcp [--workspace DIR] [BINARY PROFILE...]"
+USAGE = "gmonlens mcp [--workspace DIR] [--trust-workspace] [BINARY PROFILE...]"
 INSTRUCTIONS = (
     "gmonlens answers from a GNU gprof profile (gmon.out) of a C/C++ program, with gprof's own "
     "figures. Start with profile_summary, then top_routines (what is hot), routine_entry / callers / "
@@ -37,6 +37,11 @@ def _parse(argv: Sequence[str]) -> argparse.Namespace:
         metavar="DIR",
         default=None,
         help="folder to find the program and profiles in (default: .)",
+    )
+    parser.add_argument(
+        "--trust-workspace",
+        action="store_true",
+        help="read the paths the folder's gmonlens.yaml names outside the folder (default: ignored)",
     )
     parser.add_argument("--log-level", default="WARNING", choices=["DEBUG", "INFO", "WARNING", "ERROR"])
     parser.add_argument(
@@ -77,7 +82,9 @@ def main(argv: Sequence[str]) -> int:
     from .tools import Tools
     from .workspace import Workspace
 
-    workspace = Workspace(folder, binary, profiles)  # paths made absolute before leaving the cwd
+    workspace = Workspace(
+        folder, binary, profiles, args.trust_workspace
+    )  # paths made absolute before leaving the cwd
     neutral_process()
     reader, writer = _protocol_streams()
     info = ServerInfo("gmonlens", __version__, "gmonlens: gprof profiles", INSTRUCTIONS)

@@ -84,8 +84,11 @@ class Workspace:
     """The program and profiles of one folder (explicit files, or found as the language server
     finds them), loaded on demand (module contract)."""
 
-    def __init__(self, folder: str, binary: str | None = None, profiles: tuple[str, ...] = ()) -> None:
+    def __init__(
+        self, folder: str, binary: str | None = None, profiles: tuple[str, ...] = (), trusted: bool = False
+    ) -> None:
         self.folder = os.path.abspath(folder)
+        self.trusted = trusted  # unless set, gmonlens.yaml's paths leading outside the folder are dropped
         self.binary = os.path.abspath(binary) if binary else None
         self.profiles = tuple(os.path.abspath(p) for p in profiles)
         self._view: View | None = None
@@ -95,9 +98,12 @@ class Workspace:
         self.loads = 0  # how many times the profile was loaded (tests, bench)
 
     def settings(self) -> tuple[Settings, list[str]]:
-        from gmonlens_lsp.workspace.settings import read_config_file
+        from gmonlens_lsp.workspace.settings import Settings, fence, read_config_file
 
-        settings, problems = read_config_file(self.folder)
+        settings, problems = read_config_file(self.folder, self.trusted)
+        if not self.trusted:  # as the language server does for an untrusted workspace
+            settings, fenced = fence(self.folder, settings, Settings())
+            problems = problems + fenced
         if self.binary:
             settings = replace(settings, binary=self.binary)
         if self.profiles:

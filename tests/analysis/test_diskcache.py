@@ -224,3 +224,17 @@ def test_binary_key_sees_cp_p_and_touch_r(tmp_path: Path) -> None:
     assert diskcache.binary_key(str(a), None) != k1
     assert diskcache.content_key(a.read_bytes()) != diskcache.content_key(b"1" * 100)
     assert diskcache.binary_key("/dev/zero", None) is None
+
+
+def test_an_entry_planted_as_a_link_is_replaced_not_written_through(cache_home: Path, tmp_path: Path) -> None:
+    """Issue 22: cache entries are written to a new file and renamed over the name, so a link
+    planted where an entry goes is replaced by the entry; what it pointed at is untouched."""
+    victim = tmp_path / "victim"
+    victim.write_bytes(b"precious")
+    assert diskcache.store("lines", KEY, {1: ("a.c", 2)})  # creates the directory
+    path = entry(cache_home)
+    path.unlink()
+    path.symlink_to(victim)
+    assert diskcache.store("lines", KEY, {1: ("a.c", 2)})
+    assert victim.read_bytes() == b"precious"
+    assert not path.is_symlink() and diskcache.load("lines", KEY, _lines_entry) == {1: ("a.c", 2)}

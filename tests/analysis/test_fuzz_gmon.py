@@ -1,14 +1,20 @@
 """Any bytes given as a profile raise only the engine's own error (GmonlensError), never another
-exception: random bytes, random bytes behind a valid GNU header, and valid files with mutations."""
+exception: random bytes, random bytes behind a valid GNU header, and valid files with mutations.
+Likewise any executable's compressed section (gABI or GNU .zdebug, NOBITS, sizes that lie)."""
 
 from __future__ import annotations
+
+import struct
+import zlib
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import elfpatch
 from gmonlens.errors import GmonlensError
 from gmonlens.gmon import GmonFile, accumulate, parse_gmon
+from gmonlens.sections import ElfFile
 from gmonwriter import Arc, Hist, bsd_file, gnu_file
 
 LAYOUT = st.sampled_from([(8, True), (8, False), (4, True), (4, False)])
@@ -93,3 +99,60 @@ def test_mutated_valid_files(which: int, edits: list[tuple[int, int]], cut: int 
 @pytest.mark.parametrize("data", VALID, ids=["gnu", "gnu-2hist", "bsd44", "oldbsd"])
 def test_valid_seed_files_parse(data: bytes) -> None:
     assert try_parse(data, (8, True), "auto") is not None
+
+
+# ---- the executable's compressed sections (issue 22): any bytes give the engine's own error ------
+_CHDR = st.tuples(
+    st.sampled_from([0, 1, 2, 3, 0xFFFFFFFF]),  # ch_type: none, zlib, zstd, unknown
+    st.sampled_from([0, 1, 100, 1 << 20, 1 << 30, 1 << 40, 2**64 - 1]),  # ch_size as claimed
+)
+
+
+@settings(
+    max_examples=100,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+@given(
+    chdr=_CHDR,
+    payload=st.one_of(
+        st.binary(max_size=300),
+        st.integers(0, 40 << 20).map(lambda n: zlib.compress(bytes(n), 9)),  # real zlib of zeros
+    ),
+    gnu=st.booleans(),
+    nobits=st.booleans(),
+    claim=st.one_of(st.none(), st.sampled_from([0, 7, 1 << 31, 2**63])),
+)
+def test_compressed_sections(
+    tmp_path_factory: pytest.TempPathFactory,
+    chdr: tuple[int, int],
+    payload: bytes,
+    gnu: bool,
+    nobits: bool,
+    claim: int | None,
+) -> None:
+    kind, size = chdr
+    if gnu:
+        name, data, flags = ".zdebug_str", b"ZLIB" + (size % 2**64).to_bytes(8, "big") + payload, 0
+    else:
+        name, data, flags = (
+            ".debug_str",
+            struct.pack("<IIQQ", kind, 0, size, 1) + payload,
+            elfpatch.SHF_COMPRESSED,
+        )
+    blob = elfpatch.tiny_elf(
+        [(name, elfpatch.SHT_NOBITS if nobits else 1, flags, data)],
+        claimed={name: claim} if claim is not None else None,
+    )
+    path = tmp_path_factory.mktemp("elf") / "bin"
+    path.write_bytes(blob)
+    try:
+        with ElfFile(str(path)) as elf:
+            sec = elf.find(".debug_str")
+            assert sec is not None
+            out = elf.data(sec)
+            assert len(out) <= elf.budget.section_limit(".debug_str")
+            if nobits:
+                assert out == b""
+    except GmonlensError as e:
+        assert "\n" not in str(e) and str(e).startswith(str(path))

@@ -98,3 +98,34 @@ async def test_call_graph_around_cursor_and_whole(cproject: Path, tmp_path: Path
                 {"textDocument": {"uri": uri(main_c)}, "position": {"line": blank.line, "character": 0}},
             )
         ) is None
+
+
+async def test_flame_graph_adds_up_and_edges_marked(cproject: Path, tmp_path: Path) -> None:
+    """`gmonlens/flameGraph`: the roots add up to gprof's call-graph total, each routine's frames to
+    its total; frames carry their source; callGraph edges say whether their time is an estimate."""
+    profile = load(str(cproject / "build" / "app"), [str(cproject / "build" / "gmon.out")]).profile
+    async with session([cproject], tmp_path / "cache") as client:
+        assert state_of(await wait_status(client)) == "loaded"
+        fg = await client.protocol.send_request_async("gmonlens/flameGraph", {"minPercent": 0.001})
+        frames = fg.frames
+        assert fg.totalSeconds == pytest.approx(profile.seconds(profile.print_ticks), abs=1e-5)
+        assert sum(f.seconds for f in frames if f.parent == -1) == pytest.approx(fg.totalSeconds, abs=1e-4)
+        per: dict[int, float] = {}
+        for f in frames:
+            if f.routine is not None:
+                per[f.routine] = per.get(f.routine, 0.0) + f.seconds
+        for r in profile.routines:
+            if not r.cycle and r.total_ticks > 0:
+                assert per.get(r.id, 0.0) == pytest.approx(profile.seconds(r.total_ticks), abs=1e-4), r.name
+        work = next(f for f in frames if f.name == "work")
+        assert work.uri.endswith("/src/main.c") and work.line is not None
+        assert frames[0].parent == -1 and all(f.parent < i for i, f in enumerate(frames))
+        whole = await call_graph(client, {"whole": True, "nodeThreshold": 0, "edgeThreshold": 0})
+        ids = {n.displayName: n.id for n in whole.nodes}
+        edge = next(e for e in whole.edges if e.caller == ids["main"] and e.callee == ids["work"])
+        assert edge.estimated is False  # work has one caller: its whole time, exact
+        assert any(e.estimated for e in whole.edges) == any(
+            len({a.parent for a in profile.arcs if a.child == r.id and a.count and a.parent != r.id}) > 1
+            for r in profile.routines
+            if not r.cycle
+        )

@@ -103,7 +103,8 @@ async def test_stale_binary_and_newer_source_are_logged(cproject: Path, tmp_path
             await asyncio.sleep(0.1)
         assert "util.c: source file is newer than the binary" in logged, logged
         assert "the binary" in logged and "is newer than this profile" in logged, logged
-        assert not any("newer" in m.message for m in client.messages)  # not blocking: logged only
+        shown = [m.message for m in client.messages]
+        assert not any("newer" in m for m in shown), shown  # not blocking: logged only
 
 
 async def test_missing_and_broken_profile(cproject: Path, tmp_path: Path) -> None:
@@ -256,3 +257,29 @@ async def test_unknown_request_gets_an_error(cproject: Path, tmp_path: Path) -> 
         await wait_status(client)
         with pytest.raises(Exception, match=r"(?i)method not found|unknown method"):
             await client.protocol.send_request_async("gmonlens/noSuchRequest", {})
+
+
+async def test_profile_health_in_status_and_said_once(cproject: Path, tmp_path: Path) -> None:
+    """The C workspace's profile has under 100 samples: gmonlens/status carries `few_samples` with its
+    fix, and one window/showMessage says it, not again when the profile reloads with the same
+    health."""
+    ws = tmp_path / "ws"
+    shutil.copytree(cproject, ws)
+    async with session([ws], tmp_path / "cache") as client:
+        status = await wait_status(client)
+        assert state_of(status) == "loaded"
+        health = status["health"] if isinstance(status, dict) else status.health
+        codes = [h["code"] if isinstance(h, dict) else h.code for h in health]
+        assert "few_samples" in codes, health
+        for _ in range(50):
+            shown = [m.message for m in client.messages if m.message.startswith("Profile health:")]
+            if shown:
+                break
+            await asyncio.sleep(0.05)
+        assert len(shown) == 1 and "Fix: run longer, or run several times" in shown[0], shown
+        before = len(client.statuses)
+        subprocess.run(["./app", "150"], cwd=ws / "build", check=True, capture_output=True)
+        await wait_status(client, ("loaded",), after=before, timeout=60)
+        await asyncio.sleep(0.5)
+        again = [m.message for m in client.messages if m.message.startswith("Profile health:")]
+        assert len(again) == 1 or again[1] != again[0], again  # said again only if it changed

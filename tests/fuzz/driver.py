@@ -55,6 +55,11 @@ def run_one(argv: list[str], limit: int) -> tuple[int, str, str]:
 
 
 def main(argv: list[str]) -> int:
+    limit_as = int(os.environ.get("GMONLENS_FUZZ_AS", "0"))
+    if limit_as:  # an input that makes us allocate past it fails (MemoryError: a traceback), no swap
+        import resource
+
+        resource.setrlimit(resource.RLIMIT_AS, (limit_as, limit_as))
     jobs = json.loads(open(argv[0], encoding="utf-8").read())  # noqa: SIM115
     first, limit = int(argv[1]), int(argv[2])
     signal.signal(signal.SIGALRM, _alarm)

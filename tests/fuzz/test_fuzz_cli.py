@@ -31,6 +31,8 @@ PROGRAM = HERE.parent / "integration" / "programs" / "recursion.c"
 SEED = int(os.environ.get("GMONLENS_FUZZ_SEED", "9"))  # longer hunts: another seed, a larger N
 N_BINARY = N_PROFILE = int(os.environ.get("GMONLENS_FUZZ_N", "200"))
 PER_INPUT = 20  # seconds before an input counts as a hang
+MEMORY = 1 << 30  # the driver's address space: an input that costs more fails (issue 22)
+N_COMPRESSED = int(os.environ.get("GMONLENS_FUZZ_N_COMPRESSED", "80"))
 OPTION_SETS = [
     ["-b"],
     ["-b", "-l"],
@@ -127,6 +129,7 @@ def run_jobs(jobs: list[dict[str, object]], where: Path) -> Counter[str]:
     bad: list[str] = []
     first = 0
     env = {**os.environ, "XDG_CACHE_HOME": str(where / "xdg"), "PYTHONPATH": str(HERE.parent)}
+    env["GMONLENS_FUZZ_AS"] = str(MEMORY)
     while first < len(jobs):
         proc = subprocess.run(
             [sys.executable, str(HERE / "driver.py"), str(spec), str(first), str(PER_INPUT)],
@@ -171,3 +174,55 @@ def test_fuzz_cli(built: tuple[Path, Path], tmp_path: Path) -> None:
     print(f"\nfuzz CLI: {len(jobs)} inputs ({N_BINARY} binaries, {N_PROFILE} profiles): {dict(counts)}")
     assert counts["crash"] == counts["hang"] == counts["traceback"] == counts["multiline"] == 0
     assert counts["ok"] > 0 and counts["error"] > 0  # both paths were exercised
+
+
+def mutate_compressed(rng: random.Random, blob: bytes) -> bytes:
+    """A mutant aimed at a compressed debug section: its header's claimed size or type, its
+    stream's bytes, or the section's header (size, type NOBITS)."""
+    from elfpatch import SHT_NOBITS, sections
+
+    secs = [s for s in sections(blob) if s.name.startswith((".debug_", ".zdebug_")) and s.size >= 12]
+    if not secs:
+        return mutate_binary(rng, blob)
+    sec = rng.choice(secs)
+    b = bytearray(blob)
+    how = rng.randrange(4)
+    if how == 0:  # the decompressed size it claims (gABI: ch_size at 8; GNU: 8 bytes after "ZLIB")
+        at = sec.offset + (4 if sec.name.startswith(".zdebug_") else 8)
+        value = rng.choice([0, 1, 1 << 30, 1 << 40, 2**64 - 1, rng.randrange(1 << 24)])
+        b[at : at + 8] = value.to_bytes(8, "big" if sec.name.startswith(".zdebug_") else "little")
+    elif how == 1:  # the compression type
+        b[sec.offset : sec.offset + 4] = struct.pack("<I", rng.choice([0, 2, 3, 0xFFFFFFFF]))
+    elif how == 2:  # the stream
+        for _ in range(rng.randint(1, 8)):
+            b[sec.offset + 12 + rng.randrange(sec.size - 12)] ^= 1 << rng.randrange(8)
+    else:  # the section header: NOBITS with a huge size, or a size past the file
+        size = rng.choice([1 << 31, 2**63, len(blob)])
+        struct.pack_into("<I", b, sec.header_at + 4, SHT_NOBITS if rng.random() < 0.5 else 1)
+        struct.pack_into("<Q", b, sec.header_at + 0x20, size)
+    return bytes(b)
+
+
+def test_fuzz_cli_compressed(built: tuple[Path, Path], tmp_path: Path) -> None:
+    """Issue 22: the binary's debug sections compressed (gABI zlib and GNU .zdebug), mutated."""
+    if shutil.which("objcopy") is None:
+        pytest.skip("objcopy not installed")
+    binary, gmon = built
+    rng = random.Random(SEED)
+    jobs: list[dict[str, object]] = []
+    for style in ("zlib-gabi", "zlib-gnu"):
+        packed = tmp_path / f"prog-{style}"
+        r = subprocess.run(["objcopy", f"--compress-debug-sections={style}", str(binary), str(packed)])
+        if r.returncode != 0:
+            continue
+        blob = packed.read_bytes()
+        for k in range(N_COMPRESSED):
+            p = tmp_path / f"{style}-{k}"
+            p.write_bytes(mutate_compressed(rng, blob) if k % 3 else mutate_binary(rng, blob))
+            jobs.append({"argv": command(k, str(p), [str(gmon)], str(gmon)), "cwd": str(tmp_path)})
+    if not jobs:
+        pytest.skip("objcopy compresses no debug sections here")
+    counts = run_jobs(jobs, tmp_path)
+    print(f"\nfuzz CLI, compressed sections: {len(jobs)} inputs: {dict(counts)}")
+    assert counts["crash"] == counts["hang"] == counts["traceback"] == counts["multiline"] == 0
+    assert counts["ok"] > 0

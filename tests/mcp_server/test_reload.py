@@ -124,3 +124,20 @@ def test_stamp_sees_inode_size_and_mtime(tmp_path: Path) -> None:
     assert before[1][1:] == (-1, -1, -1, -1)
     replace_same_size_and_time(f, b"xyz")
     assert stamp([str(f), str(tmp_path / "missing")]) != before
+
+
+def test_untrusted_workspace_keeps_its_paths_inside(
+    folder: Path, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """A gmonlens.yaml naming files outside its folder (a cloned repository aiming at /etc or
+    another user's files) is fenced unless `--trust-workspace` says the folder is trusted, as the
+    language server does for a workspace its client does not trust."""
+    outside = tmp_path_factory.mktemp("elsewhere")
+    (outside / "gmon.out").write_bytes(b"x")
+    (folder / "gmonlens.yaml").write_text(f"binary: {outside}/app\nprofiles: ['{outside}/*']\n")
+    settings, problems = Workspace(str(folder)).settings()
+    assert settings.binary is None and settings.profiles == ()
+    assert len(problems) == 2 and all("outside" in p for p in problems)
+    trusted, problems = Workspace(str(folder), trusted=True).settings()
+    assert trusted.binary == f"{outside}/app" and trusted.profiles == (f"{outside}/*",)
+    assert problems == []

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import random
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -72,9 +73,15 @@ def test_render_label_tooltip_hint_and_result(tmp_path: Path) -> None:
     assert render.heat_label(DEFAULT_LINE_HEAT_LABEL, line3) == "0.32 s · 80.0%"
     assert render.heat_label("{routine}@{line}", line3) == "work@3"
     assert render.heat_label("{nope}", line3) == "0.32 s · 80.0%"  # falls back
-    assert render.heat_tooltip(line3) == (
-        "Line samples: 0.32 s, 80.0% of the total time, in work (work 0.24 s, main 0.08 s)"
+    assert (
+        render.heat_label("{seconds} ± {err} s ({samples} samples){few}", line3)
+        == "0.32 ± 0.06 s (32 samples)"
     )
+    assert render.heat_tooltip(line3) == (
+        "Line samples: 0.32 ± 0.06 s (32 samples), 80.0% of the total time, in work (work 0.24 s, main 0.08 s)"
+    )
+    few = replace(line3, samples=4.0, seconds=0.04)
+    assert render.heat_label(DEFAULT_LINE_HEAT_LABEL, few) == "0.04 s · 80.0% · few samples"
     hint = render.inlay_hint(line3, "  r = (r * 31) ^ é𝄞;", DEFAULT_LINE_HEAT_LABEL)
     assert (hint.position.line, hint.position.character) == (2, 21)  # 20 characters, 𝄞 is 2 UTF-16 units
     result = render.line_heat_result("file:///x/main.c", index, index.for_path(str(source)))
@@ -82,6 +89,7 @@ def test_render_label_tooltip_hint_and_result(tmp_path: Path) -> None:
     assert [e["line"] for e in result["lines"]] == [8, 19]  # 0-based
     assert result["lines"][0] == {
         "line": 8, "seconds": 0.06, "percent": 15.0, "routine": "work", "routines": [{"name": "work", "seconds": 0.06}],
+        "samples": 6.0, "errSeconds": round(0.06 / 6**0.5, 6),
     }  # fmt: skip
     assert render.line_heat_result("u", index, None)["lines"] == []
 

@@ -98,3 +98,42 @@ def test_spontaneous_routine_has_no_call_count_and_hover_states_total(c_ws: Path
     fw = render.figures(p, work)
     assert f"Total **{fw.total_s} s**" in render.hover_markdown(p, loaded.index, work.id)
     assert "400 calls." in render.hover_markdown(p, loaded.index, work.id)
+
+
+def test_lens_placeholders_error_samples_and_few_mark() -> None:
+    f = render.Figures(percent="0.3", self_s="0.03", total_s="0.04", calls="2", cycle=0, name="rare",
+                       self_err="0.02", total_err="0.02", samples="3", total_samples="4", few=True)  # fmt: skip
+    assert (
+        render.lens_title(DEFAULT_LENS_TITLE, f)
+        == "0.3% · self 0.03 s · total 0.04 s · few samples · 2 calls"
+    )
+    assert render.lens_title(
+        "{self} ± {self_err} s ({samples}) · {total} ± {total_err} ({total_samples}){few}", f
+    ) == ("0.03 ± 0.02 s (3) · 0.04 ± 0.02 (4) · few samples")
+
+
+@pytest.mark.integration
+def test_hover_says_how_sure_and_hierarchy_marks_estimates(c_ws: Path) -> None:
+    loaded = load_folder(str(c_ws), Settings(), 1).loaded
+    assert loaded is not None
+    p = loaded.profile
+    cert = loaded.certainty
+    main = next(r for r in p.routines if r.name == "main")
+    f = render.figures(p, main)
+    md = render.hover_markdown(p, loaded.index, main.id, cert)
+    assert f"Self **{f.self_s} ± {f.self_err} s** ({f.samples} samples)" in md
+    assert f"total **{f.total_s} ± {f.total_err} s** ({f.total_samples} samples)" in md
+    c = cert.routines[main.id]
+    if c.children_estimated_seconds >= 0.005:
+        assert c.split is not None
+        assert f"s of {p.seconds(main.prop_child_ticks):.2f} s** children time estimated" in md
+        assert f"has {c.split.callers} callers" in md
+    else:
+        assert "Children time exact" in md
+    details = {
+        render.arc_detail(p, a, cert.estimated_arc(p, i)) for i, a in enumerate(p.arcs) if not a.is_static
+    }
+    assert any(d.endswith(" · exact") for d in details)
+    assert all(
+        d.endswith((" · exact", "(callee has several callers)")) or "calls ·" not in d for d in details
+    )

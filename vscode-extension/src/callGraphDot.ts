@@ -28,6 +28,8 @@ export interface GraphEdge {
   seconds: number;
   percent: number;
   inCycle: boolean;
+  /** the edge's seconds are gprof's split of a callee with several callers (false: exact) */
+  estimated?: boolean;
 }
 
 export interface CallGraph {
@@ -97,6 +99,7 @@ export function parseCallGraph(raw: unknown): CallGraph | undefined {
       seconds: numOr(e.seconds, 0),
       percent: numOr(e.percent, 0),
       inCycle: e.inCycle === true,
+      ...(typeof e.estimated === "boolean" ? { estimated: e.estimated } : {}),
     });
   }
   const cycles = Array.isArray(r.cycles)
@@ -183,8 +186,15 @@ export function nodeLabel(n: GraphNode): string {
   return label;
 }
 
+/** An edge's label: the time along it (`≈` marks gprof's estimate, `exact` the callee's whole time when
+ * the server said which) and the calls. */
 export function edgeLabel(e: GraphEdge): string {
-  return e.inCycle ? callsText(e.calls, 0) : `${seconds(e.seconds)} (${e.percent.toFixed(2)}%)\n${callsText(e.calls, 0)}`;
+  if (e.inCycle) {
+    return callsText(e.calls, 0);
+  }
+  const time = `${seconds(e.seconds)} (${e.percent.toFixed(2)}%)`;
+  const marked = e.estimated === undefined ? time : e.estimated ? `≈ ${time}` : `${time} exact`;
+  return `${marked}\n${callsText(e.calls, 0)}`;
 }
 
 /** The one-line description shown when hovering a node in the panel. */

@@ -39,14 +39,19 @@ export function panelHtml(p: HtmlParts): string {
 <body>
 <!-- The controls are enabled by the script once it runs (a click before would be lost). -->
 <div id="toolbar">
-  <label title="Callers and callees shown around the routine (breadth first)">Depth
+  <label class="graph-only" title="Callers and callees shown around the routine (breadth first)">Depth
     <button id="depth-down" title="Less depth" disabled>−</button><span id="depth">2</span><button id="depth-up" title="More depth" disabled>+</button></label>
-  <label title="The whole program, pruned as gmonlens export --format dot prunes it"><input type="checkbox" id="whole" disabled> Whole program</label>
-  <label title="Pinned: the graph stays; unpinned: it follows the routine under the cursor"><input type="checkbox" id="pinned" disabled> Pinned</label>
-  <button id="fit" title="Fit the graph in the panel, or show it at its natural size" disabled>Natural size</button>
+  <label class="graph-only" title="The whole program, pruned as gmonlens export --format dot prunes it"><input type="checkbox" id="whole" disabled> Whole program</label>
+  <label class="graph-only" title="Pinned: the graph stays; unpinned: it follows the routine under the cursor"><input type="checkbox" id="pinned" disabled> Pinned</label>
+  <button id="fit" class="graph-only" title="Fit the graph in the panel, or show it at its natural size" disabled>Natural size</button>
+  <label title="gprof's call graph top down: each routine's frames add up to its total; hatched frames are estimates"><input type="checkbox" id="flame" disabled> Flame graph</label>
+  <input type="search" id="search" class="flame-only" placeholder="Search routines" title="Highlight the frames of routines whose name contains this" disabled>
+  <button id="unzoom" class="flame-only" title="Show the whole program again" disabled>Reset zoom</button>
 </div>
 <div id="summary" role="status"></div>
 <div id="graph" tabindex="0"></div>
+<div id="butterfly" class="flame-only" hidden></div>
+<div id="flame-area" class="flame-only" hidden><div id="flame-frames"></div></div>
 <script nonce="${attr(p.nonce)}" src="${attr(p.scriptUri)}"></script>
 </body>
 </html>

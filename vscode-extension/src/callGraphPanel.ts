@@ -4,6 +4,9 @@
  * (WebAssembly) inside the webview. Clicking a node opens its source; unpinned, the panel follows the
  * routine under the cursor; it is asked again whenever the folder's profile (re)loads.
  * The DOT text and the HTML come from the pure modules callGraphDot.ts and callGraphHtml.ts.
+ * The "Flame graph" view shows the server's `gmonlens/flameGraph` (laid out, zoomed and searched in the
+ * webview by flameGraph.ts); Alt+click on a frame shows that routine's butterfly (callers and callees
+ * with exact call counts) from a depth-1 `gmonlens/callGraph`.
  */
 
 import { randomBytes } from "node:crypto";
@@ -11,10 +14,12 @@ import * as vscode from "vscode";
 import type { Gmonlens } from "./extension";
 import { type CallGraph, nodeId, nodeTooltip, parseCallGraph, summary, toDot } from "./callGraphDot";
 import { panelHtml } from "./callGraphHtml";
+import { type FlameGraph, butterfly, butterflyHtml, parseFlameGraph } from "./flameGraph";
 import { stripSlash } from "./status";
 
 export const SHOW_CALL_GRAPH = "gmonlens.showCallGraph";
 const REQUEST = "gmonlens/callGraph";
+const FLAME_REQUEST = "gmonlens/flameGraph";
 const FOLLOW_DELAY_MS = 350;
 const LANGUAGES = new Set(["c", "cpp", "cuda-cpp", "objective-c", "objective-cpp"]);
 
@@ -34,6 +39,9 @@ class CallGraphPanel implements vscode.Disposable {
   private pinned = false;
   private target: Target | undefined;
   private graph: CallGraph | undefined;
+  private flame: FlameGraph | undefined;
+  private flameView = false;
+  private butterflyGraph: CallGraph | undefined;
   private ready = false;
   private pending: unknown[] = [];
   private seq = 0;
@@ -116,17 +124,50 @@ class CallGraphPanel implements vscode.Disposable {
     this.post({ type: "graph", dot: toDot(graph), nodes, summary: summary(graph), generation: graph.generation });
   }
 
-  /** The folder's profile (re)loaded: ask again (a routine is re-found by name in the new generation). */
-  onLoaded(folder: string | undefined): void {
-    if (!this.target || (folder && this.graph?.folder && stripSlash(folder) !== stripSlash(this.graph.folder))) {
+  /** The flame graph of the folder's profile (the graph's folder, else the active one). */
+  async showFlame(quiet = false): Promise<void> {
+    const client = this.ext.client;
+    if (!client || !client.isRunning()) {
+      this.post({ type: "message", text: "The gmonlens server is not running; see the output." });
       return;
     }
-    void this.show(this.target, true);
+    const folder = this.flame?.folder || this.graph?.folder || this.ext.activeFolderUri();
+    if (!quiet) {
+      this.post({ type: "message", text: "Asking the server for the flame graph…" });
+    }
+    let flame: FlameGraph | undefined;
+    try {
+      flame = parseFlameGraph(await client.sendRequest(FLAME_REQUEST, folder ? { folder } : {}));
+    } catch (e) {
+      this.ext.log(`${FLAME_REQUEST} failed: ${e instanceof Error ? e.message : String(e)}`);
+    }
+    if (!flame) {
+      this.post({ type: "message", text: "No profile is loaded.", clear: true });
+      return;
+    }
+    this.flame = flame;
+    this.panel.title = "Flame graph";
+    this.post({ type: "flame", flame });
+  }
+
+  /** The folder's profile (re)loaded: ask again (a routine is re-found by name in the new generation). */
+  onLoaded(folder: string | undefined): void {
+    const shown = this.flameView ? this.flame?.folder : this.graph?.folder;
+    if (folder && shown && stripSlash(folder) !== stripSlash(shown)) {
+      return;
+    }
+    if (this.flameView) {
+      void this.showFlame(true);
+      return;
+    }
+    if (this.target) {
+      void this.show(this.target, true);
+    }
   }
 
   /** The cursor moved (debounced): unpinned and not on the whole program, follow the routine under it. */
   onCursor(uri: string, position: Position): void {
-    if (this.pinned || this.whole || !this.panel.visible) {
+    if (this.pinned || this.whole || this.flameView || !this.panel.visible) {
       return;
     }
     void this.show({ kind: "cursor", uri, position }, true);
@@ -167,7 +208,61 @@ class CallGraphPanel implements vscode.Disposable {
         this.pinned = msg.pinned === true;
         this.postState();
         break;
+      case "flameView":
+        this.flameView = msg.flame === true;
+        this.postState();
+        if (this.flameView) {
+          await this.showFlame();
+        } else {
+          this.panel.title = "Call graph";
+          const editor = vscode.window.activeTextEditor;
+          await this.show(this.target ?? (editor ? cursorTarget(editor) : { kind: "whole", folder: undefined }));
+        }
+        break;
+      case "openFrame":
+        await this.openFrame(Number(msg.frame));
+        break;
+      case "butterfly":
+        await this.showButterfly(Number(msg.frame));
+        break;
+      case "openButterfly": {
+        const node = this.butterflyGraph?.nodes.find((n) => nodeId(n.id) === String(msg.node));
+        if (node) {
+          await openSource(node.uri, node.line, node.displayName);
+        }
+        break;
+      }
     }
+  }
+
+  private async openFrame(i: number): Promise<void> {
+    const f = this.flame?.frames[i];
+    if (f) {
+      await openSource(f.uri, f.line, f.name);
+    }
+  }
+
+  /** The butterfly of a frame's routine: a depth-1 call graph around it, callers above, callees below. */
+  private async showButterfly(i: number): Promise<void> {
+    const flame = this.flame;
+    const f = flame?.frames[i];
+    const client = this.ext.client;
+    if (!flame || !f || f.routine === null || !client) {
+      return;
+    }
+    const params = { folder: flame.folder, routine: f.routine, generation: flame.generation, depth: 1 };
+    let g: CallGraph | undefined;
+    try {
+      g = parseCallGraph(await client.sendRequest(REQUEST, params));
+    } catch (e) {
+      this.ext.log(`${REQUEST} failed: ${e instanceof Error ? e.message : String(e)}`);
+    }
+    const b = g ? butterfly(g) : undefined;
+    if (!g || !b) {
+      return;
+    }
+    this.butterflyGraph = g;
+    this.post({ type: "butterfly", html: butterflyHtml(b), name: b.name });
   }
 
   private async openNode(id: string, centre: boolean): Promise<void> {
@@ -176,18 +271,7 @@ class CallGraphPanel implements vscode.Disposable {
     if (!graph || !node) {
       return;
     }
-    if (node.uri !== null) {
-      const line = node.line ?? 0;
-      const doc = await vscode.workspace.openTextDocument(vscode.Uri.parse(node.uri));
-      const base = node.displayName.replace(/\(.*$/, "").split("::").pop() ?? "";
-      const col = base ? Math.max(doc.lineAt(Math.min(line, doc.lineCount - 1)).text.indexOf(base), 0) : 0;
-      const at = new vscode.Position(line, col);
-      await vscode.window.showTextDocument(doc, {
-        viewColumn: vscode.ViewColumn.One,
-        selection: new vscode.Range(at, at),
-        preserveFocus: false,
-      });
-    }
+    await openSource(node.uri, node.line, node.displayName);
     if ((centre || node.uri === null || (!this.pinned && !this.whole)) && !this.whole) {
       this.seq++; // the cursor move above must not race with this request
       await this.show({ kind: "routine", folder: graph.folder, routine: node.id, generation: graph.generation, name: node.name });
@@ -195,7 +279,7 @@ class CallGraphPanel implements vscode.Disposable {
   }
 
   private postState(): void {
-    this.post({ type: "state", state: { depth: this.depth, whole: this.whole, pinned: this.pinned } });
+    this.post({ type: "state", state: { depth: this.depth, whole: this.whole, pinned: this.pinned, flame: this.flameView } });
   }
 
   private post(message: unknown): void {
@@ -215,6 +299,23 @@ class CallGraphPanel implements vscode.Disposable {
     this.disposables.forEach((d) => d.dispose());
     this.onDispose();
   }
+}
+
+/** Opens `uri` at 0-based `line`, the cursor on the routine's name when the line holds it. */
+async function openSource(uri: string | null, line: number | null, displayName: string): Promise<void> {
+  if (uri === null) {
+    return;
+  }
+  const doc = await vscode.workspace.openTextDocument(vscode.Uri.parse(uri));
+  const at0 = Math.min(line ?? 0, doc.lineCount - 1);
+  const base = displayName.replace(/\(.*$/, "").split("::").pop() ?? "";
+  const col = base ? Math.max(doc.lineAt(at0).text.indexOf(base), 0) : 0;
+  const at = new vscode.Position(at0, col);
+  await vscode.window.showTextDocument(doc, {
+    viewColumn: vscode.ViewColumn.One,
+    selection: new vscode.Range(at, at),
+    preserveFocus: false,
+  });
 }
 
 function cursorTarget(editor: vscode.TextEditor): Target {

@@ -55,6 +55,8 @@ export class Gmonlens implements vscode.Disposable {
         }
       }),
       vscode.window.onDidChangeActiveTextEditor(() => this.refreshStatus()),
+      // paths a folder's gmonlens.yaml names outside it are read once the folder is trusted
+      vscode.workspace.onDidGrantWorkspaceTrust(() => this.scheduleRestart("workspace trusted")),
     );
     this.refreshStatus();
     this.statusItem.show();
@@ -150,7 +152,8 @@ export class Gmonlens implements vscode.Disposable {
       documentSelector: DOCUMENT_LANGUAGES.map((language) => ({ scheme: "file", language })),
       outputChannel: this.output,
       traceOutputChannel: this.output,
-      initializationOptions: init.settings,
+      // trustedWorkspace: VS Code's workspace trust, never a setting a workspace can write
+      initializationOptions: { ...init.settings, trustedWorkspace: vscode.workspace.isTrusted },
       middleware: {
         workspace: {
           // Any gmonlens.* change restarts the server (debounced), which then pulls the new values.
@@ -164,7 +167,8 @@ export class Gmonlens implements vscode.Disposable {
               const folder = item.scopeUri
                 ? vscode.workspace.getWorkspaceFolder(vscode.Uri.parse(item.scopeUri))
                 : undefined;
-              return serverSettings(readRaw(folder ?? first), variableContext(folder ?? first)).settings;
+              const settings = serverSettings(readRaw(folder ?? first), variableContext(folder ?? first)).settings;
+              return { ...settings, trustedWorkspace: vscode.workspace.isTrusted };
             });
           },
         },
@@ -205,7 +209,7 @@ export class Gmonlens implements vscode.Disposable {
     const folders = (vscode.workspace.workspaceFolders ?? [])
       .filter((f) => f.uri.scheme === "file")
       .map((f) => ({ name: f.name, path: f.uri.fsPath }));
-    return mcpServers(plan, folders);
+    return mcpServers(plan, folders, vscode.workspace.isTrusted);
   }
 
   private onStatus(params: unknown): void {
@@ -309,9 +313,15 @@ let instance: Gmonlens | undefined;
 /** Offers `gmonlens mcp` to VS Code's agent where the API exists (VS Code >= 1.101). */
 function registerMcp(context: vscode.ExtensionContext, gmonlens: Gmonlens): void {
   const version = String(context.extension?.packageJSON?.version ?? "");
-  const mcp = registerMcpProvider(vscode as unknown as McpApi, () => gmonlens.mcpServers(), version);
+  let refused = false;
+  const mcp = registerMcpProvider(vscode as unknown as McpApi, () => gmonlens.mcpServers(), version, (m) => {
+    refused = true;
+    gmonlens.log(m);
+  });
   if (mcp === undefined) {
-    gmonlens.log("this VS Code has no MCP server API (needs 1.101 or later): gmonlens mcp is not offered to the agent");
+    if (!refused) {
+      gmonlens.log("this VS Code has no MCP server API (needs 1.101 or later): gmonlens mcp is not offered to the agent");
+    }
     return;
   }
   context.subscriptions.push(

@@ -10,6 +10,9 @@ export interface HeatLine {
   percent: number;
   routine: string;
   routines: { name: string; seconds: number }[];
+  /** the line's samples and one standard error in seconds (servers before 0.2 leave them out) */
+  samples?: number;
+  errSeconds?: number;
 }
 
 export interface FileHeat {
@@ -48,7 +51,8 @@ export function parseLineHeat(result: unknown): FileHeat | undefined {
           .filter((p): p is { name: string; seconds: number } => typeof p === "object" && p !== null && str(p.name) && num(p.seconds))
           .map((p) => ({ name: p.name, seconds: p.seconds }))
       : [];
-    lines.push({ line: Math.floor(l.line), seconds: l.seconds, percent: l.percent, routine: str(l.routine) ? l.routine : "", routines });
+    const sure = num(l.samples) && num(l.errSeconds) ? { samples: l.samples, errSeconds: l.errSeconds } : {};
+    lines.push({ line: Math.floor(l.line), seconds: l.seconds, percent: l.percent, routine: str(l.routine) ? l.routine : "", routines, ...sure });
   }
   return { uri: r.uri, totalSeconds: num(r.totalSeconds) ? r.totalSeconds : 0, lines };
 }
@@ -79,12 +83,22 @@ export function byLevel(heat: FileHeat): HeatLine[][] {
   return out;
 }
 
+/** Under this many samples a figure is mostly noise (the server's FEW_ROUTINE_SAMPLES). */
+export const FEW_SAMPLES = 10;
+
 /** Markdown for hovering a heated line: its figures and the routine(s) it belongs to. */
 export function hoverText(l: HeatLine): string {
   const escape = (s: string) => s.replace(/([\\`*_{}[\]()#+\-.!|<>])/g, "\\$1");
   let text = `**Line heat**: ${l.seconds.toFixed(2)} s, ${l.percent.toFixed(1)}% of the total time, in \`${l.routine.replace(/`/g, "'")}\``;
   if (l.routines.length > 1) {
     text += "\n\n" + l.routines.map((r) => `- ${escape(r.name)}: ${r.seconds.toFixed(2)} s`).join("\n");
+  }
+  if (l.samples !== undefined && l.errSeconds !== undefined) {
+    text += `\n\n${l.seconds.toFixed(2)} ± ${l.errSeconds.toFixed(2)} s from ${l.samples.toFixed(0)} samples (± one standard error of the sampling)`;
+    if (l.samples > 0 && l.samples < FEW_SAMPLES) {
+      text += "; ⚠ few samples: mostly noise";
+    }
+    text += ".";
   }
   return text + "\n\n*Line samples from the histogram (gprof -l), not call-graph figures.*";
 }

@@ -26,8 +26,10 @@ export interface McpServerSpec {
   cwd: string;
 }
 
-/** The language server's argv with `serve` replaced by `mcp --workspace FOLDER`. */
-export function mcpArgs(plan: LaunchPlan, folder: string): string[] {
+/** The language server's argv with `serve` replaced by `mcp --workspace FOLDER` (and
+ * `--trust-workspace` when VS Code trusts the workspace: only then are the paths its gmonlens.yaml
+ * names outside the folder read, as for the language server). */
+export function mcpArgs(plan: LaunchPlan, folder: string, trusted = false): string[] {
   const args = [...plan.args];
   const at = args.lastIndexOf("serve");
   if (at >= 0) {
@@ -35,15 +37,15 @@ export function mcpArgs(plan: LaunchPlan, folder: string): string[] {
   } else {
     args.push("mcp");
   }
-  return [...args, "--workspace", folder];
+  return [...args, "--workspace", folder, ...(trusted ? ["--trust-workspace"] : [])];
 }
 
 /** One server per folder; labels name the folder when there are several. */
-export function mcpServers(plan: LaunchPlan, folders: readonly McpFolder[]): McpServerSpec[] {
+export function mcpServers(plan: LaunchPlan, folders: readonly McpFolder[], trusted = false): McpServerSpec[] {
   return folders.map((f) => ({
     label: folders.length > 1 ? `gmonlens: ${f.name}` : "gmonlens",
     command: plan.command,
-    args: mcpArgs(plan, f.path),
+    args: mcpArgs(plan, f.path, trusted),
     cwd: f.path,
   }));
 }
@@ -83,7 +85,8 @@ export interface McpRegistration extends Disposable {
 }
 
 /**
- * Registers the provider when the running VS Code has the API, else returns undefined.
+ * Registers the provider when the running VS Code has the API and accepts it, else returns
+ * undefined (a refusal is logged, never thrown: activation goes on).
  * `servers` is asked each time VS Code wants the definitions; `version` lets VS Code notice a new
  * gmonlens (its tool list may differ).
  */
@@ -91,6 +94,7 @@ export function registerMcpProvider(
   api: McpApi,
   servers: () => Promise<McpServerSpec[]>,
   version: string,
+  log: (message: string) => void = () => undefined,
 ): McpRegistration | undefined {
   const register = api.lm?.registerMcpServerDefinitionProvider;
   const Definition = api.McpStdioServerDefinition;
@@ -107,7 +111,16 @@ export function registerMcpProvider(
         return definition;
       }),
   };
-  const registration = register.call(api.lm, MCP_PROVIDER_ID, provider);
+  let registration: Disposable;
+  try {
+    registration = register.call(api.lm, MCP_PROVIDER_ID, provider);
+  } catch (e) {
+    // VS Code 1.100 (code-server 4.100) has the function but wants another contribution point:
+    // the agent goes without gmonlens's tools there; the rest of the extension must still start
+    changed.dispose();
+    log(`no MCP server for the agent: ${e instanceof Error ? e.message : String(e)}`);
+    return undefined;
+  }
   return {
     refresh: () => changed.fire(),
     dispose: () => {

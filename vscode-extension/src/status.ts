@@ -14,6 +14,36 @@ export interface ServerStatus {
   folder?: string;
   /** The comparison with the folder's baseline, when it has one. */
   baseline?: BaselineStatus;
+  /** What makes the whole profile less trustworthy, each with its fix (empty when healthy). */
+  health?: HealthItem[];
+}
+
+/** One item of `health` in `gmonlens/status`. */
+export interface HealthItem {
+  code: string;
+  message: string;
+  fix: string;
+}
+
+function parseHealth(v: unknown): HealthItem[] {
+  if (!Array.isArray(v)) {
+    return [];
+  }
+  const out: HealthItem[] = [];
+  for (const h of v.slice(0, 20)) {
+    if (typeof h === "object" && h !== null) {
+      const r = h as Record<string, unknown>;
+      if (typeof r.code === "string" && typeof r.message === "string" && typeof r.fix === "string") {
+        out.push({ code: r.code, message: r.message, fix: r.fix });
+      }
+    }
+  }
+  return out;
+}
+
+/** The health items as tooltip lines ("" when healthy). */
+export function healthLines(health: HealthItem[] | undefined): string {
+  return (health ?? []).map((h) => `\n⚠ ${h.message}. Fix: ${h.fix}.`).join("");
 }
 
 /** `baseline` of `gmonlens/status`: gprof's total time against the baseline's. */
@@ -84,6 +114,7 @@ export function parseStatus(params: unknown): ServerStatus | undefined {
   const num = (v: unknown) => (typeof v === "number" && Number.isFinite(v) ? v : undefined);
   const str = (v: unknown) => (typeof v === "string" ? v : undefined);
   const baseline = parseBaseline(p.baseline);
+  const health = parseHealth(p.health);
   return {
     state: p.state as StatusState,
     message: str(p.message),
@@ -91,6 +122,7 @@ export function parseStatus(params: unknown): ServerStatus | undefined {
     routines: num(p.routines),
     folder: str(p.folder),
     ...(baseline === undefined ? {} : { baseline }),
+    ...(health.length === 0 ? {} : { health }),
   };
 }
 
@@ -142,12 +174,14 @@ export function statusView(status: ServerStatus | undefined, folderName?: string
       }
       const summary = parts.length > 0 ? parts.join(" · ") : "loaded";
       const b = status.baseline;
+      const health = healthLines(status.health);
+      const mark = health ? " $(warning)" : "";
       if (b !== undefined) {
         const counts = `${b.regressions} slower, ${b.improvements} faster beyond noise`;
         return {
-          text: `$(flame) gprof: ${summary} · ${baselineText(b)}`,
+          text: `$(flame) gprof: ${summary} · ${baselineText(b)}${mark}`,
           tooltip:
-            `gmonlens: profile loaded${where}: ${summary}${message}\n` +
+            `gmonlens: profile loaded${where}: ${summary}${message}${health}\n` +
             `Against the baseline (${b.label}): ${seconds(b.totalBefore)} -> ${seconds(b.totalAfter)}, ` +
             `${baselineText(b)}; ${counts}.\nClick for the changes.`,
           kind: "normal",
@@ -155,8 +189,8 @@ export function statusView(status: ServerStatus | undefined, folderName?: string
         };
       }
       return {
-        text: `$(flame) gprof: ${summary}`,
-        tooltip: `gmonlens: profile loaded${where}: ${summary}${message}\nClick for the log.`,
+        text: `$(flame) gprof: ${summary}${mark}`,
+        tooltip: `gmonlens: profile loaded${where}: ${summary}${message}${health}\nClick for the log.`,
         kind: "normal",
       };
     }

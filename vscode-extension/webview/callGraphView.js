@@ -3,12 +3,17 @@
 // here, offline. Clicking a node asks the extension to open its source; the toolbar changes the depth,
 // switches to the whole program and pins the graph.
 import { instance } from "@viz-js/viz";
+import { ROW_PX, flameSummary, frameViews, layout, search } from "../src/flameGraph";
 
 const vscode = acquireVsCodeApi();
 const $ = (id) => document.getElementById(id);
 const graphEl = $("graph");
 const summaryEl = $("summary");
-let state = { depth: 2, whole: false, pinned: false, fit: true };
+let state = { depth: 2, whole: false, pinned: false, fit: true, flame: false };
+// The flame graph: the server's frames, the zoomed frame (-1: the whole program), the search text.
+let flame = null;
+let zoom = -1;
+let query = "";
 // Until the user chooses with the button, a graph more than twice as wide as the panel (a big
 // whole-program view) is shown at its natural size, scrolled to its centre routine or its top.
 let fitChosen = false;
@@ -23,6 +28,10 @@ function applyState() {
   $("depth-up").disabled = state.whole || state.depth >= 10;
   $("fit").textContent = state.fit ? "Natural size" : "Fit";
   $("whole").disabled = $("pinned").disabled = $("fit").disabled = false;
+  $("flame").checked = state.flame;
+  $("flame").disabled = $("search").disabled = $("unzoom").disabled = false;
+  document.body.classList.toggle("flame-view", state.flame);
+  $("flame-area").hidden = !state.flame;
   const svg = graphEl.querySelector("svg");
   if (svg) fitSvg(svg);
 }
@@ -105,6 +114,60 @@ async function render(msg) {
   }
 }
 
+// Draws the flame graph at the current zoom and search (frames narrower than a pixel are left out:
+// their time is in their parent's width). Timing in #flame-area's data-render-ms.
+function drawFlame() {
+  if (!flame) return;
+  const started = performance.now();
+  const area = $("flame-area");
+  const width = Math.max(area.clientWidth, 200);
+  const placed = layout(flame, zoom, 1 / width);
+  const hits = search(flame, query);
+  const el = $("flame-frames");
+  const divs = frameViews(flame, placed, hits).map((v) => {
+    const d = document.createElement("div");
+    d.className = v.className;
+    d.dataset.frame = String(v.index);
+    if (v.source) d.dataset.source = v.source;
+    d.title = v.title;
+    d.textContent = v.text;
+    d.style.left = v.left;
+    d.style.width = v.width;
+    d.style.top = v.top;
+    d.style.backgroundColor = v.colour;
+    return d;
+  });
+  el.replaceChildren(...divs);
+  const rows = placed.reduce((m, p) => Math.max(m, p.row + 1), 0);
+  el.style.height = `${rows * ROW_PX}px`;
+  const ms = Math.round(performance.now() - started);
+  area.dataset.renderMs = String(ms);
+  area.dataset.generation = String(flame.generation);
+  area.dataset.zoom = String(zoom);
+  const found = query ? ` · ${hits.size} frames match "${query}"` : "";
+  say(`${flameSummary(flame, placed.length)}${found} · drawn in ${ms} ms`);
+}
+
+$("flame-frames").addEventListener("click", (ev) => {
+  const el = ev.target.closest(".frame");
+  if (!el) return;
+  const i = Number(el.dataset.frame);
+  ev.preventDefault();
+  if (ev.ctrlKey || ev.metaKey) {
+    vscode.postMessage({ type: "openFrame", frame: i });
+  } else if (ev.altKey) {
+    vscode.postMessage({ type: "butterfly", frame: i });
+  } else {
+    zoom = i === zoom ? flame.frames[i].parent : i;
+    drawFlame();
+  }
+});
+
+$("butterfly").addEventListener("click", (ev) => {
+  const el = ev.target.closest(".bf-row");
+  if (el) vscode.postMessage({ type: "openButterfly", node: el.dataset.node });
+});
+
 window.addEventListener("message", (event) => {
   const msg = event.data;
   if (!msg || typeof msg !== "object") return;
@@ -113,6 +176,18 @@ window.addEventListener("message", (event) => {
     applyState();
   } else if (msg.type === "graph") {
     void render(msg);
+  } else if (msg.type === "flame") {
+    const same = flame && flame.folder === msg.flame.folder;
+    flame = msg.flame;
+    if (!same || zoom >= flame.frames.length) zoom = -1;
+    $("butterfly").hidden = true;
+    drawFlame();
+  } else if (msg.type === "butterfly") {
+    const bf = $("butterfly");
+    bf.innerHTML = msg.html;
+    for (const bar of bf.querySelectorAll(".bf-bar")) bar.style.width = `${bar.dataset.width}%`;
+    bf.hidden = false;
+    bf.dataset.routine = msg.name;
   } else if (msg.type === "message") {
     say(msg.text);
     if (msg.clear) graphEl.replaceChildren();
@@ -123,6 +198,19 @@ $("depth-down").addEventListener("click", () => vscode.postMessage({ type: "dept
 $("depth-up").addEventListener("click", () => vscode.postMessage({ type: "depth", depth: state.depth + 1 }));
 $("whole").addEventListener("change", (e) => vscode.postMessage({ type: "whole", whole: e.target.checked }));
 $("pinned").addEventListener("change", (e) => vscode.postMessage({ type: "pinned", pinned: e.target.checked }));
+$("flame").addEventListener("change", (e) => vscode.postMessage({ type: "flameView", flame: e.target.checked }));
+$("search").addEventListener("input", (e) => {
+  query = e.target.value;
+  drawFlame();
+});
+$("unzoom").addEventListener("click", () => {
+  zoom = -1;
+  $("butterfly").hidden = true;
+  drawFlame();
+});
+window.addEventListener("resize", () => {
+  if (state.flame) drawFlame();
+});
 $("fit").addEventListener("click", () => {
   fitChosen = true;
   state.fit = !state.fit;

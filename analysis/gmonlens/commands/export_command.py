@@ -1,4 +1,4 @@
-"""`gmonlens export`: the profile for other tools (callgrind, pprof, dot). A thin front end over the
+"""`gmonlens export`: the profile for other tools (callgrind, pprof, dot, folded). A thin front end over the
 engine's exporters; gprof's options are parsed as `report` parses them. Imports no pygls."""
 
 from __future__ import annotations
@@ -8,12 +8,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from gmonlens.errors import GmonlensError, UsageError
+from gmonlens.flame import MAX_FRAMES, MIN_FRACTION
 
 from .gprof_args import ReportArgs, parse_report_args
 
-FORMATS = ("callgrind", "pprof", "dot")
-EXPORT_HELP = """usage: gmonlens export --format callgrind|pprof|dot [gprof options] [BINARY [PROFILE...]]
-         [-o FILE] [--source-map FROM=TO]... [--node-thres PCT] [--edge-thres PCT]
+FORMATS = ("callgrind", "pprof", "dot", "folded")
+EXPORT_HELP = """usage: gmonlens export --format callgrind|pprof|dot|folded [gprof options] [BINARY [PROFILE...]]
+         [-o FILE] [--source-map FROM=TO]... [--node-thres PCT] [--edge-thres PCT] [--min-percent PCT]
 
 Writes the profile (defaults: a.out gmon.out) for other tools, to FILE or stdout:
   callgrind  callgrind_annotate, KCachegrind (event `us`: microseconds; per-line self time,
@@ -22,6 +23,9 @@ Writes the profile (defaults: a.out gmon.out) for other tools, to FILE or stdout
              `estimated_time` on caller -> callee samples)
   dot        Graphviz, in gprof2dot's style; --node-thres/--edge-thres prune nodes and edges
              under that percent of the call-graph total (defaults 0.5 and 0.1)
+  folded     flame graph as folded stacks (flamegraph.pl, inferno, speedscope): gprof's call
+             graph top down, values in microseconds; frames under --min-percent of the total
+             (default 0.01) are folded into one `other` frame per parent
 gprof options (symspecs, -c, -a, -D, -O, --no-demangle, ...) apply as in `gmonlens report`.
 --source-map FROM=TO rewrites source path prefixes (callgrind, pprof). Details: README.
 """
@@ -34,11 +38,12 @@ class ExportArgs:
     source_map: dict[str, str] = field(default_factory=dict)
     node_thres: float = 0.5
     edge_thres: float = 0.1
+    min_percent: float = 100 * MIN_FRACTION
     gprof: ReportArgs = field(default_factory=ReportArgs)
 
 
 _VALUED = {"--format": "format", "-o": "output", "--output": "output", "--source-map": "source_map"}
-_VALUED |= {"--node-thres": "node_thres", "--edge-thres": "edge_thres"}
+_VALUED |= {"--node-thres": "node_thres", "--edge-thres": "edge_thres", "--min-percent": "min_percent"}
 
 
 def _percent(opt: str, val: str) -> float:
@@ -85,12 +90,14 @@ def parse_export_args(argv: Sequence[str]) -> ExportArgs:
             if not sep or not src:
                 raise UsageError(None, f"--source-map wants FROM=TO, not '{val}'")
             e.source_map[src] = dst
+        elif key == "min_percent":
+            e.min_percent = _percent(name, val)
         elif key == "node_thres":
             e.node_thres = _percent(name, val)
         else:
             e.edge_thres = _percent(name, val)
     if not e.format:
-        raise UsageError(None, "--format is required (callgrind, pprof or dot)")
+        raise UsageError(None, "--format is required (callgrind, pprof, dot or folded)")
     e.gprof = parse_report_args(rest)
     g = e.gprof
     report_only = [
@@ -128,8 +135,18 @@ def run_export(e: ExportArgs) -> int:
         from gmonlens.export_graph import whole_graph
 
         data = to_dot(whole_graph(p, e.node_thres, e.edge_thres), demangle=args.demangle).encode()
+    elif e.format == "folded":
+        from gmonlens.flame import flame_tree, folded
+
+        tree = flame_tree(p, e.min_percent / 100.0)
+        if tree.truncated:
+            print(
+                f"gmonlens: warning: over {MAX_FRAMES} frames: the rest folded into `other`", file=sys.stderr
+            )
+        data = folded(p, tree, demangle=args.demangle).encode("utf-8", "surrogateescape")
     else:
         from gmonlens.callsites import CallFinder
+        from gmonlens.errors import reason
         from gmonlens.export_common import line_data
         from gmonlens.linetable import LineTable
 
@@ -139,7 +156,8 @@ def run_export(e: ExportArgs) -> int:
                 table = LineTable.from_elf(args.binary)
             except Exception as exc:  # a broken .debug_line costs the line numbers only
                 print(
-                    f"gmonlens: warning: {args.binary}: cannot read DWARF line table ({exc})", file=sys.stderr
+                    f"gmonlens: warning: {args.binary}: cannot read DWARF line table ({reason(exc)})",
+                    file=sys.stderr,
                 )
         image = loaded.image
         finder = CallFinder(

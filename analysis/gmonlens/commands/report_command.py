@@ -65,17 +65,15 @@ def run_report(args: ReportArgs) -> int:
         data = write_sum(
             loaded.gmon, profile, image.address_size, image.little_endian, args.sum_format, lines, scopes
         )
-        try:
-            with open("gmon.sum", "wb") as fh:
-                fh.write(data)
-        except OSError as e:  # a directory of that name, a read-only folder, a full disk
-            raise GmonlensError("gmon.sum", f"cannot write: {e.strerror or e}") from None
+        from gmonlens.files import write_file
+
+        write_file("gmon.sum", data, "gmon.sum")  # never through a link planted in the directory
     if args.json:
         import json
 
-        from gmonlens.report_json import to_json
+        from gmonlens import healthfiles, report_json
 
-        doc = to_json(profile)
+        doc = report_json.to_json(profile, healthfiles.loaded_health(loaded, args.binary, args.profiles))
         if args.function_ordering:  # -r and -R: the listings gprof appends, one name per item
             from gmonlens.ordering import function_ordering
 

@@ -118,11 +118,20 @@ def graph_json(
                 "seconds": round(sec(e.ticks), 6),
                 "percent": round(e.percent, 4),
                 "inCycle": e.in_cycle,
+                "estimated": not e.in_cycle and _estimated(loaded, e.parent, e.child),
             }
             for e in g.edges
         ],
         "cycles": [_cycle_json(loaded, k, members) for k, members in sorted(cycles.items())],
     }
+
+
+def _estimated(loaded: LoadedFolder, parent: int, child: int) -> bool:
+    """Whether the time along parent -> child is gprof's split (the callee, whole with its cycle,
+    has several callers: certainty.py)."""
+    c = loaded.profile.routines[child]
+    cert = loaded.certainty
+    return (cert.cycle_callers[c.cycle - 1] if c.cycle else cert.callers[child]) > 1
 
 
 async def _target(

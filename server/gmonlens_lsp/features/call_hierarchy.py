@@ -45,7 +45,8 @@ def _incoming(loaded: LoadedFolder, rid: int) -> list[types.CallHierarchyIncomin
     for pos in reversed(p.parents[rid]):  # gprof lists the biggest caller last
         arc = p.arcs[pos]
         item = render.call_item(p, index, arc.parent, loaded.binary, loaded.generation)
-        out.append(render.incoming(item, arc, index.call_site_lines(arc), p))
+        estimated = loaded.certainty.estimated_arc(p, pos)
+        out.append(render.incoming(item, arc, index.call_site_lines(arc), p, estimated))
     return out
 
 
@@ -59,7 +60,8 @@ def _outgoing(
         arc = p.arcs[pos]
         item = render.call_item(p, index, arc.child, loaded.binary, loaded.generation)
         sites = index.call_site_lines(arc)
-        out.append(render.outgoing(item, arc, sites, caller_path, caller.selection_range, p))
+        estimated = loaded.certainty.estimated_arc(p, pos)
+        out.append(render.outgoing(item, arc, sites, caller_path, caller.selection_range, p, estimated))
     return out
 
 

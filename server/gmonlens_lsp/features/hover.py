@@ -29,7 +29,7 @@ MAX_INSTANCES = 5  # call-graph entries shown in full when a line declares sever
 
 
 def _entry(loaded: LoadedFolder, rid: int) -> str:
-    text = render.hover_markdown(loaded.profile, loaded.index, rid)
+    text = render.hover_markdown(loaded.profile, loaded.index, rid, loaded.certainty)
     if loaded.comparison is not None:
         from ..workspace.baseline import hover_table
 

@@ -11,6 +11,7 @@ Where the baseline comes from, first found wins:
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import os
@@ -19,12 +20,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gmonlens import diskcache
+from gmonlens.budget import stored_size
 from gmonlens.diff import ProfileDiff, RoutineDiff, diff_profiles
 from gmonlens.diff_report import MARK
 from gmonlens.errors import GmonlensError
+from gmonlens.files import open_regular
 from gmonlens.model import Profile
 from gmonlens.options import AnalysisOptions
 
+from . import markdown as md
 from .discovery import _abs, expand_profiles
 from .settings import Settings
 
@@ -74,15 +78,16 @@ def pin(folder: str, binary: str, profiles: tuple[str, ...], label: str) -> dict
     d = pin_dir(folder)
     if d is None:
         raise GmonlensError(folder, "cannot pin a baseline: the cache is off (GMONLENS_CACHE)")
+    _check_room(folder, (binary, *profiles))
     tmp = d + ".new"
     shutil.rmtree(tmp, ignore_errors=True)
     os.makedirs(tmp)
     try:
-        shutil.copy2(binary, os.path.join(tmp, "binary"))
+        copy_sparse(binary, os.path.join(tmp, "binary"))
         names = []
         for i, p in enumerate(profiles):
             name = f"profile.{i}"
-            shutil.copy2(p, os.path.join(tmp, name))
+            copy_sparse(p, os.path.join(tmp, name))
             names.append(name)
         with open(os.path.join(tmp, META), "w", encoding="utf-8") as fh:
             json.dump({"binary": "binary", "profiles": names, "label": label, "folder": folder}, fh)
@@ -96,6 +101,55 @@ def pin(folder: str, binary: str, profiles: tuple[str, ...], label: str) -> dict
         "binary": os.path.join(d, "binary"),
         "profiles": [os.path.join(d, n) for n in names],
     }
+
+
+def _check_room(folder: str, paths: tuple[str, ...]) -> None:
+    """Refuse a pin whose files take more room on disk than the whole cache may."""
+    need = 0
+    for p in paths:
+        try:
+            st = os.stat(p)
+        except OSError as exc:
+            raise GmonlensError(p, f"cannot pin a baseline: {exc.strerror or exc}") from None
+        need += stored_size(st.st_size, getattr(st, "st_blocks", 0))
+    limit = diskcache.max_bytes()
+    if need > limit:
+        raise GmonlensError(
+            folder,
+            f"cannot pin a baseline: its files take {need >> 20} MB on disk, more than the cache's limit "
+            f"of {limit >> 20} MB (GMONLENS_CACHE_MAX_MB)",
+        )
+
+
+def copy_sparse(src: str, dst: str) -> None:
+    """Copy the regular file `src` to the new file `dst` (never through a link), writing only its
+    data: holes stay holes (a 1 GB sparse binary takes on disk what the original takes)."""
+    with open_regular(src, "file to pin") as fin:
+        fd_in = fin.fileno()
+        size = os.fstat(fd_in).st_size
+        fd = os.open(dst, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+        try:
+            pos = 0
+            while pos < size:
+                try:
+                    start = os.lseek(fd_in, pos, os.SEEK_DATA)
+                    end = os.lseek(fd_in, start, os.SEEK_HOLE)
+                except OSError as exc:
+                    if exc.errno == errno.ENXIO:  # nothing but a hole after `pos`
+                        break
+                    start, end = pos, size  # no SEEK_DATA on this filesystem: copy the rest
+                while start < end:
+                    chunk = os.pread(fd_in, min(1 << 20, end - start), start)
+                    if not chunk:
+                        break
+                    os.pwrite(fd, chunk, start)
+                    start += len(chunk)
+                pos = end
+            os.ftruncate(fd, size)
+        finally:
+            os.close(fd)
+        st = os.fstat(fd_in)
+        os.utime(dst, ns=(st.st_atime_ns, st.st_mtime_ns))
 
 
 def clear(folder: str) -> bool:
@@ -116,7 +170,7 @@ def configured(
     b = settings.baseline
     if b is None:
         return None, []
-    files, problems = expand_profiles(folder, b.profiles)
+    files, problems = expand_profiles(folder, b.profiles, settings.trusted)
     if not files:
         return None, problems
     binary = _abs(folder, b.binary) if b.binary else current_binary
@@ -194,7 +248,7 @@ def _arc_rows(cmp: Comparison, current: Profile, r: RoutineDiff) -> list[str]:
         for name in names[:MAX_ARC_ROWS]:
             b, a = before.get(name), now.get(name)
             delta = f"{(a or 0) - (b or 0):+d}" + (" (gone)" if a is None else " (new)" if b is None else "")
-            shown = name.replace("|", "\\|")
+            shown = md.text(name)
             rows.append(
                 f"| {label} {shown} | {'—' if b is None else b} | {'—' if a is None else a} | {delta} |"
             )
@@ -211,7 +265,7 @@ def hover_table(cmp: Comparison, rid: int, current: Profile | None = None) -> st
         return ""
     b, a = r.before, r.after
     rows = [
-        f"**Against the baseline** ({cmp.label}): {change_text(r)}",
+        f"**Against the baseline** ({md.text(cmp.label)}): {change_text(r)}",
         "",
         "| | baseline | now | change |",
         "|---|---:|---:|---|",
@@ -231,7 +285,7 @@ def hover_table(cmp: Comparison, rid: int, current: Profile | None = None) -> st
     if current is not None:
         rows += _arc_rows(cmp, current, r)
     if r.status == "renamed" and b is not None:
-        rows += ["", f"Renamed from `{b.name}`."]
+        rows += ["", f"Renamed from {md.text(b.name)}."]
     rows += [
         "",
         f"*▲/▼: beyond sampling noise (|z| ≥ {cmp.diff.threshold:g}, Poisson samples); ≈: within it.*",

@@ -8,15 +8,15 @@ from gmonlens.callsites import CallFinder as _EngineCallFinder
 class CallFinder(_EngineCallFinder):
     @classmethod
     def from_elf(cls, path: str) -> CallFinder:
-        """Read only what decoding needs: the machine, the address size and the code sections."""
-        from elftools.elf.constants import SH_FLAGS
-        from elftools.elf.elffile import ELFFile
+        """Read only what decoding needs: the machine, the address size and the code sections
+        (through the engine's bounded reader, `gmonlens.sections`)."""
+        from gmonlens.elf import machine_name
+        from gmonlens.sections import ElfFile
 
-        with open(path, "rb") as f:
-            elf = ELFFile(f)
+        with ElfFile(path) as elf:
             sections = [
-                (int(s["sh_addr"]), s.data())
-                for s in elf.iter_sections()
-                if s["sh_flags"] & SH_FLAGS.SHF_EXECINSTR and s["sh_type"] == "SHT_PROGBITS"
+                (s.addr, elf.data(s))
+                for s in elf.sections
+                if s.flags & 0x4 and s.type == 1  # SHF_EXECINSTR, SHT_PROGBITS
             ]
-            return cls(str(elf["e_machine"]), elf.elfclass // 8, sections)
+            return cls(machine_name(elf.machine), 8 if elf.wide else 4, sections)

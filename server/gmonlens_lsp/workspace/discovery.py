@@ -17,20 +17,20 @@ from __future__ import annotations
 
 import glob
 import os
+import struct
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
 
 from gmonlens.errors import ElfError, GmonlensError
 from gmonlens.fit import describe
 from gmonlens.model import GmonData
 
-from .settings import Settings
+from .settings import UNTRUSTED, Settings
 
 SEARCH_DIRS = (".", "build", "out", "bin", "Debug", "Release", "builddir", "_build", "target", "obj", "dist")
 PROFILE_PATTERNS = ("gmon.out", "gmon.out.*", "gmon.sum")
 _MAX_CANDIDATES = 64
-DF_1_PIE = 0x08000000
+DF_1_PIE, DT_FLAGS_1 = 0x08000000, 0x6FFFFFFB
 
 
 @dataclass(frozen=True)
@@ -51,6 +51,15 @@ def search_dirs(folder: str) -> list[str]:
     dirs = [os.path.join(folder, d) for d in SEARCH_DIRS]
     dirs += sorted(glob.glob(os.path.join(glob.escape(folder), "cmake-build-*")))
     return [os.path.normpath(d) for d in dirs if os.path.isdir(d)]
+
+
+def brief(paths: Iterable[str], limit: int = 3) -> str:
+    """Paths for a message or log line: all of them when few, else the first and a count
+    ("a/gmon.out.1, a/gmon.out.2, a/gmon.out.3 and 19997 more")."""
+    items = list(paths)
+    if len(items) <= limit:
+        return ", ".join(items)
+    return f"{', '.join(items[:limit])} and {len(items) - limit} more"
 
 
 def _newest(paths: Iterable[str]) -> float:
@@ -78,58 +87,144 @@ def profile_set(folder: str) -> tuple[list[str], str | None]:
         if sums and parts:
             # gmon.sum holds what `gprof -s` summed: never add the parts again; take the newer set
             if _newest(sums) >= _newest(parts):
-                found, why = sums, f"{sums[0]} is newer than {', '.join(parts)}: using gmon.sum"
+                found, why = sums, f"{sums[0]} is newer than {brief(parts)}: using gmon.sum"
             else:
                 found = parts
-                why = f"{', '.join(parts)} newer than {sums[0]}: using {'them' if len(parts) > 1 else 'it'}, not gmon.sum"
+                why = f"{brief(parts)} newer than {sums[0]}: using {'them' if len(parts) > 1 else 'it'}, not gmon.sum"
         newest = _newest(found)
         if best is None or newest > best[0]:
             best = (newest, found, why)
     return (best[1], best[2]) if best else ([], None)
 
 
-def expand_profiles(folder: str, patterns: Iterable[str]) -> tuple[list[str], list[str]]:
-    """Files named by the setting, and one problem per pattern that names nothing."""
+MAX_PROFILE_MATCHES = 4096  # files a `profiles` setting may name in all; more are left out, said once
+MAX_GLOB_DEPTH = 8  # directory levels a pattern's wildcards may descend below its fixed part
+
+
+def expand_profiles(
+    folder: str, patterns: Iterable[str], trusted: bool = True
+) -> tuple[list[str], list[str]]:
+    """Files named by the setting, and one problem per pattern that names nothing (or too much).
+
+    Each file is taken once by its real path (two routes to one file, e.g. through a link to `.`,
+    would sum it twice); wildcards never descend through a symbolic link to a directory (a link
+    to `.` under `*/*/...` doubles the matches at each level), nor more than `MAX_GLOB_DEPTH`
+    levels; past `MAX_PROFILE_MATCHES` files the rest are left out and a problem says so.
+    Unless `trusted`, a file named inside the folder whose links lead outside it is left out
+    (said once per pattern)."""
     files: list[str] = []
+    real: set[str] = set()
     problems: list[str] = []
+    root, here = os.path.realpath(folder), os.path.normpath(os.path.abspath(folder))
     for pattern in patterns:
         full = _abs(folder, pattern)
+        hits, capped = [full], ""  # a missing file is reported by the loader, in its words
         if glob.has_magic(full):
-            hits = sorted(p for p in glob.glob(full) if os.path.isfile(p))
-            if not hits:
+            hits, capped = _glob_files(full, MAX_PROFILE_MATCHES - len(files))
+            if not hits and not capped:
                 problems.append(f"{full}: no file matches")
-            files += hits
-        else:
-            files.append(full)  # a missing file is reported by the loader, in its words
-    return list(dict.fromkeys(files)), problems
+        inside = _within(here, full)  # named inside the folder (as written): must stay inside
+        escaped = 0
+        for p in hits:
+            key = os.path.realpath(p)
+            if not trusted and inside and not _within(root, key):
+                escaped += 1
+            elif key not in real:
+                real.add(key)
+                files.append(p)
+        if escaped:
+            problems.append(f"{full}: {escaped} of its files {UNTRUSTED}; left out")
+        if capped.startswith("more than") and capped.endswith("levels of wildcards"):
+            problems.append(f"{full}: {capped}; pattern ignored")
+        elif capped:
+            problems.append(f"{full}: {capped}; profiles after the first {len(files)} left out")
+            break
+    return files, problems
+
+
+def _within(root: str, real: str) -> bool:
+    return real == root or real.startswith(root.rstrip(os.sep) + os.sep)
+
+
+def _glob_files(pattern: str, room: int) -> tuple[list[str], str]:
+    """Regular files matching `pattern`, sorted, at most `room` of them, walking no directory
+    link below the pattern's first wildcard; and why the walk was cut short ("" if it was not)."""
+    parts = pattern.split(os.sep)
+    fixed = next(i for i, part in enumerate(parts) if glob.has_magic(part))
+    base = os.sep.join(parts[:fixed]) or os.sep
+    rest = parts[fixed:]
+    if len(rest) - 1 > MAX_GLOB_DEPTH:
+        return [], f"more than {MAX_GLOB_DEPTH} directory levels of wildcards"  # (pattern ignored)
+    out: list[str] = []
+    level = [base]
+    for depth, part in enumerate(rest):
+        last = depth == len(rest) - 1
+        nxt: list[str] = []
+        for d in level:
+            for name in _matching(d, part):
+                path = os.path.join(d, name)
+                if last:
+                    if os.path.isfile(path):
+                        out.append(path)
+                        if len(out) > room:
+                            return sorted(out[:room]), f"more than {MAX_PROFILE_MATCHES} files match"
+                elif not os.path.islink(path) and os.path.isdir(path):
+                    nxt.append(path)
+                    if len(nxt) > MAX_PROFILE_MATCHES:
+                        return sorted(out), f"more than {MAX_PROFILE_MATCHES} directories match"
+        level = nxt
+    return sorted(out), ""
+
+
+def _matching(directory: str, part: str) -> list[str]:
+    """Names in `directory` matching one pattern component (glob's rules: hidden names only when
+    the component starts with a dot)."""
+    import fnmatch
+
+    if not glob.has_magic(part):
+        return [part] if os.path.lexists(os.path.join(directory, part)) else []
+    try:
+        names = os.listdir(directory)
+    except OSError:
+        return []
+    hidden = part.startswith(".")
+    return sorted(n for n in names if (hidden or not n.startswith(".")) and fnmatch.fnmatchcase(n, part))
 
 
 def _is_executable(path: str) -> bool:
     """An ELF executable: ET_EXEC, or ET_DYN with an interpreter or the PIE flag (a static PIE);
-    shared objects and object files are not."""
+    shared objects and object files are not. Reads the headers only (`gmonlens.sections`)."""
+    from gmonlens.sections import ElfFile
+
     try:
         if not os.path.isfile(path) or not os.access(path, os.X_OK):
             return False
         with open(path, "rb") as f:
-            head = f.read(18)
-            if head[:4] != b"\x7fELF" or len(head) < 18:
+            if f.read(4) != b"\x7fELF":
                 return False
-            e_type = int.from_bytes(head[16:18], "little" if head[5] == 1 else "big")
-            if e_type == 2:
+        with ElfFile(path) as elf:
+            if elf.type == 2:  # ET_EXEC
                 return True
-            if e_type != 3:
+            if elf.type != 3:  # ET_DYN
                 return False
-            from elftools.elf.elffile import ELFFile
-
-            elf = ELFFile(f)
-            for seg in elf.iter_segments():
-                if seg["p_type"] == "PT_INTERP":
+            for i, (kind, *_rest) in enumerate(elf.segments):
+                if kind == 3:  # PT_INTERP
                     return True
-                if seg["p_type"] == "PT_DYNAMIC":
-                    tags: Iterable[Any] = getattr(seg, "iter_tags", list)()
-                    return any(t.entry.d_tag == "DT_FLAGS_1" and t.entry.d_val & DF_1_PIE for t in tags)
-    except Exception:  # unreadable or malformed: not a candidate
+                if kind == 2:  # PT_DYNAMIC
+                    return _pie_flag(elf.segment_data(i), elf.wide, elf.little)
+    except (GmonlensError, OSError, ValueError):  # unreadable or malformed: not a candidate
         return False
+    return False
+
+
+def _pie_flag(dynamic: bytes, wide: bool, little: bool) -> bool:
+    """Whether a dynamic section's DT_FLAGS_1 entry has DF_1_PIE."""
+    fmt = ("<" if little else ">") + ("qQ" if wide else "iI")
+    for tag, value in struct.iter_unpack(fmt, dynamic[: len(dynamic) - len(dynamic) % struct.calcsize(fmt)]):
+        if tag == 0:  # DT_NULL
+            break
+        if tag == DT_FLAGS_1:
+            return bool(value & DF_1_PIE)
     return False
 
 
@@ -195,7 +290,7 @@ def choose_binary(folder: str, profiles: list[str]) -> tuple[str | None, str]:
             exact.append(c)
         elif fit.fits:
             loose.append((c, describe(fit)))
-    name = ", ".join(_rel(folder, p) for p in profiles)
+    name = brief(_rel(folder, p) for p in profiles)
     if exact:
         exact.sort(key=os.path.getmtime, reverse=True)
         why = f"binary {_rel(folder, exact[0])}: fits {name}"
@@ -223,7 +318,7 @@ def discover(folder: str, settings: Settings) -> Discovery:
     notes: list[str] = []
     choice: list[str] = []
     if settings.profiles:
-        profiles, problems = expand_profiles(folder, settings.profiles)
+        profiles, problems = expand_profiles(folder, settings.profiles, settings.trusted)
         if problems and not profiles:
             return Discovery(None, (), problem=problems[0], notes=tuple(problems))
         notes += problems
@@ -237,7 +332,7 @@ def discover(folder: str, settings: Settings) -> Discovery:
                 problem=f"{folder}: no gmon.out, gmon.out.* or gmon.sum here or in {dirs}/, cmake-build-*/ "
                 f"(run the program built with -pg, or {_FIX_PROFILES})",
             )
-        notes.append("profiles found: " + ", ".join(profiles))
+        notes.append("profiles found: " + brief(profiles))
         if why:
             choice.append(why)
     if settings.binary:

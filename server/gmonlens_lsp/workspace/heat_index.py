@@ -41,6 +41,7 @@ class HotLine:
     percent: float  # of the total time
     routine: str  # display name of the routine holding most of the line's time
     routines: tuple[tuple[str, float], ...]  # (display name, seconds), most first
+    samples: float = 0.0  # histogram samples credited to the line (fractional with split bins)
 
 
 @dataclass(frozen=True)
@@ -82,10 +83,15 @@ def build_index(heat: LineHeat, profile: Profile, resolve: Callable[[str], str |
                 merged = sorted(old.routines + routines, key=lambda p: -p[1])
                 seconds = old.seconds + heat.seconds(f.ticks)
                 lines[f.line] = HotLine(f.line, seconds, heat.percent(f.ticks) + old.percent,
-                                        merged[0][0], tuple(merged))  # fmt: skip
+                                        merged[0][0], tuple(merged), old.samples + f.ticks)  # fmt: skip
                 continue
             lines[f.line] = HotLine(
-                f.line, heat.seconds(f.ticks), heat.percent(f.ticks), names[f.routine].display_name, routines
+                f.line,
+                heat.seconds(f.ticks),
+                heat.percent(f.ticks),
+                names[f.routine].display_name,
+                routines,
+                f.ticks,
             )
     files = {}
     for key, lines in per_file.items():

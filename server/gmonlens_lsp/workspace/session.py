@@ -13,6 +13,7 @@ Contract:
 
 from __future__ import annotations
 
+import functools
 import glob
 import logging
 import os
@@ -21,7 +22,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from gmonlens.errors import GmonlensError
+from gmonlens.certainty import Health, ProfileCertainty, certainty, profile_health, thread_starter
+from gmonlens.errors import GmonlensError, reason
 from gmonlens.model import Profile
 from gmonlens.sourcemap import SourceMapper
 
@@ -52,6 +54,12 @@ class LoadedFolder:
     lens_cache: dict[str, Any] = field(default_factory=dict, compare=False)  # path -> lenses (JSON)
     comparison: Any = None  # baseline.Comparison when the folder has a baseline
     heat: HeatHolder = field(default_factory=HeatHolder, compare=False)  # line heat, computed once
+    health: tuple[Health, ...] = ()  # what makes the whole profile less trustworthy (certainty.py)
+
+    @functools.cached_property
+    def certainty(self) -> ProfileCertainty:
+        """Sample counts, errors and estimated parts of every routine (computed on first use)."""
+        return certainty(self.profile)
 
     @property
     def total_seconds(self) -> float:
@@ -75,6 +83,20 @@ def _line_table_factory(binary: str) -> Any:
         return cache_entries.load_line_table(binary)
 
     return make
+
+
+def profile_health_of(binary: str, profiles: tuple[str, ...], profile: Profile) -> tuple[Health, ...]:
+    """The profile's health in the editor: samples, arcs, threads (from the binary's symbols) and a
+    binary newer than the profile (source files newer than the binary: `finish_index`)."""
+    from gmonlens.elf import read_elf
+    from gmonlens.healthfiles import binary_changed
+
+    try:
+        starter = thread_starter([s.name for s in read_elf(binary).symbols])
+    except GmonlensError:
+        starter = None
+    found = [*profile_health(profile, starter), binary_changed(binary, profiles)]
+    return tuple(h for h in found if h is not None)
 
 
 def _stale_problems(binary: str, profiles: tuple[str, ...]) -> list[str]:
@@ -114,7 +136,7 @@ def load_folder(
         return LoadOutcome(None, blocking=f"{folder}: out of memory while loading the profile")
     except Exception as exc:  # a bug must not leave the folder "loading" forever
         log.exception("loading %s failed", folder)
-        return LoadOutcome(None, blocking=f"{folder}: internal error: {type(exc).__name__}: {exc}")
+        return LoadOutcome(None, blocking=f"{folder}: internal error: {type(exc).__name__}: {reason(exc)}")
 
 
 def _load_folder(folder: str, settings: Settings, generation: int, check: Callable[[], None]) -> LoadOutcome:
@@ -147,7 +169,7 @@ def _load_folder(folder: str, settings: Settings, generation: int, check: Callab
     except Exception as exc:  # an engine bug must not take the server down
         log.exception("loading %s failed", found.binary)
         return LoadOutcome(
-            None, blocking=f"{found.binary}: {type(exc).__name__}: {exc}", inputs=tuple(inputs)
+            None, blocking=f"{found.binary}: {type(exc).__name__}: {reason(exc)}", inputs=tuple(inputs)
         )
     check()
     dwarf, key, cached = cache_entries.load_dwarf(found.binary)
@@ -173,6 +195,7 @@ def _load_folder(folder: str, settings: Settings, generation: int, check: Callab
         profile_cached=profile_cached,
         seconds=time.monotonic() - started,
         comparison=comparison,
+        health=profile_health_of(found.binary, found.profiles, profile),
     )
     return LoadOutcome(
         loaded,
@@ -243,8 +266,11 @@ def finish_index(loaded: LoadedFolder) -> list[str]:
     except (GmonlensError, OSError) as exc:
         problems.append(str(exc))
     except Exception as exc:  # a malformed DWARF section (pyelftools' errors)
-        problems.append(f"{loaded.binary}: DWARF unreadable: {exc}")
+        problems.append(f"{loaded.binary}: DWARF unreadable: {reason(exc)}")
     return problems
+
+
+MAX_POLLED_FILES = 64
 
 
 @dataclass
@@ -266,13 +292,23 @@ class FolderState:
     client_settings: Any = None  # the client's `gmonlens` section for this folder (scopeUri)
 
     def watch_paths(self) -> list[str]:
-        """Files to poll: the inputs, plus where default profiles would appear."""
-        paths = list(self.inputs)
-        if not self.settings.profiles:
+        """What to poll, at most about `MAX_POLLED_FILES` paths whatever the number of profiles:
+        the settings file, the binary and the profiles, or, past that many profiles, the folders
+        holding them (a folder's mtime changes when a file appears, goes or is renamed in it); and
+        without a `profiles` setting the folders where default profiles would appear."""
+        config = os.path.join(self.path, CONFIG_FILE)
+        binary = self.loaded.binary if self.loaded is not None else None
+        files = [p for p in self.inputs if p not in (config, binary)]
+        if not self.settings.profiles:  # where default profiles would appear (or be rewritten)
             for d in search_dirs(self.path):
                 for pattern in PROFILE_PATTERNS:
-                    paths += glob.glob(os.path.join(glob.escape(d), pattern))
-        paths.append(os.path.join(self.path, CONFIG_FILE))
+                    files += glob.glob(os.path.join(glob.escape(d), pattern))
+        files = list(dict.fromkeys(files))
+        if len(files) > MAX_POLLED_FILES:
+            files = sorted({os.path.dirname(p) for p in files})
+        paths = [config, *([binary] if binary else []), *files]
+        if not self.settings.profiles:
+            paths += search_dirs(self.path)
         return list(dict.fromkeys(paths))
 
 

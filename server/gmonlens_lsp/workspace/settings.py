@@ -22,10 +22,11 @@ from gmonlens.errors import GmonlensError
 from .userfiles import SETTINGS_CAP, read_regular
 
 CONFIG_FILE = "gmonlens.yaml"
-DEFAULT_LENS_TITLE = "{percent}% · self {self} s · total {total} s · {calls} calls{cycle}"
-PLACEHOLDERS = ("percent", "self", "total", "calls", "cycle", "name")
-DEFAULT_LINE_HEAT_LABEL = "{seconds} s · {percent}%"
-HEAT_PLACEHOLDERS = ("seconds", "percent", "routine", "line")
+DEFAULT_LENS_TITLE = "{percent}% · self {self} s · total {total} s{few} · {calls} calls{cycle}"
+PLACEHOLDERS = ("percent", "self", "total", "calls", "cycle", "name", "self_err", "total_err", "samples",
+                "total_samples", "few")  # fmt: skip
+DEFAULT_LINE_HEAT_LABEL = "{seconds} s · {percent}%{few}"
+HEAT_PLACEHOLDERS = ("seconds", "percent", "routine", "line", "err", "samples", "few")
 DEFAULT_LINE_HEAT_MIN_PERCENT = 1.0
 
 
@@ -59,6 +60,7 @@ class Settings:
     line_heat_label: str = DEFAULT_LINE_HEAT_LABEL  # inlay hint at the end of a hot line
     line_heat_min_percent: float = DEFAULT_LINE_HEAT_MIN_PERCENT  # hot: at least this % of the total
     sources: tuple[str, ...] = field(default=(), compare=False)  # where values came from, for logs
+    trusted: bool = False  # the client says the workspace is trusted (never gmonlens.yaml itself)
 
 
 _YAML_KEYS = {"binary": "binary", "profiles": "profiles", "static_call_graph": "static_call_graph",
@@ -66,7 +68,8 @@ _YAML_KEYS = {"binary": "binary", "profiles": "profiles", "static_call_graph": "
               "line_heat_label": "line_heat_label", "line_heat_min_percent": "line_heat_min_percent"}  # fmt: skip
 _CLIENT_KEYS = {"binary": "binary", "profiles": "profiles", "staticCallGraph": "static_call_graph",
                 "sourceMap": "source_map", "lensTitle": "lens_title", "baseline": "baseline",
-                "lineHeatLabel": "line_heat_label", "lineHeatMinPercent": "line_heat_min_percent"}  # fmt: skip
+                "lineHeatLabel": "line_heat_label", "lineHeatMinPercent": "line_heat_min_percent",
+                "trustedWorkspace": "trusted"}  # fmt: skip
 
 
 def _check(name: str, value: Any, origin: str, written: str | None = None) -> tuple[Any, str | None]:
@@ -93,7 +96,7 @@ def _check(name: str, value: Any, origin: str, written: str | None = None) -> tu
             ) + "; ignored"
         items = tuple(v.strip() for v in value if v.strip())
         return (items or None), None
-    if name == "static_call_graph":
+    if name in ("static_call_graph", "trusted"):
         if not isinstance(value, bool):
             return None, bad + "must be true or false; ignored"
         return value, None
@@ -204,11 +207,14 @@ def _apply(base: Settings, raw: Any, keys: Mapping[str, str], origin: str) -> tu
     return base, problems
 
 
-def read_config_file(folder: str) -> tuple[Settings, list[str]]:
-    """Settings from `<folder>/gmonlens.yaml` (defaults when absent)."""
+def read_config_file(folder: str, trusted: bool = True) -> tuple[Settings, list[str]]:
+    """Settings from `<folder>/gmonlens.yaml` (defaults when absent; unless `trusted`, ignored when
+    it is a link leading outside the folder)."""
     path = os.path.join(folder, CONFIG_FILE)
     if not os.path.lexists(path):
         return Settings(), []
+    if not trusted and outside(folder, CONFIG_FILE):
+        return Settings(), [f"{path}: {UNTRUSTED}; settings ignored"]
     try:  # a regular file (not a FIFO, not /dev/zero), at most SETTINGS_CAP bytes
         text = read_regular(path, SETTINGS_CAP, "settings file").decode("utf-8")
     except GmonlensError as exc:
@@ -222,11 +228,21 @@ def read_config_file(folder: str) -> tuple[Settings, list[str]]:
     except RecursionError:
         return Settings(), [f"{path}: cannot read: nested too deeply; settings ignored"]
     except Exception as exc:  # yaml.YAMLError, and whatever else a hostile document provokes
-        reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        return Settings(), [f"{path}: cannot read: {reason[:300]}; settings ignored"]
+        return Settings(), [f"{path}: cannot read: {_yaml_reason(exc)}; settings ignored"]
     if raw is None:
         return Settings(), []
     return _apply(Settings(), raw, _YAML_KEYS, path)
+
+
+def _yaml_reason(exc: Exception) -> str:
+    """Why YAML refused a document, without quoting it (PyYAML's text shows the offending line:
+    the bytes of whatever file gmonlens.yaml links to): the problem and its line and column."""
+    problem = getattr(exc, "problem", None) or getattr(exc, "context", None)
+    mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+    if isinstance(problem, str) and mark is not None:
+        problem = re.sub(r"'[^']*'|\"[^\"]*\"", "'…'", problem)  # quoted tokens are the document's
+        return f"{problem[:200]} at line {mark.line + 1}, column {mark.column + 1}"
+    return type(exc).__name__
 
 
 def client_section(raw: Any) -> Any:
@@ -237,7 +253,66 @@ def client_section(raw: Any) -> Any:
 
 
 def effective_settings(folder: str, client: Any) -> tuple[Settings, list[str]]:
-    """gmonlens.yaml of `folder`, then the client's values over it."""
-    base, problems = read_config_file(folder)
-    merged, more = _apply(base, client_section(client), _CLIENT_KEYS, "client settings (gmonlens)")
+    """gmonlens.yaml of `folder`, then the client's values over it. Unless the client says the
+    workspace is trusted (`trustedWorkspace`), paths that gmonlens.yaml names leading outside the
+    folder (after links) are dropped, with one problem each (`fence`)."""
+    section = client_section(client)
+    own, _ = _apply(Settings(), section, _CLIENT_KEYS, "")
+    base, problems = read_config_file(folder, own.trusted)
+    merged, more = _apply(base, section, _CLIENT_KEYS, "client settings (gmonlens)")
+    if not merged.trusted:
+        merged, fenced = fence(folder, merged, own)
+        more += fenced
     return merged, problems + more
+
+
+UNTRUSTED = (
+    "leads outside the workspace folder: read only in a trusted workspace "
+    "(VS Code: trust the folder; other clients: the gmonlens.trustedWorkspace setting)"
+)
+
+
+def outside(folder: str, path: str) -> bool:
+    """Whether `path` (absolute, or relative to `folder`; links resolved) leads outside `folder`."""
+    root = os.path.realpath(folder)
+    full = os.path.realpath(
+        os.path.join(folder, os.path.expanduser(path.replace("${workspaceFolder}", folder)))
+    )
+    return full != root and not full.startswith(root.rstrip(os.sep) + os.sep)
+
+
+def _fixed_part(pattern: str) -> str:
+    """A glob's directory part before its first wildcard (the pattern itself without one)."""
+    parts = pattern.split("/")
+    magic = next((i for i, p in enumerate(parts) if any(c in p for c in "*?[")), None)
+    return pattern if magic is None else "/".join(parts[:magic]) or "."
+
+
+def fence(folder: str, s: Settings, client: Settings) -> tuple[Settings, list[str]]:
+    """`s` without the paths from gmonlens.yaml (those `client` does not set) that lead outside
+    `folder`, and one problem per path dropped."""
+    where = os.path.join(folder, CONFIG_FILE)
+    problems: list[str] = []
+    changes: dict[str, Any] = {}
+
+    def keep(key: str, paths: tuple[str, ...], fixed: bool = False) -> tuple[str, ...]:
+        out = []
+        for p in paths:
+            if outside(folder, _fixed_part(p) if fixed else p):
+                problems.append(f"{where}: `{key}` entry {p!r} {UNTRUSTED}; ignored")
+            else:
+                out.append(p)
+        return tuple(out)
+
+    if s.binary and client.binary is None and not keep("binary", (s.binary,)):
+        changes["binary"] = None
+    if s.profiles and client.profiles == ():
+        changes["profiles"] = keep("profiles", s.profiles, fixed=True)
+    if s.source_map and client.source_map == ():
+        targets = keep("source_map", tuple(t for _, t in s.source_map))
+        changes["source_map"] = tuple((k, t) for k, t in s.source_map if t in targets)
+    if s.baseline is not None and client.baseline is None:
+        profiles = keep("baseline", s.baseline.profiles, fixed=True)
+        binary = s.baseline.binary if s.baseline.binary and keep("baseline", (s.baseline.binary,)) else None
+        changes["baseline"] = Baseline(profiles, binary) if profiles else None
+    return (replace(s, **changes) if changes else s), problems

@@ -8,6 +8,8 @@ import contextlib
 import os
 import sys
 
+from gmonlens.errors import reason
+
 from . import cache_entries
 
 
@@ -30,21 +32,57 @@ def warm(binary: str, profiles: list[str], static_call_graph: bool) -> None:
         cache_entries.load_scopes(binary, compute=True)
 
 
+MAX_CONCURRENT = 2  # warm-up processes running at once, over all folders (the others wait)
+_MEMORY_FLOOR = 1 << 30
+_MEMORY_PER_BYTE = 96  # address space per byte of the executable on disk (a 10 MB program: ~0.6 GB)
+
+
+def memory_limit(binary: str) -> int:
+    """The address space (bytes) a warm-up of `binary` may use: what an honest program of its size
+    on disk needs, with room; a hostile one fails with MemoryError instead of swapping."""
+    from gmonlens.budget import stored_size
+
+    try:
+        st = os.stat(binary)
+    except OSError:
+        return _MEMORY_FLOOR
+    return _MEMORY_FLOOR + _MEMORY_PER_BYTE * stored_size(st.st_size, getattr(st, "st_blocks", 0))
+
+
+def _limit_memory(limit: int) -> None:
+    import resource
+
+    with contextlib.suppress(ValueError, OSError):
+        _soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+        cap = limit if hard == resource.RLIM_INFINITY else min(limit, hard)
+        resource.setrlimit(resource.RLIMIT_AS, (cap, hard))
+
+
 def main(argv: list[str]) -> int:
+    """`[--max-memory=BYTES] BINARY [--static-call-graph] PROFILE...`; the limit is set on this
+    process (RLIMIT_AS) before anything is read."""
     with contextlib.suppress(OSError):
         os.nice(10)
-    args = [a for a in argv if a != "--static-call-graph"]
+    for a in argv:
+        if a.startswith("--max-memory=") and a[13:].isdigit():
+            _limit_memory(int(a[13:]))
+    args = [a for a in argv if a != "--static-call-graph" and not a.startswith("--max-memory=")]
     if not args:
         print(
-            "usage: python -m gmonlens_lsp.workspace.warmup BINARY [--static-call-graph] PROFILE...",
+            "usage: python -m gmonlens_lsp.workspace.warmup [--max-memory=BYTES] BINARY "
+            "[--static-call-graph] PROFILE...",
             file=sys.stderr,
         )
         return 2
+    # written before the work: once memory runs out, formatting a message may fail too
+    oom = os.fsencode(f"gmonlens warm-up: {args[0]}: out of memory (address-space limit)\n")
     try:
         warm(args[0], args[1:], "--static-call-graph" in argv)
+    except MemoryError:
+        os.write(2, oom)
+        return 1
     except Exception as exc:  # the files changed since the load, or cannot be read: the cache waits
-        text = str(exc).strip().splitlines()
-        print(f"gmonlens warm-up: {text[0] if text else type(exc).__name__}", file=sys.stderr)
+        print(f"gmonlens warm-up: {args[0]}: {reason(exc)}", file=sys.stderr)
         return 1
     return 0
 

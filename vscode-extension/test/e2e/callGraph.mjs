@@ -166,7 +166,75 @@ export async function checkCallGraphOn({ browser, port, folder, file, label, che
     await page.screenshot({ path: path.join(results, "9b-call-graph-real-click.png") });
     check(`call graph on ${label}: clicking ${target.name} lands on its source`, where.includes(`Ln ${line},`) && tab.includes(path.basename(file)),
       `${tab} ${where} (want ${target.source})`);
+    await checkFlameGraph(page, frame, { file, label, check, results, ext });
   } finally {
     await page.close().catch(() => undefined);
   }
+}
+
+/**
+ * The flame graph view of the open panel on a real program: drawn from the server's frames (estimates
+ * hatched, with their tooltip), a click zooms into a frame, search highlights a routine's frames,
+ * Alt+click shows its butterfly with exact call counts, Ctrl+click opens its source.
+ */
+async function checkFlameGraph(page, frame, { file, label, check, results, ext }) {
+  await frame.locator("#flame").check({ timeout: 10000 }).catch((e) => console.log(`flame: ${e.message}`));
+  const drawn = await summaryText(frame, /flame graph .* drawn in \d+ ms/, 60000);
+  const frames = await frame.locator("#flame-frames .frame").evaluateAll((els) =>
+    els.map((el) => {
+      const r = el.getBoundingClientRect();
+      return { i: el.dataset.frame, name: el.textContent ?? "", source: el.dataset.source ?? "", width: r.width, estimated: el.classList.contains("estimated"), title: el.getAttribute("title") ?? "" };
+    }),
+  ).catch(() => []);
+  const ms = await frame.locator("#flame-area").getAttribute("data-render-ms", { timeout: 2000 }).catch(() => null);
+  await sleep(300);
+  await page.screenshot({ path: path.join(results, "10-flame-graph.png") });
+  await page.screenshot({ path: path.join(results, "readme-flame-graph.png"), clip: { x: 348, y: 64, width: 932, height: 560 } });
+  if (process.env.UPDATE_README_SCREENSHOT === "1") {
+    fs.copyFileSync(path.join(results, "readme-flame-graph.png"), path.join(ext, "images", "flame-graph.png"));
+  }
+  check(`flame graph on ${label}: drawn from the server's frames`, /flame graph/.test(drawn) && frames.length > 1 && ms !== null,
+    `${drawn} (${frames.length} frames, ${ms} ms)`);
+  const est = frames.find((f) => f.estimated);
+  check(`flame graph on ${label}: estimates are hatched and say so`, est === undefined || /Estimate:/.test(est.title),
+    est ? est.title.split("\n").slice(-2).join(" ") : "no estimated frame");
+
+  // a click zooms into the widest frame below the roots
+  const below = frames.filter((f) => !/^main$/.test(f.name) && f.width > 4).sort((a, b) => b.width - a.width)[0];
+  if (!check(`flame graph on ${label}: a frame to zoom into`, below !== undefined, JSON.stringify(frames.slice(0, 5)))) return;
+  await frame.locator(`#flame-frames .frame[data-frame="${below.i}"]`).click({ timeout: 10000 }).catch((e) => console.log(`zoom: ${e.message}`));
+  let zoom = null;
+  for (let k = 0; k < 20 && zoom !== below.i; k++, await sleep(200)) {
+    zoom = await frame.locator("#flame-area").getAttribute("data-zoom").catch(() => null);
+  }
+  const zoomedWidth = await frame.locator(`#flame-frames .frame[data-frame="${below.i}"]`).evaluate((el) => el.getBoundingClientRect().width).catch(() => 0);
+  check(`flame graph on ${label}: clicking a frame zooms into it`, zoom === below.i && zoomedWidth >= below.width, `zoom ${zoom}, width ${below.width} -> ${zoomedWidth}`);
+  await frame.locator("#unzoom").click({ timeout: 5000 }).catch(() => undefined);
+
+  // search highlights every frame of a routine
+  const base = below.name.replace(/\(.*$/, "");
+  await frame.locator("#search").fill(base, { timeout: 5000 }).catch((e) => console.log(`search: ${e.message}`));
+  await sleep(300);
+  const matches = await frame.locator("#flame-frames .frame.match").count().catch(() => 0);
+  check(`flame graph on ${label}: search highlights ${base}'s frames`, matches >= 1, `${matches} frames`);
+  await frame.locator("#search").fill("", { timeout: 5000 }).catch(() => undefined);
+
+  // Alt+click: the butterfly, callers above and callees below with exact call counts
+  await frame.locator(`#flame-frames .frame[data-frame="${below.i}"]`).click({ modifiers: ["Alt"], timeout: 10000 }).catch((e) => console.log(`butterfly: ${e.message}`));
+  let bf = "";
+  for (let k = 0; k < 40 && !/Callers of/.test(bf); k++, await sleep(250)) {
+    bf = (await frame.locator("#butterfly").textContent({ timeout: 1000 }).catch(() => "")) ?? "";
+  }
+  check(`flame graph on ${label}: Alt+click shows the butterfly with call counts`, /Callers of/.test(bf) && /\d+\/\d+ calls/.test(bf), bf.slice(0, 200));
+  await page.screenshot({ path: path.join(results, "10b-flame-butterfly.png") });
+
+  // Ctrl+click on a frame with source in the file: the editor opens it at the routine's line
+  const target = frames.filter((f) => f.source.startsWith(`${path.basename(file)}:`) && f.name !== "main" && f.width >= 2).sort((a, b) => b.width - a.width)[0];
+  if (!check(`flame graph on ${label}: a frame of ${path.basename(file)}`, target !== undefined, JSON.stringify(frames.slice(0, 5)))) return;
+  const line = Number(target.source.split(":").pop());
+  await frame.locator(`#flame-frames .frame[data-frame="${target.i}"]`).click({ modifiers: ["ControlOrMeta"], timeout: 10000 }).catch((e) => console.log(`open: ${e.message}`));
+  const { where, tab } = await cursorOn(page, line, 40);
+  await page.screenshot({ path: path.join(results, "10c-flame-open.png") });
+  check(`flame graph on ${label}: Ctrl+click on ${target.name} opens its source`, where.includes(`Ln ${line},`) && tab.includes(path.basename(file)),
+    `${tab} ${where} (want ${target.source})`);
 }

@@ -99,6 +99,10 @@ test("labels: figures as gprof prints them, long names shortened in the middle",
   assert.equal(callsText(0, 2), "2×");
   assert.equal(edgeLabel(g.edges[0]), "1.20 s (48.00%)\n400×");
   assert.equal(edgeLabel(g.edges[2]), "9×");
+  assert.equal(edgeLabel({ ...g.edges[0], estimated: true }), "≈ 1.20 s (48.00%)\n400×");
+  assert.equal(edgeLabel({ ...g.edges[0], estimated: false }), "1.20 s (48.00%) exact\n400×");
+  const marked = parseCallGraph({ ...answer, edges: [{ ...answer.edges[0], estimated: true }] });
+  assert.equal(marked?.edges[0].estimated, true);
   const long = "std::vector<int, std::allocator<int> >::_M_realloc_insert<int const&>(iterator, int const&)";
   const s = shortName(long);
   assert.equal(s.length, 60);

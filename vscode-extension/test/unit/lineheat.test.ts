@@ -60,6 +60,12 @@ describe("hoverText", () => {
     const text = hoverText(line(7, 12.345));
     assert.match(text, /^\*\*Line heat\*\*: 0\.12 s, 12\.3% of the total time, in `work`/);
     assert.match(text, /not call-graph figures/);
+    assert.doesNotMatch(text, /±/); // an older server's answer: nothing to say
+    const sure = hoverText({ ...line(7, 12.345), samples: 4, errSeconds: 0.0617 });
+    assert.match(sure, /0\.12 ± 0\.06 s from 4 samples \(± one standard error of the sampling\); ⚠ few samples: mostly noise\./);
+    const parsed = parseLineHeat({ uri: "file:///a.c", totalSeconds: 1, lines: [{ line: 3, seconds: 0.5, percent: 50, routine: "w", routines: [], samples: 50, errSeconds: 0.0707 }] });
+    assert.equal(parsed?.lines[0].samples, 50);
+    assert.doesNotMatch(hoverText(parsed!.lines[0]), /few samples/);
   });
   test("every routine when the line is in several (inlined copies)", () => {
     const l = { ...line(1, 10), routines: [{ name: "a_b", seconds: 0.07 }, { name: "c", seconds: 0.03 }] };

@@ -15,6 +15,8 @@ describe("gmonlens mcp command line", () => {
   });
   test("an installed gmonlens (gmonlens.serverCommand)", () => {
     assert.deepEqual(mcpArgs(serverCommandPlan(["/bin/gmonlens"]), "/ws"), ["mcp", "--workspace", "/ws"]);
+    // a trusted workspace only: its gmonlens.yaml may then name paths outside the folder
+    assert.deepEqual(mcpArgs(serverCommandPlan(["/bin/gmonlens"]), "/ws", true), ["mcp", "--workspace", "/ws", "--trust-workspace"]);
     assert.deepEqual(mcpArgs(serverCommandPlan(["python3", "-m", "gmonlens_lsp", "serve"]), "/w"), ["-m", "gmonlens_lsp", "mcp", "--workspace", "/w"]);
   });
   test("one server per folder, labelled by folder when there are several", () => {
@@ -57,6 +59,24 @@ describe("registration", () => {
     assert.equal(registerMcpProvider({ ...api, lm: {} }, async () => [spec], "1"), undefined);
     const onlyLm = { ...api, lm: { registerMcpServerDefinitionProvider: () => ({ dispose() {} }) } };
     assert.equal(registerMcpProvider(onlyLm, async () => [spec], "1"), undefined); // no McpStdioServerDefinition
+  });
+
+  test("VS Code 1.100 refuses the provider (another contribution point): logged, not thrown", () => {
+    const refusing: McpApi = {
+      Uri: { file: (p) => p },
+      EventEmitter: FakeEmitter,
+      lm: {
+        registerMcpServerDefinitionProvider: () => {
+          throw new Error("MCP configuration providers must be registered in contributes.modelContextServerCollections");
+        },
+      },
+      McpStdioServerDefinition: class {
+        cwd?: unknown;
+      },
+    };
+    const logged: string[] = [];
+    assert.equal(registerMcpProvider(refusing, async () => [spec], "1", (m) => logged.push(m)), undefined);
+    assert.match(logged[0], /no MCP server for the agent: MCP configuration providers/);
   });
 
   test("VS Code with it: stdio definitions under the contributed id", async () => {

@@ -72,3 +72,18 @@ describe("pickStatus", () => {
   });
   test("empty", () => assert.equal(pickStatus(new Map(), "file:///a"), undefined));
 });
+
+test("health: parsed from gmonlens/status, marked on the status bar and listed with its fix", () => {
+  const s = parseStatus({
+    state: "loaded",
+    totalSeconds: 0.3,
+    routines: 5,
+    health: [{ code: "few_samples", message: "only 30 samples in the whole run", fix: "run longer" }, { code: 3 }],
+  });
+  assert.ok(s && s.health && s.health.length === 1);
+  const v = statusView(s);
+  assert.match(v.text, /\$\(warning\)$/);
+  assert.match(v.tooltip, /⚠ only 30 samples in the whole run\. Fix: run longer\./);
+  const healthy = statusView(parseStatus({ state: "loaded", totalSeconds: 0.3, routines: 5, health: [] }));
+  assert.doesNotMatch(healthy.text, /warning/);
+});

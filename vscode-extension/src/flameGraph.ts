@@ -1,0 +1,333 @@
+/**
+ * The call graph panel's flame graph (icicle) and butterfly views: the server's `gmonlens/flameGraph`
+ * answer shape-checked, laid out (each frame's horizontal extent as fractions of the zoomed frame),
+ * searched, and written as HTML for the webview; the butterfly of one routine from a depth-1
+ * `gmonlens/callGraph` answer. Pure: no `vscode` import, unit-tested and benchmarked in node.
+ */
+
+import type { CallGraph } from "./callGraphDot";
+
+export interface FlameFrame {
+  parent: number;
+  routine: number | null;
+  cycle: number | null;
+  name: string;
+  seconds: number;
+  selfSeconds: number;
+  estimated: boolean;
+  depth: number;
+  uri: string | null;
+  line: number | null;
+}
+
+export interface FlameGraph {
+  folder: string;
+  generation: number;
+  totalSeconds: number;
+  minPercent: number;
+  truncated: boolean;
+  frames: FlameFrame[];
+}
+
+const isNum = (v: unknown): v is number => typeof v === "number" && Number.isFinite(v);
+
+/** The server's answer, shape-checked: undefined for null or anything not a flame graph. Frames must
+ * come parents first (a frame's parent index below its own). */
+export function parseFlameGraph(raw: unknown): FlameGraph | undefined {
+  if (typeof raw !== "object" || raw === null) {
+    return undefined;
+  }
+  const r = raw as Record<string, unknown>;
+  if (!Array.isArray(r.frames)) {
+    return undefined;
+  }
+  const frames: FlameFrame[] = [];
+  for (const [i, f] of (r.frames as Record<string, unknown>[]).entries()) {
+    if (typeof f !== "object" || f === null || !isNum(f.parent) || f.parent >= i || !isNum(f.seconds)) {
+      return undefined;
+    }
+    const depth = f.parent < 0 ? 0 : frames[f.parent].depth + 1;
+    frames.push({
+      parent: f.parent < 0 ? -1 : f.parent,
+      routine: isNum(f.routine) ? f.routine : null,
+      cycle: isNum(f.cycle) ? f.cycle : null,
+      name: typeof f.name === "string" ? f.name : "?",
+      seconds: Math.max(f.seconds, 0),
+      selfSeconds: isNum(f.selfSeconds) ? Math.max(f.selfSeconds, 0) : 0,
+      estimated: f.estimated === true,
+      depth,
+      uri: typeof f.uri === "string" ? f.uri : null,
+      line: isNum(f.line) ? f.line : null,
+    });
+  }
+  return {
+    folder: typeof r.folder === "string" ? r.folder : "",
+    generation: isNum(r.generation) ? r.generation : 0,
+    totalSeconds: isNum(r.totalSeconds) ? r.totalSeconds : 0,
+    minPercent: isNum(r.minPercent) ? r.minPercent : 0,
+    truncated: r.truncated === true,
+    frames,
+  };
+}
+
+/** A frame placed: `x0`/`x1` fractions of the panel's width, `row` from the top (0: the outermost shown). */
+export interface Placed {
+  index: number;
+  x0: number;
+  x1: number;
+  row: number;
+}
+
+/**
+ * Where each frame goes when `focus` (a frame index, -1: none) is zoomed to the full width: the focus's
+ * ancestors span the width above it, its descendants share it in proportion to their seconds, every
+ * other frame is left out; so are frames narrower than `minFraction` of the width. Children sit left
+ * to right in the server's order (widest first, `other` last).
+ */
+export function layout(g: FlameGraph, focus = -1, minFraction = 0): Placed[] {
+  const frames = g.frames;
+  const out: Placed[] = [];
+  const x0 = new Float64Array(frames.length);
+  const next = new Float64Array(frames.length); // where a frame's next child starts
+  const shown = new Uint8Array(frames.length);
+  let base: number;
+  let scale: number;
+  let rowShift = 0;
+  if (focus >= 0 && focus < frames.length) {
+    const chain: number[] = [];
+    for (let i = focus; i >= 0; i = frames[i].parent) {
+      chain.push(i);
+    }
+    chain.reverse();
+    for (const [row, i] of chain.entries()) {
+      out.push({ index: i, x0: 0, x1: 1, row });
+    }
+    shown[focus] = 1;
+    x0[focus] = 0;
+    next[focus] = 0;
+    base = frames[focus].seconds;
+    scale = base > 0 ? 1 / base : 0;
+    rowShift = chain.length - 1 - frames[focus].depth;
+  } else {
+    base = g.frames.filter((f) => f.parent < 0).reduce((a, f) => a + f.seconds, 0);
+    scale = base > 0 ? 1 / base : 0;
+  }
+  let rootNext = 0;
+  const start = focus >= 0 ? focus + 1 : 0;
+  for (let i = start; i < frames.length; i++) {
+    const f = frames[i];
+    let left: number;
+    if (f.parent < 0) {
+      if (focus >= 0) {
+        continue;
+      }
+      left = rootNext;
+      rootNext += f.seconds * scale;
+    } else if (shown[f.parent]) {
+      left = next[f.parent];
+      next[f.parent] += f.seconds * scale;
+    } else {
+      continue;
+    }
+    const width = f.seconds * scale;
+    if (width < minFraction || width <= 0) {
+      continue;
+    }
+    shown[i] = 1;
+    x0[i] = left;
+    next[i] = left;
+    out.push({ index: i, x0: left, x1: left + width, row: f.depth + rowShift });
+  }
+  return out;
+}
+
+/** Indices of the frames whose name contains `query` (case-insensitive); none for an empty query. */
+export function search(g: FlameGraph, query: string): Set<number> {
+  const q = query.trim().toLowerCase();
+  const hits = new Set<number>();
+  if (!q) {
+    return hits;
+  }
+  g.frames.forEach((f, i) => {
+    if (f.name.toLowerCase().includes(q)) {
+      hits.add(i);
+    }
+  });
+  return hits;
+}
+
+/** The seconds of a routine's (or cycle's) frames added up: its gprof total. */
+export function routineSeconds(g: FlameGraph, frame: FlameFrame): number {
+  let s = 0;
+  for (const f of g.frames) {
+    if ((frame.routine !== null && f.routine === frame.routine) || (frame.cycle !== null && f.cycle === frame.cycle)) {
+      s += f.seconds;
+    }
+  }
+  return s;
+}
+
+const pct = (part: number, whole: number): string => (whole > 0 ? `${((100 * part) / whole).toFixed(1)}%` : "0%");
+
+/** A frame's tooltip: its time on this path, its share, self time, and whether the width is measured. */
+export function frameTooltip(g: FlameGraph, i: number): string {
+  const f = g.frames[i];
+  const lines = [
+    `${f.name}`,
+    `${f.seconds.toFixed(2)} s on this path (${pct(f.seconds, g.totalSeconds)} of ${g.totalSeconds.toFixed(2)} s), self ${f.selfSeconds.toFixed(2)} s`,
+  ];
+  if (f.routine === null && f.cycle === null) {
+    lines.push(`Routines under ${g.minPercent}% of the total each, folded into one frame.`);
+  } else {
+    lines.push(`All its frames: ${routineSeconds(g, f).toFixed(2)} s, its gprof total.`);
+  }
+  if (f.cycle !== null) {
+    lines.push(`Cycle ${f.cycle} as a whole: gprof gives calls between its members no time.`);
+  }
+  lines.push(
+    f.estimated
+      ? "Estimate: a routine on this path has several callers, and gprof splits its time among them by call counts."
+      : "Exact: every routine on this path below the root has a single caller.",
+  );
+  lines.push(f.uri !== null ? "Click to zoom, Ctrl/Cmd+click to open the source, Alt+click for callers and callees." : "Click to zoom.");
+  return lines.join("\n");
+}
+
+const esc = (s: string): string =>
+  s.replace(/&/g, "&amp;").replace(/"/g, "&quot;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+
+/** Colour of a frame: warm for routines, by a hash of the name (stable across reloads), grey for `other`. */
+export function frameColour(f: FlameFrame): string {
+  if (f.routine === null && f.cycle === null) {
+    return "hsl(0, 0%, 55%)";
+  }
+  let h = 0;
+  for (let i = 0; i < f.name.length; i++) {
+    h = (h * 31 + f.name.charCodeAt(i)) >>> 0;
+  }
+  return f.cycle !== null ? `hsl(${270 + (h % 30)}, 55%, 62%)` : `hsl(${(h % 50) + 5}, ${70 + (h % 20)}%, ${55 + (h % 12)}%)`;
+}
+
+export const ROW_PX = 18;
+
+/** What the webview draws for a placed frame (an absolutely positioned div; positions are set
+ * through the DOM because the panel's Content-Security-Policy refuses inline `style` attributes). */
+export interface FrameView {
+  index: number;
+  className: string; // "frame" plus `estimated`, `other`, `cycle`, `match` (search hits)
+  source: string; // "file.c:12" (1-based line), "" without a place in the workspace
+  title: string;
+  text: string;
+  left: string; // percent of the width, "12.5000%"
+  width: string;
+  top: string; // pixels, rows of ROW_PX
+  colour: string;
+}
+
+export function frameViews(g: FlameGraph, placed: Placed[], hits: Set<number>): FrameView[] {
+  return placed.map((p) => {
+    const f = g.frames[p.index];
+    const cls = ["frame"];
+    if (f.estimated) cls.push("estimated");
+    if (f.routine === null && f.cycle === null) cls.push("other");
+    if (f.cycle !== null) cls.push("cycle");
+    if (hits.has(p.index)) cls.push("match");
+    return {
+      index: p.index,
+      className: cls.join(" "),
+      source: f.uri !== null ? `${f.uri.split("/").pop() ?? ""}:${(f.line ?? 0) + 1}` : "",
+      title: frameTooltip(g, p.index),
+      text: f.name,
+      left: `${(100 * p.x0).toFixed(4)}%`,
+      width: `${(100 * (p.x1 - p.x0)).toFixed(4)}%`,
+      top: `${p.row * ROW_PX}px`,
+      colour: frameColour(f),
+    };
+  });
+}
+
+/** The flame graph's summary line. */
+export function flameSummary(g: FlameGraph, shown: number): string {
+  const roots = g.frames.filter((f) => f.parent < 0).length;
+  const estimated = g.frames.filter((f) => f.estimated).length;
+  return (
+    `flame graph · ${g.frames.length} frames (${shown} drawn), ${roots} root${roots === 1 ? "" : "s"} · total ${g.totalSeconds.toFixed(2)} s` +
+    ` · ${estimated} estimated (hatched) · under ${g.minPercent}% folded into "other"` +
+    (g.truncated ? " · truncated" : "")
+  );
+}
+
+export interface ButterflyRow {
+  id: number;
+  name: string;
+  calls: string; // "400/1000": these calls of all the callee's calls from other routines
+  seconds: number; // gprof's propagated time along the arc
+  estimated: boolean;
+  uri: string | null;
+  line: number | null;
+}
+
+export interface Butterfly {
+  id: number;
+  name: string;
+  totalSeconds: number;
+  selfSeconds: number;
+  calls: number;
+  callers: ButterflyRow[];
+  callees: ButterflyRow[];
+}
+
+/** One routine's callers and callees with gprof's exact call counts, from a depth-1 call graph around it. */
+export function butterfly(g: CallGraph): Butterfly | undefined {
+  const centre = g.nodes.find((n) => n.id === g.center);
+  if (!centre) {
+    return undefined;
+  }
+  const byId = new Map(g.nodes.map((n) => [n.id, n]));
+  const row = (other: number, e: CallGraph["edges"][number], total: number): ButterflyRow => {
+    const n = byId.get(other);
+    return {
+      id: other,
+      name: n?.displayName ?? String(other),
+      calls: `${e.calls}/${total}`,
+      seconds: e.seconds,
+      estimated: e.estimated === true,
+      uri: n?.uri ?? null,
+      line: n?.line ?? null,
+    };
+  };
+  const callers = g.edges
+    .filter((e) => e.callee === centre.id && e.caller !== centre.id)
+    .map((e) => row(e.caller, e, centre.calls))
+    .sort((a, b) => b.seconds - a.seconds);
+  const callees = g.edges
+    .filter((e) => e.caller === centre.id && e.callee !== centre.id)
+    .map((e) => row(e.callee, e, byId.get(e.callee)?.calls ?? 0))
+    .sort((a, b) => b.seconds - a.seconds);
+  return {
+    id: centre.id,
+    name: centre.displayName,
+    totalSeconds: centre.totalSeconds,
+    selfSeconds: centre.selfSeconds,
+    calls: centre.calls,
+    callers,
+    callees,
+  };
+}
+
+/** The butterfly as HTML: callers above, the routine, callees below; bars as wide as their seconds. */
+export function butterflyHtml(b: Butterfly): string {
+  // bar widths go in data-width (percent): the webview sets them (no inline styles under its CSP)
+  const width = (s: number): string => (b.totalSeconds > 0 ? Math.min(100, (100 * s) / b.totalSeconds) : 0).toFixed(2);
+  const row = (r: ButterflyRow, kind: string): string =>
+    `<div class="bf-row ${kind}${r.estimated ? " estimated" : ""}" data-node="r${r.id}" title="${esc(
+      `${r.name}: ${r.calls} calls, ${r.seconds.toFixed(2)} s along the arc (${r.estimated ? "estimate: gprof's split by call counts" : "exact"})`,
+    )}"><span class="bf-bar" data-width="${width(r.seconds)}"></span><span class="bf-label">${esc(r.name)} · ${esc(r.calls)} calls · ${r.seconds.toFixed(2)} s${r.estimated ? " (est.)" : ""}</span></div>`;
+  return [
+    `<div class="bf-head">Callers of ${esc(b.name)}</div>`,
+    ...(b.callers.length ? b.callers.map((r) => row(r, "caller")) : ['<div class="bf-none">&lt;spontaneous&gt;</div>']),
+    `<div class="bf-row centre" data-node="r${b.id}"><span class="bf-bar" data-width="100"></span><span class="bf-label">${esc(b.name)} · ${b.totalSeconds.toFixed(2)} s total, self ${b.selfSeconds.toFixed(2)} s${b.calls ? ` · ${b.calls} calls` : ""}</span></div>`,
+    `<div class="bf-head">Callees</div>`,
+    ...(b.callees.length ? b.callees.map((r) => row(r, "callee")) : ['<div class="bf-none">none</div>']),
+  ].join("");
+}

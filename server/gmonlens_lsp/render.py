@@ -189,7 +189,7 @@ def _name(profile: Profile, r: Routine) -> str:
 
 def _arc_row(profile: Profile, arc: Arc, other: Routine, index: SourceIndex, parent_side: bool) -> str:
     me = profile.routines[arc.child if parent_side else arc.parent]
-    link = _link(_name(profile, other), index.place(other.id))
+    link = _link(_name(profile, other), index.link_place(other.id))
     in_cycle = arc.is_self or (other.cycle != 0 and other.cycle == me.cycle)
     if in_cycle:
         return f"| | | | | {arc.count} | {link} |"
@@ -324,10 +324,12 @@ def _fallback_place(profile: Profile, r: Routine, binary: str) -> Place:
 
 
 def call_item(
-    profile: Profile, index: SourceIndex, rid: int, binary: str, generation: int
+    profile: Profile, index: SourceIndex, rid: int, binary: str, generation: int, linked: bool = False
 ) -> types.CallHierarchyItem:
+    """The call hierarchy's item of routine `rid`; `linked`: another routine's caller or callee,
+    placed as a link is (`SourceIndex.link_place`)."""
     r = profile.routines[rid]
-    place = index.place(rid) or _fallback_place(profile, r, binary)
+    place = (index.link_place(rid) if linked else index.place(rid)) or _fallback_place(profile, r, binary)
     f = figures(profile, r)
     rng = name_range(place)
     return types.CallHierarchyItem(

@@ -44,7 +44,7 @@ def _incoming(loaded: LoadedFolder, rid: int) -> list[types.CallHierarchyIncomin
     out = []
     for pos in reversed(p.parents[rid]):  # gprof lists the biggest caller last
         arc = p.arcs[pos]
-        item = render.call_item(p, index, arc.parent, loaded.binary, loaded.generation)
+        item = render.call_item(p, index, arc.parent, loaded.binary, loaded.generation, linked=True)
         estimated = loaded.certainty.estimated_arc(p, pos)
         out.append(render.incoming(item, arc, index.call_site_lines(arc), p, estimated))
     return out
@@ -58,7 +58,7 @@ def _outgoing(
     out = []
     for pos in p.children[rid]:
         arc = p.arcs[pos]
-        item = render.call_item(p, index, arc.child, loaded.binary, loaded.generation)
+        item = render.call_item(p, index, arc.child, loaded.binary, loaded.generation, linked=True)
         sites = index.call_site_lines(arc)
         estimated = loaded.certainty.estimated_arc(p, pos)
         out.append(render.outgoing(item, arc, sites, caller_path, caller.selection_range, p, estimated))

@@ -236,3 +236,70 @@ def test_report_loads_no_lsp(argv: list[str]) -> None:
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(str(r) for r, _ in PACKAGES))
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
     assert out.stdout.strip() == "['gmonlens_lsp', 'gmonlens_lsp.cli']"
+
+
+# ---- the LSP layer: only render builds lsprotocol objects, and render reads nothing ------------
+
+RENDER = "gmonlens_lsp.render"
+# what would let render read a file or decode DWARF (through the index) itself
+RENDER_FORBIDDEN = {"os", "io", "pathlib", "shutil", "builtins.open", "open", "file_lines", "file_locator",
+                    "SourceIndex", "DwarfIndex", "LineTable", "LineLocator"}  # fmt: skip
+
+
+def _lsp_type_names(tree: ast.AST) -> tuple[set[str], set[str]]:
+    """Names bound to `lsprotocol.types` (the module) and to classes imported from it."""
+    modules, classes = set(), set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module == "lsprotocol":
+            modules |= {a.asname or a.name for a in node.names if a.name == "types"}
+        elif isinstance(node, ast.ImportFrom) and node.module == "lsprotocol.types":
+            classes |= {a.asname or a.name for a in node.names}
+        elif isinstance(node, ast.Import):
+            modules |= {a.asname for a in node.names if a.name == "lsprotocol.types" and a.asname}
+    return modules, classes
+
+
+def lsp_constructions(tree: ast.AST) -> list[str]:
+    """The `types.<Name>(...)` calls (an lsprotocol class built) in `tree`."""
+    modules, classes = _lsp_type_names(tree)
+    found = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        f = node.func
+        if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id in modules:
+            if f.attr[:1].isupper():
+                found.append(f"types.{f.attr}")
+        elif isinstance(f, ast.Name) and f.id in classes and f.id[:1].isupper():
+            found.append(f.id)
+    return found
+
+
+def test_only_render_builds_lsp_objects() -> None:
+    bad = {
+        (name, call)
+        for name in MODULES
+        if _under(name, "gmonlens_lsp") and name != RENDER
+        for call in lsp_constructions(TREES[name])
+    }
+    assert not bad, f"lsprotocol objects built outside render.py: {sorted(bad)}"
+
+
+def test_lsp_construction_scan_finds_them() -> None:
+    tree = ast.parse("from lsprotocol import types\nfrom lsprotocol.types import Range\nx = types.Position(0, 0)\n"
+                     "y = Range(x, x)\nz = types.MessageType.Info\n")  # fmt: skip
+    assert lsp_constructions(tree) == ["types.Position", "Range"]
+
+
+def test_render_reads_nothing() -> None:
+    used = set()
+    for node in ast.walk(TREES[RENDER]):
+        if isinstance(node, ast.Import):
+            used |= {a.name for a in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            used |= {node.module or ""} | {a.name for a in node.names}
+        elif isinstance(node, ast.Name):
+            used.add(node.id)
+    assert not used & RENDER_FORBIDDEN, (
+        f"render.py reads files or the index: {sorted(used & RENDER_FORBIDDEN)}"
+    )

@@ -13,6 +13,8 @@ from __future__ import annotations
 import struct
 from bisect import bisect_right
 
+from .elf import ElfImage
+from .errors import GmonlensError, one_line
 from .gmon import BSD44_VERSION, GNU_MAGIC, TAG_ARC, TAG_HIST
 from .linetable import LineTable
 from .model import GmonData, Profile
@@ -98,3 +100,22 @@ def write_sum(
         out.append(TAG_ARC)
         out += struct.pack(ptr, frm) + struct.pack(ptr, slf) + struct.pack(e + "I", count & 0xFFFFFFFF)
     return bytes(out)
+
+
+def gmon_sum(binary: str, image: ElfImage, data: GmonData, profile: Profile, fmt: str = "auto") -> bytes:
+    """The bytes of `binary`'s gmon.sum for the summed profile `data` (computed as `profile`),
+    with arcs' callers at their line symbols when the binary has DWARF: BFD's line table and the
+    inlined scopes, read here. Malformed DWARF raises GmonlensError naming `binary`."""
+    lines = scopes = None
+    if image.has_debug_info:
+        from .dwarf import DwarfIndex
+        from .scopes import elf_code_names, function_scopes
+
+        try:
+            lines = LineTable.from_elf(binary, bfd=True)  # gprof's line symbols: BFD's rule
+            scopes = function_scopes(DwarfIndex(binary), elf_code_names(image.symbols))
+        except GmonlensError:
+            raise
+        except Exception as e:  # malformed DWARF: pyelftools raises many types
+            raise GmonlensError(binary, f"cannot read DWARF for gmon.sum ({one_line(e)})") from None
+    return write_sum(data, profile, image.address_size, image.little_endian, fmt, lines, scopes)

@@ -1,18 +1,25 @@
 """The routine under the cursor, shared by the features: the identifier at an LSP position (open
 text, else the file on disk read off the event loop) and the routines the loaded index places there.
-Positions are LSP's (0-based lines, UTF-16 columns); the index takes 1-based lines."""
+Positions are LSP's (0-based lines, UTF-16 columns); the index takes 1-based lines.
+
+Also what `render` is given, since it reads nothing itself: the text of a declaration's line
+(`place_text`), routines' places (`places_of`: the index may decode DWARF) and the call-site lines
+in a file (`lines_in`). These read files: call them off the event loop."""
 
 from __future__ import annotations
 
 import asyncio
+import os
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from urllib.parse import unquote
 
 from lsprotocol import types
 
+from . import render
 from .server import GmonlensServer
 from .workspace import fsuri as uris
+from .workspace.index import Place
 from .workspace.session import LoadedFolder
 from .workspace.sourcetext import LineLocator, file_lines, index_of_utf16
 
@@ -48,7 +55,7 @@ async def word_at(ls: GmonlensServer, uri: str, position: types.Position) -> str
         locator = LineLocator(text)
         if locator.start(position.line) < 0:
             return None
-        return word_in([locator.line(position.line)], types.Position(0, position.character))
+        return word_in([locator.line(position.line)], render.position(0, position.character))
     path = uris.to_fs_path(uri)
     if not path:
         return None
@@ -87,3 +94,33 @@ async def routines_under_cursor(
     loaded, path, word = at
     rids = await asyncio.to_thread(loaded.index.routines_at, path, position.line + 1, word)
     return (loaded, rids) if rids else None
+
+
+# ---- what render is given --------------------------------------------------------------------
+
+
+def place_text(place: Place | None) -> str:
+    """The text of the declaration line of `place` in the file on disk (LSP lines); "" when the
+    place is unknown, not resolved to a file here, or the line is not there."""
+    if place is None or not place.resolved:
+        return ""
+    lines = file_lines(place.path)
+    return lines[place.line - 1] if 0 < place.line <= len(lines) else ""
+
+
+def places_of(loaded: LoadedFolder, rids: Iterable[int]) -> dict[int, Place | None]:
+    """Routine id -> its declaration (None when the index has none)."""
+    return {rid: loaded.index.place(rid) for rid in rids}
+
+
+def link_places_of(loaded: LoadedFolder, rids: Iterable[int]) -> dict[int, Place | None]:
+    """Routine id -> where a link to it points (`SourceIndex.link_place`: no large compilation
+    unit decoded within the request)."""
+    return {rid: loaded.index.link_place(rid) for rid in rids}
+
+
+def lines_in(sites: Sequence[tuple[str, int]], path: str) -> list[int]:
+    """The 1-based lines of the call `sites` (file, line) that lie in the file `path` (links
+    resolved)."""
+    key = os.path.realpath(path)
+    return [line for site, line in sites if os.path.realpath(site) == key]

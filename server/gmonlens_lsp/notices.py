@@ -7,13 +7,16 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Any
+from collections.abc import Iterable
+from typing import Literal
 
-from lsprotocol import types
 from pygls.capabilities import get_capability
 
+from gmonlens.certainty import Health
+from gmonlens.model import Profile
+
+from . import payloads, render
 from .server import GmonlensServer
-from .workspace.baseline import status_fields
 from .workspace.session import FolderState
 
 log = logging.getLogger("gmonlens")
@@ -26,43 +29,42 @@ def warn_once(ls: GmonlensServer, state: FolderState, text: str, *, blocking: bo
     state.said.add(text)
     log.info("%s", text)
     if blocking:
-        ls.window_show_message(types.ShowMessageParams(type=types.MessageType.Warning, message=text))
+        ls.window_show_message(render.show_message("warning", text))
     else:
-        ls.window_log_message(types.LogMessageParams(type=types.MessageType.Warning, message=text))
+        ls.window_log_message(render.log_message("warning", text))
 
 
 def log_info(ls: GmonlensServer, text: str) -> None:
     log.info("%s", text)
-    ls.window_log_message(types.LogMessageParams(type=types.MessageType.Info, message=text))
+    ls.window_log_message(render.log_message("info", text))
 
 
-def routines_with_figures(profile: Any) -> int:
+def routines_with_figures(profile: Profile) -> int:
     """The status's routine count: routines with time or calls (those with a lens)."""
     return sum(1 for r in profile.routines if r.has_figures)
 
 
-def send_status(ls: GmonlensServer, state: FolderState, status: str, message: str) -> None:
+def send_status(
+    ls: GmonlensServer,
+    state: FolderState,
+    status: Literal["loading", "loaded", "problem", "idle"],
+    message: str,
+) -> None:
     loaded = state.loaded
-    ls.protocol.notify(
-        STATUS,
-        {
-            "state": status,
-            "message": message,
-            "totalSeconds": round(loaded.total_seconds, 6) if loaded else 0.0,
-            "routines": routines_with_figures(loaded.profile) if loaded else 0,
-            "folder": state.uri,
-            "baseline": status_fields(loaded.comparison) if loaded else None,
-            "health": [{"code": h.code, "message": h.message, "fix": h.fix} for h in loaded.health]
-            if loaded
-            else [],
-        },
-    )
+    if loaded is None:
+        body = payloads.status(status, message, state.uri, 0.0, 0, None, ())
+    else:
+        figures = routines_with_figures(loaded.profile)
+        body = payloads.status(
+            status, message, state.uri, loaded.total_seconds, figures, loaded.comparison, loaded.health
+        )
+    ls.protocol.notify(STATUS, body)
 
 
 LOGGED_HEALTH = frozenset({"binary_changed", "sources_newer"})  # logged where found (session.py)
 
 
-def health_message(health: Any) -> str:
+def health_message(health: Iterable[Health]) -> str:
     """The one message that says a profile's health, each problem with its fix ("" when healthy).
     A binary or sources newer than the profile are not in it: they are logged, not shown."""
     health = [h for h in health if h.code not in LOGGED_HEALTH]

@@ -24,10 +24,12 @@ import attrs
 from cattrs.errors import ClassValidationError
 from cattrs.v import transform_error
 from lsprotocol import types
-from lsprotocol.types import ResponseError, ResponseErrorMessage
+from lsprotocol.types import ResponseErrorMessage
 from pygls.exceptions import JsonRpcInvalidParams, JsonRpcMethodNotFound
 from pygls.protocol import LanguageServerProtocol
 from pygls.protocol.json_rpc import JsonRPCNotification, JsonRPCRequestMessage, JsonRPCResponseMessage
+
+from . import render
 
 log = logging.getLogger("gmonlens")
 
@@ -91,8 +93,7 @@ class GmonlensProtocol(LanguageServerProtocol):
         except Exception as exc:  # cattrs' validation errors, and anything a hostile payload provokes
             reason = f"invalid params for {method}: {_first_line(exc)}"
             if "id" in data and "method" not in data:  # a malformed answer: fail the waiting request
-                error = ResponseError(code=INVALID_PARAMS, message="malformed response")
-                return ResponseErrorMessage(id=_id(data["id"]), error=error)
+                return render.error_response(_id(data["id"]), INVALID_PARAMS, "malformed response")
             return Rejected(_id(data.get("id")), method, INVALID_PARAMS, reason, is_request)
 
     last_message = 0.0  # time.monotonic() of the last message read (background work waits for quiet)
@@ -143,7 +144,7 @@ class GmonlensProtocol(LanguageServerProtocol):
             self._request_futures.pop(msg_id, None)
 
     def reply_error(self, msg_id: Any, code: int, message: str) -> None:
-        self._send_response(msg_id, error=ResponseError(code=code, message=message))
+        self._send_response(msg_id, error=render.response_error(code, message))
 
 
 def _first_line(exc: BaseException) -> str:

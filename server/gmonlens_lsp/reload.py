@@ -12,11 +12,12 @@ import os
 import threading
 import time
 import uuid
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar, cast
 
-from lsprotocol import types
 from pygls.capabilities import get_capability
 
+from . import render
 from .notices import (
     health_message,
     log_info,
@@ -29,24 +30,34 @@ from .notices import (
 from .server import GmonlensServer
 from .workspace import cache_entries, isolation, userfiles, warmup
 from .workspace.discovery import brief
-from .workspace.session import FolderState, LoadOutcome, finish_index, line_heat, load_folder, stamp
+from .workspace.heat_index import HeatIndex
+from .workspace.session import (
+    FolderState,
+    LoadedFolder,
+    LoadOutcome,
+    finish_index,
+    line_heat,
+    load_folder,
+    stamp,
+)
 from .workspace.settings import effective_settings
 
 log = logging.getLogger("gmonlens")
 WRITE_SLACK_NS = 20_000_000  # file times lag the clock by up to a tick (coarse kernel time)
+T = TypeVar("T")
 
 
-def heat_task(ls: GmonlensServer, state: FolderState, loaded: Any) -> asyncio.Task[Any]:
+def heat_task(ls: GmonlensServer, state: FolderState, loaded: LoadedFolder) -> asyncio.Task[HeatIndex | None]:
     """The load's line heat, computed once in the background (started after the load or by the
     first request that needs it); the task's result is the `HeatIndex` or None."""
     holder = loaded.heat
     if holder.task is None:
         holder.task = ls.spawn(_compute_heat(ls, state, loaded))
-    task: asyncio.Task[Any] = holder.task
+    task: asyncio.Task[HeatIndex | None] = holder.task
     return task
 
 
-async def _compute_heat(ls: GmonlensServer, state: FolderState, loaded: Any) -> Any:
+async def _compute_heat(ls: GmonlensServer, state: FolderState, loaded: LoadedFolder) -> HeatIndex | None:
     await ls.quiet()  # lenses and the requests that come with them first (GIL)
     heat = await asyncio.to_thread(line_heat, loaded)
     if heat is not None and loaded.heat.answered_pending and state.loaded is loaded:
@@ -54,7 +65,7 @@ async def _compute_heat(ls: GmonlensServer, state: FolderState, loaded: Any) -> 
     return heat
 
 
-def reload(ls: GmonlensServer, state: FolderState) -> asyncio.Task[Any]:
+def reload(ls: GmonlensServer, state: FolderState) -> asyncio.Task[None]:
     """Start (or restart) loading `state`'s folder; returns the task (awaitable by handlers).
 
     A superseded load is cancelled and stays quiet; its thread stops at the next phase (generation
@@ -67,24 +78,29 @@ def reload(ls: GmonlensServer, state: FolderState) -> asyncio.Task[Any]:
     return task
 
 
-def in_thread(fn: Any, *args: Any) -> asyncio.Future[Any]:
+def in_thread(fn: Callable[..., T], *args: Any) -> asyncio.Future[T]:
     """Run `fn(*args)` in a daemon thread of its own (a read that blocks cannot hold up the event
     loop, the executor or the process's exit)."""
     loop = asyncio.get_running_loop()
-    future: asyncio.Future[Any] = loop.create_future()
+    future: asyncio.Future[T] = loop.create_future()
 
-    def settle(ok: bool, value: Any) -> None:
-        if not future.done():
-            (future.set_result if ok else future.set_exception)(value)
+    def settle(result: T | None, error: BaseException | None) -> None:
+        if future.done():
+            return
+        if error is not None:
+            future.set_exception(error)
+        else:
+            future.set_result(cast(T, result))  # fn's own result
 
     def run() -> None:
+        result: T | None = None
+        error: BaseException | None = None
         try:
-            result: Any = fn(*args)
-            ok = True
+            result = fn(*args)
         except BaseException as exc:  # handed to the awaiting task
-            result, ok = exc, False
+            error = exc
         with contextlib.suppress(RuntimeError):  # the loop is gone: the process is ending
-            loop.call_soon_threadsafe(settle, ok, result)
+            loop.call_soon_threadsafe(settle, result, error)
 
     threading.Thread(target=run, name=f"gmonlens-{getattr(fn, '__name__', 'work')}", daemon=True).start()
     return future
@@ -122,7 +138,7 @@ async def _reload(ls: GmonlensServer, state: FolderState, generation: int) -> No
                 done = (
                     "Profile loaded" if outcome is not None and outcome.loaded is not None else "No profile"
                 )
-                ls.work_done_progress.end(token, types.WorkDoneProgressEnd(message=done))
+                ls.work_done_progress.end(token, render.progress_end(done))
     finally:
         # files read by this load keep the stamp they had before it: a write during the load is
         # seen; a load that failed or was superseded still leaves the folder watched
@@ -158,8 +174,7 @@ async def _begin_progress(ls: GmonlensServer) -> str | None:
     except Exception as exc:
         log.info("work done progress refused: %s", exc)
         return None
-    begin = types.WorkDoneProgressBegin(title="gmonlens", message="Loading the profile", cancellable=False)
-    ls.work_done_progress.begin(token, begin)
+    ls.work_done_progress.begin(token, render.progress_begin("gmonlens", "Loading the profile"))
     return token
 
 
@@ -219,10 +234,8 @@ async def _certainty(loaded: Any) -> None:
         log.exception("certainty failed")
 
 
-async def _finish(ls: GmonlensServer, state: FolderState, loaded: Any) -> None:
+async def _finish(ls: GmonlensServer, state: FolderState, loaded: LoadedFolder) -> None:
     await asyncio.sleep(0.5)  # let the first requests go first
-    # the hover's certainty figures (O(arcs): ~0.7 s on 70,000 arcs), ready before the first hover
-    await asyncio.to_thread(getattr, loaded, "certainty")
     # line heat once per load, in a thread once no lens is being computed and requests pause (it
     # holds the GIL for 0.1-0.3 s on SQLite; during the first lenses' DWARF decoding it slowed them
     # by a second or more), while the warm-up subprocess runs: ready long before the warm-up ends
@@ -275,7 +288,9 @@ async def _warm_now(ls: GmonlensServer, args: list[str]) -> None:
                 proc.kill()
 
 
-async def loaded_or_wait(ls: GmonlensServer, state: FolderState, timeout: float = 60.0) -> Any:
+async def loaded_or_wait(
+    ls: GmonlensServer, state: FolderState, timeout: float = 60.0
+) -> LoadedFolder | None:
     """The folder's profile; while none is loaded and a load runs, wait for it (up to `timeout`
     seconds, following reloads that replace the running one)."""
     loop = asyncio.get_running_loop()

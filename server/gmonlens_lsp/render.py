@@ -1,4 +1,6 @@
-"""Analysis objects -> lsprotocol objects and texts. The only module that builds LSP types.
+"""Analysis objects -> lsprotocol objects and texts. The only module that builds LSP types, and a
+pure one: the source text and the places it needs are passed in (handlers fetch them off the event
+loop); nothing here reads a file or asks the index.
 
 Units: figures are seconds = ticks / hz, printed with two decimals as gprof prints them; percent is
 gprof's call-graph percent (100 * (pself + pchild) / print_ticks, one decimal). Lines from `index`
@@ -7,10 +9,9 @@ are 1-based; LSP positions are 0-based with UTF-16 character offsets.
 
 from __future__ import annotations
 
-import os
 import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from lsprotocol import types
 
@@ -18,12 +19,12 @@ from gmonlens.certainty import FEW_ROUTINE_SAMPLES, ProfileCertainty, stderr_sec
 from gmonlens.lineheat import InlinedCopies
 from gmonlens.model import Arc, Profile, Routine
 
-from .workspace import fsuri as uris
+from . import payloads
 from .workspace import markdown as md
-from .workspace.heat_index import FileHeat, HeatIndex, HotLine
-from .workspace.index import Place, SourceIndex
+from .workspace.heat_index import HotLine
+from .workspace.index import Place
 from .workspace.settings import DEFAULT_LENS_TITLE, DEFAULT_LINE_HEAT_LABEL
-from .workspace.sourcetext import file_lines, utf16_len
+from .workspace.sourcetext import utf16_len
 
 SHOW_CALLERS = "gmonlens.showCallers"
 ASSUMPTION = (
@@ -53,8 +54,7 @@ FEW_MARK = " · few samples"
 def figures(profile: Profile, r: Routine) -> Figures:
     base = profile.print_ticks if profile.print_ticks > 0 else 1.0
     percent = 100.0 * r.total_ticks / base
-    # gprof leaves the count blank for a routine nobody called (main, other spontaneous ones)
-    calls = f"{r.calls}+{r.self_calls}" if r.self_calls else str(r.calls) if r.calls else ""
+    calls = payloads.calls_text(r)  # blank for a routine nobody called (main, other spontaneous ones)
     period = 1.0 / profile.hz if profile.hz else 0.0
     return Figures(
         percent=f"{percent:.1f}",
@@ -103,20 +103,19 @@ def lens_title(template: str, f: Figures) -> str:
 # ---- positions -------------------------------------------------------------------------------
 
 
-def line_text(path: str, line: int) -> str:
-    """Text of 1-based `line` of `path` on disk (LSP lines), "" when unavailable."""
-    lines = file_lines(path)
-    return lines[line - 1] if 0 < line <= len(lines) else ""
-
-
 _utf16 = utf16_len
+Places = Mapping[int, Place | None]  # routine id -> its declaration (None: unknown)
 
 
-def name_range(place: Place, text: str | None = None) -> types.Range:
-    """Range of the routine's name on its declaration line (whole line start when not found)."""
+def position(line: int, character: int) -> types.Position:
+    """An LSP position (0-based line, UTF-16 character)."""
+    return types.Position(line=line, character=character)
+
+
+def name_range(place: Place, text: str) -> types.Range:
+    """Range of the routine's name on its declaration line, whose text is `text` ("" when
+    unknown: the declaration's column, zero width)."""
     line0 = max(place.line - 1, 0)
-    if text is None:
-        text = line_text(place.path, place.line) if place.resolved else ""
     start = -1
     if place.name and text:
         hint = max(place.column - 1, 0)
@@ -136,8 +135,7 @@ def line_range(line: int) -> types.Range:
     return types.Range(types.Position(max(line - 1, 0), 0), types.Position(max(line - 1, 0), 0))
 
 
-def uri_of(path: str) -> str:
-    return uris.from_fs_path(path)
+uri_of = payloads.uri_of
 
 
 def _link(label: str, place: Place | None) -> str:
@@ -156,22 +154,21 @@ def location_link(name: str, place: Place | None) -> str:
 
 
 def code_lens(
-    profile: Profile, rid: int, place: Place, template: str, generation: int, suffix: str = ""
+    profile: Profile, rid: int, place: Place, text: str, template: str, generation: int, suffix: str = ""
 ) -> types.CodeLens:
-    """`suffix`: appended to the title (the change against a baseline)."""
+    """The lens of routine `rid` declared at `place` (`text`: that line); `suffix`: appended to the
+    title (the change against a baseline)."""
     r = profile.routines[rid]
-    rng = name_range(place)
+    rng = name_range(place, text)
     return types.CodeLens(
         range=rng,
         command=types.Command(
             title=lens_title(template, figures(profile, r)) + suffix,
             command=SHOW_CALLERS,
             # the symbol tells apart the routines sharing a line (a template's instances)
-            arguments=[
-                uri_of(place.path),
-                {"line": rng.start.line, "character": rng.start.character},
-                r.name,
-            ],
+            arguments=payloads.lens_arguments(
+                place.path, {"line": rng.start.line, "character": rng.start.character}, r.name
+            ),
         ),
     )
 
@@ -187,9 +184,9 @@ def _name(profile: Profile, r: Routine) -> str:
     return text + (f" [{r.index}]" if r.printed and r.index else "")
 
 
-def _arc_row(profile: Profile, arc: Arc, other: Routine, index: SourceIndex, parent_side: bool) -> str:
+def _arc_row(profile: Profile, arc: Arc, other: Routine, places: Places, parent_side: bool) -> str:
     me = profile.routines[arc.child if parent_side else arc.parent]
-    link = _link(_name(profile, other), index.link_place(other.id))
+    link = _link(_name(profile, other), places.get(other.id))
     in_cycle = arc.is_self or (other.cycle != 0 and other.cycle == me.cycle)
     if in_cycle:
         return f"| | | | | {arc.count} | {link} |"
@@ -200,6 +197,14 @@ def _arc_row(profile: Profile, arc: Arc, other: Routine, index: SourceIndex, par
         f"| | | {profile.seconds(arc.self_ticks):.2f} | {profile.seconds(arc.child_ticks):.2f} "
         f"| {arc.count}/{total_calls}{note} | {link} |"
     )
+
+
+def neighbours(profile: Profile, rid: int) -> list[int]:
+    """The routines `hover_markdown(rid)` links to (its callers and callees): the places it needs."""
+    arcs = profile.arcs
+    return [arcs[pos].parent for pos in profile.parents[rid]] + [
+        arcs[pos].child for pos in profile.children[rid]
+    ]
 
 
 def certainty_lines(profile: Profile, cert: ProfileCertainty, rid: int) -> list[str]:
@@ -236,11 +241,10 @@ def certainty_lines(profile: Profile, cert: ProfileCertainty, rid: int) -> list[
     return lines
 
 
-def hover_markdown(
-    profile: Profile, index: SourceIndex, rid: int, cert: ProfileCertainty | None = None
-) -> str:
-    """gprof's call-graph entry of routine `rid`: callers, the routine's line, callees; with `cert`,
-    how sure the figures are (certainty_lines)."""
+def hover_markdown(profile: Profile, places: Places, rid: int, cert: ProfileCertainty | None = None) -> str:
+    """gprof's call-graph entry of routine `rid`: callers, the routine's line, callees (linked to
+    their declarations in `places`, which holds `neighbours(profile, rid)`); with `cert`, how sure
+    the figures are (certainty_lines)."""
     r = profile.routines[rid]
     f = figures(profile, r)
     lines = [f"**{md.text(r.display_name)}**" + (f" · cycle {r.cycle}" if r.cycle else ""), ""]
@@ -251,7 +255,7 @@ def hover_markdown(
         lines.append("| | | | | | *&lt;spontaneous&gt;* |")
     for pos in parents:
         arc = profile.arcs[pos]
-        lines.append(_arc_row(profile, arc, profile.routines[arc.parent], index, parent_side=True))
+        lines.append(_arc_row(profile, arc, profile.routines[arc.parent], places, parent_side=True))
     called = f.calls
     lines.append(
         f"| **[{r.index}]** | **{f.percent}%** | **{f.self_s}** | "
@@ -259,7 +263,7 @@ def hover_markdown(
     )
     for pos in profile.children[rid]:
         arc = profile.arcs[pos]
-        lines.append(_arc_row(profile, arc, profile.routines[arc.child], index, parent_side=False))
+        lines.append(_arc_row(profile, arc, profile.routines[arc.child], places, parent_side=False))
     lines.append("")
     children_s = f"{profile.seconds(r.prop_child_ticks):.2f}"
     lines.append(
@@ -324,14 +328,14 @@ def _fallback_place(profile: Profile, r: Routine, binary: str) -> Place:
 
 
 def call_item(
-    profile: Profile, index: SourceIndex, rid: int, binary: str, generation: int, linked: bool = False
+    profile: Profile, rid: int, place: Place | None, text: str, binary: str, generation: int
 ) -> types.CallHierarchyItem:
-    """The call hierarchy's item of routine `rid`; `linked`: another routine's caller or callee,
-    placed as a link is (`SourceIndex.link_place`)."""
+    """Routine `rid` declared at `place` (`text`: that line; without a place, the binary's)."""
     r = profile.routines[rid]
-    place = (index.link_place(rid) if linked else index.place(rid)) or _fallback_place(profile, r, binary)
+    if place is None:
+        place, text = _fallback_place(profile, r, binary), ""
     f = figures(profile, r)
-    rng = name_range(place)
+    rng = name_range(place, text)
     return types.CallHierarchyItem(
         name=r.display_name,
         kind=types.SymbolKind.Function,
@@ -339,7 +343,7 @@ def call_item(
         range=types.Range(rng.start, rng.end),
         selection_range=rng,
         detail=lens_title(DEFAULT_LENS_TITLE, f),
-        data={"routine": rid, "generation": generation, "name": r.name},
+        data=payloads.item_data(rid, generation, r.name),
     )
 
 
@@ -357,65 +361,50 @@ def arc_detail(profile: Profile, arc: Arc, estimated: bool | None = None) -> str
     return text + (" · estimated (callee has several callers)" if estimated else " · exact")
 
 
-def call_ranges(sites: list[tuple[str, int]], in_path: str, fallback: types.Range) -> list[types.Range]:
-    """Ranges of the call-site lines lying in `in_path` (the caller's file), else `fallback`."""
-    key = os.path.realpath(in_path)
-    out = [line_range(line) for path, line in sites if os.path.realpath(path) == key]
-    return out or [fallback]
+def call_ranges(lines: Sequence[int], fallback: types.Range) -> list[types.Range]:
+    """Ranges of the 1-based call-site `lines` (those in the caller's file), else `fallback`."""
+    return [line_range(line) for line in lines] or [fallback]
 
 
 def incoming(
     item: types.CallHierarchyItem,
     arc: Arc,
-    sites: list[tuple[str, int]],
+    lines: Sequence[int],
     profile: Profile,
     estimated: bool | None = None,
 ) -> types.CallHierarchyIncomingCall:
+    """`item` (the caller) calls through `arc` at `lines` of the caller's file (`estimated`: whether
+    the arc's time is gprof's estimate; None: not said)."""
     item.detail = arc_detail(profile, arc, estimated)
-    path = uris.to_fs_path(item.uri) or ""
-    return types.CallHierarchyIncomingCall(
-        from_=item, from_ranges=call_ranges(sites, path, item.selection_range)
-    )
+    return types.CallHierarchyIncomingCall(from_=item, from_ranges=call_ranges(lines, item.selection_range))
 
 
 def outgoing(
     item: types.CallHierarchyItem,
     arc: Arc,
-    sites: list[tuple[str, int]],
-    caller_path: str,
+    lines: Sequence[int],
     caller_sel: types.Range,
     profile: Profile,
     estimated: bool | None = None,
 ) -> types.CallHierarchyOutgoingCall:
+    """The caller (selection range `caller_sel`) calls `item` through `arc` at `lines` of its file."""
     item.detail = arc_detail(profile, arc, estimated)
-    return types.CallHierarchyOutgoingCall(to=item, from_ranges=call_ranges(sites, caller_path, caller_sel))
+    return types.CallHierarchyOutgoingCall(to=item, from_ranges=call_ranges(lines, caller_sel))
 
 
-def symbol(profile: Profile, rid: int, place: Place) -> types.WorkspaceSymbol:
+def symbol(profile: Profile, rid: int, place: Place, text: str) -> types.WorkspaceSymbol:
+    """Routine `rid` declared at `place` (`text`: that line)."""
     r = profile.routines[rid]
     f = figures(profile, r)
     return types.WorkspaceSymbol(
         name=r.display_name,
         kind=types.SymbolKind.Function,
-        location=types.Location(uri=uri_of(place.path), range=name_range(place)),
+        location=types.Location(uri=uri_of(place.path), range=name_range(place, text)),
         container_name=f"{f.percent}% · total {f.total_s} s",
     )
 
 
-def hottest_entry(profile: Profile, r: Routine, place: Place | None) -> dict[str, Any]:
-    base = profile.print_ticks if profile.print_ticks > 0 else 1.0
-    return {
-        "name": r.display_name,
-        "selfSeconds": round(profile.seconds(r.prop_self_ticks), 6),
-        "totalSeconds": round(profile.seconds(r.total_ticks), 6),
-        "percent": round(100.0 * r.total_ticks / base, 3),
-        "calls": figures(profile, r).calls,
-        "uri": uri_of(place.path) if place else None,
-        "line": max(place.line - 1, 0) if place else None,
-    }
-
-
-def message(kind: str, text: str) -> types.MessageType:
+def message_type(kind: str) -> types.MessageType:
     return {"error": types.MessageType.Error, "warning": types.MessageType.Warning}.get(
         kind, types.MessageType.Info
     )
@@ -424,9 +413,7 @@ def message(kind: str, text: str) -> types.MessageType:
 # ---- line heat -------------------------------------------------------------------------------
 
 
-def _line_err(h: HotLine) -> float:
-    """The line's standard error in seconds: sqrt(samples) x period = seconds / sqrt(samples)."""
-    return h.seconds / h.samples**0.5 if h.samples > 0 else 0.0
+_line_err = payloads.line_err
 
 
 def heat_label(template: str, h: HotLine) -> str:
@@ -461,28 +448,9 @@ def inlay_hint(h: HotLine, line_text: str, template: str) -> types.InlayHint:
     )
 
 
-def line_heat_result(uri: str, heat: HeatIndex, file_heat: FileHeat | None) -> dict[str, Any]:
-    """The `gmonlens/lineHeat` result (PROTOCOL.md): every line of the file with time."""
-    return {
-        "uri": uri,
-        "totalSeconds": round(heat.total_seconds, 6),
-        "lines": [
-            {
-                "line": h.line - 1,
-                "seconds": round(h.seconds, 6),
-                "percent": round(h.percent, 4),
-                "routine": h.routine,
-                "routines": [{"name": n, "seconds": round(s, 6)} for n, s in h.routines],
-                "samples": round(h.samples, 3),
-                "errSeconds": round(_line_err(h), 6),
-            }
-            for h in (file_heat.lines if file_heat else ())
-        ],
-    }
-
-
-def inlined_markdown(name: str, copies: InlinedCopies, profile: Profile, index: SourceIndex) -> str:
-    """Where the inlined copies of `name` were sampled (line samples, not call-graph figures)."""
+def inlined_markdown(name: str, copies: InlinedCopies, profile: Profile, places: Places) -> str:
+    """Where the inlined copies of `name` were sampled (line samples, not call-graph figures); the
+    routines they lie in are linked to their declarations in `places`."""
     total = profile.total_ticks if profile.total_ticks > 0 else 1.0
     lines = [
         f"**{md.text(name)}**, inlined: {profile.seconds(copies.ticks):.2f} s of line samples in its inlined "
@@ -491,10 +459,65 @@ def inlined_markdown(name: str, copies: InlinedCopies, profile: Profile, index: 
     ]
     for rid, ticks in copies.callers:
         r = profile.routines[rid]
-        lines.append(f"- {location_link(r.display_name, index.place(rid))}: {profile.seconds(ticks):.2f} s")
+        lines.append(f"- {location_link(r.display_name, places.get(rid))}: {profile.seconds(ticks):.2f} s")
     lines.append("")
     lines.append(
         "*Line samples: histogram samples on the inlined code's lines. gprof's call graph counts "
         "them in the routines listed, not as calls.*"
     )
     return "\n".join(lines)
+
+
+# ---- messages, registrations, progress, configuration, errors ------------------------------
+
+
+def show_message(kind: str, text: str) -> types.ShowMessageParams:
+    """window/showMessage's parameters (`kind`: "error", "warning" or "info")."""
+    return types.ShowMessageParams(type=message_type(kind), message=text)
+
+
+def log_message(kind: str, text: str) -> types.LogMessageParams:
+    """window/logMessage's parameters (`kind`: "error", "warning" or "info")."""
+    return types.LogMessageParams(type=message_type(kind), message=text)
+
+
+def registration(registration_id: str, method: str, options: object = None) -> types.RegistrationParams:
+    """client/registerCapability's parameters: one registration of `method`."""
+    one = types.Registration(id=registration_id, method=method, register_options=options)
+    return types.RegistrationParams(registrations=[one])
+
+
+def file_watchers(patterns: Sequence[str]) -> types.DidChangeWatchedFilesRegistrationOptions:
+    """Watch the files matching these glob patterns."""
+    return types.DidChangeWatchedFilesRegistrationOptions(
+        watchers=[types.FileSystemWatcher(glob_pattern=p) for p in patterns]
+    )
+
+
+def progress_begin(title: str, text: str) -> types.WorkDoneProgressBegin:
+    return types.WorkDoneProgressBegin(title=title, message=text, cancellable=False)
+
+
+def progress_end(text: str) -> types.WorkDoneProgressEnd:
+    return types.WorkDoneProgressEnd(message=text)
+
+
+def configuration(section: str, scope_uris: Sequence[str]) -> types.ConfigurationParams:
+    """workspace/configuration's parameters: `section` globally, then for each scope."""
+    items = [types.ConfigurationItem(section=section)]
+    items += [types.ConfigurationItem(section=section, scope_uri=uri) for uri in scope_uris]
+    return types.ConfigurationParams(items=items)
+
+
+def inlay_hint_options() -> types.InlayHintOptions:
+    return types.InlayHintOptions(resolve_provider=False)
+
+
+def response_error(code: int, text: str) -> types.ResponseError:
+    """A JSON-RPC error object (`code`: the specification's number)."""
+    return types.ResponseError(code=code, message=text)
+
+
+def error_response(msg_id: int | str | None, code: int, text: str) -> types.ResponseErrorMessage:
+    """A whole JSON-RPC error response to request `msg_id`."""
+    return types.ResponseErrorMessage(id=msg_id, error=response_error(code, text))

@@ -17,14 +17,13 @@ import sys
 import threading
 import time
 import uuid
-from collections.abc import Callable
-from typing import Any, TypeVar
+from collections.abc import Callable, Coroutine
+from typing import Any, BinaryIO, TypeVar
 
-from lsprotocol import types
 from pygls.io_ import StdinAsyncReader, StdoutWriter
 from pygls.lsp.server import LanguageServer
 
-from . import __version__
+from . import __version__, render
 from .protocol import GmonlensProtocol, read_loop
 from .workspace import fsuri as uris
 from .workspace.session import FolderState, LoadedFolder
@@ -32,6 +31,7 @@ from .workspace.warmup import MAX_CONCURRENT
 
 log = logging.getLogger("gmonlens")
 F = TypeVar("F", bound=Callable[..., Any])
+T = TypeVar("T")
 
 
 def safe(default: Any = None) -> Callable[[F], F]:
@@ -70,7 +70,7 @@ class GmonlensServer(LanguageServer):
 
     def __init__(self) -> None:
         super().__init__("gmonlens", __version__, protocol_cls=GmonlensProtocol)
-        self.children: set[Any] = set()  # subprocesses (cache warm-up), killed at exit
+        self.children: set[asyncio.subprocess.Process] = set()  # subprocesses (cache warm-up), killed at exit
         self.warm_slots = asyncio.Semaphore(MAX_CONCURRENT)  # warm-up processes at once
         self.client_settings: Any = None  # the client's `gmonlens` section, camelCase
         self.folders: dict[str, FolderState] = {}  # folder uri -> state
@@ -141,15 +141,12 @@ class GmonlensServer(LanguageServer):
         state = self.folder_of(doc_uri)
         return state.loaded if state is not None else None
 
-    async def register_dynamically(self, method: str, options: Any = None) -> bool:
+    async def register_dynamically(self, method: str, options: object = None) -> bool:
         """Ask the client to register `method` (client/registerCapability); False when it fails
         or does not answer within 5 s."""
-        registration = types.Registration(id=str(uuid.uuid4()), method=method, register_options=options)
+        params = render.registration(str(uuid.uuid4()), method, options)
         try:
-            await asyncio.wait_for(
-                self.client_register_capability_async(types.RegistrationParams(registrations=[registration])),
-                timeout=5,
-            )
+            await asyncio.wait_for(self.client_register_capability_async(params), timeout=5)
             return True
         except Exception as exc:
             log.info("registering %s failed: %s", method, exc)
@@ -157,7 +154,7 @@ class GmonlensServer(LanguageServer):
 
     # ---- process ---------------------------------------------------------------------------------
 
-    def start_io(self, stdin: Any = None, stdout: Any = None) -> None:
+    def start_io(self, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> None:
         """Serve on stdin/stdout until `exit` (or the client closes stdin), then end the process at
         once: a load stuck in a read (a FIFO, a slow disk) must not keep it alive."""
         self._stop_event = threading.Event()
@@ -189,14 +186,14 @@ class GmonlensServer(LanguageServer):
         logging.shutdown()
         os._exit(code)
 
-    def report_server_error(self, error: Exception, source: Any) -> None:
+    def report_server_error(self, error: Exception, source: object) -> None:
         """Errors outside a request (a message that cannot be read, a failing notification handler)
         go to stderr; pygls would show each one to the person as a popup."""
         log.warning("%s: %s", getattr(source, "__name__", source), error)
 
-    def spawn(self, coro: Any) -> asyncio.Task[Any]:
+    def spawn(self, coro: Coroutine[Any, Any, T]) -> asyncio.Task[T]:
         """Run a coroutine in the background, keeping a reference until it ends."""
-        task: asyncio.Task[Any] = asyncio.ensure_future(coro)
+        task: asyncio.Task[T] = asyncio.ensure_future(coro)
         self.background.add(task)
         task.add_done_callback(self.background.discard)
         return task

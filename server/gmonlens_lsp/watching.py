@@ -11,7 +11,7 @@ import os
 from lsprotocol import types
 from pygls.capabilities import get_capability
 
-from . import reload
+from . import reload, render
 from .server import GmonlensServer
 from .workspace.session import FolderState, stamp
 
@@ -26,11 +26,8 @@ async def start(ls: GmonlensServer) -> None:
     if not ls.watching_by_client and get_capability(
         ls.client_capabilities, "workspace.did_change_watched_files.dynamic_registration", False
     ):
-        options = types.DidChangeWatchedFilesRegistrationOptions(
-            watchers=[types.FileSystemWatcher(glob_pattern=p) for p in PATTERNS]
-        )
         ls.watching_by_client = await ls.register_dynamically(
-            types.WORKSPACE_DID_CHANGE_WATCHED_FILES, options
+            types.WORKSPACE_DID_CHANGE_WATCHED_FILES, render.file_watchers(PATTERNS)
         )
     if ls.poller is None or ls.poller.done():
         ls.poller = ls.spawn(_poll(ls))

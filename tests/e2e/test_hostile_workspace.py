@@ -198,7 +198,9 @@ def test_reload_burst_with_a_slow_client_is_quiet(cproject: Path, tmp_path: Path
             resp = server.wait_response(i, timeout=60)
             assert resp is not None, "a reload command got no answer"
         time.sleep(1.5)  # late answers to given-up requests arrive now
-        assert server.shown() == [], server.shown()
+        # the profile's health (a short run: few samples) is said once, however many reloads
+        health = [m for m in server.shown() if m.startswith("Profile health")]
+        assert len(health) <= 1 and len(server.shown()) == len(health), server.shown()
         assert not [m for m in server.logged() if "Error" in m], server.logged()
         assert lenses(server, ws / "src" / "main.c")
         assert server.statuses()[-1]["state"] == "loaded", server.statuses()[-3:]

@@ -37,7 +37,7 @@ def test_pin_copies_into_cache_and_wins_over_setting(tmp_path: Path, monkeypatch
     assert found == (str(folder / "app"), (str(folder / "other.gmon"),), "other.gmon") and problems == []
     before = sorted(folder.iterdir())
     info = baseline.pin(str(folder), str(folder / "app"), (str(folder / "gmon.out"),), "pinned now")
-    assert info["binary"].startswith(str(tmp_path / "cache" / "gmonlens" / "baselines"))
+    assert info.binary.startswith(str(tmp_path / "cache" / "gmonlens" / "baselines"))
     assert sorted(folder.iterdir()) == before  # nothing written into the folder
     (folder / "gmon.out").write_bytes(b"changed")  # the pinned copy does not follow the file
     _binary, profiles, label = baseline.configured(str(folder), s, str(folder / "app"))[0] or ("", (), "")
@@ -69,7 +69,7 @@ def test_pin_keeps_a_sparse_binary_sparse(tmp_path: Path, monkeypatch: pytest.Mo
         pytest.skip("this filesystem does not keep holes")
     (folder / "gmon.out").write_bytes(b"gmon")
     info = baseline.pin(str(folder), str(app), (str(folder / "gmon.out"),), "pinned")
-    copy = Path(info["binary"])
+    copy = Path(info.binary)
     assert copy.stat().st_size == 1 << 30 and _blocks(copy) < 1 << 20
     with copy.open("rb") as fh:
         assert fh.read(4) == b"\x7fELF"

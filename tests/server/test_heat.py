@@ -12,7 +12,7 @@ import pytest
 
 from gmonlens.lineheat import LineFigure, LineHeat, LineSpan
 from gmonlens.model import Profile, Routine
-from gmonlens_lsp import render
+from gmonlens_lsp import payloads, render
 from gmonlens_lsp.workspace.heat_index import build_index
 from gmonlens_lsp.workspace.session import line_heat, load_folder
 from gmonlens_lsp.workspace.settings import DEFAULT_LINE_HEAT_LABEL, Settings
@@ -84,14 +84,14 @@ def test_render_label_tooltip_hint_and_result(tmp_path: Path) -> None:
     assert render.heat_label(DEFAULT_LINE_HEAT_LABEL, few) == "0.04 s · 80.0% · few samples"
     hint = render.inlay_hint(line3, "  r = (r * 31) ^ é𝄞;", DEFAULT_LINE_HEAT_LABEL)
     assert (hint.position.line, hint.position.character) == (2, 21)  # 20 characters, 𝄞 is 2 UTF-16 units
-    result = render.line_heat_result("file:///x/main.c", index, index.for_path(str(source)))
+    result = payloads.line_heat("file:///x/main.c", index, index.for_path(str(source)))
     assert result["totalSeconds"] == 0.4
     assert [e["line"] for e in result["lines"]] == [8, 19]  # 0-based
     assert result["lines"][0] == {
         "line": 8, "seconds": 0.06, "percent": 15.0, "routine": "work", "routines": [{"name": "work", "seconds": 0.06}],
         "samples": 6.0, "errSeconds": round(0.06 / 6**0.5, 6),
     }  # fmt: skip
-    assert render.line_heat_result("u", index, None)["lines"] == []
+    assert payloads.line_heat("u", index, None)["lines"] == []
 
 
 def test_line_locator_is_lsp_lines() -> None:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from gmonlens_lsp import render
+from gmonlens_lsp.features.hover import _entry as hover_entry
 from gmonlens_lsp.workspace.index import LINK_DECODE_BYTES
 from gmonlens_lsp.workspace.session import load_folder
 from gmonlens_lsp.workspace.settings import Settings
@@ -66,7 +66,7 @@ def test_hover_links_decode_no_large_unit(ws: Path, tmp_path: Path, monkeypatch:
     main = next(r for r in profile.routines if r.name == "main")
     dwarf = index.dwarf
     assert dwarf is not None and dwarf.pending_bytes(main.address) > LINK_DECODE_BYTES
-    text = render.hover_markdown(profile, index, work.id)
+    text = hover_entry(loaded, work.id)  # the hover's call-graph entry, as the server renders it
     # main linked at its line-table line (the brace after `main (void)`), its unit left undecoded
     assert f"main.c#L{line_of(ws / 'main.c', 'main (void)') + 1})" in text, text
     assert dwarf.pending_bytes(main.address) > 0

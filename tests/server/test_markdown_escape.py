@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from gmonlens_lsp import render
+from gmonlens_lsp.cursor import places_of
 from gmonlens_lsp.workspace.markdown import text
 from gmonlens_lsp.workspace.session import load_folder
 from gmonlens_lsp.workspace.settings import Settings
@@ -61,10 +62,11 @@ def test_hover_shows_a_hostile_name(c_ws: Path, name: str) -> None:
     assert loaded is not None
     p = loaded.profile
     work = next(r for r in p.routines if r.name == "work")
-    honest = render.hover_markdown(p, loaded.index, work.id)
+    places = places_of(loaded, render.neighbours(p, work.id))
+    honest = render.hover_markdown(p, places, work.id)
     routines = tuple(replace(r, display_name=name) for r in p.routines)
     hostile = replace(p, routines=routines)
-    md = render.hover_markdown(hostile, loaded.index, work.id)
+    md = render.hover_markdown(hostile, places, work.id)
     assert md.count("\n") == honest.count("\n")  # no line (table row) added or broken
     assert [r.count("|") - r.count("\\|") for r in md.splitlines()] == [
         r.count("|") - r.count("\\|") for r in honest.splitlines()

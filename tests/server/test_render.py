@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 from lsprotocol import types
 
-from gmonlens_lsp import render
+from gmonlens_lsp import payloads, render
+from gmonlens_lsp.cursor import place_text, places_of
 from gmonlens_lsp.workspace.index import Place
 from gmonlens_lsp.workspace.session import load_folder
 from gmonlens_lsp.workspace.settings import DEFAULT_LENS_TITLE, Settings
@@ -55,7 +56,7 @@ def test_name_range_utf16(tmp_path: Path) -> None:
     # "😀" is two UTF-16 units: the name starts at UTF-16 offset len("/* é😀 */ long ") + 1
     start = len("/* é😀 */ long ") + 1
     assert r == types.Range(types.Position(2, start), types.Position(2, start + 4))
-    missing = render.name_range(Place("/nope.c", False, 7, 5, "work"))
+    missing = render.name_range(Place("/nope.c", False, 7, 5, "work"), "")
     assert missing.start == types.Position(6, 4)
 
 
@@ -65,7 +66,7 @@ def test_hover_markdown_and_items(c_ws: Path) -> None:
     assert loaded is not None
     p = loaded.profile
     work = next(r for r in p.routines if r.name == "work")
-    md = render.hover_markdown(p, loaded.index, work.id)
+    md = render.hover_markdown(p, places_of(loaded, render.neighbours(p, work.id)), work.id)
     rows = md.splitlines()
     assert rows[0] == "**work**"
     assert any("400/400" in row and "[main" in row for row in rows)  # the caller
@@ -73,11 +74,12 @@ def test_hover_markdown_and_items(c_ws: Path) -> None:
     assert any("util_sum" in row for row in rows)
     assert "costs the same" in md and "Per call" in md
     even = next(r for r in p.routines if r.name == "is_even")
-    assert "Member of **cycle" in render.hover_markdown(p, loaded.index, even.id)
-    item = render.call_item(p, loaded.index, work.id, loaded.binary, 1)
+    assert "Member of **cycle" in render.hover_markdown(p, {}, even.id)
+    place = loaded.index.place(work.id)
+    item = render.call_item(p, work.id, place, place_text(place), loaded.binary, 1)
     assert item.name == "work" and item.uri.endswith("/src/main.c") and item.data["name"] == "work"
     assert item.detail.endswith("400 calls")
-    hot = render.hottest_entry(p, work, loaded.index.place(work.id))
+    hot = payloads.hottest_entry(p, work, place)
     assert hot["calls"] == "400" and hot["line"] == item.selection_range.start.line
 
 
@@ -92,12 +94,12 @@ def test_spontaneous_routine_has_no_call_count_and_hover_states_total(c_ws: Path
     title = render.lens_title(DEFAULT_LENS_TITLE, f)
     assert "calls" not in title and title == f"{f.percent}% · self {f.self_s} s · total {f.total_s} s"
     assert render.lens_title("{name} {calls} calls · {total}", f) == f"main {f.total_s}"
-    md = render.hover_markdown(p, loaded.index, main.id)
+    md = render.hover_markdown(p, {}, main.id)
     assert f"Total **{f.total_s} s** (self {f.self_s} s + children" in md and "never called" in md
     work = next(r for r in p.routines if r.name == "work")
     fw = render.figures(p, work)
-    assert f"Total **{fw.total_s} s**" in render.hover_markdown(p, loaded.index, work.id)
-    assert "400 calls." in render.hover_markdown(p, loaded.index, work.id)
+    assert f"Total **{fw.total_s} s**" in render.hover_markdown(p, {}, work.id)
+    assert "400 calls." in render.hover_markdown(p, {}, work.id)
 
 
 def test_lens_placeholders_error_samples_and_few_mark() -> None:
@@ -120,7 +122,7 @@ def test_hover_says_how_sure_and_hierarchy_marks_estimates(c_ws: Path) -> None:
     cert = loaded.certainty
     main = next(r for r in p.routines if r.name == "main")
     f = render.figures(p, main)
-    md = render.hover_markdown(p, loaded.index, main.id, cert)
+    md = render.hover_markdown(p, {}, main.id, cert)
     assert f"Self **{f.self_s} ± {f.self_err} s** ({f.samples} samples)" in md
     assert f"total **{f.total_s} ± {f.total_err} s** ({f.total_samples} samples)" in md
     c = cert.routines[main.id]

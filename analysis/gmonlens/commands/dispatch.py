@@ -64,34 +64,7 @@ def run(argv: Sequence[str]) -> int:
         print(f"gmonlens: unknown command '{cmd}' (try: report, diff, export, serve, mcp)", file=sys.stderr)
         return 2
     try:
-        if cmd == "diff":
-            from .diff_command import USAGE as DIFF_USAGE
-            from .diff_command import parse_diff_args, run_diff
-
-            if not rest or rest[0] in ("-h", "--help"):
-                print(DIFF_USAGE, end="", file=sys.stdout if rest else sys.stderr)
-                return 0 if rest else 2
-            if any(a in ("-v", "--version") for a in rest):  # as `report -v` (gprof acts on it at once)
-                print(VERSION, end="")
-                return 0
-            return run_diff(parse_diff_args(rest))
-        if cmd == "export":
-            from .export_command import EXPORT_HELP, parse_export_args, run_export
-
-            if any(a in ("-h", "--help") for a in rest):
-                print(EXPORT_HELP, end="")
-                return 0
-            return run_export(parse_export_args(rest))
-        args = parse_report_args(rest)
-        if args.help:
-            print(help_text(), end="")
-            return 0
-        if args.version:
-            print(VERSION, end="")
-            return 0
-        from .report_command import run_report
-
-        return run_report(args)
+        return {"diff": _diff, "export": _export, "report": _report}[cmd](rest)
     except UsageError as e:
         print(f"gmonlens {cmd}: {e.message}", file=sys.stderr)
         return 2
@@ -108,3 +81,38 @@ def run(argv: Sequence[str]) -> int:
     except RecursionError:
         print("gmonlens: input nested too deeply", file=sys.stderr)
         return 70
+
+
+def _diff(rest: list[str]) -> int:
+    from .diff_command import USAGE as DIFF_USAGE
+    from .diff_command import parse_diff_args, run_diff
+
+    if not rest or rest[0] in ("-h", "--help"):
+        print(DIFF_USAGE, end="", file=sys.stdout if rest else sys.stderr)
+        return 0 if rest else 2
+    if any(a in ("-v", "--version") for a in rest):  # as `report -v` (gprof acts on it at once)
+        print(VERSION, end="")
+        return 0
+    return run_diff(parse_diff_args(rest))
+
+
+def _export(rest: list[str]) -> int:
+    from .export_command import EXPORT_HELP, parse_export_args, run_export
+
+    if any(a in ("-h", "--help") for a in rest):
+        print(EXPORT_HELP, end="")
+        return 0
+    return run_export(parse_export_args(rest))
+
+
+def _report(rest: list[str]) -> int:
+    args = parse_report_args(rest)
+    if args.help:
+        print(help_text(), end="")
+        return 0
+    if args.version:
+        print(VERSION, end="")
+        return 0
+    from .report_command import run_report
+
+    return run_report(args)

@@ -6,11 +6,15 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from gmonlens.errors import GmonlensError, UsageError
 from gmonlens.flame import MAX_FRAMES, MIN_FRACTION
 
 from .gprof_args import ReportArgs, parse_report_args
+
+if TYPE_CHECKING:
+    from gmonlens.loader import Loaded
 
 FORMATS = ("callgrind", "pprof", "dot", "folded")
 EXPORT_HELP = """usage: gmonlens export --format callgrind|pprof|dot|folded [gprof options] [BINARY [PROFILE...]]
@@ -99,8 +103,15 @@ def parse_export_args(argv: Sequence[str]) -> ExportArgs:
     if not e.format:
         raise UsageError(None, "--format is required (callgrind, pprof, dot or folded)")
     e.gprof = parse_report_args(rest)
-    g = e.gprof
-    report_only = [
+    report_only = _report_only(e.gprof)
+    if report_only:
+        raise UsageError(None, f"{' '.join(report_only)}: report output options, not export options")
+    return e
+
+
+def _report_only(g: ReportArgs) -> list[str]:
+    """The options given that choose a report's output, which export refuses."""
+    return [
         flag
         for flag, on in (
             ("--json", g.json),
@@ -114,21 +125,25 @@ def parse_export_args(argv: Sequence[str]) -> ExportArgs:
         )
         if on
     ]
-    if report_only:
-        raise UsageError(None, f"{' '.join(report_only)}: report output options, not export options")
-    return e
 
 
 def run_export(e: ExportArgs) -> int:
+    """Load, export, write (to `e.output` or stdout); warnings to stderr."""
     from gmonlens.loader import load
 
     args = e.gprof
     for w in args.warnings:
         print(f"gmonlens: warning: {w}", file=sys.stderr)
     loaded = load(args.binary, args.profiles, args.analysis)
-    p = loaded.profile
-    for prob in p.problems:
+    for prob in loaded.profile.problems:
         print(f"gmonlens: warning: {prob}", file=sys.stderr)
+    _emit(e, _exported(e, loaded))
+    return 0
+
+
+def _exported(e: ExportArgs, loaded: Loaded) -> bytes:
+    """The bytes of the export in format `e.format`."""
+    args, p = e.gprof, loaded.profile
     data: bytes
     if e.format == "dot":
         from gmonlens.export_dot import to_dot
@@ -175,6 +190,10 @@ def run_export(e: ExportArgs) -> int:
             from gmonlens.export_pprof import to_pprof
 
             data = to_pprof(p, lines, binary=args.binary, demangle=args.demangle, source_map=e.source_map)
+    return data
+
+
+def _emit(e: ExportArgs, data: bytes) -> None:
     if e.output == "-":
         if e.format == "pprof" and sys.stdout.isatty():
             raise UsageError(None, "pprof output is binary: give -o FILE or redirect stdout")
@@ -186,4 +205,3 @@ def run_export(e: ExportArgs) -> int:
                 fh.write(data)
         except OSError as exc:
             raise GmonlensError(e.output, exc.strerror or str(exc)) from None
-    return 0

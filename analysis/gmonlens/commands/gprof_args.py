@@ -3,7 +3,7 @@ option means (`ReportArgs`, by gprof's rules), scanned by GNU getopt's rules (`g
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from gmonlens.errors import UsageError
@@ -177,31 +177,237 @@ def _check_file_ordering(r: ReportArgs) -> None:
         raise UsageError(None, "Only one of --function-ordering and --file-ordering may be specified.")
 
 
-def parse_report_args(argv: Sequence[str]) -> ReportArgs:
-    opts, operands = _TABLE.scan(argv)
-    r = ReportArgs()
-    a: dict[str, object] = {}
-    lists: dict[str, list[object]] = {
-        k: []
-        for k in (
-            "incl_flat",
-            "excl_flat",
-            "incl_graph",
-            "excl_graph",
-            "incl_time",
-            "excl_time",
-            "incl_arcs",
-            "excl_arcs",
-        )
-    }
+_LISTS = (
+    "incl_flat",
+    "excl_flat",
+    "incl_graph",
+    "excl_graph",
+    "incl_time",
+    "excl_time",
+    "incl_arcs",
+    "excl_arcs",
+)
 
-    def style(kind: str, on: bool) -> None:
-        r.user_styles.add(kind)
+
+@dataclass
+class _Parse:
+    """What the options seen so far set: the report's arguments, the `AnalysisOptions` keywords
+    (`analysis`) and the symspec lists that become its tuples (`lists`)."""
+
+    r: ReportArgs = field(default_factory=ReportArgs)
+    analysis: dict[str, object] = field(default_factory=dict)
+    lists: dict[str, list[object]] = field(default_factory=lambda: {k: [] for k in _LISTS})
+
+    def style(self, kind: str, on: bool) -> None:
+        """An output style chosen by the user (on, or off: no default sections of that kind)."""
+        self.r.user_styles.add(kind)
         if on:
-            r.styles.add(kind)
+            self.r.styles.add(kind)
         else:
-            r.styles.discard(kind)
+            self.r.styles.discard(kind)
 
+    def source_lines_for(self, kind: str) -> None:
+        """-A/-C (and -J/-Z with a SPEC) need routines' source lines while their style is on."""
+        self.analysis["source_lines"] = self.analysis.get("source_lines", False) or kind in self.r.styles
+
+
+Handler = Callable[[_Parse, str, str | None], None]  # (state, option key, argument)
+
+
+def _flag(name: str, value: object = True) -> Handler:
+    """Set `ReportArgs.name` to `value`."""
+    return lambda p, _c, _v: setattr(p.r, name, value)
+
+
+def _analysis(name: str) -> Handler:
+    """Switch on the `AnalysisOptions` flag `name`."""
+    return lambda p, _c, _v: p.analysis.__setitem__(name, True)
+
+
+def _nothing(p: _Parse, c: str, val: str | None) -> None:
+    """-b (the brief form is the only form); -x (annotates lines inside basic blocks: without bb
+    records it changes nothing)."""
+
+
+def _inline_files(p: _Parse, c: str, val: str | None) -> None:
+    p.r.inline_files = True
+    p.analysis["source_lines"] = True
+
+
+def _annotate(p: _Parse, c: str, val: str | None) -> None:
+    """-A[SPEC] / -J[SPEC]: annotated source (of SPEC only, or none for SPEC)."""
+    if val is not None:
+        (p.r.anno_include if c == "A" else p.r.anno_exclude).append(SymSpec.parse(val))
+    p.style(ANNO, c == "A" or val is not None)
+    p.source_lines_for(ANNO)
+
+
+def _exec_counts(p: _Parse, c: str, val: str | None) -> None:
+    """-C[SPEC] / -Z[SPEC], like -p/-P: -ZSPEC also asks for the counts, bare -Z only drops them."""
+    if val is not None:
+        (p.r.exec_include if c == "C" else p.r.exec_exclude).append(SymSpec.parse(val))
+    p.style(EXEC, c == "C" or val is not None)
+    p.source_lines_for(EXEC)
+
+
+def _search_dirs(p: _Parse, c: str, val: str | None) -> None:
+    p.r.search_dirs.extend(d for d in str(val).split(":") if d)
+
+
+def _count(p: _Parse, c: str, val: str | None) -> None:
+    """-m N (min_count), -t N (table_length)."""
+    try:
+        n = int(str(val))
+    except ValueError:
+        raise UsageError(None, f"invalid number '{val}' for -{c}") from None
+    setattr(p.r, "min_count" if c == "m" else "table_length", n)
+
+
+def _symbol_file(p: _Parse, c: str, val: str | None) -> None:
+    p.analysis["symbol_file"] = str(val)
+
+
+def _file_info(p: _Parse, c: str, val: str | None) -> None:
+    p.r.file_info = True
+    p.r.styles.add("info")  # a user-chosen output: no default sections
+
+
+def _function_ordering(p: _Parse, c: str, val: str | None) -> None:
+    p.r.function_ordering = True
+    p.r.styles.add("order")  # a user-chosen output: no default sections
+
+
+def _file_ordering(p: _Parse, c: str, val: str | None) -> None:
+    p.r.file_ordering = str(val)
+    p.r.styles.add("order")
+
+
+def _lines(p: _Parse, c: str, val: str | None) -> None:
+    p.r.lines = True
+    p.analysis["line_granularity"] = True
+
+
+def _sum(p: _Parse, c: str, val: str | None) -> None:
+    p.r.sum_file = True
+    p.r.styles.add("sum")
+
+
+def _width(p: _Parse, c: str, val: str | None) -> None:
+    try:
+        p.r.width = int(str(val))
+    except ValueError:
+        raise UsageError(None, f"invalid width '{val}'") from None
+    if p.r.width < 4:
+        raise UsageError(None, f"invalid width '{val}'")
+
+
+def _format(p: _Parse, c: str, val: str | None) -> None:
+    fmt = {"a": "auto", "m": "gnu", "b": "bsd", "4": "4.4bsd"}.get(str(val)[:1])
+    if fmt is None:
+        raise UsageError(None, f"unsupported profile format '{val}' (use a, m, b or 4)")
+    p.analysis["profile_format"] = fmt
+    p.r.sum_format = fmt
+
+
+def _flat(p: _Parse, c: str, val: str | None) -> None:
+    """-p[SPEC] / -P[SPEC]."""
+    if val is not None:
+        p.lists["incl_flat" if c == "p" else "excl_flat"].append(_symspec(val))
+    p.style(FLAT, c == "p" or val is not None)
+
+
+def _graph(p: _Parse, c: str, val: str | None) -> None:
+    """-q[SPEC|FROM/TO] / -Q[...]; gprof 2.40's undocumented -B acts as a bare -q (checked: same
+    bytes, any order)."""
+    c = "q" if c == "B" else c
+    if val is not None and "/" in val:
+        p.lists["incl_arcs" if c == "q" else "excl_arcs"].append(ArcSpec.parse(val))
+    elif val is not None:
+        p.lists["incl_graph" if c == "q" else "excl_graph"].append(SymSpec.parse(val))
+    p.style(GRAPH, c == "q" or val is not None)
+
+
+def _time(p: _Parse, c: str, val: str | None) -> None:
+    """-n SPEC / -N SPEC."""
+    if val is not None:
+        p.lists["incl_time" if c == "n" else "excl_time"].append(_symspec(val))
+
+
+def _into(*names: str) -> Handler:
+    """The old symspec options: -e, -E, -f, -F append their SPEC to these lists."""
+
+    def handle(p: _Parse, c: str, val: str | None) -> None:
+        for name in names:
+            p.lists[name].append(_symspec(str(val)))
+
+    return handle
+
+
+def _delete_arcs(p: _Parse, c: str, val: str | None) -> None:
+    if "/" not in str(val):  # gprof accepts it and does nothing
+        p.r.warnings.append(f"-k {val}: not an arc spec FROM/TO, ignored")
+        return
+    p.lists["excl_arcs"].append(ArcSpec.parse(str(val)))
+
+
+# What each supported option does, by its key: the letter, or "--" and the long name for a
+# long-only option. -h and -v end the scan (`_TABLE.final`) and are acted on in `parse_report_args`.
+HANDLERS: dict[str, Handler] = {
+    "--inline-file-names": _inline_files,
+    "--json": _flag("json"),
+    "--demangle": _flag("demangle", True),
+    "--no-demangle": _flag("demangle", False),
+    "a": _analysis("no_static"),
+    "b": _nothing,
+    "c": _analysis("static_call_graph"),
+    "D": _analysis("only_functions"),
+    "z": _flag("zero"),
+    "A": _annotate,
+    "J": _annotate,
+    "I": _search_dirs,
+    "m": _count,
+    "t": _count,
+    "S": _symbol_file,
+    "L": _flag("full_paths"),
+    "y": _flag("separate_files"),
+    "x": _nothing,
+    "C": _exec_counts,
+    "Z": _exec_counts,
+    "i": _file_info,
+    "r": _function_ordering,
+    "R": _file_ordering,
+    "T": _flag("traditional"),
+    "l": _lines,
+    "s": _sum,
+    "w": _width,
+    "O": _format,
+    "p": _flat,
+    "P": _flat,
+    "q": _graph,
+    "Q": _graph,
+    "B": _graph,
+    "n": _time,
+    "N": _time,
+    "e": _into("excl_graph"),
+    "E": _into("excl_time", "excl_graph"),
+    "f": _into("incl_graph"),
+    "F": _into("incl_time", "incl_graph"),
+    "k": _delete_arcs,
+}
+
+
+def option_key(o: Option) -> str:
+    """The key of `o` in `HANDLERS`."""
+    return o.letter or "--" + o.longs[0]
+
+
+def parse_report_args(argv: Sequence[str]) -> ReportArgs:
+    """gprof's command line -> `ReportArgs`; each option's meaning is its `HANDLERS` entry, applied
+    in the order given. A bad option or argument raises `UsageError` (gprof's wording where gprof
+    has one)."""
+    opts, operands = _TABLE.scan(argv)
+    p = _Parse()
+    r = p.r
     if opts and opts[-1][0].letter in ("h", "v"):  # acted on at once, as gprof does
         r.help = opts[-1][0].letter == "h"
         r.version = not r.help
@@ -209,124 +415,19 @@ def parse_report_args(argv: Sequence[str]) -> ReportArgs:
     for o, val in opts:
         if not o.supported:
             raise unsupported(o)
-        c = o.letter or "--" + o.longs[0]
-        if c == "--inline-file-names":
-            r.inline_files = True
-            a["source_lines"] = True
-        elif c == "--json":
-            r.json = True
-        elif c == "--demangle":
-            r.demangle = True
-        elif c == "--no-demangle":
-            r.demangle = False
-        elif c == "a":
-            a["no_static"] = True
-        elif c == "b":
-            pass  # the brief form is the only form
-        elif c == "c":
-            a["static_call_graph"] = True
-        elif c == "D":
-            a["only_functions"] = True
-        elif c == "z":
-            r.zero = True
-        elif c in "AJ":  # annotated source, the same way
-            if val is not None:
-                (r.anno_include if c == "A" else r.anno_exclude).append(SymSpec.parse(val))
-            style(ANNO, c == "A" or val is not None)
-            a["source_lines"] = a.get("source_lines", False) or ANNO in r.styles
-        elif c == "I":
-            r.search_dirs.extend(d for d in str(val).split(":") if d)
-        elif c in "mt":
-            try:
-                n = int(str(val))
-            except ValueError:
-                raise UsageError(None, f"invalid number '{val}' for -{c}") from None
-            if c == "m":
-                r.min_count = n
-            else:
-                r.table_length = n
-        elif c == "S":
-            a["symbol_file"] = str(val)
-        elif c == "L":
-            r.full_paths = True
-        elif c == "y":
-            r.separate_files = True
-        elif c == "x":
-            pass  # annotates lines inside basic blocks: without bb records it changes nothing
-        elif c in "CZ":  # like -p/-P: -ZSPEC also asks for the counts, bare -Z only drops them
-            if val is not None:
-                (r.exec_include if c == "C" else r.exec_exclude).append(SymSpec.parse(val))
-            style(EXEC, c == "C" or val is not None)
-            a["source_lines"] = a.get("source_lines", False) or EXEC in r.styles
-        elif c == "i":
-            r.file_info = True
-            r.styles.add("info")  # a user-chosen output: no default sections
-        elif c == "r":
-            r.function_ordering = True
-            r.styles.add("order")  # a user-chosen output: no default sections
-        elif c == "R":
-            r.file_ordering = str(val)
-            r.styles.add("order")
-        elif c == "T":
-            r.traditional = True
-        elif c == "l":
-            r.lines = True
-            a["line_granularity"] = True
-        elif c == "s":
-            r.sum_file = True
-            r.styles.add("sum")
-        elif c == "w":
-            try:
-                r.width = int(str(val))
-            except ValueError:
-                raise UsageError(None, f"invalid width '{val}'") from None
-            if r.width < 4:
-                raise UsageError(None, f"invalid width '{val}'")
-        elif c == "O":
-            fmt = {"a": "auto", "m": "gnu", "b": "bsd", "4": "4.4bsd"}.get(str(val)[:1])
-            if fmt is None:
-                raise UsageError(None, f"unsupported profile format '{val}' (use a, m, b or 4)")
-            a["profile_format"] = fmt
-            r.sum_format = fmt
-        elif c in "pP":
-            if val is not None:
-                lists["incl_flat" if c == "p" else "excl_flat"].append(_symspec(val))
-            style(FLAT, c == "p" or val is not None)
-        elif c in "qQB":  # gprof 2.40's undocumented -B acts as a bare -q (checked: same bytes, any order)
-            c = "q" if c == "B" else c
-            if val is not None and "/" in val:
-                lists["incl_arcs" if c == "q" else "excl_arcs"].append(ArcSpec.parse(val))
-            elif val is not None:
-                lists["incl_graph" if c == "q" else "excl_graph"].append(SymSpec.parse(val))
-            style(GRAPH, c == "q" or val is not None)
-        elif c in "nN":
-            if val is not None:
-                lists["incl_time" if c == "n" else "excl_time"].append(_symspec(val))
-        elif c == "e":
-            lists["excl_graph"].append(_symspec(str(val)))
-        elif c == "E":
-            lists["excl_time"].append(_symspec(str(val)))
-            lists["excl_graph"].append(_symspec(str(val)))
-        elif c == "f":
-            lists["incl_graph"].append(_symspec(str(val)))
-        elif c == "F":
-            lists["incl_time"].append(_symspec(str(val)))
-            lists["incl_graph"].append(_symspec(str(val)))
-        elif c == "k":
-            if "/" not in str(val):  # gprof accepts it and does nothing
-                r.warnings.append(f"-k {val}: not an arc spec FROM/TO, ignored")
-                continue
-            lists["excl_arcs"].append(ArcSpec.parse(str(val)))
+        key = option_key(o)
+        HANDLERS[key](p, key, val)
     if r.file_ordering is not None:
         _check_file_ordering(r)
     if r.sum_file and (r.styles - {"sum"}):
         # gprof's -s switches on line granularity: with -p/-q it prints what -l prints
         r.lines = True
-        a["line_granularity"] = True
+        p.analysis["line_granularity"] = True
     r.operands = list(operands)
     if operands:
         r.binary = operands[0]
         if len(operands) > 1:
             r.profiles = operands[1:]
-    r.analysis = AnalysisOptions(**a, **{k: tuple(v) for k, v in lists.items()})  # type: ignore[arg-type]
+    lists = {k: tuple(v) for k, v in p.lists.items()}
+    r.analysis = AnalysisOptions(**p.analysis, **lists)  # type: ignore[arg-type]
     return r

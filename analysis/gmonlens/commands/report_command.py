@@ -5,28 +5,26 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any
 
-from gmonlens.errors import GmonlensError
 from gmonlens.model import ElfSymbol, Profile
 
 from .gprof_args import ReportArgs
 
+if TYPE_CHECKING:
+    from gmonlens.fileorder import ObjectMap
+    from gmonlens.loader import Loaded
+
 
 def run_report(args: ReportArgs) -> int:
+    """Load, then print the report (or JSON) to stdout; with -s also write gmon.sum in the cwd."""
     import gc
 
     from gmonlens.loader import load
 
     gc.disable()  # one short-lived computation over many small objects: collection only costs time
-
-    for w in args.warnings:
-        print(f"gmonlens: warning: {w}", file=sys.stderr)
-    objmap = None
-    if args.file_ordering is not None:
-        from gmonlens.fileorder import MAP_CAP, parse_map
-        from gmonlens.files import read_regular
-
-        objmap = parse_map(read_regular(args.file_ordering, MAP_CAP, "map file"), args.file_ordering)
+    _warn(args.warnings)
+    objmap = _object_map(args.file_ordering)
     # the report names files as gprof does; JSON gives every routine its true source position
     loaded = load(
         args.binary,
@@ -41,57 +39,68 @@ def run_report(args: ReportArgs) -> int:
         from gmonlens.fileinfo import file_info
 
         info = file_info(loaded.image, args.profiles, args.analysis.profile_format)
-    profile = loaded.profile
-    for p in profile.problems:
-        print(f"gmonlens: warning: {p}", file=sys.stderr)
+    _warn(loaded.profile.problems)
     if args.sum_file:
-        from gmonlens.gmonsum import write_sum
-        from gmonlens.linetable import LineTable
-
-        image = loaded.image
-        lines = scopes = None
-        if image.has_debug_info:
-            from gmonlens.dwarf import DwarfIndex
-            from gmonlens.errors import one_line
-            from gmonlens.scopes import elf_code_names, function_scopes
-
-            try:
-                lines = LineTable.from_elf(args.binary, bfd=True)  # gprof's line symbols: BFD's rule
-                scopes = function_scopes(DwarfIndex(args.binary), elf_code_names(image.symbols))
-            except GmonlensError:
-                raise
-            except Exception as e:  # malformed DWARF: pyelftools raises many types
-                raise GmonlensError(args.binary, f"cannot read DWARF for gmon.sum ({one_line(e)})") from None
-        data = write_sum(
-            loaded.gmon, profile, image.address_size, image.little_endian, args.sum_format, lines, scopes
-        )
         from gmonlens.files import write_file
+        from gmonlens.gmonsum import gmon_sum
 
+        data = gmon_sum(args.binary, loaded.image, loaded.gmon, loaded.profile, args.sum_format)
         write_file("gmon.sum", data, "gmon.sum")  # never through a link planted in the directory
     if args.json:
         import json
 
-        from gmonlens import healthfiles, report_json
-
-        doc = report_json.to_json(profile, healthfiles.loaded_health(loaded, args.binary, args.profiles))
-        if args.function_ordering:  # -r and -R: the listings gprof appends, one name per item
-            from gmonlens.ordering import function_ordering
-
-            doc["function_ordering"] = function_ordering(profile).splitlines()
-        if objmap is not None:
-            from gmonlens.fileorder import file_ordering
-
-            doc["file_ordering"] = file_ordering(profile, objmap, loaded.file_symbols).splitlines()
-        json.dump(doc, sys.stdout, indent=1)
+        json.dump(_json_doc(args, loaded, objmap), sys.stdout, indent=1)
         sys.stdout.write("\n")
         return 0
-    from gmonlens.report import render_chunks, render_text
-
-    opts = args.report_options(profile)
     if not (info or args.annotate or args.function_ordering or objmap is not None):
-        _write_chunks(render_chunks(profile, opts))  # a large report is never held whole
+        from gmonlens.report import render_chunks
+
+        _write_chunks(render_chunks(loaded.profile, args.report_options(loaded.profile)))  # never held whole
         return 0
-    parts = [info, render_text(profile, opts)]
+    out = _text(args, loaded, objmap, info)
+    sys.stdout.buffer.write(out.encode("utf-8", "surrogateescape"))  # source bytes as read
+    sys.stdout.flush()
+    return 0
+
+
+def _warn(texts: Iterable[str]) -> None:
+    for w in texts:
+        print(f"gmonlens: warning: {w}", file=sys.stderr)
+
+
+def _object_map(path: str | None) -> ObjectMap | None:
+    """-R MAP: the object-file map, read and parsed (None without -R)."""
+    if path is None:
+        return None
+    from gmonlens.fileorder import MAP_CAP, parse_map
+    from gmonlens.files import read_regular
+
+    return parse_map(read_regular(path, MAP_CAP, "map file"), path)
+
+
+def _json_doc(args: ReportArgs, loaded: Loaded, objmap: ObjectMap | None) -> dict[str, Any]:
+    """--json: the profile, with -r's and -R's listings (one name per item) when asked."""
+    from gmonlens import healthfiles, report_json
+
+    profile = loaded.profile
+    doc = report_json.to_json(profile, healthfiles.loaded_health(loaded, args.binary, args.profiles))
+    if args.function_ordering:
+        from gmonlens.ordering import function_ordering
+
+        doc["function_ordering"] = function_ordering(profile).splitlines()
+    if objmap is not None:
+        from gmonlens.fileorder import file_ordering
+
+        doc["file_ordering"] = file_ordering(profile, objmap, loaded.file_symbols).splitlines()
+    return doc
+
+
+def _text(args: ReportArgs, loaded: Loaded, objmap: ObjectMap | None, info: str) -> str:
+    """gprof's text: -i's summary, the sections, -A's listing (form feeds between), then -r/-R."""
+    from gmonlens.report import render_text
+
+    profile = loaded.profile
+    parts = [info, render_text(profile, args.report_options(profile))]
     if args.annotate:
         parts.append(_annotated(args, loaded.image.symbols, profile) or "")
     out = "\f\n".join(p for p in parts if p)
@@ -103,9 +112,7 @@ def run_report(args: ReportArgs) -> int:
         from gmonlens.fileorder import file_ordering
 
         out += file_ordering(profile, objmap, loaded.file_symbols)
-    sys.stdout.buffer.write(out.encode("utf-8", "surrogateescape"))  # source bytes as read
-    sys.stdout.flush()
-    return 0
+    return out
 
 
 def _write_chunks(chunks: Iterable[str]) -> None:

@@ -9,55 +9,34 @@ from typing import Any
 
 from gmonlens.errors import GmonlensError
 
-from .. import notices, reload, render
+from .. import notices, payloads, reload
 from ..server import GmonlensServer, safe
 from ..workspace import baseline
 from ..workspace.session import FolderState, LoadedFolder
 
 
-def _folders(ls: GmonlensServer, folder_uri: Any) -> list[FolderState]:
+def _folders(ls: GmonlensServer, folder_uri: object) -> list[FolderState]:
     if isinstance(folder_uri, str) and folder_uri:
         state = ls.folders.get(folder_uri) or ls.folder_of(folder_uri)
         return [state] if state is not None else []
     return list(ls.folders.values())
 
 
-def _entry(loaded: LoadedFolder, state: FolderState, r: Any, kind: str) -> dict[str, Any]:
-    place = loaded.index.place(r.after.id) if r.after is not None else None
-    b, a = r.before, r.after
-    return {
-        "name": r.display_name,
-        "kind": kind,
-        "status": r.status,
-        "change": baseline.change_text(r) if kind != "gone" else "gone since baseline",
-        "selfBefore": round(b.self_seconds, 6) if b else None,
-        "selfAfter": round(a.self_seconds, 6) if a else None,
-        "selfDelta": round(r.self.delta, 6),
-        "selfPercent": None if r.self.percent is None else round(r.self.percent, 3),
-        "selfZ": round(r.self.z, 3),
-        "totalBefore": round(b.total_seconds, 6) if b else None,
-        "totalAfter": round(a.total_seconds, 6) if a else None,
-        "totalDelta": round(r.total.delta, 6),
-        "totalPercent": None if r.total.percent is None else round(r.total.percent, 3),
-        "totalZ": round(r.total.z, 3),
-        "callsBefore": b.calls if b else None,
-        "callsAfter": a.calls if a else None,
-        "uri": render.uri_of(place.path) if place else None,
-        "line": max(place.line - 1, 0) if place else None,
-        "folder": state.uri,
-    }
-
-
-def _changes(loaded: LoadedFolder, state: FolderState) -> list[dict[str, Any]]:
+def _changes(loaded: LoadedFolder, state: FolderState) -> list[payloads.ChangeEntry]:
     if loaded.comparison is None:
         return []
-    return [_entry(loaded, state, r, kind) for r, kind in baseline.changes(loaded.comparison)]
+    return [
+        payloads.change_entry(
+            r, kind, loaded.index.place(r.after.id) if r.after is not None else None, state.uri
+        )
+        for r, kind in baseline.changes(loaded.comparison)
+    ]
 
 
 def register(server: GmonlensServer) -> None:
     @server.command("gmonlens.pinBaseline")
     @safe(default=list)
-    async def pin_cmd(ls: GmonlensServer, *args: Any) -> list[dict[str, Any]]:
+    async def pin_cmd(ls: GmonlensServer, *args: Any) -> list[payloads.Pinned]:
         out = []
         for state in _folders(ls, args[0] if args else None):
             loaded = await reload.loaded_or_wait(ls, state)
@@ -65,9 +44,10 @@ def register(server: GmonlensServer) -> None:
                 continue
             label = "pinned " + time.strftime("%Y-%m-%d %H:%M")
             try:
-                out.append(
-                    await asyncio.to_thread(baseline.pin, state.path, loaded.binary, loaded.profiles, label)
+                pinned = await asyncio.to_thread(
+                    baseline.pin, state.path, loaded.binary, loaded.profiles, label
                 )
+                out.append(payloads.pinned(pinned))
             except GmonlensError as exc:
                 notices.warn_once(ls, state, str(exc), blocking=True)
                 continue
@@ -83,8 +63,8 @@ def register(server: GmonlensServer) -> None:
 
     @server.command("gmonlens.changes")
     @safe(default=list)
-    async def changes_cmd(ls: GmonlensServer, *args: Any) -> list[dict[str, Any]]:
-        out: list[dict[str, Any]] = []
+    async def changes_cmd(ls: GmonlensServer, *args: Any) -> list[payloads.ChangeEntry]:
+        out: list[payloads.ChangeEntry] = []
         for state in _folders(ls, args[0] if args else None):
             loaded = await reload.loaded_or_wait(ls, state)
             if loaded is not None:

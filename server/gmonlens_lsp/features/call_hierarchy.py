@@ -4,12 +4,11 @@ addresses) and children (outgoing; static arcs too when the static call graph is
 from __future__ import annotations
 
 import asyncio
-from typing import Any
 
 from lsprotocol import types
 
 from .. import render
-from ..cursor import routines_under_cursor
+from ..cursor import lines_in, place_text, routines_under_cursor
 from ..server import GmonlensServer, safe
 from ..workspace import fsuri as uris
 from ..workspace.session import LoadedFolder
@@ -17,7 +16,7 @@ from ..workspace.session import LoadedFolder
 
 def _routine(ls: GmonlensServer, item: types.CallHierarchyItem) -> tuple[LoadedFolder, int] | None:
     """The item's routine in the current profile (re-found by name after a reload)."""
-    data: Any = item.data if isinstance(item.data, dict) else {}
+    data: dict[str, object] = item.data if isinstance(item.data, dict) else {}
     for state in ls.folders.values():
         loaded = state.loaded
         if loaded is None:
@@ -39,14 +38,21 @@ def _routine(ls: GmonlensServer, item: types.CallHierarchyItem) -> tuple[LoadedF
     return None
 
 
+def _item(loaded: LoadedFolder, rid: int, linked: bool = False) -> types.CallHierarchyItem:
+    """Routine `rid` as an item (its place and declaration line read here: call off the loop);
+    `linked`: another routine's caller or callee, placed as a link is (`SourceIndex.link_place`)."""
+    place = loaded.index.link_place(rid) if linked else loaded.index.place(rid)
+    return render.call_item(loaded.profile, rid, place, place_text(place), loaded.binary, loaded.generation)
+
+
 def _incoming(loaded: LoadedFolder, rid: int) -> list[types.CallHierarchyIncomingCall]:
     p, index = loaded.profile, loaded.index
     out = []
     for pos in reversed(p.parents[rid]):  # gprof lists the biggest caller last
         arc = p.arcs[pos]
-        item = render.call_item(p, index, arc.parent, loaded.binary, loaded.generation, linked=True)
-        estimated = loaded.certainty.estimated_arc(p, pos)
-        out.append(render.incoming(item, arc, index.call_site_lines(arc), p, estimated))
+        item = _item(loaded, arc.parent, linked=True)
+        lines = lines_in(index.call_site_lines(arc), uris.to_fs_path(item.uri) or "")
+        out.append(render.incoming(item, arc, lines, p, loaded.certainty.estimated_arc(p, pos)))
     return out
 
 
@@ -58,10 +64,10 @@ def _outgoing(
     out = []
     for pos in p.children[rid]:
         arc = p.arcs[pos]
-        item = render.call_item(p, index, arc.child, loaded.binary, loaded.generation, linked=True)
-        sites = index.call_site_lines(arc)
+        item = _item(loaded, arc.child, linked=True)
+        lines = lines_in(index.call_site_lines(arc), caller_path)
         estimated = loaded.certainty.estimated_arc(p, pos)
-        out.append(render.outgoing(item, arc, sites, caller_path, caller.selection_range, p, estimated))
+        out.append(render.outgoing(item, arc, lines, caller.selection_range, p, estimated))
     return out
 
 
@@ -75,12 +81,7 @@ def register(server: GmonlensServer) -> None:
         if hit is None:
             return None
         loaded, rids = hit  # a template's instances declared on the line: one item each
-        return [
-            await asyncio.to_thread(
-                render.call_item, loaded.profile, loaded.index, rid, loaded.binary, loaded.generation
-            )
-            for rid in rids
-        ]
+        return [await asyncio.to_thread(_item, loaded, rid) for rid in rids]
 
     @server.feature(types.CALL_HIERARCHY_INCOMING_CALLS)
     @safe(default=list)

@@ -11,6 +11,7 @@ from lsprotocol import types
 from pygls.protocol import default_converter
 
 from .. import reload, render
+from ..cursor import place_text
 from ..server import GmonlensServer, safe
 from ..workspace import baseline
 from ..workspace import fsuri as uris
@@ -37,6 +38,7 @@ def lenses_for(loaded: LoadedFolder, path: str) -> list[Any]:
             loaded.profile,
             rid,
             place,
+            place_text(place),
             template,
             loaded.generation,
             baseline.lens_suffix(loaded.comparison, rid),

@@ -8,7 +8,7 @@ import asyncio
 from lsprotocol import types
 
 from .. import render
-from ..cursor import routines_under_cursor, word_at
+from ..cursor import link_places_of, routines_under_cursor, word_at
 from ..server import GmonlensServer, safe
 from ..workspace.session import LoadedFolder
 
@@ -19,17 +19,23 @@ async def inlined_parts(ls: GmonlensServer, uri: str, position: types.Position) 
     word = await word_at(ls, uri, position) if loaded is not None else None
     if loaded is None or not word:
         return []
-    return [
-        render.inlined_markdown(name, copies, loaded.profile, loaded.index)
-        for name, copies in loaded.heat.inlined_named(word)
-    ]
+    return await asyncio.to_thread(_inlined, loaded, word)
+
+
+def _inlined(loaded: LoadedFolder, word: str) -> list[str]:
+    out = []
+    for name, copies in loaded.heat.inlined_named(word):
+        places = link_places_of(loaded, (rid for rid, _ticks in copies.callers))
+        out.append(render.inlined_markdown(name, copies, loaded.profile, places))
+    return out
 
 
 MAX_INSTANCES = 5  # call-graph entries shown in full when a line declares several routines
 
 
 def _entry(loaded: LoadedFolder, rid: int) -> str:
-    text = render.hover_markdown(loaded.profile, loaded.index, rid, loaded.certainty)
+    places = link_places_of(loaded, render.neighbours(loaded.profile, rid))
+    text = render.hover_markdown(loaded.profile, places, rid, loaded.certainty)
     if loaded.comparison is not None:
         from ..workspace.baseline import hover_table
 

@@ -9,7 +9,7 @@ from typing import Any
 from lsprotocol import types
 from pygls.capabilities import get_capability
 
-from .. import reload, textsync, watching
+from .. import reload, render, textsync, watching
 from ..server import GmonlensServer, safe
 from ..workspace.settings import client_section
 
@@ -22,12 +22,9 @@ async def pull_configuration(ls: GmonlensServer) -> None:
     if not get_capability(ls.client_capabilities, "workspace.configuration", False):
         return
     states = list(ls.folders.values())
-    items = [types.ConfigurationItem(section="gmonlens")]
-    items += [types.ConfigurationItem(section="gmonlens", scope_uri=s.uri) for s in states]
+    params = render.configuration("gmonlens", [s.uri for s in states])
     try:
-        result = await asyncio.wait_for(
-            ls.workspace_configuration_async(types.ConfigurationParams(items=items)), timeout=5
-        )
+        result = await asyncio.wait_for(ls.workspace_configuration_async(params), timeout=5)
     except Exception as exc:
         log.info("workspace/configuration failed: %s", exc)
         return

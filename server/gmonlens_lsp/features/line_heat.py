@@ -9,7 +9,7 @@ from typing import Any
 
 from lsprotocol import types
 
-from .. import notices, reload, render
+from .. import notices, payloads, reload, render
 from ..cursor import open_text
 from ..server import GmonlensServer, safe
 from ..workspace import fsuri as uris
@@ -63,7 +63,7 @@ async def _text_lines(ls: GmonlensServer, uri: str, path: str) -> LineLocator:
 
 
 def register(server: GmonlensServer) -> None:
-    @server.feature(types.TEXT_DOCUMENT_INLAY_HINT, types.InlayHintOptions(resolve_provider=False))
+    @server.feature(types.TEXT_DOCUMENT_INLAY_HINT, render.inlay_hint_options())
     @safe()
     async def inlay_hints(ls: GmonlensServer, params: types.InlayHintParams) -> list[types.InlayHint] | None:
         uri = params.text_document.uri
@@ -90,7 +90,7 @@ def register(server: GmonlensServer) -> None:
 
     @server.feature(LINE_HEAT)
     @safe()
-    async def line_heat_request(ls: GmonlensServer, params: Any) -> dict[str, Any] | None:
+    async def line_heat_request(ls: GmonlensServer, params: Any) -> payloads.LineHeat | None:
         doc = getattr(params, "textDocument", None)
         uri = getattr(doc, "uri", None)
         if not isinstance(uri, str):
@@ -99,4 +99,4 @@ def register(server: GmonlensServer) -> None:
         heat = hit[1] if hit is not None else None
         if hit is None or heat is None:
             return None
-        return render.line_heat_result(uri, heat, heat.for_path(hit[2]))
+        return payloads.line_heat(uri, heat, heat.for_path(hit[2]))

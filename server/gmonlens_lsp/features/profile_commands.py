@@ -8,14 +8,14 @@ from typing import Any
 
 from lsprotocol import types
 
-from .. import reload, render
+from .. import payloads, reload, render
 from ..cursor import routine_under_cursor, routines_under_cursor
 from ..server import GmonlensServer, safe
 from ..workspace import fsuri as uris
 from ..workspace.session import FolderState, LoadedFolder
 
 
-def _folders(ls: GmonlensServer, folder_uri: Any) -> list[FolderState]:
+def _folders(ls: GmonlensServer, folder_uri: object) -> list[FolderState]:
     if isinstance(folder_uri, str) and folder_uri:
         state = ls.folders.get(folder_uri) or ls.folder_of(folder_uri)
         return [state] if state is not None else []
@@ -38,40 +38,26 @@ def _report(loaded: LoadedFolder) -> str:
     return render_text(profile, ReportOptions())
 
 
-def _hottest(loaded: LoadedFolder, by: str, limit: int) -> list[dict[str, Any]]:
+def _hottest(loaded: LoadedFolder, by: str, limit: int) -> list[payloads.Hottest]:
     p = loaded.profile
     if by == "self":
         key = lambda r: (-r.self_ticks, -r.calls, r.name)  # noqa: E731
     else:
         key = lambda r: (-r.total_ticks, -r.self_ticks, r.name)  # noqa: E731
     ranked = sorted((r for r in p.routines if r.self_ticks > 0 or r.total_ticks > 0 or r.calls > 0), key=key)
-    return [render.hottest_entry(p, r, loaded.index.place(r.id)) for r in ranked[:limit]]
+    return [payloads.hottest_entry(p, r, loaded.index.place(r.id)) for r in ranked[:limit]]
 
 
-def _callers(loaded: LoadedFolder, rid: int) -> list[dict[str, Any]]:
-    p = loaded.profile
-    out = []
-    for pos in reversed(p.parents[rid]):
-        arc = p.arcs[pos]
-        parent = p.routines[arc.parent]
-        place = loaded.index.place(parent.id)
-        sites = loaded.index.call_site_lines(arc)
-        out.append(
-            {
-                "name": parent.display_name,
-                "calls": arc.count,
-                "selfSeconds": round(p.seconds(arc.self_ticks), 6),
-                "childrenSeconds": round(p.seconds(arc.child_ticks), 6),
-                "uri": render.uri_of(place.path) if place else None,
-                "line": max(place.line - 1, 0) if place else None,
-                "callSites": [{"uri": render.uri_of(f), "line": ln - 1} for f, ln in sites],
-            }
-        )
-    return out
+def _callers(loaded: LoadedFolder, rid: int) -> list[payloads.Caller]:
+    p, index = loaded.profile, loaded.index
+    return [
+        payloads.caller_entry(p, pos, index.place(p.arcs[pos].parent), index.call_site_lines(p.arcs[pos]))
+        for pos in reversed(p.parents[rid])
+    ]
 
 
 async def _named_instance(
-    ls: GmonlensServer, uri: str, position: types.Position, symbol: Any
+    ls: GmonlensServer, uri: str, position: types.Position, symbol: object
 ) -> tuple[LoadedFolder, int] | None:
     """The routine of symbol `symbol` among those named at `position` (a lens's third argument:
     which of a template's instances sharing the line it belongs to)."""
@@ -102,28 +88,30 @@ def register(server: GmonlensServer) -> None:
 
     @server.command("gmonlens.hottest")
     @safe(default=list)
-    async def hottest_cmd(ls: GmonlensServer, *args: Any) -> list[dict[str, Any]]:
+    async def hottest_cmd(ls: GmonlensServer, *args: Any) -> list[payloads.Hottest]:
         by = args[0] if args and args[0] in ("self", "total") else "total"
         limit = args[1] if len(args) > 1 and isinstance(args[1], int) and args[1] > 0 else 50
-        out: list[dict[str, Any]] = []
+        out: list[payloads.Hottest] = []
         for state in ls.folders.values():
             loaded = await reload.loaded_or_wait(ls, state)
             if loaded is not None:
                 out += await asyncio.to_thread(_hottest, loaded, by, limit)
-        field = "selfSeconds" if by == "self" else "totalSeconds"
-        out.sort(key=lambda e: -e[field])
+        if by == "self":
+            out.sort(key=lambda e: -e["selfSeconds"])
+        else:
+            out.sort(key=lambda e: -e["totalSeconds"])
         return out[:limit]
 
     @server.command("gmonlens.showCallers")
     @safe(default=list)
-    async def show_callers(ls: GmonlensServer, *args: Any) -> list[dict[str, Any]]:
+    async def show_callers(ls: GmonlensServer, *args: Any) -> list[payloads.Caller]:
         if len(args) < 2 or not isinstance(args[0], str) or not isinstance(args[1], dict):
             return []
         uri, pos = args[0], args[1]
         line, character = pos.get("line", 0), pos.get("character", 0)
         if not all(type(v) is int and 0 <= v < 2**31 for v in (line, character)):
             return []  # an LSP position holds two uintegers
-        position = types.Position(line=line, character=character)
+        position = render.position(line, character)
         hit = await _named_instance(ls, uri, position, args[2]) if len(args) > 2 else None
         hit = hit or await routine_under_cursor(ls, uri, position)
         if hit is None:

@@ -7,6 +7,7 @@ import asyncio
 from lsprotocol import types
 
 from .. import render
+from ..cursor import place_text
 from ..server import GmonlensServer, safe
 from ..workspace.session import LoadedFolder
 
@@ -22,7 +23,7 @@ def _symbols(loaded: LoadedFolder, query: str) -> list[types.WorkspaceSymbol]:
     for r in hits:
         place = loaded.index.place(r.id)
         if place is not None:
-            out.append(render.symbol(p, r.id, place))
+            out.append(render.symbol(p, r.id, place, place_text(place)))
         if len(out) >= LIMIT:
             break
     return out

@@ -1,5 +1,6 @@
 """A folder's baseline: which profile the current one is compared with, the comparison, and its
-texts (lens suffix, hover table, status fields, the list of changes). No lsprotocol here.
+texts (lens suffix, hover table, the list of changes). No lsprotocol here; the JSON the
+client gets is built in `gmonlens_lsp.payloads`.
 
 Where the baseline comes from, first found wins:
 1. a pinned copy (command `gmonlens.pinBaseline`): the current binary and profiles copied into
@@ -73,7 +74,16 @@ def pinned(folder: str) -> tuple[str, tuple[str, ...], str] | None:
     return binary, profiles, label
 
 
-def pin(folder: str, binary: str, profiles: tuple[str, ...], label: str) -> dict[str, Any]:
+@dataclass(frozen=True)
+class PinnedBaseline:
+    """Where `pin` copied a folder's binary and profiles."""
+
+    folder: str
+    binary: str
+    profiles: tuple[str, ...]
+
+
+def pin(folder: str, binary: str, profiles: tuple[str, ...], label: str) -> PinnedBaseline:
     """Copy `binary` and `profiles` into the folder's pin directory (replacing an older pin)."""
     d = pin_dir(folder)
     if d is None:
@@ -96,11 +106,7 @@ def pin(folder: str, binary: str, profiles: tuple[str, ...], label: str) -> dict
     except OSError as exc:
         shutil.rmtree(tmp, ignore_errors=True)
         raise GmonlensError(d, f"cannot pin a baseline: {exc.strerror or exc}") from None
-    return {
-        "folder": folder,
-        "binary": os.path.join(d, "binary"),
-        "profiles": [os.path.join(d, n) for n in names],
-    }
+    return PinnedBaseline(folder, os.path.join(d, "binary"), tuple(os.path.join(d, n) for n in names))
 
 
 def _check_room(folder: str, paths: tuple[str, ...]) -> None:
@@ -291,22 +297,6 @@ def hover_table(cmp: Comparison, rid: int, current: Profile | None = None) -> st
         f"*▲/▼: beyond sampling noise (|z| ≥ {cmp.diff.threshold:g}, Poisson samples); ≈: within it.*",
     ]
     return "\n".join(rows)
-
-
-def status_fields(cmp: Comparison | None) -> dict[str, Any] | None:
-    if cmp is None:
-        return None
-    t = cmp.diff.total
-    return {
-        "label": cmp.label,
-        "totalBefore": round(t.before, 6),
-        "totalAfter": round(t.after, 6),
-        "deltaSeconds": round(t.delta, 6),
-        "percent": None if t.percent is None else round(t.percent, 3),
-        "verdict": t.verdict,
-        "regressions": len(cmp.diff.regressions()),
-        "improvements": len(cmp.diff.improvements()),
-    }
 
 
 def kind(r: RoutineDiff) -> str | None:

@@ -1,0 +1,33 @@
+"""`gmonlens report`, run to the end on a real profile in its heaviest modes (-s writes gmon.sum
+reading DWARF, --json, -A/-C/-i, -r), loads no pygls or lsprotocol and, of `gmonlens_lsp`, only the
+package and its `cli` (tests/test_architecture.py checks the usage and error paths)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from gprof_harness import Program, Workshop
+
+ROOT = Path(__file__).resolve().parents[2]
+CYCLES = Program("cycles", ("cycles.c",), args=("40000",))
+PROBE = """
+import sys
+import gmonlens_lsp.cli as cli
+status = cli.main(sys.argv[1:])
+loaded = sorted(m for m in sys.modules if m.split(".")[0] in ("pygls", "lsprotocol", "gmonlens_lsp"))
+print(status, loaded, file=sys.stderr)
+"""
+
+
+@pytest.mark.parametrize("options", [["-s", "-p"], ["--json", "-r"], ["-A", "-C", "-i"], ["-b", "-l"]])
+def test_report_loads_no_lsp_module(workshop: Workshop, tmp_path: Path, options: list[str]) -> None:
+    built = workshop.get(CYCLES)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(str(ROOT / d) for d in ("analysis", "server")))
+    argv = [sys.executable, "-c", PROBE, "report", *options, str(built.binary), str(built.gmon["out"])]
+    out = subprocess.run(argv, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    assert out.stdout, out.stderr  # the report was printed
+    assert out.stderr.splitlines()[-1] == "0 ['gmonlens_lsp', 'gmonlens_lsp.cli']", out.stderr

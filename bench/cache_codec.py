@@ -71,7 +71,8 @@ def row(kind: str, stored: bytes) -> str:
 def converters() -> dict[str, Callable[[Any], Any]]:
     from gmonlens.dwarf import DwarfIndex
     from gmonlens.linetable import LineTable
-    from gmonlens.loader import _lines_entry, _static_calls_entry
+    from gmonlens.loader import _static_calls_entry
+    from gmonlens.program import _lines_entry
     from gmonlens.scopes import FunctionScopes
     from gmonlens_lsp.workspace.cache_entries import _decode_profile
 

@@ -21,7 +21,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("folder")
     a = ap.parse_args(argv)
     from gmonlens.errors import GmonlensError
-    from gmonlens.loader import check_fit
+    from gmonlens.program import ProfileFiles, Program
     from gmonlens_lsp.workspace.discovery import candidate_binaries, discover
     from gmonlens_lsp.workspace.settings import Settings
 
@@ -38,14 +38,14 @@ def main(argv: list[str] | None = None) -> int:
     import os
 
     dirs = sorted({os.path.dirname(p) for p in found.profiles})
-    parsed: dict[tuple[int, bool], object] = {}
+    files = ProfileFiles(found.profiles)  # read once for all candidates, as discovery does
     for c in candidate_binaries(a.folder, dirs):
         w0 = time.perf_counter()
         try:
-            verdict = "exact" if check_fit(c, list(found.profiles), parsed=parsed).exact else "no"  # type: ignore[arg-type]
+            verdict = "exact" if Program(c, files).fit().exact else "no"
         except GmonlensError as exc:
             verdict = f"refused ({exc.message})"
-        print(f"  check_fit {c}: {verdict}, {time.perf_counter() - w0:.3f} s")
+        print(f"  fit {c}: {verdict}, {time.perf_counter() - w0:.3f} s")
     return 0
 
 

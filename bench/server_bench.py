@@ -90,13 +90,17 @@ class RawClient:
 
 
 async def start_server(
-    folder: Path, settings: dict[str, Any], cache: Path | str, capabilities: dict[str, Any] | None = None
+    folder: Path,
+    settings: dict[str, Any],
+    cache: Path | str,
+    capabilities: dict[str, Any] | None = None,
+    prefix: tuple[str, ...] = (),
 ) -> RawClient:
     """`gmonlens serve` with its cache in `cache`, initialized on `folder` with `settings` (and the
-    client `capabilities`, none by default)."""
+    client `capabilities`, none by default); `prefix` runs it under another command (strace)."""
     env = {**os.environ, "XDG_CACHE_HOME": str(cache)}
     proc = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "gmonlens_lsp", "serve", "--stdio", env=env,
+        *prefix, sys.executable, "-m", "gmonlens_lsp", "serve", "--stdio", env=env,
         stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.DEVNULL,
         limit=1 << 26,
     )  # fmt: skip
@@ -116,11 +120,18 @@ async def start_server(
 
 
 async def first_lenses(
-    folder: Path, source: Path, settings: dict[str, Any], cache: Path, later: int = 0
+    folder: Path,
+    source: Path,
+    settings: dict[str, Any],
+    cache: Path,
+    later: int = 0,
+    prefix: tuple[str, ...] = (),
+    kinds: tuple[str, ...] = ("dwarf-*.gmc", "linetable-*.gmc", "profile-*.gmc"),
 ) -> tuple[float, int, list[float]]:
-    """(seconds from process start to the first lenses of `source`, lens count, later request times)."""
+    """(seconds from process start to the first lenses of `source`, lens count, later request
+    times); then waits for the cache entries `kinds` (the warm-up's) before stopping the server."""
     start = time.perf_counter()
-    client = await start_server(folder, settings, cache)
+    client = await start_server(folder, settings, cache, prefix=prefix)
     uri = source.as_uri()
     text = source.read_text(errors="replace")
     client.notify(
@@ -136,7 +147,6 @@ async def first_lenses(
         later_times.append(time.perf_counter() - t)
     # let the background indexing finish and fill the cache before stopping
     deadline = time.monotonic() + 180
-    kinds = ("dwarf-*.gmc", "linetable-*.gmc", "profile-*.gmc")
     while time.monotonic() < deadline and not all(any(cache.glob(f"gmonlens/{k}")) for k in kinds):
         await asyncio.sleep(0.2)
     await asyncio.sleep(0.5)

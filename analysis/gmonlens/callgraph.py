@@ -352,11 +352,19 @@ def _arc_orders(
             return (1, float(a.count), 0)
         return (2, a.time + a.ctime, a.count)
 
-    n = len(g.parents)
     pos = {id(a): i for i, a in enumerate(g.arcs)}
-    parents_order = tuple(tuple(pos[id(a)] for a in sorted(g.parents[r], key=arc_key)) for r in range(n))
+    # most routines (all -l line symbols) have no arc or one: nothing to sort, one shared empty tuple
+    parents_order = tuple(
+        tuple(pos[id(a)] for a in sorted(ps, key=arc_key)) if len(ps) > 1 else (pos[id(ps[0])],) if ps else ()
+        for ps in g.parents
+    )
     children_order = tuple(
-        tuple(pos[id(a)] for a in sorted(g.children[r], key=arc_key, reverse=True)) for r in range(n)
+        tuple(pos[id(a)] for a in sorted(cs, key=arc_key, reverse=True))
+        if len(cs) > 1
+        else (pos[id(cs[0])],)
+        if cs
+        else ()
+        for cs in g.children
     )
     return parents_order, children_order
 

@@ -6,8 +6,15 @@ recorded address is the real return address rounded down to 16 bytes on 64-bit t
 32-bit). So the call's line is not simply the line of `from_pc - 1`: `CallFinder.calls` decodes the
 caller's code and returns the addresses of the call instructions whose return address lies in
 [from_pc, from_pc + granule) and that can reach the callee (a direct call to its entry, else an
-indirect call). Without a decoder (capstone for x86) it answers [] and callers fall back to the recorded
-address. Pure: the server and the exporters hand it the code (`ElfImage.code_sections`).
+indirect call). Without a decoder (capstone for x86) it answers [].
+
+`call_site` is the one rule that the editor (call hierarchy, callers) and the exports share for
+the place of a recorded call: ONE call instruction per recorded return address, because the
+record's count is one number. The window holds one candidate in nearly every case; when it holds
+several (two calls to the callee within a granule), the record cannot tell them apart and the
+first (lowest address) is named, so a count is never shown on two lines. Without a candidate (no
+decoder, or code the decoder does not know) the recorded address stands for the call.
+Pure: `Program.call_finder` hands it the code (`ElfImage.code_sections`).
 """
 
 from __future__ import annotations
@@ -15,6 +22,8 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections.abc import Sequence
 from typing import Any
+
+from .model import Arc, Profile
 
 
 class CallFinder:
@@ -77,6 +86,16 @@ class CallFinder:
         self._decoded[key] = out
         return out
 
+    @property
+    def decodes(self) -> bool:
+        """Whether calls can be decoded for this machine (AArch64; x86 with capstone)."""
+        return self._machine == "EM_AARCH64" or self._cs is not None
+
+    def call_returns(self, start: int, end: int) -> list[int]:
+        """Return addresses of the call instructions decoded from `start` in [start, end), ascending
+        ([] without a decoder). `start` must be an instruction boundary (a routine's entry)."""
+        return [c[1] for c in self._calls_in(start, end)] if self.decodes else []
+
     def calls(self, from_pc: int, caller: tuple[int, int], callee_entry: int) -> list[int]:
         """Addresses of the call instructions of the arc (see module docstring).
 
@@ -95,3 +114,18 @@ class CallFinder:
         if direct:
             return direct
         return [c[0] for c in window if c[2] is None]
+
+
+def call_site(finder: CallFinder | None, from_pc: int, caller: tuple[int, int], callee_entry: int) -> int:
+    """The address of the call instruction that the recorded return address `from_pc` of an arc
+    stands for (module docstring): the first of `finder.calls`, else `from_pc` itself.
+    `caller`: the caller routine's [start, end] (inclusive end)."""
+    calls = finder.calls(from_pc, caller, callee_entry) if finder is not None else []
+    return calls[0] if calls else from_pc
+
+
+def arc_call_sites(p: Profile, arc: Arc, finder: CallFinder | None) -> list[tuple[int, int]]:
+    """(call instruction address, count) of each recorded call site of `arc`, in record order."""
+    parent, child = p.routines[arc.parent], p.routines[arc.child]
+    caller = (parent.address, parent.end_address)
+    return [(call_site(finder, ret, caller, child.address), count) for ret, count in arc.call_sites]

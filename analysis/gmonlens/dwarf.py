@@ -23,7 +23,7 @@ code ranges, the specification/origin chain, file tables) is `dwarfdecl`'s.
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from elftools.common.exceptions import ELFError as _PyElfError
@@ -50,11 +50,13 @@ EXPORT_FORMAT = 2  # 2: subprograms without code kept (an older export lacks the
 class DwarfIndex:
     """Lazy index of an ELF file's DWARF subprograms. Not thread-safe: use from one thread."""
 
-    def __init__(self, path: str) -> None:
-        """Index of the ELF file `path`. Nothing is decoded until asked; a seeded index
-        (`from_export`) opens the file only for what it lacks. What the DWARF makes us decode is
-        bounded by the file's budget (`elfdwarf`): past it, lookups raise `budget.LimitError`."""
+    def __init__(self, path: str, elf: Callable[[], ElfFile] | None = None) -> None:
+        """Index of the ELF file `path` (read through `elf()`, the file already open, when given:
+        `Program.elf`). Nothing is decoded until asked; a seeded index (`from_export`) opens the
+        file only for what it lacks. What the DWARF makes us decode is bounded by the file's
+        budget (`elfdwarf`): past it, lookups raise `budget.LimitError`."""
         self.path = path
+        self._elf = elf
         self._opened = False
         self._dwarf: Any = None
         self._units: tuple[UnitInfo, ...] | None = None
@@ -75,8 +77,11 @@ class DwarfIndex:
             return self._dwarf
         self._opened = True
         try:
-            with ElfFile(self.path) as elf:
-                self._dwarf = dwarf_info(elf)
+            if self._elf is not None:
+                self._dwarf = dwarf_info(self._elf())
+            else:
+                with ElfFile(self.path) as elf:
+                    self._dwarf = dwarf_info(elf)
         except ElfError:
             raise
         except MemoryError:
@@ -119,9 +124,9 @@ class DwarfIndex:
         }
 
     @classmethod
-    def from_export(cls, path: str, data: Any) -> DwarfIndex:
+    def from_export(cls, path: str, data: Any, elf: Callable[[], ElfFile] | None = None) -> DwarfIndex:
         """An index seeded from a *complete* `export()` (every unit's declarations and the unit
-        ranges), every part shape-checked (raises ValueError)."""
+        ranges), every part shape-checked (raises ValueError); `elf` as in `__init__`."""
 
         def ok(cond: bool) -> None:
             if not cond:
@@ -136,7 +141,7 @@ class DwarfIndex:
             and isinstance(data.get("units"), list)
             and isinstance(data.get("decls"), dict)
         )
-        index = cls(path)
+        index = cls(path, elf)
         units = []
         for u in data["units"]:
             ok(isinstance(u, list) and len(u) == 4 and type(u[0]) is int)

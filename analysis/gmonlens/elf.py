@@ -63,12 +63,15 @@ def _class_letter(bind: int, typ: int, shndx: int, flags: int | None, is_global:
     return letter.upper() if is_global else letter
 
 
-def read_elf(path: str) -> ElfImage:
-    """Read `path`'s headers, symbol table and code (never the rest of the file); raises ElfError
-    (one line) for anything that is not a usable ELF executable, LimitError past its budget."""
+def read_elf(path: str, elf: ElfFile | None = None) -> ElfImage:
+    """Read `path`'s headers, symbol table and code (never the rest of the file; through `elf`,
+    the file already open, when given); raises ElfError (one line) for anything that is not a
+    usable ELF executable, LimitError past its budget."""
     try:
-        with ElfFile(path) as elf:
+        if elf is not None:
             return _image(elf)
+        with ElfFile(path) as opened:
+            return _image(opened)
     except ElfError:
         raise
     except (struct.error, IndexError, ValueError, OverflowError) as e:
@@ -152,13 +155,69 @@ def _note_build_id(data: bytes, little: bool) -> str | None:
     return None
 
 
-def read_build_id(path: str) -> str:
-    """The GNU build-id note of an ELF file as hex; "" when absent or unreadable."""
+def header_facts(elf: ElfFile) -> tuple[int, bool, str | None]:
+    """(address size, little endian, GNU build-id) of an open ELF file from its headers and the
+    build-id note alone (no symbols read: what a cache key and the profile's word size need)."""
+    return (8 if elf.wide else 4), elf.little, _build_id_of(elf)
+
+
+def is_executable(path: str) -> bool:
+    """Whether `path` is an ELF executable: ET_EXEC, or ET_DYN with an interpreter or the PIE flag
+    (a static PIE); shared objects, object files and anything unreadable or malformed are not.
+    Reads the ELF header, the program headers and the dynamic segment only."""
     try:
         with ElfFile(path) as elf:
-            return _build_id_of(elf) or ""
-    except (GmonlensError, struct.error, ValueError, OverflowError):  # identity rests on path, size, mtime
-        return ""
+            if elf.type != 3:
+                return bool(elf.type == 2)
+            for index, (kind, _offset, _size, _addr) in enumerate(elf.segments):
+                if kind == PT_INTERP:
+                    return True
+                if kind == PT_DYNAMIC:
+                    fmt = ("<" if elf.little else ">") + ("qQ" if elf.wide else "iI")
+                    return _pie_flag(elf.segment_data(index), fmt)
+    except (GmonlensError, OSError, struct.error, ValueError, OverflowError, MemoryError):
+        return False
+    return False
+
+
+PT_DYNAMIC, PT_INTERP, DT_NULL, DT_FLAGS_1, DF_1_PIE = 2, 3, 0, 0x6FFFFFFB, 0x08000000
+
+
+def _pie_flag(dynamic: bytes, fmt: str) -> bool:
+    """Whether a dynamic section's DT_FLAGS_1 entry (before DT_NULL) has DF_1_PIE."""
+    size = struct.calcsize(fmt)
+    for tag, value in struct.iter_unpack(fmt, dynamic[: len(dynamic) - len(dynamic) % size]):
+        if tag == DT_NULL:
+            return False
+        if tag == DT_FLAGS_1 and value & DF_1_PIE:
+            return True
+    return False
+
+
+SHT_DYNAMIC, DT_NEEDED = 6, 1
+
+
+def needed_libraries(path: str) -> list[str]:
+    """The DT_NEEDED entries (shared library names) of the ELF file at `path`, in order; [] when it
+    has none or cannot be read."""
+    try:
+        with ElfFile(path) as elf:
+            out: list[str] = []
+            fmt = ("<" if elf.little else ">") + ("qQ" if elf.wide else "iI")
+            step = struct.calcsize(fmt)
+            for sec in elf.sections:
+                if sec.type != SHT_DYNAMIC or sec.link >= len(elf.sections):
+                    continue
+                raw, strs = elf.data(sec), elf.data(elf.sections[sec.link])
+                for tag, value in struct.iter_unpack(fmt, raw[: len(raw) - len(raw) % step]):
+                    if tag == DT_NEEDED and value < len(strs):
+                        end = strs.find(b"\0", value)
+                        out.append(
+                            strs[value : end if end >= 0 else len(strs)].decode("utf-8", "surrogateescape")
+                        )
+            return out
+    except (GmonlensError, struct.error, IndexError, ValueError, OverflowError):
+        return []
 
 
 def _symbols(

@@ -9,8 +9,11 @@ routines' call counts):
   comparator that calls two symbols equal when either has no file, and otherwise compares the file
   names (strcmp) and then the lines. That is not a consistent order; the merge decides, which is
   why crt routines without debug information can end up between files (emulated: `_msort`).
-- Only then are routines filtered: without -z, those with calls; `-CSPEC` lists only matching
-  routines, `-ZSPEC` leaves matching ones out (an -C match wins). `-Z` alone prints nothing extra.
+- The symbols sorted are those the symspecs let through (`-CSPEC` lists only matching routines,
+  `-ZSPEC` leaves matching ones out, an -C match wins; all of them without a symspec); since the
+  order is not consistent, sorting that subset is not filtering the whole sorted table (a routine
+  without a file among those left out changes where the others go). Only then are routines without
+  calls dropped (kept with -z). `-Z` alone prints nothing extra.
 - The section comes after the flat profile, call graph and index, after a form feed.
 """
 
@@ -67,8 +70,8 @@ def selected(p: Profile, include: Sequence[SymSpec], exclude: Sequence[SymSpec])
 
 def exec_counts(p: Profile, chosen: frozenset[int], zero: bool) -> str:
     out: list[str] = []
-    for r in _msort(list(p.routines), _by_file_line):
-        if r.id not in chosen or not (zero or r.calls):
+    for r in _msort([r for r in p.routines if r.id in chosen], _by_file_line):
+        if not (zero or r.calls):
             continue
         out.append(
             "%s:%d: (%s:0x%x) %d executions\n" % (r.file or "<unknown>", r.line, r.name, r.address, r.calls)

@@ -17,7 +17,7 @@ import posixpath
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from .callsites import CallFinder
+from .callsites import CallFinder, arc_call_sites
 from .lineheat import compute_line_heat
 from .linetable import LineTable
 from .model import Arc, HistogramRecord, Profile
@@ -60,8 +60,8 @@ def line_data(
     table: LineTable | None,
     finder: CallFinder | None,
 ) -> LineData:
-    """Per-line self time, entry lines and call-site lines (the call instruction behind each
-    recorded return address, found by `finder`; else the recorded address's line)."""
+    """Per-line self time, entry lines and call-site lines (`callsites.call_site`: the call
+    instruction behind each recorded return address, found by `finder`)."""
     arcs = exported_arcs(p)
     routines = exported_routines(p, arcs)
     entries: dict[int, LineKey] = {}
@@ -94,11 +94,9 @@ def self_lines(
 def _sites(
     p: Profile, a: Arc, table: LineTable | None, finder: CallFinder | None
 ) -> list[tuple[LineKey, int]]:
-    parent, child = p.routines[a.parent], p.routines[a.child]
     merged: dict[LineKey, int] = {}
-    for ret, count in a.call_sites:
-        calls = finder.calls(ret, (parent.address, parent.end_address), child.address) if finder else []
-        hit = table.lookup(calls[0] if calls else ret) if table is not None else None
+    for address, count in arc_call_sites(p, a, finder):  # the call-site rule the editor shares
+        hit = table.lookup(address) if table is not None else None
         key: LineKey = hit if hit is not None else (None, 0)
         merged[key] = merged.get(key, 0) + count
     return list(merged.items()) or [((None, 0), a.count)]

@@ -1,4 +1,5 @@
-"""`-i`: what each profile file holds, as `gprof -i` prints it (an I/O module: reads the files).
+"""`-i`: what each profile file holds, as `gprof -i` prints it (the files' bytes as the load's
+`Program` read them).
 
 Observed on gprof 2.40: one block per file in command-line order, `File `PATH' (version V)
 contains:` (V is the version of the last GNU header read so far, 0 before any: a BSD file
@@ -10,24 +11,21 @@ records), each `record` with an `s` unless the count is 1. Other output follows 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 from . import gmon as gmonio
-from .elf import ElfImage
+from .program import Program
 
 
 def _count(n: int, what: str) -> str:
     return "\t%d %s record%s\n" % (n, what, "" if n == 1 else "s")
 
 
-def file_info(image: ElfImage, paths: Sequence[str], fmt: str = "auto") -> str:
-    from .loader import read_profile_bytes
-
+def file_info(program: Program, fmt: str = "auto") -> str:
+    image = program.image
     out: list[str] = []
     version = 0
-    for path in paths:
+    for path in program.profiles.paths:
         f = gmonio.parse_gmon(
-            read_profile_bytes(path),
+            program.profiles.data(path),
             path=path,
             address_size=image.address_size,
             little_endian=image.little_endian,

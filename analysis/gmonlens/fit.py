@@ -5,27 +5,47 @@ toy to 20,000 routines): glibc's histogram runs from the start of the executable
 PT_LOAD address: 0 in a PIE, 0x400000 or 0x8048000 otherwise) to `etext` rounded up to 4 (the end of
 the last code section, `.fini`). Older libcs and other platforms start it at `.text` (or `_start`).
 Call-graph arcs are recorded only for callers inside that range, so every arc lands on a routine.
+Each arc is (from_pc, self_pc): self_pc is the return address of the call to mcount in the callee's
+prologue (14 to 48 bytes past its entry on x86-64, i386 and AArch64, -O0 to -O2, PIE or not; on
+i386 PIC code a call to the pc thunk comes first), and from_pc is the caller's return address, which
+glibc rounds down to 2 * the address size (`callsites.py`), so a call instruction ends in
+[from_pc, from_pc + granule). Both held for every arc of every program looked at. A `gmon.sum`
+that `gprof -s` wrote holds its arcs between symbol addresses: a callee at a routine's entry is
+consistent too.
 
 A profile FITS a binary when
 - the union of its histogram records starts at or after the image's start (rounded down to 4) and
   ends at or before the end of the code (rounded up to 4), overlapping the code, and
-- some of its arcs land on the binary's routines (when it has arcs).
-Anything else is an error: the profile belongs to another program. It fits EXACTLY when, in
+- the histogram ends at or after the end of `.text` (a run of this binary covers all of it),
+- some of its arcs land on the binary's routines (when it has arcs), and
+- where the binary calls mcount (its symbol table names `mcount`, `_mcount` or `__fentry__`,
+  defined or imported) and the code can be decoded (x86 with capstone, AArch64), at least half of the arcs that land
+  on routines (an evenly spread sample of ARC_CODE_SAMPLE) match the code as above: another
+  program's arcs land on arbitrary bytes, a few percent of which follow a call instruction.
+Anything else is an error: the profile belongs to another program (or to an older build). It fits EXACTLY when, in
 addition, the histogram covers all of `.text` (starts at or before it, ends at or after its end)
 and every arc lands on routines: that is what a binary writes for its own run. A profile that fits
-only loosely comes from another build of the program (or another program of the same layout);
-the CLI warns and goes on, the server's discovery never picks such a binary by itself.
+only loosely (a histogram starting at `.text`, as older libcs write it; some arcs outside every
+routine or not matching the code) may come from another toolchain; the CLI warns and goes on, the
+server's discovery never picks such a binary by itself.
 """
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
+from collections.abc import Sequence
 from dataclasses import dataclass
 
+from .callsites import CallFinder
 from .elf import ElfImage
-from .model import GmonData
+from .model import GmonData, RawArc
 from .symbols import SymbolTable
 
+_PROFILING_HOOKS = frozenset({"mcount", "_mcount", "__mcount", "__fentry__"})
 ARC_SAMPLE = 4096  # arcs looked at to tell whether some stray
+ARC_CODE_SAMPLE = 128  # arcs whose ends are checked against the code
+PROLOGUE = 256  # bytes past an entry within which a callee's mcount call returns
+CALL_SITE_REACH = 1024  # a call site is decoded from its routine's entry, at most this far back
 
 
 @dataclass(frozen=True)
@@ -36,6 +56,7 @@ class Fit:
     warnings: tuple[str, ...] = ()
     stray_arcs: int = 0  # arcs (of a sample of ARC_SAMPLE) with an end outside every routine
     no_routines: bool = False  # the binary has no code or no routines: nothing to fit (gprof: empty report)
+    mismatched_arcs: int = 0  # arcs (of a sample of ARC_CODE_SAMPLE) whose ends do not match the code
 
     @property
     def fits(self) -> bool:
@@ -43,7 +64,56 @@ class Fit:
 
     @property
     def exact(self) -> bool:
-        return self.fits and not self.warnings and not self.stray_arcs
+        return self.fits and not self.warnings and not self.stray_arcs and not self.mismatched_arcs
+
+
+def arc_code_mismatches(image: ElfImage, symtab: SymbolTable, arcs: Sequence[RawArc]) -> tuple[int, int]:
+    """(arcs that do not match the code, arcs looked at) over an evenly spread sample of the arcs
+    whose ends both land on routines (module docstring); (0, 0) where the code cannot be decoded."""
+    if not arcs or not any(s.name.split("@")[0] in _PROFILING_HOOKS for s in image.symbols):
+        return 0, 0  # not built with -pg as glibc's toolchain builds it: nothing to compare with
+    finder = CallFinder(image.machine, image.address_size, [(c.address, c.data) for c in image.code_sections])
+    if not finder.decodes:
+        return 0, 0
+    entries = sorted(
+        {s.value for s in image.symbols if (s.is_function or s.class_letter in "TtW") and s.value}
+    )
+    step = max(1, len(arcs) // ARC_CODE_SAMPLE)
+    looked = bad = 0
+    for a in arcs[::step]:
+        if symtab.lookup(a.from_pc) < 0 or symtab.lookup(a.self_pc) < 0:
+            continue  # a stray arc, counted apart
+        looked += 1
+        entry = _entry(entries, a.self_pc)
+        if a.self_pc == entry:
+            continue  # gprof -s writes each arc between its routines' (or line symbols') addresses
+        if a.self_pc - entry > PROLOGUE or a.self_pc not in finder.call_returns(entry, entry + PROLOGUE):
+            bad += 1
+            continue
+        start = max(_entry(entries, a.from_pc), a.from_pc - CALL_SITE_REACH)
+        i = bisect_right(entries, a.from_pc)
+        end = min(
+            entries[i] if i < len(entries) else a.from_pc + CALL_SITE_REACH, start + 2 * CALL_SITE_REACH
+        )
+        rets = finder.call_returns(start, max(end, a.from_pc + finder.granule))
+        k = bisect_left(rets, a.from_pc)
+        if k == len(rets) or rets[k] >= a.from_pc + finder.granule:
+            bad += 1
+    return bad, looked
+
+
+def _stray(symtab: SymbolTable, a: RawArc, code_end: int) -> bool:
+    """An arc with an end on no routine, but for a call into a shared library built with -pg (its
+    callee beyond the program's code: glibc records it, gprof drops it)."""
+    if symtab.lookup(a.from_pc) < 0:
+        return True
+    return symtab.lookup(a.self_pc) < 0 and a.self_pc < code_end
+
+
+def _entry(entries: Sequence[int], pc: int) -> int:
+    """The highest function entry at or below `pc` (`pc` itself when there is none)."""
+    i = bisect_right(entries, pc) - 1
+    return entries[i] if i >= 0 else pc
 
 
 def profile_fit(image: ElfImage, symtab: SymbolTable, data: GmonData, label: str) -> Fit:
@@ -81,11 +151,11 @@ def profile_fit(image: ElfImage, symtab: SymbolTable, data: GmonData, label: str
             )
         else:
             if high < image.text_end:
-                warnings.append(
-                    f"{label}: {where}: its histogram ends at 0x{high:x}, before the end of .text "
-                    f"(0x{image.text_end:x}); profile of another program, or rebuilt since?"
+                errors.append(
+                    f"{where}: its histogram ends at 0x{high:x}, before the end of .text "
+                    f"(0x{image.text_end:x}) (profile of another program, or rebuilt since?)"
                 )
-            if low > image.text_start:
+            elif low > image.text_start:
                 warnings.append(
                     f"{label}: histogram starts at 0x{low:x}, after the start of {image.path}'s "
                     f".text (0x{image.text_start:x}): early routines get no samples"
@@ -96,15 +166,29 @@ def profile_fit(image: ElfImage, symtab: SymbolTable, data: GmonData, label: str
         # before saying that none lands
         step = max(1, len(data.arcs) // ARC_SAMPLE)
         sample = data.arcs[::step]
-        stray = sum(1 for a in sample if symtab.lookup(a.from_pc) < 0 or symtab.lookup(a.self_pc) < 0)
+        stray = sum(1 for a in sample if _stray(symtab, a, hi))
         if stray == len(sample) and step > 1:
-            stray = sum(1 for a in data.arcs if symtab.lookup(a.from_pc) < 0 or symtab.lookup(a.self_pc) < 0)
+            stray = sum(1 for a in data.arcs if _stray(symtab, a, hi))
         if stray == len(data.arcs):
             errors.append(
                 f"{where}: none of its {len(data.arcs)} call-graph arcs lands on the program's "
                 "routines (profile of another program?)"
             )
-    return Fit(tuple(errors), tuple(warnings), stray)
+    bad = 0
+    if data.arcs and not errors:
+        bad, looked = arc_code_mismatches(image, symtab, data.arcs)
+        if looked and 2 * bad > looked:
+            errors.append(
+                f"{where}: {bad} of {looked} call-graph arcs looked at do not match its code (a "
+                "callee's address must follow its call to mcount, a call site a call instruction; "
+                "profile of another program, or rebuilt since?)"
+            )
+        elif bad:
+            warnings.append(
+                f"{label}: {bad} of {looked} call-graph arcs looked at do not match the code of "
+                f"{image.path} (another toolchain, or rebuilt since?)"
+            )
+    return Fit(tuple(errors), tuple(warnings), stray, mismatched_arcs=bad)
 
 
 def describe(fit: Fit) -> str:
@@ -115,4 +199,6 @@ def describe(fit: Fit) -> str:
         return "has no routines"
     if fit.warnings:
         return fit.warnings[0]
-    return f"{fit.stray_arcs} call-graph arcs land outside its routines" if fit.stray_arcs else "fits"
+    if fit.stray_arcs:
+        return f"{fit.stray_arcs} call-graph arcs land outside its routines"
+    return f"{fit.mismatched_arcs} call-graph arcs do not match its code" if fit.mismatched_arcs else "fits"

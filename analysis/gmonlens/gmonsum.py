@@ -12,13 +12,16 @@ from __future__ import annotations
 
 import struct
 from bisect import bisect_right
+from typing import TYPE_CHECKING
 
-from .elf import ElfImage
 from .errors import GmonlensError, one_line
 from .gmon import BSD44_VERSION, GNU_MAGIC, TAG_ARC, TAG_HIST
 from .linetable import LineTable
 from .model import GmonData, Profile
 from .scopes import FunctionScopes
+
+if TYPE_CHECKING:
+    from .program import Program
 
 
 def sum_arcs(
@@ -102,20 +105,18 @@ def write_sum(
     return bytes(out)
 
 
-def gmon_sum(binary: str, image: ElfImage, data: GmonData, profile: Profile, fmt: str = "auto") -> bytes:
-    """The bytes of `binary`'s gmon.sum for the summed profile `data` (computed as `profile`),
+def gmon_sum(program: Program, data: GmonData, profile: Profile, fmt: str = "auto") -> bytes:
+    """The bytes of `program`'s gmon.sum for the summed profile `data` (computed as `profile`),
     with arcs' callers at their line symbols when the binary has DWARF: BFD's line table and the
-    inlined scopes, read here. Malformed DWARF raises GmonlensError naming `binary`."""
+    inlined scopes, read through the program. Malformed DWARF raises GmonlensError naming it."""
+    image = program.image
     lines = scopes = None
     if image.has_debug_info:
-        from .dwarf import DwarfIndex
-        from .scopes import elf_code_names, function_scopes
-
         try:
-            lines = LineTable.from_elf(binary, bfd=True)  # gprof's line symbols: BFD's rule
-            scopes = function_scopes(DwarfIndex(binary), elf_code_names(image.symbols))
+            lines = program.line_table(bfd=True)  # gprof's line symbols: BFD's rule
+            scopes = program.gprof_scopes()
         except GmonlensError:
             raise
         except Exception as e:  # malformed DWARF: pyelftools raises many types
-            raise GmonlensError(binary, f"cannot read DWARF for gmon.sum ({one_line(e)})") from None
+            raise GmonlensError(program.path, f"cannot read DWARF for gmon.sum ({one_line(e)})") from None
     return write_sum(data, profile, image.address_size, image.little_endian, fmt, lines, scopes)

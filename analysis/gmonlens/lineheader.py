@@ -15,9 +15,10 @@ from .lineprogram import text, uleb
 from .sections import ElfFile
 
 
-def programs(path: str) -> Iterator[tuple[Any, list[str], int, bytes, Budget]]:
+def programs(path: str, elf: ElfFile | None = None) -> Iterator[tuple[Any, list[str], int, bytes, Budget]]:
     """Each CU's line program with its file names, first file number, the section bytes and the
-    file's budget (which decoding the rows is charged to).
+    file's budget (which decoding the rows is charged to); read through `elf` (the file already
+    open) when given.
 
     DWARF 5 line programs (gcc 11 and later) are read here without pyelftools, whose import and
     unit parsing cost more than the rest of a first report on SQLite; anything else (DWARF 2-4,
@@ -25,29 +26,37 @@ def programs(path: str) -> Iterator[tuple[Any, list[str], int, bytes, Budget]]:
     way the sections come from `sections.ElfFile` (compressed ones decompressed within the file's
     budget); raises ElfError, or LimitError past the budget.
     """
-    with ElfFile(path) as elf:
-        fast = _programs_v5(elf)
-        if fast is not None:
-            for prog, names, base, data in fast:
-                yield prog, names, base, data, elf.budget
-            return
-        from .elfdwarf import dwarf_info  # only here: pyelftools' import costs more than a warm report
+    if elf is None:
+        with ElfFile(path) as opened:
+            yield from programs(path, opened)
+        return
+    yield from _programs(elf)
 
-        dwarf = dwarf_info(elf)
-        if dwarf is None or dwarf.debug_line_sec is None:
-            return
-        data = elf.data(elf.find(".debug_line"))  # type: ignore[arg-type]
-        for cu in dwarf.iter_CUs():
-            prog = dwarf.line_program_for_CU(cu)
-            if prog is None:
-                continue
-            version = prog.header.version
-            dirs = prog.header["include_directory"]
-            if version >= 5 and dirs:  # directory 0 is the compilation directory (DWARF 5 §6.2.4)
-                comp_dir = text(dirs[0])
-            else:  # DWARF 2-4: from the unit's DIE (parsing it is the costly part)
-                comp_dir = _attr_str(cu.get_top_DIE().attributes.get("DW_AT_comp_dir"))
-            yield prog, _file_names(prog, comp_dir), (0 if version >= 5 else 1), data, elf.budget
+
+def _programs(elf: ElfFile) -> Iterator[tuple[Any, list[str], int, bytes, Budget]]:
+    """`programs` of an open file."""
+    fast = _programs_v5(elf)
+    if fast is not None:
+        for prog, names, base, data in fast:
+            yield prog, names, base, data, elf.budget
+        return
+    from .elfdwarf import dwarf_info  # only here: pyelftools' import costs more than a warm report
+
+    dwarf = dwarf_info(elf)
+    if dwarf is None or dwarf.debug_line_sec is None:
+        return
+    data = elf.data(elf.find(".debug_line"))  # type: ignore[arg-type]
+    for cu in dwarf.iter_CUs():
+        prog = dwarf.line_program_for_CU(cu)
+        if prog is None:
+            continue
+        version = prog.header.version
+        dirs = prog.header["include_directory"]
+        if version >= 5 and dirs:  # directory 0 is the compilation directory (DWARF 5 §6.2.4)
+            comp_dir = text(dirs[0])
+        else:  # DWARF 2-4: from the unit's DIE (parsing it is the costly part)
+            comp_dir = _attr_str(cu.get_top_DIE().attributes.get("DW_AT_comp_dir"))
+        yield prog, _file_names(prog, comp_dir), (0 if version >= 5 else 1), data, elf.budget
 
 
 class _Structs:

@@ -61,23 +61,15 @@ def decode_sequences(
     start (the standard says 1; see `lines_at` for BFD's reading of DWARF 5). Rows kept are
     charged to `budget` ("line-table rows"; raises `budget.LimitError` past it).
     """
-    h = prog.header
-    pos = prog.program_start_offset
-    end = prog.program_end_offset
-    min_len = h["minimum_instruction_length"]
-    line_base, line_range, opcode_base = h["line_base"], h["line_range"], h["opcode_base"]
-    std_lengths = list(h["standard_opcode_lengths"])
-    structs = prog.structs
-    asize = structs.address_size
-    order: Literal["little", "big"] = "little" if structs.little_endian else "big"
+    pos, end = prog.program_start_offset, prog.program_end_offset
+    min_len, opcode_base, std_lengths, const_add, addr_step, line_step = _opcodes(prog.header)
+    asize = prog.structs.address_size
+    order: Literal["little", "big"] = "little" if prog.structs.little_endian else "big"
     out: list[tuple[list[int], list[int], list[int]]] = []
     addrs: list[int] = []
     files: list[int] = []
     lines: list[int] = []
     address, file, line = 0, default_file, 1
-    const_add = ((255 - opcode_base) // line_range) * min_len
-    addr_step = [(max(op - opcode_base, 0) // line_range) * min_len for op in range(256)]
-    line_step = [line_base + max(op - opcode_base, 0) % line_range for op in range(256)]
     a_add, f_add, l_add = addrs.append, files.append, lines.append
     keep_all = wanted is None
     keep: set[int] = wanted or set()
@@ -133,9 +125,9 @@ def decode_sequences(
                 room -= 1
                 if room < 0:
                     raise _exceeded(budget)
-                addrs.append(address)
-                files.append(file)
-                lines.append(line)
+                a_add(address)
+                f_add(file)
+                l_add(line)
             if seq_start < 0:
                 seq_start = address
         elif op == 2:  # advance_pc
@@ -167,6 +159,18 @@ def decode_sequences(
     if budget is not None:
         budget.charge("line-table rows", budget.left("line-table rows") - room, ".debug_line")
     return out
+
+
+def _opcodes(h: Any) -> tuple[int, int, list[int], int, list[int], list[int]]:
+    """A line program header's opcode facts (§6.2.5.1): minimum instruction length, opcode base,
+    standard opcodes' operand counts, const_add_pc's address step, and each special opcode's
+    address and line steps (indexed by opcode)."""
+    min_len = h["minimum_instruction_length"]
+    line_base, line_range, opcode_base = h["line_base"], h["line_range"], h["opcode_base"]
+    const_add = ((255 - opcode_base) // line_range) * min_len
+    addr_step = [(max(op - opcode_base, 0) // line_range) * min_len for op in range(256)]
+    line_step = [line_base + max(op - opcode_base, 0) % line_range for op in range(256)]
+    return min_len, opcode_base, list(h["standard_opcode_lengths"]), const_add, addr_step, line_step
 
 
 def _exceeded(budget: Budget | None) -> Exception:

@@ -10,7 +10,10 @@ from array import array
 from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .sections import ElfFile
 
 
 @dataclass(frozen=True)
@@ -103,8 +106,9 @@ class LineTable:
         return cls((), (), ())
 
     @classmethod
-    def from_elf(cls, path: str, *, bfd: bool = False) -> LineTable:
-        """Read every CU's line program; an ELF without `.debug_line` gives an empty table.
+    def from_elf(cls, path: str, *, bfd: bool = False, elf: ElfFile | None = None) -> LineTable:
+        """Read every CU's line program (through `elf`, the file already open, when given); an
+        ELF without `.debug_line` gives an empty table.
 
         `bfd=True`: BFD 2.40's answers (see `lines_at`): DWARF 5's default file register names
         the unit's main file, and where units' sequences overlap, the earliest unit's is kept whole
@@ -116,7 +120,7 @@ class LineTable:
         files: list[str] = []
         file_ids: dict[str, int] = {}
         seqs: list[tuple[Sequence[int], Sequence[int], Sequence[int]]] = []
-        for prog, names, base, data, budget in programs(path):
+        for prog, names, base, data, budget in programs(path, elf):
             local: dict[int, int] = {}
             default_file = 0 if bfd and base == 0 else 1
             for addrs, fnums, lines in decode_sequences(prog, data, default_file=default_file, budget=budget):
@@ -149,7 +153,9 @@ def _compact(
         return addrs, fids, lines
 
 
-def lines_at(path: str, wanted: set[int], *, bfd: bool = False) -> dict[int, tuple[str, int]]:
+def lines_at(
+    path: str, wanted: set[int], *, bfd: bool = False, elf: ElfFile | None = None
+) -> dict[int, tuple[str, int]]:
     """(file, line) of each address in `wanted` that a line-table row covers, as `lookup` gives.
 
     Cheaper than a whole LineTable: only rows at wanted addresses are kept. An address covered by
@@ -167,7 +173,7 @@ def lines_at(path: str, wanted: set[int], *, bfd: bool = False) -> dict[int, tup
     giver: dict[int, int] = {}
     spans: list[tuple[int, int]] = []
     unit_spans: list[tuple[int, int, int]] = []
-    for unit, (prog, names, base, data, budget) in enumerate(programs(path)):
+    for unit, (prog, names, base, data, budget) in enumerate(programs(path, elf)):
         first = len(spans)
         default_file = 0 if bfd and base == 0 else 1
         for addrs, fnums, lines in decode_sequences(prog, data, wanted, spans, default_file, budget):
@@ -184,7 +190,7 @@ def lines_at(path: str, wanted: set[int], *, bfd: bool = False) -> dict[int, tup
     if bfd:
         missing += _claimed_by_earlier_unit(unit_spans, giver)
     if missing:
-        table = LineTable.from_elf(path, bfd=bfd)
+        table = LineTable.from_elf(path, bfd=bfd, elf=elf)
         for a in missing:
             hit = table.lookup(a)
             if hit is not None:

@@ -1,4 +1,5 @@
-"""Files -> Profile: the engine's entry point for the CLI and the server (an I/O module)."""
+"""Files -> Profile: the engine's entry point for the CLI and the server (it reads through
+`program.Program`, which opens the files)."""
 
 from __future__ import annotations
 
@@ -7,43 +8,30 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
 from . import diskcache
-from . import gmon as gmonio
 from .callgraph import compute_profile
+from .clones import folded_symbols
 from .demangle import demangle_all
-from .elf import ElfImage, read_elf
-from .errors import GmonFormatError, GmonlensError, reason
+from .elf import ElfImage
+from .errors import GmonlensError, reason
 from .fileorder import ObjectMap, mapped_symbols
-from .files import read_regular
-from .fit import Fit, profile_fit
-from .linetable import LineTable, lines_at
+from .fit import profile_fit
 from .model import GmonData, Profile, Symbol
 from .options import AnalysisOptions, resolve_tables
+from .program import LINES_BFD_KIND, LINES_KIND, MAX_PROFILE_BYTES, Program, read_profile_bytes
 from .symbols import SymbolTable, build_symbol_table
 
-# A profile file larger than this is refused before reading (gmon.out of a 4 GiB text is 2 GiB).
-MAX_PROFILE_BYTES = 1 << 31
-# Disk-cache kinds of `routine_lines` (2: a row at a sequence's end covers no byte).
-LINES_KIND, LINES_BFD_KIND = "lines2", "lines2-bfd"
-
-
-def read_profile_bytes(path: str) -> bytes:
-    """The bytes of one profile file (a regular file, at most MAX_PROFILE_BYTES), or a one-line
-    error naming it."""
-    return read_regular(path, MAX_PROFILE_BYTES, "gmon.out profile", GmonFormatError)
-
-
-def read_profiles(image: ElfImage, paths: Sequence[str], fmt: str = "auto") -> GmonData:
-    files = [
-        gmonio.parse_gmon(
-            read_profile_bytes(p),
-            path=p,
-            address_size=image.address_size,
-            little_endian=image.little_endian,
-            fmt=fmt,
-        )
-        for p in paths
-    ]
-    return gmonio.accumulate(files)
+__all__ = [
+    "LINES_BFD_KIND",
+    "LINES_KIND",
+    "MAX_PROFILE_BYTES",
+    "Loaded",
+    "Program",
+    "attach_lines",
+    "fit_problems",
+    "load",
+    "load_profile",
+    "read_profile_bytes",
+]
 
 
 def fit_problems(image: ElfImage, symtab: SymbolTable, data: GmonData, paths: Sequence[str]) -> list[str]:
@@ -54,63 +42,6 @@ def fit_problems(image: ElfImage, symtab: SymbolTable, data: GmonData, paths: Se
     if fit.errors:
         raise GmonlensError(label, fit.errors[0])
     return list(fit.warnings)
-
-
-def check_fit(
-    binary: str,
-    profiles: Sequence[str],
-    fmt: str = "auto",
-    parsed: dict[tuple[int, bool], GmonData] | None = None,
-) -> Fit:
-    """Read `binary` (headers, symbols, code) and the profiles, and apply the fit rule; raises
-    ElfError for a binary gprof cannot use (stripped, not ELF) and GmonFormatError for a profile it
-    cannot read at this binary's word size. For discovery, which passes `parsed` to read the
-    profiles once per (address size, byte order) over all its candidates."""
-    image = read_elf(binary)
-    symtab = build_symbol_table(image.symbols, image.strtab, image.text_end)
-    key = (image.address_size, image.little_endian)
-    data = parsed.get(key) if parsed is not None else None
-    if data is None:
-        data = read_profiles(image, profiles, fmt)
-        if parsed is not None:
-            parsed[key] = data
-    return profile_fit(image, symtab, data, ", ".join(profiles))
-
-
-def routine_lines(
-    image: ElfImage, binary: str, line_table: LineTable | None = None, *, gprof_files: bool = False
-) -> dict[int, tuple[str, int]]:
-    """Source (file, line) of every candidate routine address (T/t/W symbols).
-
-    `gprof_files=True` gives the file gprof names (BFD's reading of the line table, as
-    `addr2line` prints it; see `linetable.lines_at`), otherwise the true source position.
-    Decoding the line programs is the costly part of a report on a large program and depends only
-    on the binary, so the result is cached under $XDG_CACHE_HOME (see diskcache), one entry per
-    rule. A caller-supplied `line_table` is used as given and never cached.
-    """
-    wanted = {s.value for s in image.symbols if s.class_letter in ("T", "t", "W")}
-    if line_table is not None:
-        return {a: hit for a in wanted if (hit := line_table.lookup(a)) is not None}
-    kind = LINES_BFD_KIND if gprof_files else LINES_KIND
-    key = diskcache.binary_key(binary, image.build_id)
-    cached = diskcache.load(kind, key, _lines_entry)
-    if cached is not None:
-        return cached
-    out = lines_at(binary, wanted, bfd=gprof_files)
-    diskcache.store(kind, key, out)
-    return out
-
-
-def _lines_entry(value: object) -> dict[int, tuple[str, int]]:
-    """A cached `routine_lines` result, shape-checked ({address: (file, line)})."""
-    diskcache.expect(isinstance(value, dict) and diskcache.only(list(value), int))
-    assert isinstance(value, dict)
-    pairs = list(value.values())
-    diskcache.expect(diskcache.only(pairs, tuple) and all(len(v) == 2 for v in pairs))
-    diskcache.expect(
-        diskcache.only([v[0] for v in pairs], str) and diskcache.only([v[1] for v in pairs], int)
-    )
-    return value
 
 
 def _static_calls_entry(value: object) -> list[tuple[int, int]]:
@@ -131,45 +62,37 @@ def attach_lines(symtab: SymbolTable, lines: dict[int, tuple[str, int]], all_sym
 
 
 def _line_symbols(
-    image: ElfImage,
-    symtab: SymbolTable,
-    line_table: LineTable | None,
-    code_end: int,
-    problems: list[str],
-    gprof_files: bool,
+    program: Program, symtab: SymbolTable, code_end: int, problems: list[str], gprof_files: bool
 ) -> SymbolTable:
     """-l: the routines plus gprof's line symbols (report_lines.py), files named as `load` says."""
-    from .dwarf import DwarfIndex
     from .report_lines import with_line_symbols
-    from .scopes import elf_code_names, function_scopes
 
-    binary = image.path
     try:
-        table = line_table or LineTable.from_elf(binary, bfd=gprof_files)
-        scopes = function_scopes(DwarfIndex(binary), elf_code_names(image.symbols))
+        table = program.line_table(bfd=gprof_files)
+        scopes = program.gprof_scopes()
     except Exception as e:  # a broken DWARF section must not stop the report
-        problems.append(f"{binary}: cannot read DWARF line information ({reason(e)}); no line symbols")
+        problems.append(f"{program.path}: cannot read DWARF line information ({reason(e)}); no line symbols")
         return symtab
-    return with_line_symbols(symtab, table, scopes, image.symbols, code_end)
+    return with_line_symbols(symtab, table, scopes, program.image.symbols, code_end)
 
 
 @dataclass(frozen=True)
 class Loaded:
-    """A computed profile with the inputs it came from."""
+    """A computed profile with the inputs it came from (`gmon`: the summed records, samples
+    included, which line heat and gmon.sum use; `program`: what else of the files is asked)."""
 
     image: ElfImage
     gmon: GmonData
     profile: Profile
+    program: Program
     file_symbols: dict[int, int] = field(default_factory=dict)  # -R: address -> map entry (fileorder.py)
 
 
 def load_profile(
-    binary: str,
-    profiles: Sequence[str],
+    binary: str | Program,
+    profiles: Sequence[str] = (),
     options: AnalysisOptions | None = None,
     *,
-    image: ElfImage | None = None,
-    line_table: LineTable | None = None,
     gprof_files: bool = False,
     all_lines: bool = False,
 ) -> Profile:
@@ -178,74 +101,40 @@ def load_profile(
     Raises GmonlensError (one line naming the file) for input gprof refuses or that cannot be the
     program's profile; warnings land in `Profile.problems`.
     """
-    return load(
-        binary,
-        profiles,
-        options,
-        image=image,
-        line_table=line_table,
-        gprof_files=gprof_files,
-        all_lines=all_lines,
-    ).profile
+    return load(binary, profiles, options, gprof_files=gprof_files, all_lines=all_lines).profile
 
 
 def load(
-    binary: str,
-    profiles: Sequence[str],
+    binary: str | Program,
+    profiles: Sequence[str] = (),
     options: AnalysisOptions | None = None,
     *,
-    image: ElfImage | None = None,
-    line_table: LineTable | None = None,
     gprof_files: bool = False,
     all_lines: bool = False,
     file_map: ObjectMap | None = None,
 ) -> Loaded:
-    """`load_profile`, keeping the ELF image and the summed gmon data (for `-s`).
+    """`load_profile`, keeping the ELF image, the summed gmon data and the `Program`.
 
-    Routines get a source file and line when gprof needs one (static routines, file symspecs) or
-    `all_lines` asks for every routine. `gprof_files=True` takes gprof's file for a routine (what
-    its report labels and file symspecs use); the default, the true position (what editors show).
-    `file_map` (-R's map) renames and drops the mapped routines as gprof's sections show them
-    (`fileorder.mapped_symbols`).
+    `binary` is a path (read with `profiles`) or a `Program` (its profiles; `profiles` unused),
+    whose files are then read no more than it has already. A Program made here lets go of the
+    executable's bytes before the arithmetic (`Program.release_bytes`: the CLI's peak memory). Routines get a source file and line
+    when gprof needs one (static routines, file symspecs) or `all_lines` asks for every routine.
+    `gprof_files=True` takes gprof's file for a routine (what its report labels and file symspecs
+    use); the default, the true position (what editors show). `file_map` (-R's map) renames and
+    drops the mapped routines as gprof's sections show them (`fileorder.mapped_symbols`).
     """
+    program = Program(binary, profiles) if isinstance(binary, str) else binary
+    own = program is not binary
     opts = options or AnalysisOptions()
-    image = image or read_elf(binary)
-    elf_symbols, strtab = image.symbols, image.strtab
-    if opts.symbol_file is not None:  # -S (extsyms.py): no source information for these
-        from .extsyms import read_symbol_file
-
-        elf_symbols, strtab = read_symbol_file(opts.symbol_file)
-    symtab = build_symbol_table(
-        elf_symbols,
-        strtab,
-        image.text_end,
-        no_static=opts.no_static and opts.symbol_file is None,  # -a keeps -S's t symbols
-        only_functions=opts.only_functions,
-        name_filter=opts.symbol_file is None,  # -S takes clones (`x.part.0`) as they are
-    )
-    data = read_profiles(image, profiles, opts.profile_format)
-    problems = fit_problems(image, symtab, data, profiles)
+    image = program.image
+    symtab = _symbol_table(image, opts)
+    data = program.gmon(opts.profile_format)
+    problems = fit_problems(image, symtab, data, program.profiles.paths)
     file_symbols: dict[int, int] = {}
     if file_map is not None and opts.symbol_file is None:  # gprof maps only the binary's symbols
         mapped = mapped_symbols(symtab, file_map)
         symtab, file_symbols = mapped.symtab, mapped.entry_at
-    if image.has_debug_info and opts.symbol_file is None:
-        need_all = opts.needs_source_files or all_lines
-        if need_all or any(s.is_static for s in symtab.symbols):
-            try:
-                lines = routine_lines(image, binary, line_table, gprof_files=gprof_files)
-            except Exception as e:  # a broken .debug_line must not stop the report
-                problems.append(f"{binary}: cannot read DWARF line table ({reason(e)}); file names omitted")
-                lines = {}
-            symtab = attach_lines(symtab, lines, need_all)
-    if opts.line_granularity:
-        from .report_lines import in_code
-
-        code_end = max((c.address + len(c.data) for c in image.code_sections), default=0)
-        if image.has_debug_info and opts.symbol_file is None:
-            symtab = _line_symbols(image, symtab, line_table, code_end, problems, gprof_files)
-        else:
-            symtab = in_code(symtab, code_end)
+    symtab = _with_sources(program, symtab, opts, problems, gprof_files, all_lines)
     names = [s.name for s in symtab.symbols]
     display, problem = demangle_all(names)
     if problem:
@@ -253,27 +142,94 @@ def load(
     tables = resolve_tables(opts, symtab.symbols, display)
     static_arcs: list[tuple[int, int]] = []
     if opts.static_call_graph and data.has_call_graph:
-        from .staticcalls import StaticCallsUnsupported, find_static_calls
-
-        starts = [s.address for s in symtab.symbols]
-        ends = [s.end_address for s in symtab.symbols]
-        ranges = [(h.low_pc, h.high_pc) for h in data.histograms]
-        key = diskcache.derived_key(
-            diskcache.binary_key(binary, image.build_id),
-            array("Q", starts).tobytes(),
-            array("q", ends).tobytes(),
-            repr(ranges).encode(),
-        )
-        cached = diskcache.load("staticcalls", key, _static_calls_entry)
-        if cached is not None:
-            static_arcs = cached
-        else:
-            try:
-                static_arcs = find_static_calls(
-                    image.machine, image.code_sections, starts, ends, pc_ranges=ranges
-                )
-                diskcache.store("staticcalls", key, static_arcs)
-            except StaticCallsUnsupported as e:  # gprof warns and goes on without static arcs
-                problems.append(str(e))
+        static_arcs = _static_arcs(program, symtab, data, problems)
+    if own:
+        program.release_bytes()
     profile = compute_profile(symtab, data, tables, display, static_arcs, problems, opts.static_call_graph)
-    return Loaded(image, data, profile, file_symbols)
+    return Loaded(image, data, _with_folded(profile, image, data, opts, file_map), program, file_symbols)
+
+
+def _with_folded(
+    profile: Profile, image: ElfImage, data: GmonData, opts: AnalysisOptions, file_map: ObjectMap | None
+) -> Profile:
+    """`profile` with the clones gprof folded (clones.py), where its routines are the binary's."""
+    if opts.symbol_file is not None or opts.clones_apart or opts.line_granularity or file_map is not None:
+        return profile
+    folded = folded_symbols(image.symbols, image.strtab, profile.routines, data)
+    return replace(profile, folded=folded) if folded else profile
+
+
+def _symbol_table(image: ElfImage, opts: AnalysisOptions) -> SymbolTable:
+    """gprof's routines: the binary's symbols, or -S's table (extsyms.py)."""
+    elf_symbols, strtab = image.symbols, image.strtab
+    if opts.symbol_file is not None:  # -S: no source information for these
+        from .extsyms import read_symbol_file
+
+        elf_symbols, strtab = read_symbol_file(opts.symbol_file)
+    return build_symbol_table(
+        elf_symbols,
+        strtab,
+        image.text_end,
+        no_static=opts.no_static and opts.symbol_file is None,  # -a keeps -S's t symbols
+        only_functions=opts.only_functions,
+        # -S takes clones (`x.part.0`) as they are, and so does --clones-apart
+        name_filter=opts.symbol_file is None and not opts.clones_apart,
+    )
+
+
+def _with_sources(
+    program: Program,
+    symtab: SymbolTable,
+    opts: AnalysisOptions,
+    problems: list[str],
+    gprof_files: bool,
+    all_lines: bool,
+) -> SymbolTable:
+    """Routines with the source lines `load` gives them, and -l's line symbols."""
+    image = program.image
+    if image.has_debug_info and opts.symbol_file is None:
+        need_all = opts.needs_source_files or all_lines
+        if need_all or any(s.is_static for s in symtab.symbols):
+            try:
+                lines = program.routine_lines(gprof_files=gprof_files)
+            except Exception as e:  # a broken .debug_line must not stop the report
+                problems.append(
+                    f"{program.path}: cannot read DWARF line table ({reason(e)}); file names omitted"
+                )
+                lines = {}
+            symtab = attach_lines(symtab, lines, need_all)
+    if opts.line_granularity:
+        from .report_lines import in_code
+
+        code_end = max((c.address + len(c.data) for c in image.code_sections), default=0)
+        if image.has_debug_info and opts.symbol_file is None:
+            symtab = _line_symbols(program, symtab, code_end, problems, gprof_files)
+        else:
+            symtab = in_code(symtab, code_end)
+    return symtab
+
+
+def _static_arcs(
+    program: Program, symtab: SymbolTable, data: GmonData, problems: list[str]
+) -> list[tuple[int, int]]:
+    """-c: the calls found in the code (staticcalls.py), cached on disk per binary, routines and
+    histogram ranges."""
+    from .staticcalls import StaticCallsUnsupported, find_static_calls
+
+    image = program.image
+    starts = [s.address for s in symtab.symbols]
+    ends = [s.end_address for s in symtab.symbols]
+    ranges = [(h.low_pc, h.high_pc) for h in data.histograms]
+    key = diskcache.derived_key(
+        program.key, array("Q", starts).tobytes(), array("q", ends).tobytes(), repr(ranges).encode()
+    )
+    cached = diskcache.load("staticcalls", key, _static_calls_entry)
+    if cached is not None:
+        return cached
+    try:
+        arcs = find_static_calls(image.machine, image.code_sections, starts, ends, pc_ranges=ranges)
+    except StaticCallsUnsupported as e:  # gprof warns and goes on without static arcs
+        problems.append(str(e))
+        return []
+    diskcache.store("staticcalls", key, arcs)
+    return arcs

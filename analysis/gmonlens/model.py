@@ -175,6 +175,19 @@ class GraphEntry:
     cycle: int = 0  # cycle number when routine == -1
 
 
+@dataclass(frozen=True, slots=True)
+class FoldedSymbol:
+    """A routine gprof folds into the routine before it (a static whose name its filter rejects:
+    GCC's `.isra.N`, `.part.N`, `.cold`, ...): gprof credits its samples and calls to `routine`."""
+
+    routine: int  # id of the routine that absorbed it
+    name: str  # raw symbol name, e.g. "find_slot.isra.0"
+    address: int
+    end_address: int  # inclusive: the next routine's or folded symbol's address - 1
+    self_ticks: float  # samples credited to its bytes (gprof's bin-overlap rule), inside routine's
+    calls: int  # calls recorded into it from other routines (inside routine's calls)
+
+
 @dataclass(frozen=True)
 class Profile:
     """Everything gprof computes from one binary and its profile files.
@@ -198,6 +211,11 @@ class Profile:
     has_call_graph: bool
     static_call_graph: bool = False
     problems: tuple[str, ...] = field(default=())
+    folded: tuple[FoldedSymbol, ...] = ()  # clones gprof credits to the routine before them
+
+    def folded_into(self, routine: int) -> tuple[FoldedSymbol, ...]:
+        """The symbols folded into routine id `routine`, in address order."""
+        return tuple(f for f in self.folded if f.routine == routine)
 
     def seconds(self, ticks: float) -> float:
         """Ticks to seconds as gprof divides them (`ticks / hz`)."""

@@ -71,6 +71,7 @@ class AnalysisOptions:
     line_granularity: bool = False  # -l (report_lines.py)
     source_lines: bool = False  # -C, -A: every routine's file:line, not only static ones'
     symbol_file: str | None = None  # -S: routines from this nm-style table (extsyms.py)
+    clones_apart: bool = False  # (gmonlens) GCC clones gprof folds are routines of their own (clones.py)
     incl_flat: tuple[SymSpec, ...] = ()  # -p NAME
     excl_flat: tuple[SymSpec, ...] = ()  # -P NAME
     incl_graph: tuple[SymSpec, ...] = ()  # -q NAME, -f, -F

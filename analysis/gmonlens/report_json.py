@@ -21,6 +21,11 @@ Schema `gmonlens-profile/1` (times in seconds, percentages of gprof's totals):
 - `health[]`: code (few_samples, no_samples, no_arcs, binary_changed, sources_newer, threads),
   message, fix: what makes the whole profile less trustworthy (`gmonlens report --json` adds the
   checks that read files: healthfiles.py)
+- `folded[]`: the symbols gprof folds into the routine before them (GCC clones whose names its
+  filter rejects: `.isra.N`, `.part.N`, `.cold`, ...; their figures are inside that routine's):
+  routine (id), name, address, self_seconds, calls (from other routines); self_share and
+  calls_share (fractions of the routine's self time and calls, 0 when it has none). Empty with
+  `--clones-apart` (clones are routines of their own then, and the figures are not gprof's)
 - with gprof's `-r` / `-R MAP`, `gmonlens report --json` adds `function_ordering` /
   `file_ordering` (gprof's suggested order, one name per item); with `-R` the routines are those
   of gprof's -R symbol table (each map entry's first routine named after its file, the others
@@ -29,7 +34,7 @@ Schema `gmonlens-profile/1` (times in seconds, percentages of gprof's totals):
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from .certainty import Certainty, Health, certainty, profile_health
@@ -121,5 +126,25 @@ def to_json(p: Profile, health: Sequence[Health] | None = None) -> dict[str, Any
             }
             for c in p.cycles
         ],
+        "folded": _folded_json(p, sec),
         "health": health_json(profile_health(p) if health is None else health),
     }
+
+
+def _folded_json(p: Profile, sec: Callable[[float], float]) -> list[dict[str, Any]]:
+    """`folded[]`: each clone gprof folds, with its share of the absorbing routine's figures."""
+    out = []
+    for f in p.folded:
+        owner = p.routines[f.routine]
+        out.append(
+            {
+                "routine": f.routine,
+                "name": f.name,
+                "address": f.address,
+                "self_seconds": sec(f.self_ticks),
+                "calls": f.calls,
+                "self_share": f.self_ticks / owner.self_ticks if owner.self_ticks else 0.0,
+                "calls_share": f.calls / owner.calls if owner.calls else 0.0,
+            }
+        )
+    return out

@@ -126,22 +126,24 @@ def with_line_symbols(
         return symtab
     starts = {s.address for s in routines}
     lo, hi = routines[0].address, max(text_end, routines[-1].address + 1)
-    merged: list[tuple[int, int, Symbol]] = []
+    # (address, 0 for a routine / 1 for a line symbol, name, is_function, is_static, file, line):
+    # each Symbol is built once, its end known (tens of thousands of line symbols on a real program)
+    merged: list[tuple[int, int, str, bool, bool, str | None, int]] = []
     for s in routines:
         hit = lines.lookup(s.address)
-        merged.append(
-            (s.address, 0, Symbol(s.name, s.address, 0, s.is_function, s.is_static, *(hit or (None, 0))))
-        )
+        file, line = hit if hit is not None else (None, 0)
+        merged.append((s.address, 0, s.name, s.is_function, s.is_static, file, line))
     for start, file, line, func in line_runs(lines, _Names(scopes, elf_symbols), lo, hi):
-        if start in starts:
-            continue
-        merged.append((start, 1, Symbol(func, start, 0, False, True, file, line, is_line=True)))
+        if start not in starts:
+            merged.append((start, 1, func, False, True, file, line))
     merged.sort(key=lambda m: (m[0], m[1]))
-    out: list[Symbol] = []
-    for i, (_a, _k, s) in enumerate(merged):
-        end = merged[i + 1][0] - 1 if i + 1 < len(merged) else text_end - 1
-        out.append(Symbol(s.name, s.address, end, s.is_function, s.is_static, s.file, s.line, s.is_line))
-    return SymbolTable(tuple(out), tuple(s.address for s in out))
+    ends = [m[0] - 1 for m in merged[1:]]
+    ends.append(text_end - 1)
+    out = tuple(
+        Symbol(name, a, end, fn, st, file, line, kind == 1)
+        for (a, kind, name, fn, st, file, line), end in zip(merged, ends, strict=True)
+    )
+    return SymbolTable(out, tuple(m[0] for m in merged))
 
 
 def line_suffix(file: str | None, line: int, address: int, full_path: bool = False) -> str:

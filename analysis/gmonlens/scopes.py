@@ -99,7 +99,16 @@ def function_scopes(index: DwarfIndex, elf_names: Mapping[int, str] | None = Non
     range starts at an ELF symbol is named by that symbol (`_ZL10lib_helperj`, printed
     `lib_helper(unsigned int)`); its inlined copies keep the bare DW_AT_name (`lib_helper`).
     Found on gprof 2.40 with C++ static functions; C names stay DWARF's (`refresh` for
-    `refresh.part.0`)."""
+    `refresh.part.0`). Read by `dieparse` (only the attributes needed), else by pyelftools."""
+    from . import dieparse
+
+    try:
+        return FunctionScopes.build(dieparse.read_function_scopes(index.path, elf_names))
+    except dieparse.Unsupported:
+        return _pyelftools_scopes(index, elf_names)
+
+
+def _pyelftools_scopes(index: DwarfIndex, elf_names: Mapping[int, str] | None) -> FunctionScopes:
     scopes: list[tuple[int, int, str]] = []
     names: dict[int, tuple[str, bool]] = {}
     for unit in index.units():

@@ -14,6 +14,7 @@ Everything else in the file (a sparse tail of gigabytes, data no header names) i
 
 from __future__ import annotations
 
+import copy
 import errno
 import os
 import struct
@@ -75,6 +76,15 @@ class ElfFile:
 
     def close(self) -> None:
         self._fh.close()
+
+    def with_budget(self) -> ElfFile:
+        """This open file (same handle; sections already read are shared) with a budget of its
+        own, for one reader's pass (line rows, DWARF entries, strings, sections it reads): a
+        reader of a `Program` is bounded as if it had opened the file itself. Closing it closes
+        the file."""
+        view = copy.copy(self)
+        view.budget = Budget(self.path, self.budget.stored)
+        return view
 
     # ---- headers ---------------------------------------------------------------------------------
 

@@ -241,17 +241,19 @@ async def _finish(ls: GmonlensServer, state: FolderState, loaded: LoadedFolder) 
     # by a second or more), while the warm-up subprocess runs: ready long before the warm-up ends
     # (SQLite: ~6 s)
     heat = heat_task(ls, state, loaded)
-    complete = loaded.dwarf_cached and loaded.profile_cached and cache_entries.has_scopes(loaded.binary)
+    complete = loaded.dwarf_cached and loaded.profile_cached and loaded.program.has_scopes()
     if cache_entries.cache_dir() is not None and not complete:
         args = [loaded.binary, *loaded.profiles]
         if loaded.settings.static_call_graph:
             args.append("--static-call-graph")
+        if loaded.settings.clones_apart:
+            args.append("--clones-apart")
         await _warm(ls, args)
     await asyncio.shield(heat)
     problems = await asyncio.to_thread(finish_index, loaded)
     # inlined copies (hover) need every DWARF scope: from the cache the warm-up filled
     await asyncio.to_thread(
-        loaded.heat.inlined, loaded.binary, loaded.profile, cache_entries.cache_dir() is None
+        loaded.heat.inlined, loaded.program, loaded.profile, cache_entries.cache_dir() is None
     )
     if state.loaded is loaded:
         for p in problems:

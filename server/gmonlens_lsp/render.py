@@ -157,13 +157,16 @@ def code_lens(
     profile: Profile, rid: int, place: Place, text: str, template: str, generation: int, suffix: str = ""
 ) -> types.CodeLens:
     """The lens of routine `rid` declared at `place` (`text`: that line); `suffix`: appended to the
-    title (the change against a baseline)."""
+    title (the change against a baseline). A routine gprof folds clones into (`Profile.folded`)
+    says so: ` · folds N clone(s)` (the hover names them)."""
     r = profile.routines[rid]
     rng = name_range(place, text)
+    folded = len(profile.folded_into(rid)) if profile.folded else 0
+    mark = f" · folds {folded} clone{'s' if folded > 1 else ''}" if folded else ""
     return types.CodeLens(
         range=rng,
         command=types.Command(
-            title=lens_title(template, figures(profile, r)) + suffix,
+            title=lens_title(template, figures(profile, r)) + mark + suffix,
             command=SHOW_CALLERS,
             # the symbol tells apart the routines sharing a line (a template's instances)
             arguments=payloads.lens_arguments(
@@ -271,6 +274,7 @@ def hover_markdown(profile: Profile, places: Places, rid: int, cert: ProfileCert
         + (f", {f.calls} calls." if f.calls else "; never called (spontaneous).")
     )
     lines.append("")
+    lines += folded_markdown(profile, rid)
     if cert is not None:
         lines += certainty_lines(profile, cert, rid)
     if r.cycle:
@@ -289,6 +293,26 @@ def hover_markdown(profile: Profile, places: Places, rid: int, cert: ProfileCert
         lines.append("")
     lines.append(ASSUMPTION)
     return "\n".join(lines)
+
+
+def folded_markdown(profile: Profile, rid: int) -> list[str]:
+    """Lines naming the clones gprof folds into routine `rid` and their share of its figures."""
+    folded = profile.folded_into(rid) if profile.folded else ()
+    if not folded:
+        return []
+    r = profile.routines[rid]
+    parts = []
+    for f in folded:
+        share = (
+            f"{100.0 * f.self_ticks / r.self_ticks:.0f}% of its self time" if r.self_ticks else "no samples"
+        )
+        calls = f"{f.calls} of its {r.calls} calls" if r.calls else f"{f.calls} calls"
+        parts.append(f"`{f.name}` ({share}, {calls})")
+    return [
+        "gprof credits these routines to it (their names are ones gprof ignores, so their code counts as "
+        "the routine before them): " + ", ".join(parts) + ". `gmonlens.clones: apart` shows them apart.",
+        "",
+    ]
 
 
 def duration(seconds: float) -> str:

@@ -47,15 +47,17 @@ def _baseline(view: View, args: dict[str, Any]) -> tuple[str, tuple[str, ...], s
 
 def _load(binary: str, profiles: tuple[str, ...], options: AnalysisOptions) -> Profile:
     from gmonlens.loader import load_profile
+    from gmonlens.program import Program
 
-    key = cache.profile_key(binary, profiles, options)
-    base = cache.read_profile(key)
-    if not isinstance(base, Profile):
-        try:
-            base = load_profile(binary, list(profiles), options)
-        except GmonlensError as exc:
-            raise ToolFailure(f"baseline not loaded: {exc}") from None
-        cache.write_profile(key, base)
+    program = Program(binary, profiles)  # each file read once
+    try:
+        key = cache.profile_key(program, options)
+        base = cache.read_profile(key)
+        if not isinstance(base, Profile):
+            base = load_profile(program, options=options)
+            cache.write_profile(key, base)
+    except GmonlensError as exc:
+        raise ToolFailure(f"baseline not loaded: {exc}") from None
     return base
 
 

@@ -20,7 +20,8 @@ import pytest
 from gmonlens import diskcache
 from gmonlens.dwarf import EXPORT_FORMAT, DwarfIndex
 from gmonlens.linetable import LineTable
-from gmonlens.loader import _lines_entry, _static_calls_entry
+from gmonlens.loader import _static_calls_entry
+from gmonlens.program import _lines_entry
 
 KEY = "ab" * 32
 
@@ -109,7 +110,7 @@ def _planted(cache: Path, payload: bytes, digest: bytes | None = None, length: i
 CRASH = (
     "import sys\n"
     "from gmonlens import diskcache\n"
-    "from gmonlens.loader import _lines_entry\n"
+    "from gmonlens.program import _lines_entry\n"
     "convert = _lines_entry if sys.argv[2] == 'shape' else lambda v: (hash(v), v)[1]  # hash: segfault\n"
     "print(diskcache.load('lines', sys.argv[1], convert))\n"
 )

@@ -16,7 +16,8 @@ from .lspclient import open_doc, position_of, session, state_of, uri, wait_statu
 pytestmark = [pytest.mark.e2e, pytest.mark.asyncio]
 
 LENS = re.compile(
-    r"^\d+\.\d% · self \d+\.\d\d s · total \d+\.\d\d s( · few samples)?( · \d+(\+\d+)? calls)?( · cycle \d+)?$"
+    r"^\d+\.\d% · self \d+\.\d\d s · total \d+\.\d\d s( · few samples)?( · \d+(\+\d+)? calls)?( · cycle \d+)?"
+    r"( · folds \d+ clones?)?$"
 )
 
 

@@ -20,8 +20,9 @@ from typing import Any
 from gmonlens import diskcache
 from gmonlens.dwarf import DwarfIndex
 from gmonlens.linetable import LineTable, lines_at
-from gmonlens.loader import _lines_entry, _static_calls_entry, load_profile
+from gmonlens.loader import _static_calls_entry, load_profile
 from gmonlens.options import AnalysisOptions
+from gmonlens.program import _lines_entry
 from gmonlens.report import ReportOptions, render_text
 from gmonlens.report_json import to_json
 from gmonlens.scopes import FunctionScopes, function_scopes

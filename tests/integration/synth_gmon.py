@@ -7,7 +7,10 @@ cycles, count 0), sometimes no histogram or no arcs. Reproducible from the seed.
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
+import re
+import subprocess
+from dataclasses import dataclass, field
+from pathlib import Path
 
 from gmonwriter import Arc, Hist, gnu_file
 
@@ -22,6 +25,43 @@ class Layout:
     root: str = "main"  # a routine that gets a few extra outgoing arcs
     address_size: int = 8
     little_endian: bool = True
+    # per routine name: (return addresses of its call to mcount, of its other calls), as objdump
+    # decodes them; with them arcs are what glibc records (self_pc after the callee's mcount call,
+    # from_pc a call's return address rounded down to 2 * address_size), else anywhere in a routine
+    sites: dict[str, tuple[tuple[int, ...], tuple[int, ...]]] = field(default_factory=dict)
+
+
+_INSN = re.compile(r"^\s*([0-9a-f]+):\t(\S+)\s*(.*)$")
+_FUNC = re.compile(r"^[0-9a-f]+ <([^>]+)>:$")
+
+
+def objdump_sites(
+    binary: Path, objdump: str = "objdump"
+) -> dict[str, tuple[tuple[int, ...], tuple[int, ...]]]:
+    """Layout.sites from `objdump -d`: each function's mcount-call and other call return addresses."""
+    out = subprocess.run(
+        [objdump, "-d", "--no-show-raw-insn", str(binary)], capture_output=True, text=True, check=True
+    ).stdout
+    sites: dict[str, tuple[list[int], list[int]]] = {}
+    # pending: whether the previous instruction was the call to mcount (the function's first call
+    # but for i386 PIC code's pc thunk; `call *-0x10(%ebx)` there names no symbol), None: no call
+    name, pending, seen = "", None, False
+    for line in out.splitlines():
+        f = _FUNC.match(line)
+        if f:
+            name, pending, seen = f.group(1), None, False
+            sites.setdefault(name, ([], []))
+            continue
+        m = _INSN.match(line)
+        if not m or not name:
+            continue
+        if pending is not None:
+            sites[name][0 if pending else 1].append(int(m.group(1), 16))
+        pending = None
+        if m.group(2).startswith("call") or m.group(2) in ("bl", "blr"):
+            pending = not seen and "get_pc_thunk" not in m.group(3)
+            seen = seen or pending
+    return {k: (tuple(a), tuple(b)) for k, (a, b) in sites.items()}
 
 
 def make_gmon(seed: int, lay: Layout) -> bytes:
@@ -60,6 +100,10 @@ def make_gmon(seed: int, lay: Layout) -> bytes:
     routines = lay.routines
 
     def arc(p: tuple[str, int, int], c: tuple[str, int, int], count: int) -> Arc:
+        if lay.sites:
+            mcount, calls = lay.sites[p[0]]
+            frm = rng.choice(calls or mcount) & -(2 * lay.address_size)
+            return Arc(frm, rng.choice(lay.sites[c[0]][0]), count)
         frm = p[1] + rng.randrange(max(1, p[2] - p[1]))
         slf = c[1] + rng.randrange(min(24, max(1, c[2] - c[1])))
         return Arc(frm, slf, count)
@@ -90,7 +134,12 @@ def make_gmon(seed: int, lay: Layout) -> bytes:
     return gnu_file([*records, *arcs], address_size=lay.address_size, little_endian=lay.little_endian)
 
 
-def synth30_layout(syms: dict[str, int], address_size: int = 8, little_endian: bool = True) -> Layout:
+def synth30_layout(
+    syms: dict[str, int],
+    address_size: int = 8,
+    little_endian: bool = True,
+    sites: dict[str, tuple[tuple[int, ...], tuple[int, ...]]] | None = None,
+) -> Layout:
     """The Layout of programs/synth30.c from its symbol values (`nm`): routines f00..f29 and main,
     each ending where the next symbol above it starts; text_end = roundup(etext, 4)."""
     names = [f"f{i:02d}" for i in range(30)] + ["main"]
@@ -99,4 +148,5 @@ def synth30_layout(syms: dict[str, int], address_size: int = 8, little_endian: b
     bounds = [*starts[1:], after[0]]
     by_addr = {syms[n]: n for n in names}
     routines = [(by_addr[s], s, e) for s, e in zip(starts, bounds, strict=True)]
-    return Layout(routines, -(-syms["etext"] // 4) * 4, 0, "main", address_size, little_endian)
+    end = -(-syms["etext"] // 4) * 4
+    return Layout(routines, end, 0, "main", address_size, little_endian, sites or {})

@@ -157,8 +157,12 @@ def test_32000_one_bin_histogram_records(tmp_path: Path) -> None:
         ).stdout.splitlines()
         if " .text " in ln
     )
-    start = int(text.split(".text")[1].split()[1], 16) // 4 * 4 + 4
-    hists = [Hist(start + 4 * i, start + 4 * i + 4, [i % 3]) for i in range(32000)]
+    fields = text.split(".text")[1].split()
+    start = int(fields[1], 16) // 4 * 4 + 4
+    last = (int(fields[1], 16) + int(fields[3], 16) + 3) // 4 * 4 - 4  # a run covers all of .text
+    step = (last - start) // 32000 // 4 * 4
+    hists = [Hist(start + step * i, start + step * i + 4, [i % 3]) for i in range(32000)]
+    hists.append(Hist(last, last + 4, [1]))
     (tmp_path / "many.out").write_bytes(gnu_file(hists + arcs))
     expected = gprof(NATIVE, ["-b", "big", "many.out"], tmp_path)
     r = run(["-b", "big", "many.out"], tmp_path)

@@ -21,15 +21,17 @@ from gprof_harness import (
     gprof,
     nm_symbols,
 )
-from synth_gmon import Layout, make_gmon, synth30_layout
+from synth_gmon import Layout, make_gmon, objdump_sites, synth30_layout
 
 TARGETS = {"i686": I686, "aarch64": AARCH64}
 SEEDS = range(2001, 2041)
 NM = {"i686": "nm", "aarch64": "aarch64-linux-gnu-nm"}
+OBJDUMP = {"i686": "objdump", "aarch64": "aarch64-linux-gnu-objdump"}
 
 
-def _layout(binary: Path, target: Target, nm: str) -> Layout:
-    return synth30_layout(nm_symbols(binary, nm), target.address_size, target.little_endian)
+def _layout(binary: Path, target: Target, name: str) -> Layout:
+    sites = objdump_sites(binary, OBJDUMP[name])
+    return synth30_layout(nm_symbols(binary, NM[name]), target.address_size, target.little_endian, sites)
 
 
 @pytest.fixture(scope="module")
@@ -42,7 +44,7 @@ def outcomes(
             continue
         d = tmp_path_factory.mktemp(f"synth30-{name}")
         b = build(Program("synth30", ("synth30.c",)), target, d)
-        lay = _layout(b.binary, target, NM[name])
+        lay = _layout(b.binary, target, name)
         for seed in SEEDS:
             p = d / f"case{seed}.gmon"
             p.write_bytes(make_gmon(seed, lay))

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 from gprof_harness import NATIVE, Program, Result, assert_same_outcome, build, gmonlens, gprof, nm_symbols
-from synth_gmon import Layout, make_gmon, synth30_layout
+from synth_gmon import Layout, make_gmon, objdump_sites, synth30_layout
 
 from gmonwriter import Arc, Hist
 
@@ -54,7 +54,7 @@ def synth(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, Layo
         pytest.skip(reason)
     d = tmp_path_factory.mktemp("synth30")
     b = build(Program("synth30", ("synth30.c",)), NATIVE, d)
-    yield b.binary, synth30_layout(nm_symbols(b.binary))
+    yield b.binary, synth30_layout(nm_symbols(b.binary), sites=objdump_sites(b.binary))
 
 
 @pytest.fixture(scope="module")

@@ -55,6 +55,13 @@ def libsass_prog() -> tuple[programs.RealProgram, Oracle]:
 
 
 @pytest.fixture(scope="session")
+def jq_prog() -> tuple[programs.RealProgram, Oracle]:
+    programs.need("gcc", "gprof", "make")
+    prog = programs.jq()
+    return prog, gprof_oracle("gprof", prog.binary, prog.gmon)
+
+
+@pytest.fixture(scope="session")
 def unrelated_exe(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Another program built with -pg -g (symbols, a fitting shape of its own)."""
     programs.need("gcc")

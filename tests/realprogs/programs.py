@@ -17,6 +17,13 @@ under `$GMONLENS_REALPROGS_WORK` (default bench/work/realprogs, git-ignored).
   .cpp and 2 .c files), built with `g++` and the driver libsass_workload.cc (the C API on a
   generated stylesheet). About 3,200 routines.
 
+- jq (C): the JSON processor vendored by the PyPI sdist `jq` (jq 1.8.2's release tarball in deps/,
+  with oniguruma and decNumber), configured `--disable-shared --with-oniguruma=builtin` and built
+  with its own Makefile (autotools' configure, libtool, a flex scanner with the jq_yy prefix) and the
+  workload jq_workload.jq on a generated document. Routines whose names macros make: X-macro lists
+  (BINOPS: f_plus, f_minus...), LIBM_DD(floor)-style wrappers, `#define yylex jq_yylex`, oniguruma's
+  `#define st_lookup onig_st_lookup`. About 1,100 routines (JQ_MIN_ROUTINES).
+
 Each program has at least MIN_ROUTINES routines (`routines()`: the T/t symbols nm lists in .text,
 which are the routines gprof sees; LevelDB's own minimum below); the tier asserts it so the programs
 cannot silently shrink.
@@ -47,6 +54,8 @@ CLASSIC_LEVEL = "classic-level@3.0.0"  # vendors LevelDB 1.20 and snappy in deps
 LEVELDB_MIN_ROUTINES = 800
 LIBSASS = "libsass==0.23.0"  # vendors libsass 3.6.6 in libsass/
 LIBSASS_MIN_ROUTINES = 3000
+JQ = "jq==1.13.0"  # vendors jq 1.8.2 (deps/jq-1.8.2.tar.gz: jq, oniguruma, decNumber)
+JQ_MIN_ROUTINES = 1000
 # SQLite features the tier enables on top of bench/sqlite_prog.py's DEFINES (which the benchmark
 # figures rest on, so they stay as they are): more of the amalgamation compiled in and exercised.
 SQLITE_EXTRA_DEFINES = (
@@ -273,6 +282,64 @@ def libsass(opt: str = "-O2") -> RealProgram:
     gmon = _run_workload(exe, "2")
     return RealProgram(f"libsass{opt}", exe, gmon, tuple(sources), (include, include / "sass", src / "b64",
                                                                      src / "utf8"))  # fmt: skip
+
+
+def jq_document(path: Path, n: int = 20000) -> Path:
+    """The workload's input: n records (id, name, score, tags), generated deterministically."""
+    import json
+    import random
+
+    if path.exists():
+        return path
+    rng = random.Random(1)
+    rows = [
+        {
+            "id": i,
+            "name": f"user{rng.randrange(10**6)}",
+            "score": rng.random() * 100,
+            "tags": [rng.choice(["a", "bb", "ccc", "dd5"]) for _ in range(rng.randrange(5))],
+        }
+        for i in range(n)
+    ]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(rows))
+    return path
+
+
+def jq() -> RealProgram:
+    top = _sdist(JQ, WORK / "jq-src")
+    tarball = next(top.glob("deps/jq-*.tar.gz"))
+    flags = "-pg -g -O2"
+    configure = [
+        "--disable-shared",
+        "--with-oniguruma=builtin",
+        "--disable-docs",
+        "--disable-maintainer-mode",
+    ]
+    tree = WORK / "jq" / "tree"
+    exe = tree / "jq"
+    digest = _digest(flags.encode(), " ".join(configure).encode(), tarball.read_bytes())
+    stamp = WORK / "jq" / "digest"
+    if not (exe.exists() and stamp.exists() and stamp.read_text() == digest):
+        shutil.rmtree(tree, ignore_errors=True)
+        unpack = WORK / "jq" / "unpack"
+        shutil.rmtree(unpack, ignore_errors=True)
+        with tarfile.open(tarball) as tar:
+            tar.extractall(unpack, filter="data")  # keeps the release's mtimes: no bison/flex run
+        next(unpack.iterdir()).rename(tree)
+        env = {**os.environ, "CFLAGS": flags}
+        _run(["./configure", *configure], cwd=tree, env=env, stdout=subprocess.DEVNULL)
+        _run(["make", "-j2"], cwd=tree, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        stamp.write_text(digest)
+    run = WORK / "jq" / "run"
+    jq_document(run / "input.json")
+    shutil.copy2(HERE / "jq_workload.jq", run / "prog.jq")
+    gmon = _run_workload(exe, "-f", "prog.jq", "input.json", cwd=run)
+    # the compiled sources, and the grammar and scanner that parser.c and lexer.c place routines in
+    dirs = (tree / "src", tree / "vendor" / "oniguruma" / "src", tree / "vendor" / "decNumber")
+    sources = sorted(p for d in dirs for p in d.glob("*.c") if p.with_suffix(".o").exists())
+    sources += [tree / "src" / "parser.y", tree / "src" / "lexer.l"]
+    return RealProgram("jq", exe, gmon, tuple(sources))
 
 
 def second_profile(prog: RealProgram, *args: str) -> Path:

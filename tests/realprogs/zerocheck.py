@@ -22,7 +22,9 @@ _FLAT = re.compile(
 _ENTRY_NAME = re.compile(
     r"^(?:\[\d+\])?(?:\s+[\d.]+)*(?:\s+\d+[+/]\d+)?\s+(?P<name>\S.*?)(?: <cycle \d+>)? \[\d+\]\s*$"
 )
-_TITLE = re.compile(r"self (?P<self>[\d.]+) s .*?(?: · (?P<calls>\d+(?:\+\d+)?) calls)?(?: · cycle \d+)?$")
+_TITLE = re.compile(
+    r"self (?P<self>[\d.]+) s .*?(?: · (?P<calls>\d+(?:\+\d+)?) calls)?(?: · cycle \d+)?(?: · folds \d+ clones?)?$"
+)
 
 
 @dataclass(frozen=True)

@@ -76,7 +76,7 @@ def test_several_fitting_copies_the_newest_is_taken_and_said(ws: Path) -> None:
 
 
 @pytest.mark.integration
-def test_another_build_fits_only_loosely_and_is_not_chosen(ws: Path) -> None:
+def test_another_build_is_refused_and_named(ws: Path) -> None:
     # the program rebuilt with more code since the run: its .text ends past the histogram
     (ws / "src" / "extra.c").write_text(
         "long extra_pad(long n) { long s = 0; for (long i = 0; i < n; i++) s += i * i; return s; }\n"
@@ -98,7 +98,9 @@ def test_another_build_fits_only_loosely_and_is_not_chosen(ws: Path) -> None:
         check=True,
     )
     problem = discover(str(ws), Settings()).problem or ""
-    assert "fits only loosely" in problem and "gmonlens.binary" in problem
+    # each candidate tried is named with the evidence that refused it
+    assert "build/app: its histogram ends at" in problem and "before the end of .text" in problem, problem
+    assert "gmonlens.binary" in problem and "\n" not in problem
 
 
 def test_no_profile_says_which_setting(tmp_path: Path) -> None:

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from gmonlens.loader import load_profile
+from gmonlens.program import Program
 from gmonlens_lsp.workspace import cache_entries as cache
 from gmonlens_lsp.workspace.discovery import discover, find_profiles, profile_fits
 from gmonlens_lsp.workspace.session import load_folder
@@ -78,7 +79,7 @@ def test_profile_cache_round_trip(c_ws: Path, tmp_path: Path, monkeypatch) -> No
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     binary, gmon = str(c_ws / "build" / "app"), str(c_ws / "build" / "gmon.out")
     profile = load_profile(binary, [gmon])
-    key = cache.profile_key(binary, [gmon], "opts")
+    key = cache.profile_key(Program(binary, [gmon]), "opts")
     assert key and cache.read_profile(key) is None
     assert cache.write_profile(key, profile)
     assert cache.read_profile(key) == profile
@@ -86,7 +87,7 @@ def test_profile_cache_round_trip(c_ws: Path, tmp_path: Path, monkeypatch) -> No
     assert cache.read_profile(key) is None
     # the key follows the binary's identity
     os.utime(binary, (time.time() + 5, time.time() + 5))
-    assert cache.profile_key(binary, [gmon], "opts") != key
+    assert cache.profile_key(Program(binary, [gmon]), "opts") != key
     monkeypatch.setenv("GMONLENS_CACHE", "off")
     assert cache.cache_dir() is None and not cache.write_profile(key, profile)
 
@@ -98,13 +99,13 @@ def test_profile_key_follows_content_not_mtime(c_ws: Path, tmp_path: Path, monke
     binary = str(c_ws / "build" / "app")
     gmon = tmp_path / "gmon.out"
     shutil.copy2(c_ws / "build" / "gmon.out", gmon)
-    key = cache.profile_key(binary, [str(gmon)], "opts")
+    key = cache.profile_key(Program(binary, [str(gmon)]), "opts")
     st = gmon.stat()
     data = bytearray(gmon.read_bytes())
     data[-1] ^= 1  # another run: same size
     gmon.write_bytes(bytes(data))
     os.utime(gmon, ns=(st.st_atime_ns, st.st_mtime_ns))  # same mtime
-    assert key is not None and cache.profile_key(binary, [str(gmon)], "opts") != key
+    assert key is not None and cache.profile_key(Program(binary, [str(gmon)]), "opts") != key
 
 
 def test_superseded_load_stops_between_phases(c_ws: Path) -> None:

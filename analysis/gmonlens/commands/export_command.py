@@ -160,25 +160,19 @@ def _exported(e: ExportArgs, loaded: Loaded) -> bytes:
             )
         data = folded(p, tree, demangle=args.demangle).encode("utf-8", "surrogateescape")
     else:
-        from gmonlens.callsites import CallFinder
         from gmonlens.errors import reason
         from gmonlens.export_common import line_data
-        from gmonlens.linetable import LineTable
 
         table = None
         if loaded.image.has_debug_info:
             try:
-                table = LineTable.from_elf(args.binary)
+                table = loaded.program.line_table()
             except Exception as exc:  # a broken .debug_line costs the line numbers only
                 print(
                     f"gmonlens: warning: {args.binary}: cannot read DWARF line table ({reason(exc)})",
                     file=sys.stderr,
                 )
-        image = loaded.image
-        finder = CallFinder(
-            image.machine, image.address_size, [(c.address, c.data) for c in image.code_sections]
-        )
-        lines = line_data(p, loaded.gmon.histograms, table, finder)
+        lines = line_data(p, loaded.gmon.histograms, table, loaded.program.call_finder())
         if e.format == "callgrind":
             from gmonlens.export_callgrind import to_callgrind
 

@@ -75,6 +75,13 @@ OPTIONS: tuple[Option, ...] = (
     Option("", ("demangle",), OPTIONAL, "STYLE", "demangle C++ names (the default; STYLE accepted)"),
     Option("", ("no-demangle",), NONE, "", "print raw (mangled) names"),
     Option("", ("json",), NONE, "", 'the profile as JSON instead (gmonlens; README, "JSON output")'),
+    Option(
+        "",
+        ("clones-apart",),
+        NONE,
+        "",
+        "GCC clones apart (gmonlens; not gprof's figures)",
+    ),
 )
 _TABLE = OptionTable(OPTIONS, final="hv")
 
@@ -355,6 +362,7 @@ def _delete_arcs(p: _Parse, c: str, val: str | None) -> None:
 HANDLERS: dict[str, Handler] = {
     "--inline-file-names": _inline_files,
     "--json": _flag("json"),
+    "--clones-apart": _analysis("clones_apart"),
     "--demangle": _flag("demangle", True),
     "--no-demangle": _flag("demangle", False),
     "a": _analysis("no_static"),

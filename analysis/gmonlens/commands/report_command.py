@@ -38,13 +38,13 @@ def run_report(args: ReportArgs) -> int:
     if args.file_info:
         from gmonlens.fileinfo import file_info
 
-        info = file_info(loaded.image, args.profiles, args.analysis.profile_format)
+        info = file_info(loaded.program, args.analysis.profile_format)
     _warn(loaded.profile.problems)
     if args.sum_file:
         from gmonlens.files import write_file
         from gmonlens.gmonsum import gmon_sum
 
-        data = gmon_sum(args.binary, loaded.image, loaded.gmon, loaded.profile, args.sum_format)
+        data = gmon_sum(loaded.program, loaded.gmon, loaded.profile, args.sum_format)
         write_file("gmon.sum", data, "gmon.sum")  # never through a link planted in the directory
     if args.json:
         import json

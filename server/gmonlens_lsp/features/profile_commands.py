@@ -30,9 +30,8 @@ def _report(loaded: LoadedFolder) -> str:
     from gmonlens.report import ReportOptions, render_text
 
     profile = load_profile(
-        loaded.binary,
-        list(loaded.profiles),
-        AnalysisOptions(static_call_graph=loaded.settings.static_call_graph),
+        loaded.program,  # the files as the load read them
+        options=AnalysisOptions(static_call_graph=loaded.settings.static_call_graph),
         gprof_files=True,
     )
     return render_text(profile, ReportOptions())

@@ -28,6 +28,7 @@ from gmonlens.errors import GmonlensError
 from gmonlens.files import open_regular
 from gmonlens.model import Profile
 from gmonlens.options import AnalysisOptions
+from gmonlens.program import Program
 
 from . import markdown as md
 from .discovery import _abs, expand_profiles
@@ -184,18 +185,26 @@ def configured(
 
 
 def compare(
-    current: Profile, binary: str, profiles: tuple[str, ...], label: str, options: AnalysisOptions
+    current: Profile,
+    binary: str,
+    profiles: tuple[str, ...],
+    label: str,
+    options: AnalysisOptions,
+    program: Program | None = None,
 ) -> Comparison:
     """Load the baseline (through the profile cache: a pinned baseline never changes) and compare
-    (raises GmonlensError on bad baseline input)."""
+    (raises GmonlensError on bad baseline input). `program`: the current load's, whose binary is
+    not read again when the baseline names the same file."""
     from gmonlens.loader import load_profile
 
     from . import cache_entries
 
-    key = cache_entries.profile_key(binary, profiles, options)
+    same = program is not None and program.path == binary
+    base_program = program.with_profiles(profiles) if same and program else Program(binary, profiles)
+    key = cache_entries.profile_key(base_program, options)
     base = cache_entries.read_profile(key)
     if not isinstance(base, Profile):
-        base = load_profile(binary, list(profiles), options)
+        base = load_profile(base_program, options=options)
         cache_entries.write_profile(key, base)
     d = diff_profiles(base, current)
     by_new = {r.after.id: r for r in d.routines if r.after is not None}

@@ -1,12 +1,11 @@
-"""What the server keeps in the engine's on-disk cache (`gmonlens.diskcache`, under
-`$XDG_CACHE_HOME/gmonlens`): the DWARF index, the line table, each computed profile and the
-function scopes (for line heat's inlined copies).
+"""The server's own entry in the engine's on-disk cache (`gmonlens.diskcache`, under
+`$XDG_CACHE_HOME/gmonlens`): each computed profile. (The binary's line table, DWARF index and
+scopes are the engine's: `gmonlens.program.Program` keeps them there.)
 
-Keys follow the binary's identity (real path, inode, size, mtime, ctime, GNU build-id); a
-profile's key adds each profile file's content hash, the options and the engine's record shapes.
-Every entry read back is checksummed by diskcache and shape-checked here (`_decode_profile`,
-`LineTable.from_plain`, `DwarfIndex.from_export`, `FunctionScopes.from_plain`): a missing, stale,
-corrupt or wrongly shaped entry reads as None and is rebuilt.
+A profile's key is the binary's identity (`Program.key`: real path, inode, size, mtime, ctime,
+GNU build-id) with each profile file's content hash, the options and the engine's record shapes.
+Every entry read back is checksummed by diskcache and shape-checked here (`_decode_profile`): a
+missing, stale, corrupt or wrongly shaped entry reads as None and is rebuilt.
 """
 
 from __future__ import annotations
@@ -15,45 +14,36 @@ import dataclasses
 import functools
 import types
 import typing
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any
 
 from gmonlens import diskcache
-from gmonlens.dwarf import DwarfIndex
-from gmonlens.elf import read_build_id
-from gmonlens.linetable import LineTable
-from gmonlens.scopes import FunctionScopes
+from gmonlens.program import Program
 
 cache_dir = diskcache.cache_dir
-
-
-def binary_key(path: str) -> str | None:
-    """Identity of the executable at `path` (None when it cannot be read)."""
-    return diskcache.binary_key(path, read_build_id(path))
 
 
 def _shape(*classes: Any) -> str:
     return ";".join(f"{c.__name__}:" + ",".join(f.name for f in dataclasses.fields(c)) for c in classes)
 
 
-def profile_key(binary: str, profiles: Sequence[str], options: object) -> str | None:
+def profile_key(program: Program, options: object) -> str | None:
     """Identity of a computed profile: the binary's, each profile file's *content* (a profile
     replaced by another of the same size and mtime is another profile), the options and the
-    engine version (record shapes included)."""
+    engine version (record shapes included). Raises GmonlensError for an unusable binary; None
+    when a profile file cannot be read (the load then says why)."""
     from gmonlens import __version__, model
-    from gmonlens.errors import GmonlensError
-    from gmonlens.loader import read_profile_bytes
+    from gmonlens.errors import GmonFormatError
 
-    bkey = binary_key(binary)
+    bkey = program.key
     if bkey is None:
         return None
-    shape = _shape(model.Profile, model.Routine, model.Arc, model.Cycle, model.GraphEntry)
+    shape = _shape(model.Profile, model.Routine, model.Arc, model.Cycle, model.GraphEntry, model.FoldedSymbol)
     parts = [repr(options).encode("utf-8", "surrogateescape"), __version__.encode(), shape.encode()]
-    for p in profiles:
-        try:
-            parts.append(diskcache.content_key(read_profile_bytes(p)).encode())
-        except GmonlensError:
-            return None
+    try:
+        parts += [k.encode() for k in program.profiles.content_keys()]
+    except GmonFormatError:
+        return None
     return diskcache.derived_key(bkey, *parts)
 
 
@@ -137,6 +127,7 @@ def _decode_profile(data: Any) -> Any:
     rid = range(n_r)
     diskcache.expect(all(r.id == i and 0 <= r.cycle <= n_c for i, r in enumerate(profile.routines)))
     diskcache.expect(all(a.parent in rid and a.child in rid for a in profile.arcs))
+    diskcache.expect(all(f.routine in rid for f in profile.folded))
     diskcache.expect(len(profile.parents) == len(profile.children) == n_r)
     diskcache.expect(all(0 <= i < n_a for lst in (*profile.parents, *profile.children) for i in lst))
     diskcache.expect(all(c.number == k + 1 for k, c in enumerate(profile.cycles)))
@@ -154,47 +145,3 @@ def read_profile(key: str | None) -> Any:
 
 def write_profile(key: str | None, profile: Any) -> bool:
     return diskcache.store("profile", key, _encode_profile(profile))
-
-
-def load_dwarf(binary: str) -> tuple[DwarfIndex, str | None, bool]:
-    """(index, cache key, whether it came complete from the cache)."""
-    key = binary_key(binary)
-    index = diskcache.load("dwarf", key, lambda data: DwarfIndex.from_export(binary, data))
-    if index is not None:
-        return index, key, True
-    return DwarfIndex(binary), key, False
-
-
-def save_dwarf(index: DwarfIndex, key: str | None) -> bool:
-    return diskcache.store("dwarf", key, index.export())
-
-
-def load_line_table(binary: str) -> LineTable:
-    """The binary's `LineTable`, from the cache when its identity matches, else decoded (and saved)."""
-    key = binary_key(binary)
-    table = diskcache.load("linetable", key, LineTable.from_plain)
-    if table is not None:
-        return table
-    table = LineTable.from_elf(binary)
-    plain = table.to_plain()
-    if plain is not None:
-        diskcache.store("linetable", key, plain)
-    return table
-
-
-def load_scopes(binary: str, *, compute: bool) -> FunctionScopes | None:
-    """The innermost function at each address (`gmonlens.scopes`), from the cache; computed (every
-    DWARF DIE: seconds on a large program) and saved when `compute`, else None when not cached."""
-    key = binary_key(binary)
-    cached = diskcache.load("scopes", key, FunctionScopes.from_plain)
-    if cached is not None or not compute:
-        return cached
-    from gmonlens.scopes import function_scopes
-
-    scopes = function_scopes(DwarfIndex(binary))
-    diskcache.store("scopes", key, (scopes.bounds, scopes.names))
-    return scopes
-
-
-def has_scopes(binary: str) -> bool:
-    return diskcache.exists("scopes", binary_key(binary))

@@ -9,28 +9,31 @@ Contract of `discover(folder, settings)`:
   shared object, an object file or a stripped copy), in the profiles' folder, the workspace folder
   or the build folders, that the profiles fit EXACTLY by the engine's rule (`gmonlens.fit`); the
   newest of those, and `choice` says which was taken when several fit.
-- Never raises: what is missing or wrong becomes `Discovery.problem`, one line ending with the
-  setting that fixes it.
+  A libtool build tree (`--enable-shared`, the default) holds a wrapper script where the program
+  should be and the ELF in `.libs/`: each searched folder's `.libs/` is searched too, the wrapper is
+  recognised, and when the program's code is in shared libraries built beside it (which gprof
+  cannot profile) `choice` says so and how to fix it (`--disable-shared`, or `-static` in LDFLAGS).
+- Never raises: what is missing or wrong becomes `Discovery.problem`, one line naming each
+  candidate tried and why it was refused, ending with the setting that fixes it.
 """
 
 from __future__ import annotations
 
 import glob
 import os
-import struct
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from gmonlens.elf import is_executable
 from gmonlens.errors import ElfError, GmonlensError
 from gmonlens.fit import describe
-from gmonlens.model import GmonData
+from gmonlens.program import ProfileFiles, Program
 
 from .settings import UNTRUSTED, Settings
 
 SEARCH_DIRS = (".", "build", "out", "bin", "Debug", "Release", "builddir", "_build", "target", "obj", "dist")
 PROFILE_PATTERNS = ("gmon.out", "gmon.out.*", "gmon.sum")
 _MAX_CANDIDATES = 64
-DF_1_PIE, DT_FLAGS_1 = 0x08000000, 0x6FFFFFFB
 
 
 @dataclass(frozen=True)
@@ -40,6 +43,7 @@ class Discovery:
     problem: str | None = None  # why nothing can be loaded, when binary or profiles is missing
     notes: tuple[str, ...] = ()  # how the choice was made (log messages)
     choice: str | None = None  # which of several fitting binaries / profile sets was taken, and why
+    program: Program | None = None  # the chosen binary as the fit check read it (the load reads on)
 
 
 def _abs(folder: str, path: str) -> str:
@@ -192,45 +196,49 @@ def _matching(directory: str, part: str) -> list[str]:
 
 
 def _is_executable(path: str) -> bool:
-    """An ELF executable: ET_EXEC, or ET_DYN with an interpreter or the PIE flag (a static PIE);
-    shared objects and object files are not. Reads the headers only (`gmonlens.sections`)."""
-    from gmonlens.sections import ElfFile
+    """An executable file that the engine says is an ELF executable (`gmonlens.elf.is_executable`:
+    PIE or not; never a shared object or an object file; headers read only)."""
+    return os.path.isfile(path) and os.access(path, os.X_OK) and is_executable(path)
 
+
+def libtool_wrapper(path: str) -> str | None:
+    """The program a libtool wrapper script at `path` runs (`DIR/.libs/NAME`, or `.libs/lt-NAME`), or
+    None when `path` is not such a script (libtool writes `# NAME - temporary wrapper script for
+    .libs/NAME` near its top, NAME being the script's own name)."""
     try:
-        if not os.path.isfile(path) or not os.access(path, os.X_OK):
-            return False
+        if not os.path.isfile(path):
+            return None
         with open(path, "rb") as f:
-            if f.read(4) != b"\x7fELF":
-                return False
-        with ElfFile(path) as elf:
-            if elf.type == 2:  # ET_EXEC
-                return True
-            if elf.type != 3:  # ET_DYN
-                return False
-            for i, (kind, *_rest) in enumerate(elf.segments):
-                if kind == 3:  # PT_INTERP
-                    return True
-                if kind == 2:  # PT_DYNAMIC
-                    return _pie_flag(elf.segment_data(i), elf.wide, elf.little)
-    except (GmonlensError, OSError, ValueError):  # unreadable or malformed: not a candidate
-        return False
-    return False
+            head = f.read(1024)
+    except OSError:
+        return None
+    d, name = os.path.split(path)
+    mark = f"# {name} - temporary wrapper script for .libs/".encode("utf-8", "surrogateescape")
+    if not head.startswith(b"#!") or mark not in head:
+        return None
+    for cand in (os.path.join(d, ".libs", name), os.path.join(d, ".libs", "lt-" + name)):
+        if os.path.isfile(cand):
+            return cand
+    return os.path.join(d, ".libs", name)
 
 
-def _pie_flag(dynamic: bytes, wide: bool, little: bool) -> bool:
-    """Whether a dynamic section's DT_FLAGS_1 entry has DF_1_PIE."""
-    fmt = ("<" if little else ">") + ("qQ" if wide else "iI")
-    for tag, value in struct.iter_unpack(fmt, dynamic[: len(dynamic) - len(dynamic) % struct.calcsize(fmt)]):
-        if tag == 0:  # DT_NULL
-            break
-        if tag == DT_FLAGS_1:
-            return bool(value & DF_1_PIE)
-    return False
+def shared_libraries_beside(binary: str) -> list[str]:
+    """The DT_NEEDED libraries of `binary` that were built beside it (in its folder or a sibling
+    libtool `.libs/`): the program's code that gprof cannot profile. [] when there are none."""
+    from gmonlens.elf import needed_libraries
+
+    needed = needed_libraries(binary)
+    here = os.path.dirname(binary)
+    top = os.path.dirname(here) if os.path.basename(here) == ".libs" else here
+    roots = [here, top, *glob.glob(os.path.join(glob.escape(top), "*", ".libs"))]
+    return [n for n in needed if any(os.path.isfile(os.path.join(r, n)) for r in roots)]
 
 
 def candidate_binaries(folder: str, profile_dirs: Iterable[str]) -> list[str]:
     seen: dict[str, None] = {}
-    for d in [*profile_dirs, *search_dirs(folder)]:
+    dirs = [*profile_dirs, *search_dirs(folder)]
+    dirs += [os.path.join(d, ".libs") for d in dirs if os.path.isdir(os.path.join(d, ".libs"))]
+    for d in dirs:
         try:
             names = sorted(os.listdir(d))
         except OSError:
@@ -248,10 +256,8 @@ def candidate_binaries(folder: str, profile_dirs: Iterable[str]) -> list[str]:
 
 def profile_fits(binary: str, profile: str) -> bool:
     """Whether `profile` fits `binary` exactly (the engine's rule, gmonlens.fit)."""
-    from gmonlens.loader import check_fit
-
     try:
-        return check_fit(binary, [profile]).exact
+        return Program(binary, [profile]).fit().exact
     except GmonlensError:
         return False
 
@@ -265,53 +271,82 @@ def _rel(folder: str, path: str) -> str:
     return path if rel.startswith("..") else rel
 
 
-def choose_binary(folder: str, profiles: list[str]) -> tuple[str | None, str]:
-    """(the binary, why it was taken) or (None, the problem), by the engine's fit rule."""
-    from gmonlens.loader import check_fit
+def _refusal(reason: str) -> str:
+    """A fit error in a few words: the evidence, without 'profile does not fit PATH: '."""
+    head, sep, rest = reason.partition(": ")
+    return rest if sep and head.startswith("profile does not fit") else reason
 
+
+def choose_binary(folder: str, profiles: list[str]) -> tuple[Program | None, str]:
+    """(the binary's Program, why it was taken) or (None, the problem naming each candidate tried
+    and why it was refused), by the engine's fit rule; the profiles are read once for all the
+    candidates (`ProfileFiles`)."""
     dirs = list(dict.fromkeys(os.path.dirname(p) for p in profiles))
     candidates = candidate_binaries(folder, dirs)
-    exact: list[str] = []
-    stripped: list[str] = []
-    loose: list[tuple[str, str]] = []
+    exact: list[Program] = []
+    refused: list[str] = []  # "candidate: why", in the order tried
     profile_errors: list[str] = []
-    parsed: dict[tuple[int, bool], GmonData] = {}
+    files = ProfileFiles(profiles)
     for c in candidates:
+        program = Program(c, files)
         try:
-            fit = check_fit(c, profiles, parsed=parsed)
+            fit = program.fit()
         except ElfError as exc:
-            if "no symbols" in exc.message:
-                stripped.append(c)
+            why = "has no symbol table (stripped)" if "no symbols" in exc.message else exc.message
+            refused.append(f"{_rel(folder, c)} {why}")
             continue
         except GmonlensError as exc:  # the profile cannot be read at this binary's word size
             profile_errors.append(str(exc))
+            refused.append(f"{_rel(folder, c)}: {exc.message}")
             continue
         if fit.exact:
-            exact.append(c)
+            exact.append(program)
         elif fit.fits:
-            loose.append((c, describe(fit)))
+            refused.append(f"{_rel(folder, c)} fits only loosely ({describe(fit).rsplit(': ', 1)[-1]})")
+        else:
+            refused.append(f"{_rel(folder, c)}: {_refusal(describe(fit))}")
     name = brief(_rel(folder, p) for p in profiles)
     if exact:
-        exact.sort(key=os.path.getmtime, reverse=True)
-        why = f"binary {_rel(folder, exact[0])}: fits {name}"
+        exact.sort(key=lambda p: os.path.getmtime(p.path), reverse=True)
+        why = f"binary {_rel(folder, exact[0].path)}: fits {name}"
         if len(exact) > 1:
-            others = ", ".join(_rel(folder, c) for c in exact[1:])
+            others = ", ".join(_rel(folder, c.path) for c in exact[1:])
             why += f"; the newest of {len(exact)} that fit (also {others}; {_FIX_BINARY} to choose)"
+        shared = shared_libraries_beside(exact[0].path)
+        if shared:
+            why += (
+                f"; {_rel(folder, exact[0].path)} is a libtool program whose code is in the shared "
+                f"{'library' if len(shared) == 1 else 'libraries'} {', '.join(shared)}, which gprof "
+                "cannot profile: configure with --disable-shared (or add -static to LDFLAGS) and rebuild"
+            )
         return exact[0], why
     if profile_errors and len(profile_errors) == len(candidates):
         return None, profile_errors[0]  # the profile itself is unreadable
-    details: list[str] = []
-    if loose:
-        c, reason = loose[0]
-        details.append(f"{_rel(folder, c)} fits only loosely ({reason.rsplit(': ', 1)[-1]})")
-    if stripped:
-        details.append(f"{', '.join(_rel(folder, c) for c in stripped)} has no symbol table (stripped)")
+    details = [*refused, *_wrappers(folder, dirs, candidates)]
     if not candidates:
         details.append("there is no executable there")
     detail = "".join(f"; {d}" for d in details)
     return None, (
         f"{profiles[0]}: no executable in {folder} or its build folders fits this profile{detail}; {_FIX_BINARY}"
     )
+
+
+def _wrappers(folder: str, dirs: list[str], candidates: list[str]) -> list[str]:
+    """A sentence per libtool wrapper script in the searched folders whose program is not there."""
+    out: list[str] = []
+    for d in [*dirs, *search_dirs(folder)]:
+        try:
+            names = sorted(os.listdir(d))
+        except OSError:
+            continue
+        for n in names:
+            real = libtool_wrapper(os.path.join(d, n))
+            if real is not None and os.path.normpath(real) not in candidates:
+                out.append(
+                    f"{_rel(folder, os.path.join(d, n))} is a libtool wrapper script and "
+                    f"{_rel(folder, real)} is not an executable"
+                )
+    return list(dict.fromkeys(out))
 
 
 def discover(folder: str, settings: Settings) -> Discovery:
@@ -339,13 +374,15 @@ def discover(folder: str, settings: Settings) -> Discovery:
         return Discovery(
             _abs(folder, settings.binary), tuple(profiles), notes=tuple(notes), choice=choice_text(choice)
         )
-    binary, why = choose_binary(folder, profiles)
-    if binary is None:
+    program, why = choose_binary(folder, profiles)
+    if program is None:
         return Discovery(None, tuple(profiles), problem=why, notes=tuple(notes))
     notes.append(why)
-    if "newest of" in why:
+    if "newest of" in why or "libtool" in why:
         choice.append(why)
-    return Discovery(binary, tuple(profiles), notes=tuple(notes), choice=choice_text(choice))
+    return Discovery(
+        program.path, tuple(profiles), notes=tuple(notes), choice=choice_text(choice), program=program
+    )
 
 
 def choice_text(parts: list[str]) -> str | None:

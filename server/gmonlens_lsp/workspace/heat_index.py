@@ -2,13 +2,13 @@
 
 Contract:
 - Computed once per load (`HeatHolder.get`, thread-safe), from the engine's `compute_line_heat`
-  over the profile's histogram (the profile files are read again: the cached `Profile` does not
-  keep the samples) and the line table the `SourceIndex` already holds.
+  over the load's histogram (`Program.gmon`: the profile files as the load read them; a cached
+  `Profile` keeps no samples) and the line table the `SourceIndex` already holds.
 - Lines are 1-based; seconds are ticks / hz; percent is of gprof's total time (the flat profile's
   base), so the figures of one routine's lines add up to its flat-profile self time.
 - `FileHeat.between(first, last)` answers a range by bisection (inlay hints ask per visible range).
 - Inlined copies (per inlined function: ticks and the routines holding the copies) need every
-  DWARF scope; they come from the disk cache that the warm-up subprocess fills (`cache_entries.load_scopes`),
+  DWARF scope; they come from the disk cache that the warm-up subprocess fills (`Program.scopes`),
   or are computed here when there is no cache.
 """
 
@@ -18,7 +18,7 @@ import logging
 import os
 import threading
 from bisect import bisect_left, bisect_right
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -26,9 +26,9 @@ from gmonlens.demangle import demangle_all
 from gmonlens.errors import GmonlensError
 from gmonlens.lineheat import InlinedCopies, LineHeat, compute_line_heat, inlined_copies
 from gmonlens.linetable import LineTable
-from gmonlens.model import Profile
+from gmonlens.model import HistogramRecord, Profile
+from gmonlens.program import Program
 
-from . import cache_entries
 from .srcnames import source_name
 
 log = logging.getLogger(__name__)
@@ -101,19 +101,13 @@ def build_index(heat: LineHeat, profile: Profile, resolve: Callable[[str], str |
 
 
 def compute(
-    binary: str,
-    profiles: tuple[str, ...],
     profile: Profile,
+    histograms: Sequence[HistogramRecord],
     table: LineTable | None,
     resolve: Callable[[str], str | None],
 ) -> HeatIndex:
-    """Read the profiles' histograms again and compute the heat of every line."""
-    from gmonlens.elf import read_elf
-    from gmonlens.loader import read_profiles
-
-    image = read_elf(binary)
-    data = read_profiles(image, profiles)
-    heat = compute_line_heat(profile, data.histograms, table or LineTable.empty())
+    """The heat of every line, from the load's histogram records."""
+    heat = compute_line_heat(profile, histograms, table or LineTable.empty())
     return build_index(heat, profile, resolve)
 
 
@@ -152,14 +146,16 @@ class HeatHolder:
     def failed(self) -> bool:
         return self._failed
 
-    def inlined(self, binary: str, profile: Profile, compute_scopes: bool) -> dict[str, InlinedCopies] | None:
+    def inlined(
+        self, program: Program, profile: Profile, compute_scopes: bool
+    ) -> dict[str, InlinedCopies] | None:
         """Inlined copies per function name (None while the scopes are not available)."""
         index = self._index
         if index is None:
             return None
         with self._inlined_lock:
             if self._inlined is None:
-                scopes = cache_entries.load_scopes(binary, compute=compute_scopes)
+                scopes = program.scopes(compute=compute_scopes)
                 if scopes is None:
                     return None
                 copies = inlined_copies(index.heat, profile, scopes)

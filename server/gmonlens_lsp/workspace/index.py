@@ -23,12 +23,12 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Protocol, TypeVar
 
+from gmonlens.callsites import CallFinder, arc_call_sites
 from gmonlens.dwarf import DwarfIndex, SourceDecl
 from gmonlens.linetable import LineTable
 from gmonlens.model import Arc, Profile, Routine
 from gmonlens.sourcemap import SourceMapper
 
-from .call_finder import CallFinder
 from .srcnames import source_name
 
 log = logging.getLogger("gmonlens")
@@ -350,67 +350,71 @@ class SourceIndex:
         return self._finder
 
     def call_site_lines(self, arc: Arc) -> list[tuple[str, int]]:
-        """(file, 1-based line) of each call instruction of `arc` (found from the recorded return
-        addresses, see `callsites`), deduplicated, in record order."""
+        """(file, 1-based line) of each call site of `arc` (`callsites.call_site`: the call
+        instruction behind each recorded return address, the rule the exports share),
+        deduplicated, in record order."""
         table = self._lines()
         finder = self._calls()
         with self._lock:
-            out: dict[tuple[str, int], None] = {}
             if table is None:
                 return []
-            parent = self.profile.routines[arc.parent]
-            child = self.profile.routines[arc.child]
-            for ret, _count in arc.call_sites:
-                calls = (
-                    finder.calls(ret, (parent.address, parent.end_address), child.address) if finder else []
-                )
-                for address in calls or [ret]:
-                    hit = table.lookup(address)
-                    if hit is not None and hit[1] > 0:
-                        path, _ok = self._resolve(hit[0])
-                        out[(path, hit[1])] = None
+            out: dict[tuple[str, int], None] = {}
+            for address, _count in arc_call_sites(self.profile, arc, finder):
+                hit = table.lookup(address)
+                if hit is not None and hit[1] > 0:
+                    path, _ok = self._resolve(hit[0])
+                    out[(path, hit[1])] = None
             return list(out)
 
     def routine_at(self, path: str, line: int, word: str | None) -> int | None:
-        """The routine named at (path, 1-based line): its declaration there, or a call from the
-        routine enclosing that line whose recorded call site is on that line, or (by name) the
-        hottest routine called `word`, preferring those declared in `path`."""
-        here = self.routines_in(path)
-        on_line = [rid for rid, p in here if p.line == line]
-        if on_line:
-            named = [rid for rid in on_line if self._place_name(rid) == word] if word else on_line
-            if named:
-                return named[0]
-        if not word:
-            return None
-        enclosing = [rid for rid, p in here if 0 < p.line <= line]
-        if enclosing:
-            best_line = max(self._place_line(rid) for rid in enclosing)
-            key = _norm(path)
-            for parent in (rid for rid in enclosing if self._place_line(rid) == best_line):
-                for arc_pos in self.profile.children[parent]:
-                    arc = self.profile.arcs[arc_pos]
-                    if source_name("", self.profile.routines[arc.child].display_name) != word:
-                        continue
-                    if any(_norm(p) == key and ln == line for p, ln in self.call_site_lines(arc)):
-                        return arc.child
-        named = self.routines_named(word)
-        if not named:
-            return None
-        local = {rid for rid, _ in here}
-        in_file = [rid for rid in named if rid in local]
-        return in_file[0] if in_file else named[0]
+        """The routine named at (path, 1-based line): the first of `routines_at`."""
+        rids = self.routines_at(path, line, word)
+        return rids[0] if rids else None
 
     def routines_at(self, path: str, line: int, word: str | None) -> list[int]:
-        """As `routine_at`, but every routine named `word` declared at (path, line) when there are
-        several (the instances of a template, each with its own lens there), hottest first."""
-        on_line = [rid for rid, p in self.routines_in(path) if p.line == line]
+        """The routines named at (path, 1-based line), hottest first: those declared there and
+        called `word` (several: a template's instances, or a header included several times); else
+        a call from the routine enclosing that line whose recorded call site is on that line; else
+        every routine declared there, whatever `word` is (names a macro makes: `f_##name` in an
+        X-macro list, `LIBM_DD(floor)`, a `#define` rename such as a flex scanner's `yy` prefix,
+        so no identifier written on the line is the routine's name); else (by name) the hottest
+        routine called `word`, preferring those declared in `path`."""
+        here = self.routines_in(path)
+        on_line = [rid for rid, p in here if p.line == line]
         named = [rid for rid in on_line if word and self._place_name(rid) == word]
-        if len(named) > 1:
-            rs = self.profile.routines
-            return sorted(named, key=lambda i: (-rs[i].prop_self_ticks, -rs[i].total_ticks, -rs[i].calls))
-        rid = self.routine_at(path, line, word)
-        return [] if rid is None else [rid]
+        if named:
+            return self._hottest(named)
+        called = self._called_on_line(here, path, line, word) if word else None
+        if called is not None:
+            return [called]
+        if on_line:
+            return self._hottest(on_line)
+        named = self.routines_named(word) if word else []
+        if not named:
+            return []
+        local = {rid for rid, _ in here}
+        in_file = [rid for rid in named if rid in local]
+        return [in_file[0] if in_file else named[0]]
+
+    def _hottest(self, rids: list[int]) -> list[int]:
+        rs = self.profile.routines
+        return sorted(rids, key=lambda i: (-rs[i].prop_self_ticks, -rs[i].total_ticks, -rs[i].calls))
+
+    def _called_on_line(self, here: list[tuple[int, Place]], path: str, line: int, word: str) -> int | None:
+        """The routine called `word` that the routine enclosing `line` calls from that line."""
+        enclosing = [rid for rid, p in here if 0 < p.line <= line]
+        if not enclosing:
+            return None
+        best_line = max(self._place_line(rid) for rid in enclosing)
+        key = _norm(path)
+        for parent in (rid for rid in enclosing if self._place_line(rid) == best_line):
+            for arc_pos in self.profile.children[parent]:
+                arc = self.profile.arcs[arc_pos]
+                if source_name("", self.profile.routines[arc.child].display_name) != word:
+                    continue
+                if any(_norm(p) == key and ln == line for p, ln in self.call_site_lines(arc)):
+                    return arc.child
+        return None
 
     def _place_name(self, rid: int) -> str:
         p = self.place(rid)

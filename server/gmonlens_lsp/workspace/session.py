@@ -25,10 +25,10 @@ from typing import Any
 from gmonlens.certainty import Health, ProfileCertainty, certainty, profile_health, thread_starter
 from gmonlens.errors import GmonlensError, reason
 from gmonlens.model import Profile
+from gmonlens.program import Program
 from gmonlens.sourcemap import SourceMapper
 
 from . import cache_entries
-from .call_finder import CallFinder
 from .discovery import PROFILE_PATTERNS, Discovery, discover, search_dirs
 from .heat_index import HeatHolder, HeatIndex, compute
 from .index import SourceIndex
@@ -46,7 +46,7 @@ class LoadedFolder:
     profiles: tuple[str, ...]
     profile: Profile
     index: SourceIndex
-    dwarf_cache_key: str | None = None
+    program: Program  # the files as this load read them (line table, DWARF, code, samples)
     dwarf_cached: bool = False
     profile_key: str | None = None
     profile_cached: bool = False
@@ -78,24 +78,16 @@ class LoadOutcome:
     superseded: bool = False
 
 
-def _line_table_factory(binary: str) -> Any:
-    def make() -> Any:
-        return cache_entries.load_line_table(binary)
-
-    return make
-
-
-def profile_health_of(binary: str, profiles: tuple[str, ...], profile: Profile) -> tuple[Health, ...]:
+def profile_health_of(program: Program, profile: Profile) -> tuple[Health, ...]:
     """The profile's health in the editor: samples, arcs, threads (from the binary's symbols) and a
     binary newer than the profile (source files newer than the binary: `finish_index`)."""
-    from gmonlens.elf import read_elf
     from gmonlens.healthfiles import binary_changed
 
     try:
-        starter = thread_starter([s.name for s in read_elf(binary).symbols])
+        starter = thread_starter([s.name for s in program.image.symbols])
     except GmonlensError:
         starter = None
-    found = [*profile_health(profile, starter), binary_changed(binary, profiles)]
+    found = [*profile_health(profile, starter), binary_changed(program.path, program.profiles.paths)]
     return tuple(h for h in found if h is not None)
 
 
@@ -154,16 +146,19 @@ def _load_folder(folder: str, settings: Settings, generation: int, check: Callab
             notes=found.notes,
             inputs=tuple(inputs),
         )
+    program = found.program or Program(found.binary, found.profiles)
     try:
         from gmonlens.loader import load_profile
         from gmonlens.options import AnalysisOptions
 
-        options = AnalysisOptions(static_call_graph=settings.static_call_graph)
-        pkey = cache_entries.profile_key(found.binary, found.profiles, options)
+        options = AnalysisOptions(
+            static_call_graph=settings.static_call_graph, clones_apart=settings.clones_apart
+        )
+        pkey = cache_entries.profile_key(program, options)
         profile = cache_entries.read_profile(pkey)
         profile_cached = isinstance(profile, Profile)
         if not profile_cached:
-            profile = load_profile(found.binary, list(found.profiles), options)
+            profile = load_profile(program, options=options)
     except GmonlensError as exc:
         return LoadOutcome(None, blocking=str(exc), notes=found.notes, inputs=tuple(inputs))
     except Exception as exc:  # an engine bug must not take the server down
@@ -172,15 +167,12 @@ def _load_folder(folder: str, settings: Settings, generation: int, check: Callab
             None, blocking=f"{found.binary}: {type(exc).__name__}: {reason(exc)}", inputs=tuple(inputs)
         )
     check()
-    dwarf, key, cached = cache_entries.load_dwarf(found.binary)
+    dwarf = program.dwarf()
     check()
     mapper = SourceMapper(folder, dict(settings.source_map))
-    binary = found.binary
-    index = SourceIndex(
-        profile, dwarf, mapper, _line_table_factory(binary), lambda: CallFinder.from_elf(binary)
-    )
+    index = SourceIndex(profile, dwarf, mapper, program.line_table, program.call_finder)
     warnings = [*profile.problems, *_stale_problems(found.binary, found.profiles)]
-    comparison = _compare(folder, settings, found.binary, profile, options, warnings, inputs)
+    comparison = _compare(folder, settings, program, profile, options, warnings, inputs)
     loaded = LoadedFolder(
         generation=generation,
         folder=folder,
@@ -189,13 +181,13 @@ def _load_folder(folder: str, settings: Settings, generation: int, check: Callab
         profiles=found.profiles,
         profile=profile,
         index=index,
-        dwarf_cache_key=key,
-        dwarf_cached=cached,
+        program=program,
+        dwarf_cached=program.dwarf_cached,
         profile_key=pkey,
         profile_cached=profile_cached,
         seconds=time.monotonic() - started,
         comparison=comparison,
-        health=profile_health_of(found.binary, found.profiles, profile),
+        health=profile_health_of(program, profile),
     )
     return LoadOutcome(
         loaded,
@@ -209,7 +201,7 @@ def _load_folder(folder: str, settings: Settings, generation: int, check: Callab
 def _compare(
     folder: str,
     settings: Settings,
-    binary: str,
+    program: Program,
     profile: Profile,
     options: Any,
     warnings: list[str],
@@ -218,14 +210,14 @@ def _compare(
     """The comparison with the folder's baseline (baseline.py), or None; problems become warnings."""
     from . import baseline
 
-    found, problems = baseline.configured(folder, settings, binary)
+    found, problems = baseline.configured(folder, settings, program.path)
     warnings += problems
     if found is None:
         return None
     base_binary, base_profiles, label = found
     inputs += [base_binary, *base_profiles]
     try:
-        return baseline.compare(profile, base_binary, base_profiles, label, options)
+        return baseline.compare(profile, base_binary, base_profiles, label, options, program)
     except GmonlensError as exc:
         warnings.append(f"baseline not loaded: {exc}")
         return None
@@ -236,8 +228,9 @@ def line_heat(loaded: LoadedFolder) -> HeatIndex | None:
     if not loaded.profile.has_histogram:
         return None
     index = loaded.index
+    samples = loaded.program.gmon  # the load's records, read once (the cached Profile has no samples)
     return loaded.heat.get(
-        lambda: compute(loaded.binary, loaded.profiles, loaded.profile, index.line_table(), index.resolve)
+        lambda: compute(loaded.profile, samples().histograms, index.line_table(), index.resolve)
     )
 
 

@@ -54,6 +54,7 @@ class Settings:
     binary: str | None = None
     profiles: tuple[str, ...] = ()
     static_call_graph: bool = False
+    clones_apart: bool = False  # `clones: apart`: GCC clones as routines of their own (not gprof's figures)
     source_map: tuple[tuple[str, str], ...] = ()
     lens_title: str = DEFAULT_LENS_TITLE
     baseline: Baseline | None = None
@@ -64,9 +65,11 @@ class Settings:
 
 
 _YAML_KEYS = {"binary": "binary", "profiles": "profiles", "static_call_graph": "static_call_graph",
+              "clones": "clones_apart",
               "source_map": "source_map", "lens_title": "lens_title", "baseline": "baseline",
               "line_heat_label": "line_heat_label", "line_heat_min_percent": "line_heat_min_percent"}  # fmt: skip
 _CLIENT_KEYS = {"binary": "binary", "profiles": "profiles", "staticCallGraph": "static_call_graph",
+                "clones": "clones_apart",
                 "sourceMap": "source_map", "lensTitle": "lens_title", "baseline": "baseline",
                 "lineHeatLabel": "line_heat_label", "lineHeatMinPercent": "line_heat_min_percent",
                 "trustedWorkspace": "trusted"}  # fmt: skip
@@ -100,6 +103,10 @@ def _check(name: str, value: Any, origin: str, written: str | None = None) -> tu
         if not isinstance(value, bool):
             return None, bad + "must be true or false; ignored"
         return value, None
+    if name == "clones_apart":
+        if value not in ("gprof", "apart"):
+            return None, bad + 'must be "gprof" (folded as gprof does) or "apart"; ignored'
+        return value == "apart", None
     if name == "source_map":
         if not isinstance(value, Mapping) or not all(
             isinstance(k, str) and isinstance(v, str) for k, v in value.items()

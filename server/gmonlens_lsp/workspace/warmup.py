@@ -1,4 +1,4 @@
-"""`python -m gmonlens_lsp.workspace.warmup BINARY [--static-call-graph] PROFILE...`: fill the cache for one
+"""`python -m gmonlens_lsp.workspace.warmup BINARY [--static-call-graph] [--clones-apart] PROFILE...`: fill the cache for one
 binary and profile set (full DWARF index, line table, computed profile, function scopes), at low priority, in a
 process of its own so that the server's requests never wait for this work (the GIL)."""
 
@@ -13,23 +13,21 @@ from gmonlens.errors import reason
 from . import cache_entries
 
 
-def warm(binary: str, profiles: list[str], static_call_graph: bool) -> None:
+def warm(binary: str, profiles: list[str], static_call_graph: bool, clones_apart: bool = False) -> None:
+    """Each file read once (`Program`): what the cache lacks is computed from those bytes."""
     from gmonlens.loader import load_profile
     from gmonlens.options import AnalysisOptions
+    from gmonlens.program import Program
 
-    options = AnalysisOptions(static_call_graph=static_call_graph)
-    key = cache_entries.profile_key(binary, profiles, options)
+    program = Program(binary, profiles)
+    options = AnalysisOptions(static_call_graph=static_call_graph, clones_apart=clones_apart)
+    key = cache_entries.profile_key(program, options)
     if key is not None and cache_entries.read_profile(key) is None:
-        cache_entries.write_profile(key, load_profile(binary, profiles, options))
-    dwarf, dkey, cached = cache_entries.load_dwarf(binary)
-    if not cached and dwarf.has_debug_info:
-        for unit in dwarf.units():
-            dwarf.decls_of_unit(unit.offset)
-        dwarf.prepare_ranges()
-        cache_entries.save_dwarf(dwarf, dkey)
-    cache_entries.load_line_table(binary)
-    if dwarf.has_debug_info:
-        cache_entries.load_scopes(binary, compute=True)
+        cache_entries.write_profile(key, load_profile(program, options=options))
+    program.complete_dwarf()
+    program.line_table()
+    if program.dwarf().has_debug_info:
+        program.scopes(compute=True)
 
 
 MAX_CONCURRENT = 2  # warm-up processes running at once, over all folders (the others wait)
@@ -66,18 +64,19 @@ def main(argv: list[str]) -> int:
     for a in argv:
         if a.startswith("--max-memory=") and a[13:].isdigit():
             _limit_memory(int(a[13:]))
-    args = [a for a in argv if a != "--static-call-graph" and not a.startswith("--max-memory=")]
+    flags = ("--static-call-graph", "--clones-apart")
+    args = [a for a in argv if a not in flags and not a.startswith("--max-memory=")]
     if not args:
         print(
             "usage: python -m gmonlens_lsp.workspace.warmup [--max-memory=BYTES] BINARY "
-            "[--static-call-graph] PROFILE...",
+            "[--static-call-graph] [--clones-apart] PROFILE...",
             file=sys.stderr,
         )
         return 2
     # written before the work: once memory runs out, formatting a message may fail too
     oom = os.fsencode(f"gmonlens warm-up: {args[0]}: out of memory (address-space limit)\n")
     try:
-        warm(args[0], args[1:], "--static-call-graph" in argv)
+        warm(args[0], args[1:], "--static-call-graph" in argv, "--clones-apart" in argv)
     except MemoryError:
         os.write(2, oom)
         return 1

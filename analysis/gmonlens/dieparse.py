@@ -1,0 +1,473 @@
+"""A fast walk over `.debug_info` for the function scopes (`scopes.function_scopes`): every
+subprogram and inlined subroutine with code, its code ranges and its name (pure: section bytes in).
+
+pyelftools builds an object per DIE and per attribute; `-l` needs a few attributes of two tags, so
+this walker reads each unit's abbreviations (DWARF 5 §7.5.3), skips the attributes of every other
+DIE by their forms' sizes (§7.5.6) and decodes only DW_AT_name, DW_AT_linkage_name (and the MIPS
+one), DW_AT_low_pc, DW_AT_high_pc, DW_AT_ranges, DW_AT_abstract_origin, DW_AT_specification and
+DW_AT_language. Range lists: DWARF 2-4 `.debug_ranges` (§2.17.3), DWARF 5 `.debug_rnglists`
+(§7.25). What it does not handle (split DWARF, DW_FORM_rnglistx, an unknown form) raises
+`Unsupported`, and the caller reads the DIEs with pyelftools instead. The ranges and names follow
+the same rules as `dwarfdecl.code_ranges` and `scopes._name`. Sections come from `sections.ElfFile`
+and every DIE (1 + its attributes) is charged to the file's budget as `elfdwarf` charges it, so a
+hostile file stops here at the same limit (`budget.LimitError`).
+"""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Callable, Iterator, Mapping
+
+from .budget import Budget
+from .sections import ElfFile
+
+SECTIONS = (
+    ".debug_info",
+    ".debug_abbrev",
+    ".debug_str",
+    ".debug_line_str",
+    ".debug_str_offsets",
+    ".debug_addr",
+    ".debug_ranges",
+    ".debug_rnglists",
+)
+
+_CU, _PARTIAL, _SUBPROGRAM, _INLINED = 0x11, 0x3C, 0x2E, 0x1D
+_NAME, _LOW, _HIGH, _LANG, _RANGES = 0x03, 0x11, 0x12, 0x13, 0x55
+_ORIGIN, _SPEC, _LINKAGE, _MIPS_LINKAGE = 0x31, 0x47, 0x6E, 0x2007
+_STR_OFFSETS_BASE, _ADDR_BASE = 0x72, 0x73
+_WANTED = frozenset({_NAME, _LOW, _HIGH, _LANG, _RANGES, _ORIGIN, _SPEC, _LINKAGE, _MIPS_LINKAGE,
+                     _STR_OFFSETS_BASE, _ADDR_BASE})  # fmt: skip
+# forms of a fixed size (-1: the address size, -2: the offset size); others are decoded one by one
+_FIXED = {0x05: 2, 0x06: 4, 0x07: 8, 0x0B: 1, 0x0C: 1, 0x11: 1, 0x12: 2, 0x13: 4, 0x14: 8, 0x19: 0,
+          0x1C: 4, 0x1E: 16, 0x20: 8, 0x21: 0, 0x24: 8, 0x25: 1, 0x26: 2, 0x27: 3, 0x28: 4, 0x29: 1,
+          0x2A: 2, 0x2B: 3, 0x2C: 4, 0x01: -1, 0x0E: -2, 0x17: -2, 0x1D: -2, 0x1F: -2, 0x1F20: -2,
+          0x1F21: -2}  # fmt: skip
+_STRING_FORMS = frozenset({0x08, 0x0E, 0x1F, 0x1A, 0x25, 0x26, 0x27, 0x28})
+_REF_FORMS = frozenset({0x11, 0x12, 0x13, 0x14, 0x15})
+
+
+class Unsupported(Exception):
+    """Input this walker does not read (the caller falls back to pyelftools)."""
+
+
+def _int(value: object) -> int:
+    """An attribute value read as an integer (a malformed DIE raises ValueError)."""
+    if not isinstance(value, int):
+        raise ValueError("an integer attribute holds bytes")
+    return value
+
+
+def _tombstone(address: int) -> bool:
+    return address in (0xFFFFFFFF, 0xFFFFFFFE) or address >= 0xFFFFFFFFFFFFFFFE
+
+
+class _Reader:
+    def __init__(self, data: bytes, little: bool) -> None:
+        self.data = data
+        self.e = "<" if little else ">"
+
+    def uleb(self, pos: int) -> tuple[int, int]:
+        data, result, shift = self.data, 0, 0
+        while True:
+            b = data[pos]
+            pos += 1
+            result |= (b & 0x7F) << shift
+            if b < 0x80:
+                return result, pos
+            shift += 7
+
+    def sleb(self, pos: int) -> tuple[int, int]:
+        data, result, shift = self.data, 0, 0
+        while True:
+            b = data[pos]
+            pos += 1
+            result |= (b & 0x7F) << shift
+            shift += 7
+            if b < 0x80:
+                return (result - (1 << shift) if b & 0x40 else result), pos
+
+    def uint(self, pos: int, size: int) -> int:
+        if size == 3:
+            b = self.data[pos : pos + 3]
+            return int.from_bytes(b, "little" if self.e == "<" else "big")
+        return int(struct.unpack_from(self.e + {1: "B", 2: "H", 4: "I", 8: "Q"}[size], self.data, pos)[0])
+
+
+def _abbrevs(data: bytes, offset: int) -> dict[int, tuple[int, bool, list[tuple[int, int, int]]]]:
+    """code -> (tag, has children, [(attribute, form, implicit const)])."""
+    r = _Reader(data, True)
+    out: dict[int, tuple[int, bool, list[tuple[int, int, int]]]] = {}
+    pos = offset
+    while True:
+        code, pos = r.uleb(pos)
+        if code == 0:
+            return out
+        tag, pos = r.uleb(pos)
+        children = data[pos] != 0
+        pos += 1
+        specs: list[tuple[int, int, int]] = []
+        while True:
+            name, pos = r.uleb(pos)
+            form, pos = r.uleb(pos)
+            const = 0
+            if form == 0x21:
+                const, pos = r.sleb(pos)
+            if name == 0 and form == 0:
+                break
+            specs.append((name, form, const))
+        out[code] = (tag, children, specs)
+
+
+class _Unit:
+    """One unit's header facts and the values its DIEs need."""
+
+    def __init__(self, version: int, asize: int, osize: int, start: int, end: int) -> None:
+        self.version, self.asize, self.osize, self.start, self.end = version, asize, osize, start, end
+        self.str_offsets_base = 8 if version >= 5 else 0
+        self.addr_base = 8
+        self.low_pc = 0
+        self.abbrev_offset = 0
+
+
+def read_function_scopes(path: str, elf_names: Mapping[int, str] | None) -> list[tuple[int, int, str]]:
+    """`function_code_scopes` of the ELF file at `path` (its sections read within its budget).
+    Raises Unsupported (read it with pyelftools), ElfError or LimitError."""
+    with ElfFile(path) as elf:
+        sections: dict[str, bytes] = {}
+        for name in SECTIONS:
+            sec = elf.find(name)
+            if sec is not None:
+                sections[name] = elf.data(sec)
+        if not sections.get(".debug_info"):
+            raise Unsupported("no .debug_info")
+        budget = elf.budget
+        return function_code_scopes(elf.little, sections, elf_names, lambda n: _charge(budget, n))
+
+
+def _charge(budget: Budget, entries: int) -> None:
+    budget.charge("DWARF entries", entries, ".debug_info")
+
+
+def function_code_scopes(
+    little: bool,
+    sections: Mapping[str, bytes],
+    elf_names: Mapping[int, str] | None,
+    charge: Callable[[int], None] = lambda n: None,
+) -> list[tuple[int, int, str]]:
+    """(low, high, name) of every subprogram and inlined subroutine with code, in DIE order, named as
+    `scopes.function_scopes` names them; `charge(n)` is told of every n DIE entries decoded (a DIE
+    and its attributes). Raises Unsupported."""
+    info = sections.get(".debug_info", b"")
+    dies: dict[int, tuple[str, bool, int, int]] = {}  # offset -> (name, linkage, origin, spec)
+    coded: list[tuple[int, list[tuple[int, int]], bool]] = []  # (offset, ranges, mangled language)
+    try:
+        for unit, raw in _units(info, little):
+            _walk(unit, raw, little, sections, dies, coded, charge)
+    except (IndexError, KeyError, struct.error, ValueError) as e:
+        raise Unsupported(f"malformed DWARF ({e})") from None
+    names: dict[int, tuple[str, bool]] = {}
+    out: list[tuple[int, int, str]] = []
+    for offset, ranges, mangled in coded:
+        name, linkage = _name(offset, dies, names)
+        if elf_names is not None and mangled and not linkage:
+            name = elf_names.get(ranges[0][0], name)
+        out.extend((lo, hi, name) for lo, hi in ranges)
+    return out
+
+
+def _units(info: bytes, little: bool) -> Iterator[tuple[_Unit, int]]:
+    r = _Reader(info, little)
+    pos = 0
+    while pos < len(info):
+        length, osize = r.uint(pos, 4), 4
+        start = pos
+        pos += 4
+        if length == 0xFFFFFFFF:
+            length, osize = r.uint(pos, 8), 8
+            pos += 8
+        end = pos + length
+        version = r.uint(pos, 2)
+        if version >= 5:
+            kind, asize = info[pos + 2], info[pos + 3]
+            abbrev = r.uint(pos + 4, osize)
+            pos += 4 + osize
+            if kind in (2, 6):
+                pos += 8 + osize
+            elif kind in (4, 5):
+                raise Unsupported("split DWARF")
+        elif version >= 2:
+            abbrev = r.uint(pos + 2, osize)
+            asize = info[pos + 2 + osize]
+            pos += 3 + osize
+        else:
+            raise Unsupported(f"DWARF version {version}")
+        unit = _Unit(version, asize, osize, start, end)
+        unit.abbrev_offset = abbrev
+        yield unit, pos
+        pos = end
+
+
+def _walk(
+    unit: _Unit,
+    pos: int,
+    little: bool,
+    sections: Mapping[str, bytes],
+    dies: dict[int, tuple[str, bool, int, int]],
+    coded: list[tuple[int, list[tuple[int, int]], bool]],
+    charge: Callable[[int], None],
+) -> None:
+    info = sections[".debug_info"]
+    r = _Reader(info, little)
+    table = _abbrevs(sections.get(".debug_abbrev", b""), unit.abbrev_offset)
+    asize, osize = unit.asize, unit.osize
+    sizes = {f: (asize if n == -1 else osize if n == -2 else n) for f, n in _FIXED.items()}
+    if unit.version == 2:
+        sizes[0x10] = asize  # DW_FORM_ref_addr: an address in DWARF 2
+    else:
+        sizes[0x10] = osize
+    mangled = False
+    spent = 0
+    while pos < unit.end:
+        offset = pos
+        code, pos = r.uleb(pos)
+        if code == 0:
+            continue
+        tag, _children, specs = table[code]
+        spent += 1 + len(specs)
+        if spent >= 4096:
+            charge(spent)
+            spent = 0
+        interesting = tag in (_SUBPROGRAM, _INLINED, _CU, _PARTIAL)
+        values: dict[int, tuple[int, object]] = {}
+        for name, form, const in specs:
+            while form == 0x16:  # DW_FORM_indirect
+                form, pos = r.uleb(pos)
+            keep = interesting and name in _WANTED
+            size = sizes.get(form)
+            if size is not None and not keep:
+                pos += size
+                continue
+            value, pos = _value(r, pos, form, const, sizes)
+            if keep:
+                values[name] = (form, value)
+        if tag in (_CU, _PARTIAL):
+            lang = values.get(_LANG)
+            mangled = lang is not None and lang[1] in _MANGLED_LANGUAGES
+            if _STR_OFFSETS_BASE in values:
+                unit.str_offsets_base = _int(values[_STR_OFFSETS_BASE][1])
+            if _ADDR_BASE in values:
+                unit.addr_base = _int(values[_ADDR_BASE][1])
+            low = values.get(_LOW)
+            unit.low_pc = _address(unit, low, sections, little) if low else 0
+        elif interesting:
+            dies[offset] = _record(unit, values, sections, little)
+            ranges = _code_ranges(unit, values, sections, little)
+            if ranges:
+                coded.append((offset, ranges, mangled))
+    charge(spent)
+
+
+# DW_LANG_* of languages whose names BFD demangles (as scopes._MANGLED_LANGUAGES)
+_MANGLED_LANGUAGES = frozenset({0x4, 0x11, 0x13, 0x19, 0x1A, 0x1C, 0x21})
+
+
+def _value(r: _Reader, pos: int, form: int, const: int, sizes: Mapping[int, int]) -> tuple[object, int]:
+    """(value, next position) of one attribute of `form` at `pos`."""
+    size = sizes.get(form)
+    if form == 0x21:
+        return const, pos
+    if size is not None:
+        if size == 0:
+            return True, pos
+        if size == 16:
+            return r.data[pos : pos + 16], pos + 16
+        return r.uint(pos, size), pos + size
+    if form == 0x08:  # string
+        end = r.data.index(b"\0", pos)
+        return r.data[pos:end], end + 1
+    if form in (0x0F, 0x15, 0x1A, 0x1B, 0x22, 0x23, 0x1F01, 0x1F02):  # uleb forms
+        return r.uleb(pos)
+    if form == 0x0D:
+        return r.sleb(pos)
+    if form in (0x09, 0x18):  # block, exprloc
+        n, pos = r.uleb(pos)
+        return r.data[pos : pos + n], pos + n
+    if form in (0x0A, 0x03, 0x04):
+        width = {0x0A: 1, 0x03: 2, 0x04: 4}[form]
+        n = r.uint(pos, width)
+        return r.data[pos + width : pos + width + n], pos + width + n
+    raise Unsupported(f"DW_FORM 0x{form:x}")
+
+
+def _string(unit: _Unit, form: int, value: object, sections: Mapping[str, bytes], little: bool) -> str:
+    if form == 0x08:
+        raw = value
+    elif form in (0x0E, 0x1F):
+        data = sections.get(".debug_str" if form == 0x0E else ".debug_line_str", b"")
+        off = _int(value)
+        raw = data[off : data.index(b"\0", off)]
+    elif form in (0x1A, 0x25, 0x26, 0x27, 0x28):
+        offs = sections.get(".debug_str_offsets", b"")
+        at = unit.str_offsets_base + _int(value) * unit.osize
+        off = _Reader(offs, little).uint(at, unit.osize)
+        data = sections.get(".debug_str", b"")
+        raw = data[off : data.index(b"\0", off)]
+    else:
+        return str(value)
+    assert isinstance(raw, bytes)
+    return raw.decode("utf-8", "replace")
+
+
+def _address(unit: _Unit, fv: tuple[int, object], sections: Mapping[str, bytes], little: bool) -> int:
+    form, value = fv
+    if form in (0x1B, 0x29, 0x2A, 0x2B, 0x2C):  # addrx
+        at = unit.addr_base + _int(value) * unit.asize
+        return _Reader(sections.get(".debug_addr", b""), little).uint(at, unit.asize)
+    return _int(value)
+
+
+def _ref(unit: _Unit, fv: tuple[int, object] | None) -> int:
+    """The absolute .debug_info offset a reference attribute points to (-1: none or unsupported)."""
+    if fv is None:
+        return -1
+    form, value = fv
+    if form in _REF_FORMS:
+        return unit.start + _int(value)
+    if form == 0x10:
+        return _int(value)
+    return -1
+
+
+def _record(
+    unit: _Unit, values: dict[int, tuple[int, object]], sections: Mapping[str, bytes], little: bool
+) -> tuple[str, bool, int, int]:
+    for key in (_LINKAGE, _MIPS_LINKAGE, _NAME):
+        if key in values:  # the first present decides, as in scopes._name
+            form, value = values[key]
+            text = _string(unit, form, value, sections, little) if form in _STRING_FORMS else str(value)
+            if text:
+                return text, key != _NAME, -1, -1
+            break
+    return "", False, _ref(unit, values.get(_ORIGIN)), _ref(unit, values.get(_SPEC))
+
+
+def _name(
+    offset: int, dies: Mapping[int, tuple[str, bool, int, int]], cache: dict[int, tuple[str, bool]]
+) -> tuple[str, bool]:
+    hit = cache.get(offset)
+    if hit is not None:
+        return hit
+    current, found = offset, ("", False)
+    for _ in range(8):
+        rec = dies.get(current)
+        if rec is None:
+            break
+        name, linkage, origin, spec = rec
+        if name:
+            found = (name, linkage)
+            break
+        current = origin if origin >= 0 else spec
+        if current < 0:
+            break
+    cache[offset] = found
+    return found
+
+
+def _code_ranges(
+    unit: _Unit, values: dict[int, tuple[int, object]], sections: Mapping[str, bytes], little: bool
+) -> list[tuple[int, int]]:
+    low, high = values.get(_LOW), values.get(_HIGH)
+    if low is not None and high is not None:
+        lo = _address(unit, low, sections, little)
+        hi = (
+            _address(unit, high, sections, little)
+            if high[0] in (0x01, 0x1B, 0x29, 0x2A, 0x2B, 0x2C)
+            else lo + _int(high[1])
+        )
+        return [(lo, hi)] if hi > lo and lo != 0 and not _tombstone(lo) else []
+    rng = values.get(_RANGES)
+    if rng is None:
+        return []
+    if rng[0] not in (0x17, 0x06, 0x07):
+        if rng[0] == 0x23:
+            return []  # DW_FORM_rnglistx: as dwarfdecl.code_ranges, not supported
+        return []
+    base = _address(unit, low, sections, little) if low is not None else 0
+    offset = _int(rng[1])
+    if unit.version >= 5:
+        entries = _rnglist(unit, offset, sections, little)
+    else:
+        entries = _ranges_v4(unit, offset, sections, little)
+    out: list[tuple[int, int]] = []
+    for kind, a, b in entries:
+        if kind == "base":
+            base = a
+            continue
+        start = (0 if kind == "abs" else (base or unit.low_pc)) + a
+        end = (0 if kind == "abs" else (base or unit.low_pc)) + b
+        if b > a and start != 0 and not _tombstone(start):
+            out.append((start, end))
+    return sorted(out)
+
+
+def _ranges_v4(
+    unit: _Unit, offset: int, sections: Mapping[str, bytes], little: bool
+) -> list[tuple[str, int, int]]:
+    data = sections.get(".debug_ranges", b"")
+    r = _Reader(data, little)
+    top = (1 << (8 * unit.asize)) - 1
+    out: list[tuple[str, int, int]] = []
+    pos = offset
+    while pos + 2 * unit.asize <= len(data):
+        a, b = r.uint(pos, unit.asize), r.uint(pos + unit.asize, unit.asize)
+        pos += 2 * unit.asize
+        if a == 0 and b == 0:
+            break
+        out.append(("base", b, 0) if a == top else ("rel", a, b))
+    return out
+
+
+def _rnglist(
+    unit: _Unit, offset: int, sections: Mapping[str, bytes], little: bool
+) -> list[tuple[str, int, int]]:
+    data = sections.get(".debug_rnglists", b"")
+    r = _Reader(data, little)
+    out: list[tuple[str, int, int]] = []
+    pos, asize = offset, unit.asize
+
+    def addrx(i: int) -> int:
+        return _address(unit, (0x1B, i), sections, little)
+
+    while True:
+        kind = data[pos]
+        pos += 1
+        if kind == 0:  # end_of_list
+            return out
+        if kind == 1:  # base_addressx
+            i, pos = r.uleb(pos)
+            out.append(("base", addrx(i), 0))
+        elif kind == 2:  # startx_endx
+            i, pos = r.uleb(pos)
+            j, pos = r.uleb(pos)
+            out.append(("abs", addrx(i), addrx(j)))
+        elif kind == 3:  # startx_length
+            i, pos = r.uleb(pos)
+            n, pos = r.uleb(pos)
+            out.append(("abs", addrx(i), addrx(i) + n))
+        elif kind == 4:  # offset_pair
+            a, pos = r.uleb(pos)
+            b, pos = r.uleb(pos)
+            out.append(("rel", a, b))
+        elif kind == 5:  # base_address
+            out.append(("base", r.uint(pos, asize), 0))
+            pos += asize
+        elif kind == 6:  # start_end
+            out.append(("abs", r.uint(pos, asize), r.uint(pos + asize, asize)))
+            pos += 2 * asize
+        elif kind == 7:  # start_length
+            a = r.uint(pos, asize)
+            n, pos = r.uleb(pos + asize)
+            out.append(("abs", a, a + n))
+        else:
+            raise Unsupported(f"DW_RLE 0x{kind:x}")

@@ -24,7 +24,7 @@ C and C++ programs:
 from __future__ import annotations
 
 import os
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -36,7 +36,7 @@ if TYPE_CHECKING:  # scopes imports pyelftools: only -l needs it, and load() imp
     from .scopes import FunctionScopes
 
 
-class _Names:
+class FunctionNames:
     """BFD's function name at an address: the innermost DWARF function, else the nearest ELF code
     symbol at or below it (any, also those gprof's routine rules reject, e.g. `refresh.part.0`;
     seen on the padding after a function, which the line table covers and no DIE does)."""
@@ -68,14 +68,14 @@ class _Names:
         return self.names[k]
 
 
-def line_runs(lines: LineTable, names: _Names, lo: int, hi: int) -> list[tuple[int, str, int, str]]:
+def line_runs(lines: LineTable, names: FunctionNames, lo: int, hi: int) -> list[tuple[int, str, int, str]]:
     """(start, file, line, function) of every run of equal (file, line, function) in [lo, hi)."""
     scopes = names.scopes
     points: set[int] = set()
     for addrs, _fids, _lines in lines.sequences:
         if addrs[-1] <= lo or addrs[0] >= hi:
             continue
-        points.update(a for a in addrs if lo <= a < hi)
+        points.update(addrs[bisect_left(addrs, lo) : bisect_left(addrs, hi)])  # ascending in a sequence
     if scopes is not None:
         k = bisect_right(scopes.bounds, lo)
         while k < len(scopes.bounds) and scopes.bounds[k] < hi:
@@ -133,7 +133,7 @@ def with_line_symbols(
         hit = lines.lookup(s.address)
         file, line = hit if hit is not None else (None, 0)
         merged.append((s.address, 0, s.name, s.is_function, s.is_static, file, line))
-    for start, file, line, func in line_runs(lines, _Names(scopes, elf_symbols), lo, hi):
+    for start, file, line, func in line_runs(lines, FunctionNames(scopes, elf_symbols), lo, hi):
         if start not in starts:
             merged.append((start, 1, func, False, True, file, line))
     merged.sort(key=lambda m: (m[0], m[1]))

@@ -8,6 +8,7 @@ from .features import (
     call_graph,
     call_hierarchy,
     code_lens,
+    disassembly,
     flame_graph,
     hover,
     lifecycle,
@@ -30,6 +31,7 @@ FEATURES = (
     line_heat,
     call_graph,
     flame_graph,
+    disassembly,
 )
 
 

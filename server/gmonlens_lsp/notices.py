@@ -94,3 +94,21 @@ async def refresh_inlay_hints(ls: GmonlensServer) -> None:
 
 def can_refresh_hints(ls: GmonlensServer) -> bool:
     return bool(get_capability(ls.client_capabilities, "workspace.inlay_hint.refresh_support", False))
+
+
+async def refresh_listings(ls: GmonlensServer, folder: str) -> None:
+    """A folder was reloaded: ask the client to fetch its listing documents again
+    (`workspace/textDocumentContent/refresh`, LSP 3.18), where it declared that feature."""
+    if get_capability(ls.client_capabilities, "workspace.text_document_content", None) is None:
+        return
+    from urllib.parse import quote
+
+    mark = "folder=" + quote(folder, safe="")
+    for uri in sorted(u for u in ls.listings if mark in u):
+        try:
+            await asyncio.wait_for(
+                ls.workspace_text_document_content_refresh_async(render.content_refresh(uri)),
+                timeout=10,
+            )
+        except Exception as exc:  # the client asks again when the document is shown
+            log.info("textDocumentContent/refresh failed: %s", exc)

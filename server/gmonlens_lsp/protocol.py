@@ -18,6 +18,7 @@ import contextlib
 import json
 import logging
 import time
+from collections.abc import Generator
 from typing import Any
 
 import attrs
@@ -28,6 +29,7 @@ from lsprotocol.types import ResponseErrorMessage
 from pygls.exceptions import JsonRpcInvalidParams, JsonRpcMethodNotFound
 from pygls.protocol import LanguageServerProtocol
 from pygls.protocol.json_rpc import JsonRPCNotification, JsonRPCRequestMessage, JsonRPCResponseMessage
+from pygls.protocol.language_server import lsp_method
 
 from . import render
 
@@ -56,6 +58,17 @@ def _id(value: Any) -> int | str | None:
 
 
 class GmonlensProtocol(LanguageServerProtocol):
+    @lsp_method(types.INITIALIZE)
+    def lsp_initialize(self, params: types.InitializeParams) -> Generator[Any, Any, types.InitializeResult]:
+        """pygls's initialize, plus the LSP 3.18 capability pygls 2.1 does not build:
+        `workspace.textDocumentContent` (the schemes of a registered content feature)."""
+        result: types.InitializeResult = yield from super().lsp_initialize(params)
+        options = self.fm.feature_options.get(types.WORKSPACE_TEXT_DOCUMENT_CONTENT)
+        workspace = result.capabilities.workspace
+        if options is not None and workspace is not None:
+            workspace.text_document_content = options
+        return result
+
     @property
     def shut_down(self) -> bool:
         return bool(self._shutdown)

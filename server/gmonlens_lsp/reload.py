@@ -23,6 +23,7 @@ from .notices import (
     log_info,
     refresh_inlay_hints,
     refresh_lenses,
+    refresh_listings,
     routines_with_figures,
     send_status,
     warn_once,
@@ -222,6 +223,8 @@ def _apply(ls: GmonlensServer, state: FolderState, outcome: LoadOutcome) -> None
     # the figures' certainty (hover, call hierarchy, graph) is whole-program work (0.6 s CPU on
     # 25,000 routines): begun now in a thread, so that the first hover finds it done or under way
     ls.spawn(_certainty(lo))
+    if replaced:
+        ls.spawn(refresh_listings(ls, state.uri))
     ls.spawn(_finish(ls, state, lo))
 
 
@@ -241,7 +244,14 @@ async def _finish(ls: GmonlensServer, state: FolderState, loaded: LoadedFolder) 
     # by a second or more), while the warm-up subprocess runs: ready long before the warm-up ends
     # (SQLite: ~6 s)
     heat = heat_task(ls, state, loaded)
-    complete = loaded.dwarf_cached and loaded.profile_cached and loaded.program.has_scopes()
+    from gmonlens.disasm_session import has_listing_data
+
+    complete = (
+        loaded.dwarf_cached
+        and loaded.profile_cached
+        and loaded.program.has_scopes()
+        and has_listing_data(loaded.program)
+    )
     if cache_entries.cache_dir() is not None and not complete:
         args = [loaded.binary, *loaded.profiles]
         if loaded.settings.static_call_graph:

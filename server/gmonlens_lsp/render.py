@@ -545,3 +545,19 @@ def response_error(code: int, text: str) -> types.ResponseError:
 def error_response(msg_id: int | str | None, code: int, text: str) -> types.ResponseErrorMessage:
     """A whole JSON-RPC error response to request `msg_id`."""
     return types.ResponseErrorMessage(id=msg_id, error=response_error(code, text))
+
+
+def document_content(text: str | None, error: str) -> types.TextDocumentContentResult:
+    """A listing document's text (`workspace/textDocumentContent`: never null); else the error as
+    its one line."""
+    return types.TextDocumentContentResult(text=text if text is not None else f"gmonlens: {error}\n")
+
+
+def content_refresh(uri: str) -> types.TextDocumentContentRefreshParams:
+    """workspace/textDocumentContent/refresh's parameters: the document `uri` changed."""
+    return types.TextDocumentContentRefreshParams(uri=uri)
+
+
+def disassembly_link(uri: str) -> str:
+    """The hover's link to a routine's listing document (a `gmonlens-disasm:` URI)."""
+    return f"[Show disassembly]({uri})"

@@ -79,6 +79,7 @@ class GmonlensServer(LanguageServer):
         self.poller: asyncio.Task[Any] | None = None
         self.debounce: dict[str, asyncio.Task[Any]] = {}
         self.lens_jobs = 0  # lens computations running (DWARF decoding): background work waits
+        self.listings: set[str] = set()  # listing documents served (gmonlens-disasm: URIs)
 
     async def quiet(self, gap: float = 0.2, limit: float = 10.0) -> None:
         """Wait (up to `limit` seconds) until no lens computation runs and no message came for

@@ -82,6 +82,11 @@ def test_neovim_07_readme_config(workspace: Path, tmp_path: Path) -> None:
     call_line = position_of(main_c, "result += work").line
     assert seen["quickfix"] == [{"lnum": call_line + 1, "text": "main"}], seen["quickfix"]
     assert seen["lenses_after_click"] >= len(lenses)
+    # :GmonlensDisasm: work's listing, read-only, with its call to helper and gprof's count
+    assert seen["disasm"].startswith("work (") and "# helper: 400 calls" in seen["disasm"], seen["disasm"][
+        :500
+    ]
+    assert seen["disasm_modifiable"] is False
 
 
 def test_emacs_eglot_readme_config(workspace: Path, tmp_path: Path) -> None:
@@ -112,3 +117,7 @@ def test_emacs_eglot_readme_config(workspace: Path, tmp_path: Path) -> None:
     assert "**work**" in seen["hover"] and "400/400" in seen["hover"]
     assert seen["eldoc"] and "400/400" in seen["eldoc"]  # what eldoc displays
     assert any("work" in s for s in seen["apropos"]), seen["apropos"]
+    # M-x gmonlens-disasm: work's listing, with its call to helper and gprof's count
+    assert seen["disasm"].startswith("work (") and "# helper: 400 calls" in seen["disasm"], seen["disasm"][
+        :500
+    ]

@@ -16,6 +16,7 @@ import {
 } from "vscode-languageclient/node";
 import { withCallGraphLink, registerCallGraph } from "./callGraphPanel";
 import { PEEK_CALLERS, registerCommands } from "./commands";
+import { DisasmView, withDisassemblyLenses, withDisassemblyLink } from "./disasmView";
 import { HeatView, SHOW_LINE_HEAT, lineHeatShown } from "./heatview";
 import { describePlan, planLaunch, VERSION_SNIPPET } from "./launch";
 import { type McpApi, type McpServerSpec, mcpServers, registerMcpProvider } from "./mcp";
@@ -39,9 +40,11 @@ export class Gmonlens implements vscode.Disposable {
   private queue: Promise<void> = Promise.resolve();
   private readonly disposables: vscode.Disposable[] = [];
   private readonly heat: HeatView;
+  readonly disasm: DisasmView;
 
   constructor(private readonly context: vscode.ExtensionContext) {
     this.heat = new HeatView(context.extensionUri, () => this.client, (line) => this.log(line));
+    this.disasm = new DisasmView(context.extensionUri, () => this.client, (line) => this.log(line));
     this.statusItem.name = "gmonlens";
     this.statusItem.command = "gmonlens.showOutput";
     this.disposables.push(
@@ -49,6 +52,7 @@ export class Gmonlens implements vscode.Disposable {
       this.output,
       this.statusItem,
       this.heat,
+      this.disasm,
       vscode.workspace.onDidChangeConfiguration((e) => {
         if (e.affectsConfiguration(SECTION) && !onlyLineHeatToggled(e)) {
           this.scheduleRestart("settings changed");
@@ -174,11 +178,11 @@ export class Gmonlens implements vscode.Disposable {
         },
         provideCodeLenses: async (document, token, next) => {
           const lenses = await next(document, token);
-          return lenses?.map(rewriteLens);
+          return lenses ? withDisassemblyLenses(lenses.map(rewriteLens)) : lenses;
         },
         provideHover: async (document, position, token, next) => {
           const hover = await next(document, position, token);
-          return hover ? withCallGraphLink(hover, document, position) : hover;
+          return hover ? withDisassemblyLink(withCallGraphLink(hover, document, position)) : hover;
         },
         resolveCodeLens: async (lens, token, next) => {
           const resolved = await next(lens, token);
@@ -222,6 +226,7 @@ export class Gmonlens implements vscode.Disposable {
     this.refreshStatus();
     if (status.state === "loaded") {
       this.heat.reset();
+      void this.disasm.reset();
     }
     this.statusEvents.fire(status);
   }

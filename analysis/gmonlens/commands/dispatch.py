@@ -1,6 +1,6 @@
-"""The `gmonlens` command line's engine commands: `report`, `diff`, `export` (usage, version,
-dispatch, and the one place that turns errors into exit statuses). `serve` and `mcp` are the servers'
-(`gmonlens_lsp.cli` dispatches them before coming here).
+"""The `gmonlens` command line's engine commands: `report`, `diff`, `export`, `disasm` (usage,
+version, dispatch, and the one place that turns errors into exit statuses). `serve` and `mcp` are
+the servers' (`gmonlens_lsp.cli` dispatches them before coming here).
 
 Exit statuses: 0 done, 1 bad input (one line naming the file), 2 usage, 3 `diff --fail-over`,
 70 out of memory or input nested too deeply, 130 interrupted."""
@@ -19,6 +19,7 @@ HELP = """usage: gmonlens report [options] [BINARY [PROFILE...]]
        gmonlens diff [options] BASE_BINARY BASE_PROFILE... -- NEW_BINARY NEW_PROFILE...
        gmonlens diff [options] BINARY BASE_PROFILE NEW_PROFILE
        gmonlens export --format callgrind|pprof|dot [gprof options] [BINARY [PROFILE...]] [-o FILE]
+       gmonlens disasm [options] SYMSPEC [BINARY [PROFILE...]]
        gmonlens serve [--stdio]
        gmonlens mcp [--workspace DIR] [BINARY PROFILE...]
        gmonlens --version
@@ -29,6 +30,8 @@ report  prints what `gprof -b` prints for the same options (defaults: a.out gmon
         --json, --fail-over PERCENT (exit 3), --threshold Z, --normalize.
 export  writes the profile for callgrind_annotate/KCachegrind, go tool pprof or Graphviz
         (README, "gmonlens export"); also --source-map FROM=TO, --node-thres/--edge-thres PCT (dot).
+disasm  a routine's instructions with gprof's figures (README, "gmonlens disasm"); --syntax att|intel,
+        --json, --color, --source-map FROM=TO; gprof's analysis options as in report.
 serve   the language server, speaking LSP on stdin/stdout.
 mcp     a Model Context Protocol server (stdio) for coding agents: the profile's figures as tools
         (README, "gmonlens mcp"); finds the program and profiles in DIR (default: .) or takes them.
@@ -47,7 +50,7 @@ def help_text() -> str:
 
 
 def run(argv: Sequence[str]) -> int:
-    """Run `gmonlens report|diff|export ...` (argv without the program name); the exit status."""
+    """Run `gmonlens report|diff|export|disasm ...` (argv without the program name); the exit status."""
     argv = list(argv)
     if not argv or argv[0] in ("-h", "--help", "help"):
         print(help_text(), end="", file=sys.stdout if argv else sys.stderr)
@@ -60,11 +63,14 @@ def run(argv: Sequence[str]) -> int:
         reconfigure = getattr(stream, "reconfigure", None)
         if reconfigure is not None:
             reconfigure(errors="surrogateescape")
-    if cmd not in ("report", "diff", "export"):
-        print(f"gmonlens: unknown command '{cmd}' (try: report, diff, export, serve, mcp)", file=sys.stderr)
+    if cmd not in ("report", "diff", "export", "disasm"):
+        print(
+            f"gmonlens: unknown command '{cmd}' (try: report, diff, export, disasm, serve, mcp)",
+            file=sys.stderr,
+        )
         return 2
     try:
-        return {"diff": _diff, "export": _export, "report": _report}[cmd](rest)
+        return {"diff": _diff, "export": _export, "disasm": _disasm, "report": _report}[cmd](rest)
     except UsageError as e:
         print(f"gmonlens {cmd}: {e.message}", file=sys.stderr)
         return 2
@@ -103,6 +109,16 @@ def _export(rest: list[str]) -> int:
         print(EXPORT_HELP, end="")
         return 0
     return run_export(parse_export_args(rest))
+
+
+def _disasm(rest: list[str]) -> int:
+    from .disasm_command import USAGE as DISASM_USAGE
+    from .disasm_command import parse_disasm_args, run_disasm
+
+    if not rest or any(a in ("-h", "--help") for a in rest):
+        print(DISASM_USAGE, end="", file=sys.stdout if rest else sys.stderr)
+        return 0 if rest else 2
+    return run_disasm(parse_disasm_args(rest))
 
 
 def _report(rest: list[str]) -> int:

@@ -10,6 +10,7 @@ from lsprotocol import types
 from .. import render
 from ..cursor import link_places_of, routines_under_cursor, word_at
 from ..server import GmonlensServer, safe
+from ..workspace import disasm_docs
 from ..workspace.session import LoadedFolder
 
 
@@ -33,9 +34,11 @@ def _inlined(loaded: LoadedFolder, word: str) -> list[str]:
 MAX_INSTANCES = 5  # call-graph entries shown in full when a line declares several routines
 
 
-def _entry(loaded: LoadedFolder, rid: int) -> str:
+def _entry(loaded: LoadedFolder, rid: int, folder: str | None = None) -> str:
     places = link_places_of(loaded, render.neighbours(loaded.profile, rid))
     text = render.hover_markdown(loaded.profile, places, rid, loaded.certainty)
+    if folder is not None:  # its instructions, with samples and calls
+        text += "\n\n" + render.disassembly_link(disasm_docs.doc_uri(folder, loaded.profile.routines[rid]))
     if loaded.comparison is not None:
         from ..workspace.baseline import hover_table
 
@@ -55,7 +58,9 @@ def register(server: GmonlensServer) -> None:
             loaded, rids = hit
             if len(rids) > 1:  # a template's instances: the hottest in full, the others listed
                 parts.append(render.instances_markdown(loaded.profile, rids, MAX_INSTANCES))
+            state = ls.folder_of(uri)
+            folder = state.uri if state is not None and state.loaded is loaded else None
             for rid in rids[:MAX_INSTANCES]:
-                parts.append(await asyncio.to_thread(_entry, loaded, rid))
+                parts.append(await asyncio.to_thread(_entry, loaded, rid, folder))
         parts += await inlined_parts(ls, uri, params.position)
         return render.hover("\n\n---\n\n".join(parts), params.position.line) if parts else None

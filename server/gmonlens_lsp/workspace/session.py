@@ -61,6 +61,8 @@ class LoadedFolder:
         """Sample counts, errors and estimated parts of every routine (computed on first use)."""
         return certainty(self.profile)
 
+    disasm: dict[str, Any] = field(default_factory=dict, compare=False)  # syntax -> DisasmContext
+
     @property
     def total_seconds(self) -> float:
         p = self.profile

@@ -8,6 +8,7 @@ import contextlib
 import os
 import sys
 
+from gmonlens.disasm_session import warm_listing
 from gmonlens.errors import reason
 
 from . import cache_entries
@@ -28,6 +29,7 @@ def warm(binary: str, profiles: list[str], static_call_graph: bool, clones_apart
     program.line_table()
     if program.dwarf().has_debug_info:
         program.scopes(compute=True)
+        warm_listing(program)  # what a first listing would read from the DWARF
 
 
 MAX_CONCURRENT = 2  # warm-up processes running at once, over all folders (the others wait)

@@ -24,11 +24,15 @@
     (eglot-hover-eldoc-function (lambda (s &rest _) (setq eldoc s)))
     (let ((deadline (+ (float-time) 30)))
       (while (and (not eldoc) (< (float-time) deadline)) (accept-process-output nil 0.1)))
-    (let ((symbols (xref-backend-apropos 'eglot "work")))
+    (let ((symbols (xref-backend-apropos 'eglot "work"))
+          (disasm (progn (gmonlens-disasm)
+                         (with-current-buffer "*gmonlens-disasm work*"
+                           (buffer-substring-no-properties (point-min) (point-max))))))
       (with-temp-file (getenv "GMONLENS_RESULT")
         (insert (json-encode
                  (list :lenses (vconcat lenses)
                        :hover (plist-get (plist-get hover :contents) :value)
                        :eldoc (and eldoc (substring-no-properties eldoc))
-                       :apropos (vconcat (mapcar #'xref-item-summary symbols)))))))))
+                       :apropos (vconcat (mapcar #'xref-item-summary symbols))
+                       :disasm disasm)))))))
 (kill-emacs 0)

@@ -38,4 +38,14 @@ for _, item in ipairs(vim.fn.getqflist()) do
 end
 vim.wait(10000, function() return #vim.lsp.codelens.get(bufnr) > 0 end, 100)
 seen.lenses_after_click = #vim.lsp.codelens.get(bufnr)
+
+-- :GmonlensDisasm on the routine's name: its listing in a new buffer (from the source's window:
+-- the lens click opened the quickfix window)
+vim.fn.win_gotoid(vim.fn.bufwinid(bufnr))
+vim.api.nvim_win_set_cursor(0, { line + 1, char })
+vim.cmd("GmonlensDisasm")
+vim.wait(30000, function() return vim.api.nvim_get_current_buf() ~= bufnr end, 100)
+local listing = vim.api.nvim_buf_get_lines(vim.api.nvim_get_current_buf(), 0, -1, false)
+seen.disasm = table.concat(listing, "\n")
+seen.disasm_modifiable = vim.bo.modifiable
 finish(0)

@@ -14,7 +14,7 @@ import * as path from "node:path";
 import { openWindow, quickOpen, sleep } from "./ui.mjs";
 
 /** Builds the program to look at; returns { folder, file (to open), binary, gmon, label }. */
-function prepare(repo, work) {
+export function prepare(repo, work) {
   const python = path.join(repo, ".venv", "bin", "python");
   const candidates = [
     process.env.GMONLENS_SQLITE_DIR,

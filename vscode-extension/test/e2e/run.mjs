@@ -17,6 +17,7 @@ import * as path from "node:path";
 import { fileURLToPath } from "node:url";
 import { checkCallGraph, checkCallGraphOn, checkReloaded, graphGeneration } from "./callGraph.mjs";
 import { expectedLens, parseGprof, parseLens } from "./gprof.mjs";
+import { disasmChecks } from "./disasm.mjs";
 import { lineHeatChecks } from "./lineheat.mjs";
 import { cursorOn, openWindow, quickOpen, sleep } from "./ui.mjs";
 
@@ -455,6 +456,9 @@ async function main() {
     // Line heat on a real program: gutter heat bar, inlay hints, hover, toggle (lineheat.mjs).
     await lineHeatChecks({ browser, port, repo: path.resolve(EXT, ".."), work, results: RESULTS, check, runCommand, goTo,
       update: process.env.UPDATE_README_SCREENSHOT === "1" });
+
+    // The annotated disassembly on the same real program: lens, heat, hints, a callee link (disasm.mjs).
+    await disasmChecks({ browser, port, repo: path.resolve(EXT, ".."), work, results: RESULTS, check, goTo });
 
     // The call graph panel on the same real program (callGraph.mjs).
     const real = fs.existsSync(path.join(work, "sqlite", "sqlite3.c"))

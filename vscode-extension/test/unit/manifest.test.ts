@@ -7,7 +7,7 @@ import { SERVER_KEYS } from "../../src/settings";
 
 const root = path.join(__dirname, "..", "..", "..");
 const manifest = JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8"));
-const source = ["extension.ts", "commands.ts", "heatview.ts", "callGraphPanel.ts"].map((f) => fs.readFileSync(path.join(root, "src", f), "utf8")).join("\n");
+const source = ["extension.ts", "commands.ts", "heatview.ts", "callGraphPanel.ts", "disasmView.ts"].map((f) => fs.readFileSync(path.join(root, "src", f), "utf8")).join("\n");
 
 test("contributed commands are registered", () => {
   for (const { command } of manifest.contributes.commands) {

@@ -1,0 +1,118 @@
+"""A routine's annotated disassembly as a read-only document (PROTOCOL.md): the custom request
+`gmonlens/disassembly` (text and what each line shows), LSP 3.18's `workspace/textDocumentContent`
+for `gmonlens-disasm:` URIs (the text alone), and the command `gmonlens.showDisassembly`. The
+listing is the engine's (`gmonlens.disasm`, through `workspace.disasm_docs`)."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from lsprotocol import types
+
+from gmonlens.errors import GmonlensError
+
+from .. import reload, render
+from ..cursor import routines_under_cursor
+from ..server import GmonlensServer, safe
+from ..workspace import disasm_docs
+from ..workspace.session import FolderState, LoadedFolder
+
+DISASSEMBLY = "gmonlens/disassembly"
+SHOW_DISASSEMBLY = "gmonlens.showDisassembly"
+
+
+def _get(obj: Any, key: str, default: Any = None) -> Any:
+    if isinstance(obj, dict):
+        return obj.get(key, default)
+    return getattr(obj, key, default)
+
+
+Target = tuple[FolderState, LoadedFolder, int, str, bool]  # folder, load, routine, syntax, compact
+
+
+async def _by_uri(ls: GmonlensServer, uri: str) -> Target | None:
+    parsed = disasm_docs.parse_uri(uri)
+    if parsed is None:
+        return None
+    folder, name, address, syntax, compact = parsed
+    state = ls.folders.get(folder) or ls.folder_of(folder)
+    if state is None or (loaded := await reload.loaded_or_wait(ls, state)) is None:
+        return None
+    rid = disasm_docs.find(loaded, name, address)
+    return None if rid is None else (state, loaded, rid, syntax, compact)
+
+
+async def _target(ls: GmonlensServer, params: Any) -> Target | None:
+    """The routine asked for: a listing URI, the cursor in a source, or a name in a folder."""
+    syntax = "intel" if _get(params, "syntax") == "intel" else "att"
+    compact = _get(params, "compact") is True
+    uri = _get(params, "uri")
+    if isinstance(uri, str) and uri.startswith(disasm_docs.SCHEME + ":"):
+        return await _by_uri(ls, uri)
+    doc, position = _get(params, "textDocument"), _get(params, "position")
+    doc_uri = _get(doc, "uri")
+    if isinstance(doc_uri, str) and position is not None:
+        state = ls.folder_of(doc_uri)
+        pos = types.Position(int(_get(position, "line", 0)), int(_get(position, "character", 0)))
+        hit = await routines_under_cursor(ls, doc_uri, pos)
+        if state is None or hit is None:
+            return None
+        loaded, rids = hit
+        symbol = _get(params, "symbol")
+        chosen = [r for r in rids if loaded.profile.routines[r].name == symbol] or rids
+        return state, loaded, chosen[0], syntax, compact
+    name, folder = _get(params, "name"), _get(params, "folder")
+    if not isinstance(name, str):
+        return None
+    states = [s for s in ls.folders.values() if not isinstance(folder, str) or s.uri == folder]
+    for state in states:
+        found = await reload.loaded_or_wait(ls, state)
+        rid = disasm_docs.find(found, name, None) if found is not None else None
+        if found is not None and rid is not None:
+            return state, found, rid, syntax, compact
+    return None
+
+
+async def disassembly(ls: GmonlensServer, params: Any) -> dict[str, Any] | None:
+    target = await _target(ls, params)
+    if target is None:
+        return None
+    state, loaded, rid, syntax, compact = target
+    try:
+        doc = await asyncio.to_thread(disasm_docs.document, loaded, state.uri, rid, syntax, compact)
+        ls.listings.add(doc["uri"])
+        return doc
+    except GmonlensError as e:  # a routine without code, a binary changed under us
+        return {"error": str(e)}
+
+
+def register(server: GmonlensServer) -> None:
+    @server.feature(DISASSEMBLY)
+    @safe()
+    async def disassembly_request(ls: GmonlensServer, params: Any) -> dict[str, Any] | None:
+        return await disassembly(ls, params)
+
+    @server.feature(
+        types.WORKSPACE_TEXT_DOCUMENT_CONTENT, types.TextDocumentContentOptions(schemes=[disasm_docs.SCHEME])
+    )
+    @safe()
+    async def text_document_content(
+        ls: GmonlensServer, params: types.TextDocumentContentParams
+    ) -> types.TextDocumentContentResult:
+        doc = await disassembly(ls, {"uri": params.uri})
+        text = doc.get("text") if doc else None
+        error = (doc.get("error") if doc else None) or "no listing: no profile loaded, or no such routine"
+        return render.document_content(text, error)
+
+    @server.command(SHOW_DISASSEMBLY)
+    @safe()
+    async def show_disassembly(ls: GmonlensServer, *args: Any) -> dict[str, Any] | None:
+        """`[uri, {line, character}, symbol?]` (a lens's arguments) or `[{"name", "folder"?}]`."""
+        params: Any
+        if len(args) >= 2 and isinstance(args[0], str) and isinstance(args[1], dict):
+            params = {"textDocument": {"uri": args[0]}, "position": args[1]}
+            params["symbol"] = args[2] if len(args) > 2 else None
+        else:
+            params = args[0] if args and isinstance(args[0], dict) else {}
+        return await disassembly(ls, params)

@@ -1,0 +1,310 @@
+/**
+ * The annotated disassembly in VS Code: `gmonlens.showDisassembly` (command palette, editor context
+ * menu, a lens beside each routine's figures, the hover's link) opens the routine's listing, a
+ * read-only `gmonlens-disasm:` document whose text and figures come from `gmonlens/disassembly`.
+ * The listing gets per-instruction heat in the gutter (as line heat), the figures as inlay hints,
+ * links from call instructions to the callee's source and from source lines back to the source,
+ * cursor sync both ways (the lines of one source line are highlighted in the other editor), and it
+ * is fetched again after each reload.
+ */
+
+import * as vscode from "vscode";
+import type { LanguageClient } from "vscode-languageclient/node";
+import {
+  DISASM_SCHEME,
+  type Listing,
+  callSpan,
+  hintLabel,
+  instructionsByLevel,
+  listingLinesOf,
+  parseListing,
+  sourceOfLine,
+} from "./disasm";
+
+export const SHOW_DISASSEMBLY = "gmonlens.openDisassembly";  // the server command is gmonlens.showDisassembly
+const OPEN_LISTING = "gmonlens.openListing";
+const DISASSEMBLY = "gmonlens/disassembly";
+const RULER = ["#f2c94c99", "#f2994acc", "#eb5757", "#b00020"];
+
+export class DisasmView implements vscode.Disposable {
+  private readonly listings = new Map<string, Listing>();
+  private readonly changed = new vscode.EventEmitter<vscode.Uri>();
+  private readonly hintsChanged = new vscode.EventEmitter<void>();
+  private readonly levels: vscode.TextEditorDecorationType[];
+  private readonly cursor = vscode.window.createTextEditorDecorationType({
+    backgroundColor: new vscode.ThemeColor("editor.rangeHighlightBackground"),
+    isWholeLine: true,
+  });
+  private readonly disposables: vscode.Disposable[] = [];
+
+  constructor(
+    extensionUri: vscode.Uri,
+    private readonly client: () => LanguageClient | undefined,
+    private readonly log: (line: string) => void,
+  ) {
+    this.levels = RULER.map((color, i) =>
+      vscode.window.createTextEditorDecorationType({
+        gutterIconPath: vscode.Uri.joinPath(extensionUri, "images", `heat-${i + 1}.svg`),
+        gutterIconSize: "contain",
+        overviewRulerColor: color,
+        overviewRulerLane: vscode.OverviewRulerLane.Right,
+      }),
+    );
+    const selector: vscode.DocumentSelector = { scheme: DISASM_SCHEME };
+    this.disposables.push(
+      this.changed,
+      this.hintsChanged,
+      this.cursor,
+      ...this.levels,
+      vscode.workspace.registerTextDocumentContentProvider(DISASM_SCHEME, {
+        onDidChange: this.changed.event,
+        provideTextDocumentContent: (uri) => this.content(uri),
+      }),
+      vscode.languages.registerInlayHintsProvider(selector, {
+        onDidChangeInlayHints: this.hintsChanged.event,
+        provideInlayHints: (doc, range) => this.hints(doc, range),
+      }),
+      vscode.languages.registerDocumentLinkProvider(selector, { provideDocumentLinks: (doc) => this.links(doc) }),
+      vscode.window.onDidChangeVisibleTextEditors((editors) => editors.forEach((e) => this.paint(e))),
+      vscode.window.onDidChangeTextEditorSelection((e) => this.sync(e.textEditor)),
+      vscode.commands.registerCommand(SHOW_DISASSEMBLY, (uri?: unknown, position?: unknown, symbol?: unknown) =>
+        this.show(uri, position, symbol),
+      ),
+      vscode.commands.registerCommand(OPEN_LISTING, (uri: unknown) => this.open(String(uri))),
+    );
+  }
+
+  /** The listing of the routine at a position (default: the active editor's cursor). */
+  async show(uri?: unknown, position?: unknown, symbol?: unknown): Promise<vscode.TextEditor | undefined> {
+    const editor = vscode.window.activeTextEditor;
+    const docUri = typeof uri === "string" ? uri : uri instanceof vscode.Uri ? uri.toString() : editor?.document.uri.toString();
+    const pos =
+      position && typeof position === "object" && "line" in position
+        ? (position as { line: number; character: number })
+        : editor?.selection.active;
+    if (!docUri || !pos) {
+      void vscode.window.showInformationMessage("gmonlens: put the cursor on a routine's name first.");
+      return undefined;
+    }
+    const params: Record<string, unknown> = {
+      textDocument: { uri: docUri },
+      position: { line: pos.line, character: pos.character },
+      compact: true, // the figures are inlay hints and gutter heat here
+    };
+    if (typeof symbol === "string") {
+      params.symbol = symbol;
+    }
+    const started = Date.now();
+    const listing = await this.fetch(params);
+    this.log(`disassembly at ${docUri}:${pos.line + 1}: ${listing ? `${listing.displayName} in ${Date.now() - started} ms` : "none"}`);
+    if (!listing) {
+      void vscode.window.showInformationMessage("gmonlens: no routine with a profile at the cursor.");
+      return undefined;
+    }
+    return this.open(listing.uri);
+  }
+
+  private async open(uri: string): Promise<vscode.TextEditor | undefined> {
+    let doc: vscode.TextDocument;
+    try {
+      doc = await vscode.workspace.openTextDocument(vscode.Uri.parse(uri, true));
+    } catch (e) {
+      this.log(`cannot open ${uri}: ${e instanceof Error ? e.message : String(e)}`);
+      return undefined;
+    }
+    const editor = await vscode.window.showTextDocument(doc, { viewColumn: vscode.ViewColumn.Beside, preview: false });
+    this.paint(editor);
+    return editor;
+  }
+
+  /** A profile was (re)loaded: fetch every open listing again and repaint. */
+  async reset(): Promise<void> {
+    for (const uri of [...this.listings.keys()]) {
+      const fresh = await this.fetch({ uri });
+      if (fresh) {
+        this.changed.fire(vscode.Uri.parse(uri, true));
+      }
+    }
+    this.hintsChanged.fire();
+    vscode.window.visibleTextEditors.forEach((e) => this.paint(e));
+  }
+
+  private async fetch(params: Record<string, unknown>): Promise<Listing | undefined> {
+    const client = this.client();
+    if (!client?.isRunning()) {
+      return undefined;
+    }
+    try {
+      const result = await client.sendRequest(DISASSEMBLY, params);
+      const listing = parseListing(result);
+      if (!listing) {
+        this.log(`${DISASSEMBLY} ${JSON.stringify(params)}: ${JSON.stringify(result)?.slice(0, 300)}`);
+        const error = typeof result === "object" && result !== null ? (result as { error?: unknown }).error : undefined;
+        if (typeof error === "string") {
+          void vscode.window.showWarningMessage(`gmonlens: ${error}`);
+        }
+      }
+      if (listing) {
+        this.listings.set(listing.uri, listing);
+        this.listings.set(vscode.Uri.parse(listing.uri, true).toString(), listing);
+      }
+      return listing;
+    } catch (e) {
+      this.log(`${DISASSEMBLY} failed: ${e instanceof Error ? e.message : String(e)}`);
+      return undefined;
+    }
+  }
+
+  private async content(uri: vscode.Uri): Promise<string> {
+    const key = uri.toString();
+    const listing = this.listings.get(key) ?? (await this.fetch({ uri: key }));
+    return listing?.text ?? "gmonlens: no listing (is the profile loaded?)\n";
+  }
+
+  private listingOf(doc: vscode.TextDocument): Listing | undefined {
+    return doc.uri.scheme === DISASM_SCHEME ? this.listings.get(doc.uri.toString()) : undefined;
+  }
+
+  paint(editor: vscode.TextEditor): void {
+    const listing = this.listingOf(editor.document);
+    if (!listing) {
+      return;
+    }
+    const groups = instructionsByLevel(listing);
+    const doc = editor.document;
+    this.levels.forEach((type, i) =>
+      editor.setDecorations(
+        type,
+        groups[i]
+          .filter((x) => x.line < doc.lineCount)
+          .map((x) => ({
+            range: doc.lineAt(x.line).range,
+            hoverMessage: `${hintLabel(x)} of ${listing.displayName}'s self time (gprof's samples)`,
+          })),
+      ),
+    );
+  }
+
+  private hints(doc: vscode.TextDocument, range: vscode.Range): vscode.InlayHint[] {
+    const listing = this.listingOf(doc);
+    if (!listing) {
+      return [];
+    }
+    return listing.instructions
+      .filter((x) => x.seconds > 0 && x.line >= range.start.line && x.line <= range.end.line && x.line < doc.lineCount)
+      .map((x) => {
+        const hint = new vscode.InlayHint(doc.lineAt(x.line).range.end, hintLabel(x));
+        hint.paddingLeft = true;
+        return hint;
+      });
+  }
+
+  private links(doc: vscode.TextDocument): vscode.DocumentLink[] {
+    const listing = this.listingOf(doc);
+    if (!listing) {
+      return [];
+    }
+    const out: vscode.DocumentLink[] = [];
+    const target = (path: string, line: number) => vscode.Uri.file(path).with({ fragment: `L${Math.max(line, 1)}` });
+    for (const x of listing.instructions) {
+      if (x.line >= doc.lineCount) {
+        continue;
+      }
+      const text = doc.lineAt(x.line).text;
+      for (const c of x.calls) {
+        const span = callSpan(text, c.callee);
+        if (span && c.path) {
+          const link = new vscode.DocumentLink(new vscode.Range(x.line, span[0], x.line, span[1]), target(c.path, c.sourceLine ?? 1));
+          link.tooltip = `${c.callee}: ${c.count} calls, ~${c.seconds.toFixed(2)} s (gprof's estimate)`;
+          out.push(link);
+        }
+      }
+    }
+    for (const s of listing.sources) {
+      if (s.path && s.line < doc.lineCount) {
+        const text = doc.lineAt(s.line).text;
+        const start = text.length - text.trimStart().length;
+        const end = text.indexOf(" ", start) > 0 ? text.indexOf(" ", start) : text.length;
+        out.push(new vscode.DocumentLink(new vscode.Range(s.line, start, s.line, end), target(s.path, s.sourceLine)));
+      }
+    }
+    return out;
+  }
+
+  /** Cursor sync: highlight, in the other visible editors, the lines of the cursor's source line. */
+  private sync(editor: vscode.TextEditor): void {
+    const doc = editor.document;
+    const line = editor.selection.active.line;
+    const listing = this.listingOf(doc);
+    if (listing) {
+      const src = sourceOfLine(listing, line);
+      for (const other of vscode.window.visibleTextEditors) {
+        if (other.document.uri.scheme !== "file") {
+          continue;
+        }
+        const hit = src && other.document.uri.fsPath === src.path && src.line <= other.document.lineCount;
+        other.setDecorations(this.cursor, hit ? [other.document.lineAt(src.line - 1).range] : []);
+        if (hit) {
+          other.revealRange(other.document.lineAt(src.line - 1).range, vscode.TextEditorRevealType.InCenterIfOutsideViewport);
+        }
+      }
+      return;
+    }
+    if (doc.uri.scheme !== "file") {
+      return;
+    }
+    for (const other of vscode.window.visibleTextEditors) {
+      const shown = this.listingOf(other.document);
+      if (!shown) {
+        continue;
+      }
+      const lines = listingLinesOf(shown, doc.uri.fsPath, line + 1).filter((l) => l < other.document.lineCount);
+      other.setDecorations(this.cursor, lines.map((l) => other.document.lineAt(l).range));
+      if (lines.length) {
+        other.revealRange(other.document.lineAt(lines[0]).range, vscode.TextEditorRevealType.InCenterIfOutsideViewport);
+      }
+    }
+  }
+
+  dispose(): void {
+    this.disposables.forEach((d) => d.dispose());
+  }
+}
+
+/** The hover's link to a listing (`gmonlens-disasm:`) as a trusted command link VS Code opens. */
+export function withDisassemblyLink(hover: vscode.Hover): vscode.Hover {
+  const contents = hover.contents.map((c) => {
+    const value = typeof c === "string" ? c : c.value;
+    if (!value.includes(`](${DISASM_SCHEME}:`)) {
+      return c;
+    }
+    const text = value.replace(new RegExp(`\\]\\((${DISASM_SCHEME}:[^)\\s]+)\\)`, "g"), (_m, uri: string) => {
+      const args = encodeURIComponent(JSON.stringify([uri]));
+      return `](command:${OPEN_LISTING}?${args} "Open the annotated disassembly")`;
+    });
+    const md = new vscode.MarkdownString(text, true);
+    md.isTrusted = { enabledCommands: [OPEN_LISTING] };
+    return md;
+  });
+  return new vscode.Hover(contents, hover.range);
+}
+
+/** A "Disassembly" lens beside each server lens (same routine: the lens's arguments). */
+export function withDisassemblyLenses(lenses: vscode.CodeLens[]): vscode.CodeLens[] {
+  const out: vscode.CodeLens[] = [];
+  for (const lens of lenses) {
+    out.push(lens);
+    const args = lens.command?.arguments;
+    if (lens.command && Array.isArray(args) && args.length >= 2) {
+      out.push(
+        new vscode.CodeLens(lens.range, {
+          title: "$(chip) disassembly",
+          command: SHOW_DISASSEMBLY,
+          arguments: args,
+          tooltip: "The routine's instructions with gprof's samples and calls",
+        }),
+      );
+    }
+  }
+  return out;
+}

@@ -533,6 +533,11 @@ def configuration(section: str, scope_uris: Sequence[str]) -> types.Configuratio
     return types.ConfigurationParams(items=items)
 
 
+def text_document_content_options(schemes: list[str]) -> types.TextDocumentContentOptions:
+    """The options of LSP 3.18's workspace/textDocumentContent: the URI schemes served."""
+    return types.TextDocumentContentOptions(schemes=schemes)
+
+
 def inlay_hint_options() -> types.InlayHintOptions:
     return types.InlayHintOptions(resolve_provider=False)
 

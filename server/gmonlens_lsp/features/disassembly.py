@@ -54,7 +54,7 @@ async def _target(ls: GmonlensServer, params: Any) -> Target | None:
     doc_uri = _get(doc, "uri")
     if isinstance(doc_uri, str) and position is not None:
         state = ls.folder_of(doc_uri)
-        pos = types.Position(int(_get(position, "line", 0)), int(_get(position, "character", 0)))
+        pos = render.position(int(_get(position, "line", 0)), int(_get(position, "character", 0)))
         hit = await routines_under_cursor(ls, doc_uri, pos)
         if state is None or hit is None:
             return None
@@ -94,7 +94,7 @@ def register(server: GmonlensServer) -> None:
         return await disassembly(ls, params)
 
     @server.feature(
-        types.WORKSPACE_TEXT_DOCUMENT_CONTENT, types.TextDocumentContentOptions(schemes=[disasm_docs.SCHEME])
+        types.WORKSPACE_TEXT_DOCUMENT_CONTENT, render.text_document_content_options([disasm_docs.SCHEME])
     )
     @safe()
     async def text_document_content(

@@ -67,6 +67,20 @@ def _tally(symtab: SymbolTable, gmon: GmonData, tables: Tables) -> tuple[list[_A
     return arcs, ncalls, dropped
 
 
+def _arc_records(arcs: list[_Arc]) -> tuple[Arc, ...]:
+    """The tallied arcs as `Arc` records, in creation order. Each tally arc's call-site dict is
+    emptied once its record holds the sites, so the two never coexist for the whole graph (the
+    peak of a report's memory on a large program)."""
+    out = []
+    for a in arcs:
+        out.append(Arc(a.parent, a.child, a.count, a.time, a.ctime, a.static, tuple(a.sites.items())))
+        a.sites = _NO_SITES
+    return tuple(out)
+
+
+_NO_SITES: dict[int, int] = {}
+
+
 @dataclass(frozen=True, slots=True)
 class _Graph:
     """§5: the tallied arcs (creation order) and each routine's arcs, children and parents in
@@ -458,9 +472,7 @@ def compute_profile(
         )
     return Profile(
         routines=_routines(symtab, display_names, in_flat, time, g, cy, fr, t, index),
-        arcs=tuple(
-            Arc(a.parent, a.child, a.count, a.time, a.ctime, a.static, tuple(a.sites.items())) for a in g.arcs
-        ),
+        arcs=_arc_records(g.arcs),
         cycles=_cycle_records(g, cy, fr, t, index),
         graph_order=tuple(GraphEntry(e, 0) if e < n else GraphEntry(-1, e - n + 1) for e in graph),
         parents=parents_order,

@@ -254,6 +254,17 @@ class DwarfIndex:
                     return decl
         return None
 
+    def pending_bytes(self, address: int) -> int:
+        """Bytes of `.debug_info` that `decl_at(address)` would still decode (0 when the units
+        covering `address` are decoded): a caller in a hurry can tell a cheap lookup from one that
+        walks a unit of tens of thousands of entries."""
+        total = 0
+        for offset in self._units_at(address):
+            if offset not in self._decls:
+                cu = self._cu(offset)
+                total += int(cu.size) if cu is not None else 0
+        return total
+
     def decl_named(self, names: tuple[str, ...], address: int) -> SourceDecl | None:
         """A subprogram without code named one of `names` (DW_AT_linkage_name, else DW_AT_name),
         for a routine at `address` that no DIE with code covers (gcc's identical-code folding

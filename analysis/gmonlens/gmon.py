@@ -36,12 +36,14 @@ class GmonFile:
     version: int = 0  # the GNU header's version (BSD files: 0), as -i reports it
 
 
-def _counts(raw: bytes, little_endian: bool) -> tuple[int, ...]:
+def _counts(raw: bytes, little_endian: bool) -> array[int]:
+    """A histogram's bins as 16-bit counts in the machine's order (2 bytes a bin, not a Python
+    tuple's 8: a large program's profile is millions of bins)."""
     a = array("H")
     a.frombytes(raw)
     if little_endian != (sys.byteorder == "little"):
         a.byteswap()
-    return tuple(a)
+    return a
 
 
 class _Reader:
@@ -265,7 +267,7 @@ def accumulate(files: Sequence[GmonFile]) -> GmonData:
     merged = tuple(
         h
         if s is None
-        else HistogramRecord(h.low_pc, h.high_pc, tuple(s), h.prof_rate, h.dimension, h.dimension_abbrev)
+        else HistogramRecord(h.low_pc, h.high_pc, array("Q", s), h.prof_rate, h.dimension, h.dimension_abbrev)
         for h, s in zip(hists, sums, strict=True)
     )
     return GmonData(merged, tuple(arcs), hz, dimen, abbrev, has_hist, has_cg, bb, last_header)

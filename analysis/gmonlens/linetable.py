@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from array import array
 from bisect import bisect_right
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -26,7 +27,9 @@ class LineTable:
     """
 
     starts: tuple[int, ...]  # first address of each sequence, ascending
-    sequences: tuple[tuple[list[int], list[int], list[int]], ...]  # (addresses, file ids, lines)
+    # (addresses, file ids, lines): machine arrays (u64, u32, i64: 20 bytes a row, where lists of
+    # ints take about 80; a large program has millions of rows), lists where a value does not fit
+    sequences: tuple[tuple[Sequence[int], Sequence[int], Sequence[int]], ...]
     files: tuple[str, ...]
 
     def lookup(self, address: int) -> tuple[str, int] | None:
@@ -87,14 +90,13 @@ class LineTable:
         ok(isinstance(starts, tuple) and isinstance(plain, tuple) and isinstance(files, tuple))
         ok(set(map(type, files)) <= {str} and set(map(type, plain)) <= {tuple})
         ok(set(map(type, starts)) <= {int} and len(starts) == len(plain) and list(starts) == sorted(starts))
-        seqs: list[tuple[list[int], list[int], list[int]]] = []
+        seqs: list[tuple[Sequence[int], Sequence[int], Sequence[int]]] = []
         for seq, start in zip(plain, starts, strict=True):
             ok(len(seq) == 3 and set(map(type, seq)) <= {bytes})
-            cols = array("Q"), array("I"), array("q")
-            for col, raw in zip(cols, seq, strict=True):
+            addrs, fids, lines = array("Q"), array("I"), array("q")
+            for col, raw in zip((addrs, fids, lines), seq, strict=True):
                 ok(len(raw) % col.itemsize == 0)
                 col.frombytes(raw)
-            addrs, fids, lines = (c.tolist() for c in cols)
             ok(0 < len(addrs) == len(fids) == len(lines) and addrs[0] == start and max(fids) < len(files))
             seqs.append((addrs, fids, lines))
         return cls(starts, tuple(seqs), files)
@@ -117,7 +119,7 @@ class LineTable:
 
         files: list[str] = []
         file_ids: dict[str, int] = {}
-        seqs: list[tuple[list[int], list[int], list[int]]] = []
+        seqs: list[tuple[Sequence[int], Sequence[int], Sequence[int]]] = []
         for prog, names, base, data, budget in programs(path, elf):
             local: dict[int, int] = {}
             default_file = 0 if bfd and base == 0 else 1
@@ -134,11 +136,21 @@ class LineTable:
                             files.append(name)
                         local[f] = fid
                     fids.append(fid)
-                seqs.append((addrs, fids, lines))
+                seqs.append(_compact(addrs, fids, lines))
         if bfd:
             seqs = _first_units_only(seqs)
         seqs.sort(key=lambda q: q[0][0])
         return cls(tuple(q[0][0] for q in seqs), tuple(seqs), tuple(files))
+
+
+def _compact(
+    addrs: list[int], fids: list[int], lines: list[int]
+) -> tuple[Sequence[int], Sequence[int], Sequence[int]]:
+    """One sequence's columns as machine arrays (the lists as given when a value does not fit)."""
+    try:
+        return array("Q", addrs), array("I", fids), array("q", lines)
+    except OverflowError:
+        return addrs, fids, lines
 
 
 def lines_at(
@@ -211,10 +223,10 @@ def _claimed_by_earlier_unit(unit_spans: list[tuple[int, int, int]], giver: dict
 
 
 def _first_units_only(
-    seqs: list[tuple[list[int], list[int], list[int]]],
-) -> list[tuple[list[int], list[int], list[int]]]:
+    seqs: list[tuple[Sequence[int], Sequence[int], Sequence[int]]],
+) -> list[tuple[Sequence[int], Sequence[int], Sequence[int]]]:
     """Sequences (in unit order) without those that start inside an earlier-kept one."""
-    kept: list[tuple[list[int], list[int], list[int]]] = []
+    kept: list[tuple[Sequence[int], Sequence[int], Sequence[int]]] = []
     covered: list[tuple[int, int]] = []
     for q in seqs:
         lo, hi = q[0][0], q[0][-1]

@@ -8,6 +8,7 @@ file. Routine ids are positions in the address-sorted symbol table.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 
@@ -47,11 +48,12 @@ class Symbol:
 
 @dataclass(frozen=True, slots=True)
 class HistogramRecord:
-    """One time histogram: `counts[i]` samples in bin i of [low_pc, high_pc)."""
+    """One time histogram: `counts[i]` samples in bin i of [low_pc, high_pc) (an `array` of
+    unsigned counts as read, or summed over several profiles)."""
 
     low_pc: int
     high_pc: int
-    counts: tuple[int, ...]
+    counts: Sequence[int]
     prof_rate: int
     dimension: str = "seconds"
     dimension_abbrev: str = "s"

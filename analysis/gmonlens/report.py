@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Iterable, Iterator
 
 from .model import Arc, Cycle, Profile, Routine
 
@@ -35,28 +36,37 @@ _PREFIXES = (
 
 def render_text(profile: Profile, opts: ReportOptions) -> str:
     """The brief report: flat profile, call graph and index as selected."""
-    parts: list[str] = []
+    return "".join(render_chunks(profile, opts))
+
+
+def render_chunks(profile: Profile, opts: ReportOptions) -> Iterator[str]:
+    """`render_text`'s text in pieces, in order (each section computed when reached; the call
+    graph an entry at a time), for writing a large report without holding it whole."""
+    sections: list[Callable[[], Iterable[str]]] = []
     if opts.traditional:  # -T: graph, flat, index in the BSD layout
         from .report_bsd import flat_profile_bsd, index_bsd
 
         if opts.graph:
-            parts.append(call_graph(profile, opts))
+            sections.append(lambda: call_graph_chunks(profile, opts))
         if opts.flat:
-            parts.append(flat_profile_bsd(profile, opts))
+            sections.append(lambda: (flat_profile_bsd(profile, opts),))
         if opts.graph:
-            parts.append(index_bsd(profile, opts))
+            sections.append(lambda: (index_bsd(profile, opts),))
     else:
         if opts.flat:
-            parts.append(flat_profile(profile, opts))
+            sections.append(lambda: (flat_profile(profile, opts),))
         if opts.graph:
-            parts.append(call_graph(profile, opts))
-            parts.append(index_by_name(profile, opts))
+            sections.append(lambda: call_graph_chunks(profile, opts))
+            sections.append(lambda: (index_by_name(profile, opts),))
     if opts.exec_counts:
         from .execcounts import exec_counts, selected
 
         chosen = selected(profile, opts.exec_include, opts.exec_exclude)
-        parts.append(exec_counts(profile, chosen, opts.zero))
-    return "\f\n".join(parts)
+        sections.append(lambda: (exec_counts(profile, chosen, opts.zero),))
+    for i, section in enumerate(sections):
+        if i:
+            yield "\f\n"
+        yield from section()
 
 
 def call_unit(p: Profile, order: list[Routine]) -> tuple[str, float]:
@@ -229,6 +239,12 @@ def _routine_entry(p: Profile, r: Routine, opts: ReportOptions, print_ticks: flo
 
 def call_graph(p: Profile, opts: ReportOptions) -> str:
     """§9.3: the call graph: granularity line, header, an entry per printed routine and cycle."""
+    return "".join(call_graph_chunks(p, opts))
+
+
+def call_graph_chunks(p: Profile, opts: ReportOptions) -> Iterator[str]:
+    """`call_graph`'s text in pieces (the heading, then one piece per entry with its separator),
+    so that a large graph can be written without being held whole."""
     print_ticks = p.print_ticks
     out = [] if opts.traditional else ["\t\t\tCall graph\n\n"]
     gran = "\ngranularity: each sample hit covers %d byte(s)" % (int(p.scale) * 2)
@@ -241,6 +257,7 @@ def call_graph(p: Profile, opts: ReportOptions) -> str:
     out.append(
         GRAPH_HEADER_BSD if opts.traditional else "index % time    self  children    called     name\n"
     )
+    yield "".join(out)
     sep = "\n" + DASHES + "\n" if opts.traditional else DASHES
     for entry in p.graph_order:
         if entry.routine < 0:
@@ -248,9 +265,8 @@ def call_graph(p: Profile, opts: ReportOptions) -> str:
         else:
             lines = _routine_entry(p, p.routines[entry.routine], opts, print_ticks)
         if lines:
-            out += lines
-            out.append(sep)
-    return "".join(out)
+            lines.append(sep)
+            yield "".join(lines)
 
 
 def index_by_name(p: Profile, opts: ReportOptions) -> str:

@@ -115,6 +115,12 @@ def places_of(loaded: LoadedFolder, rids: Iterable[int]) -> dict[int, Place | No
     return {rid: loaded.index.place(rid) for rid in rids}
 
 
+def link_places_of(loaded: LoadedFolder, rids: Iterable[int]) -> dict[int, Place | None]:
+    """Routine id -> where a link to it points (`SourceIndex.link_place`: no large compilation
+    unit decoded within the request)."""
+    return {rid: loaded.index.link_place(rid) for rid in rids}
+
+
 def lines_in(sites: Sequence[tuple[str, int]], path: str) -> list[int]:
     """The 1-based lines of the call `sites` (file, line) that lie in the file `path` (links
     resolved)."""

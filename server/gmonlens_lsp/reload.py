@@ -220,15 +220,25 @@ def _apply(ls: GmonlensServer, state: FolderState, outcome: LoadOutcome) -> None
         warn_once(ls, state, outcome.choice)
         message += f" ({outcome.choice})"
     send_status(ls, state, "loaded", message)
+    # the figures' certainty (hover, call hierarchy, graph) is whole-program work (0.6 s CPU on
+    # 25,000 routines): begun now in a thread, so that the first hover finds it done or under way
+    ls.spawn(_certainty(lo))
     if replaced:
         ls.spawn(refresh_listings(ls, state.uri))
     ls.spawn(_finish(ls, state, lo))
 
 
+async def _certainty(loaded: Any) -> None:
+    """Compute `loaded.certainty` in a thread (a request that needs it meanwhile waits for this
+    computation instead of starting its own: functools.cached_property)."""
+    try:
+        await asyncio.to_thread(getattr, loaded, "certainty")
+    except Exception:  # a bug costs the certainty figures only; the request that asks says why
+        log.exception("certainty failed")
+
+
 async def _finish(ls: GmonlensServer, state: FolderState, loaded: LoadedFolder) -> None:
     await asyncio.sleep(0.5)  # let the first requests go first
-    # the hover's certainty figures (O(arcs): ~0.7 s on 70,000 arcs), ready before the first hover
-    await asyncio.to_thread(getattr, loaded, "certainty")
     # line heat once per load, in a thread once no lens is being computed and requests pause (it
     # holds the GIL for 0.1-0.3 s on SQLite; during the first lenses' DWARF decoding it slowed them
     # by a second or more), while the warm-up subprocess runs: ready long before the warm-up ends

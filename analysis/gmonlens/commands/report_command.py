@@ -52,6 +52,11 @@ def run_report(args: ReportArgs) -> int:
         json.dump(_json_doc(args, loaded, objmap), sys.stdout, indent=1)
         sys.stdout.write("\n")
         return 0
+    if not (info or args.annotate or args.function_ordering or objmap is not None):
+        from gmonlens.report import render_chunks
+
+        _write_chunks(render_chunks(loaded.profile, args.report_options(loaded.profile)))  # never held whole
+        return 0
     out = _text(args, loaded, objmap, info)
     sys.stdout.buffer.write(out.encode("utf-8", "surrogateescape"))  # source bytes as read
     sys.stdout.flush()
@@ -108,6 +113,21 @@ def _text(args: ReportArgs, loaded: Loaded, objmap: ObjectMap | None, info: str)
 
         out += file_ordering(profile, objmap, loaded.file_symbols)
     return out
+
+
+def _write_chunks(chunks: Iterable[str]) -> None:
+    """Write the report's pieces to stdout as bytes (source bytes as read), a megabyte at a time."""
+    out = sys.stdout.buffer
+    batch: list[str] = []
+    size = 0
+    for chunk in chunks:
+        batch.append(chunk)
+        size += len(chunk)
+        if size >= 1 << 20:
+            out.write("".join(batch).encode("utf-8", "surrogateescape"))
+            batch, size = [], 0
+    out.write("".join(batch).encode("utf-8", "surrogateescape"))
+    out.flush()
 
 
 def _annotated(args: ReportArgs, symtab: Sequence[ElfSymbol], profile: Profile) -> str | None:

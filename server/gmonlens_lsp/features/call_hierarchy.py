@@ -38,9 +38,10 @@ def _routine(ls: GmonlensServer, item: types.CallHierarchyItem) -> tuple[LoadedF
     return None
 
 
-def _item(loaded: LoadedFolder, rid: int) -> types.CallHierarchyItem:
-    """Routine `rid` as an item (its place and declaration line read here: call off the loop)."""
-    place = loaded.index.place(rid)
+def _item(loaded: LoadedFolder, rid: int, linked: bool = False) -> types.CallHierarchyItem:
+    """Routine `rid` as an item (its place and declaration line read here: call off the loop);
+    `linked`: another routine's caller or callee, placed as a link is (`SourceIndex.link_place`)."""
+    place = loaded.index.link_place(rid) if linked else loaded.index.place(rid)
     return render.call_item(loaded.profile, rid, place, place_text(place), loaded.binary, loaded.generation)
 
 
@@ -49,7 +50,7 @@ def _incoming(loaded: LoadedFolder, rid: int) -> list[types.CallHierarchyIncomin
     out = []
     for pos in reversed(p.parents[rid]):  # gprof lists the biggest caller last
         arc = p.arcs[pos]
-        item = _item(loaded, arc.parent)
+        item = _item(loaded, arc.parent, linked=True)
         lines = lines_in(index.call_site_lines(arc), uris.to_fs_path(item.uri) or "")
         out.append(render.incoming(item, arc, lines, p, loaded.certainty.estimated_arc(p, pos)))
     return out
@@ -63,7 +64,7 @@ def _outgoing(
     out = []
     for pos in p.children[rid]:
         arc = p.arcs[pos]
-        item = _item(loaded, arc.child)
+        item = _item(loaded, arc.child, linked=True)
         lines = lines_in(index.call_site_lines(arc), caller_path)
         estimated = loaded.certainty.estimated_arc(p, pos)
         out.append(render.outgoing(item, arc, lines, caller.selection_range, p, estimated))

@@ -8,7 +8,7 @@ import asyncio
 from lsprotocol import types
 
 from .. import render
-from ..cursor import places_of, routines_under_cursor, word_at
+from ..cursor import link_places_of, routines_under_cursor, word_at
 from ..server import GmonlensServer, safe
 from ..workspace import disasm_docs
 from ..workspace.session import LoadedFolder
@@ -26,7 +26,7 @@ async def inlined_parts(ls: GmonlensServer, uri: str, position: types.Position) 
 def _inlined(loaded: LoadedFolder, word: str) -> list[str]:
     out = []
     for name, copies in loaded.heat.inlined_named(word):
-        places = places_of(loaded, (rid for rid, _ticks in copies.callers))
+        places = link_places_of(loaded, (rid for rid, _ticks in copies.callers))
         out.append(render.inlined_markdown(name, copies, loaded.profile, places))
     return out
 
@@ -35,7 +35,7 @@ MAX_INSTANCES = 5  # call-graph entries shown in full when a line declares sever
 
 
 def _entry(loaded: LoadedFolder, rid: int, folder: str | None = None) -> str:
-    places = places_of(loaded, render.neighbours(loaded.profile, rid))
+    places = link_places_of(loaded, render.neighbours(loaded.profile, rid))
     text = render.hover_markdown(loaded.profile, places, rid, loaded.certainty)
     if folder is not None:  # its instructions, with samples and calls
         text += "\n\n" + render.disassembly_link(disasm_docs.doc_uri(folder, loaded.profile.routines[rid]))

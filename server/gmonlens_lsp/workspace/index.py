@@ -33,6 +33,11 @@ from .srcnames import source_name
 
 log = logging.getLogger("gmonlens")
 T = TypeVar("T")
+# A link (hover, call hierarchy) decodes the DWARF of its routine's unit within the request only
+# up to this many bytes of .debug_info (pyelftools: about 3 us a byte, so some 0.1 s; a unit of a
+# hundred functions is 10 KB; the main.c of bench/scale_bench.py, which declares every routine,
+# is 175 KB at 25,000 routines and 0.5 s).
+LINK_DECODE_BYTES = 32 * 1024
 
 
 class LineLookup(Protocol):
@@ -149,6 +154,27 @@ class SourceIndex:
                 result = Place(path, ok, at[1], 0, source_name("", r.display_name))
             self._places[rid] = result
             return result
+
+    def link_place(self, rid: int) -> Place | None:
+        """Where a link to routine `rid` from another routine's figures (a hover's callers and
+        callees, the call hierarchy's) points, cheaply enough for a request: `place(rid)` when it
+        is known or its compilation unit is small (LINK_DECODE_BYTES) or already decoded;
+        otherwise the line table's line of the routine's entry (the unit, e.g. a `main.c` that
+        declares 100,000 functions, is decoded by the warm-up or a later lookup, and `place`
+        answers from then on)."""
+        with self._lock:
+            if rid in self._places:
+                return self._places[rid]
+            r = self.profile.routines[rid]
+            dwarf = self._dwarf
+            pending = self._guard(lambda: dwarf.pending_bytes(r.address)) if dwarf is not None else 0
+            if not pending or pending <= LINK_DECODE_BYTES:
+                return self.place(rid)
+            at = self._line_of(r)
+            if at is None:
+                return self.place(rid)
+            path, ok = self._resolve(at[0])
+            return Place(path, ok, at[1], 0, source_name("", r.display_name))
 
     def _line_of(self, r: Routine) -> tuple[str, int] | None:
         """The line table's (file, line) of the routine's entry, as gprof -l has it: the engine's

@@ -51,9 +51,13 @@ def _strip_cycle(name: str) -> str:
 
 
 def graph_arcs(text: str) -> dict[str, dict[str, int]]:
-    """caller -> callee -> count from gprof's call graph (`-q`): the lines below each primary line."""
-    out: dict[str, dict[str, int]] = {}
+    """caller -> callee -> count from gprof's call graph (`-q`): the lines below each primary line,
+    and for a caller gprof gives no entry of its own (never called and never sampled: a static
+    initializer, a routine run through pthread_once) the lines naming it above its callees'."""
+    children: dict[str, dict[str, int]] = {}
+    parents: dict[str, dict[str, int]] = {}
     current: str | None = None
+    above: list[tuple[str, int]] = []
     in_graph = False
     for line in text.splitlines():
         if line.startswith("index % time"):
@@ -64,20 +68,25 @@ def graph_arcs(text: str) -> dict[str, dict[str, int]]:
         if line.startswith("Index by function name"):
             break
         if line.startswith("-----"):
-            current = None
+            current, above = None, []
             continue
         if PRIMARY.match(line):
             m = re.match(r"^\[\d+\]\s+\S+\s+\S+\s+\S+\s+(?:[\d+]+\s+)?(.*?) \[\d+\]$", line)
             assert m, line
             current = _strip_cycle(m[1])
-            out.setdefault(current, {})
+            children.setdefault(current, {})
+            for caller, count in above:
+                parents.setdefault(caller, {})[current] = parents.get(caller, {}).get(current, 0) + count
+            continue
+        m = CHILD.match(line)
+        if not m or m[2].endswith("as a whole>") or m[2] == "<spontaneous>":
             continue
         if current is not None:
-            m = CHILD.match(line)
-            if m and not m[2].endswith("as a whole>"):
-                callee = _strip_cycle(m[2])
-                out[current][callee] = out[current].get(callee, 0) + int(m[1])
-    return out
+            callee = _strip_cycle(m[2])
+            children[current][callee] = children[current].get(callee, 0) + int(m[1])
+        else:
+            above.append((_strip_cycle(m[2]), int(m[1])))
+    return {**{k: v for k, v in parents.items() if k not in children}, **children}
 
 
 def run_json(gmonlens: str, args: Sequence[str], env: dict[str, str] | None = None) -> Any:

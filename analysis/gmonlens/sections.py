@@ -236,6 +236,8 @@ class ElfFile:
         return data
 
     def _pread(self, offset: int, length: int) -> bytes:
+        if not (0 <= offset < 1 << 63 and 0 <= length < 1 << 62):  # a header's claim past any file
+            raise ElfError(self.path, f"malformed ELF file (a read of {length} bytes at offset {offset})")
         try:
             return os.pread(self._fh.fileno(), length, offset)
         except OSError as e:

@@ -2,7 +2,8 @@
  * The "gmonlens" settings: typed, validated, with variables resolved. Pure: no `vscode` import.
  *
  * Server settings (sent in initializationOptions and answered to workspace/configuration, camelCase):
- * binary, profiles, staticCallGraph, sourceMap, lensTitle, baseline, lineHeatMinPercent, lineHeatLabel.
+ * binary, profiles, staticCallGraph, sourceMap, lensTitle, baseline, lineHeatMinPercent, lineHeatLabel,
+ * clones.
  * Only the keys a person actually set are sent,
  * so a folder's gmonlens.yaml still applies to the keys left unset.
  * Client-only settings: interpreter, serverCommand, trace.server; showLineHeat (the view: heatview.ts).
@@ -20,6 +21,8 @@ export interface ServerSettings {
   baseline?: { profiles: string[]; binary?: string };
   lineHeatMinPercent?: number;
   lineHeatLabel?: string;
+  /** "gprof" (clones folded as gprof folds them) or "apart" (each under its own name). */
+  clones?: "gprof" | "apart";
 }
 
 export interface ClientSettings {
@@ -38,6 +41,7 @@ export const SERVER_KEYS = [
   "baseline",
   "lineHeatMinPercent",
   "lineHeatLabel",
+  "clones",
 ] as const;
 export type ServerKey = (typeof SERVER_KEYS)[number];
 
@@ -170,6 +174,13 @@ export function serverSettings(
         }
         break;
       }
+      case "clones":
+        if (v === "gprof" || v === "apart") {
+          settings.clones = v;
+        } else {
+          bad(key, '"gprof" or "apart"');
+        }
+        break;
       case "lineHeatMinPercent":
         if (typeof v === "number" && Number.isFinite(v) && v >= 0 && v <= 100) {
           settings.lineHeatMinPercent = v;

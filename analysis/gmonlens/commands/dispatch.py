@@ -30,8 +30,8 @@ report  prints what `gprof -b` prints for the same options (defaults: a.out gmon
         --json, --fail-over PERCENT (exit 3), --threshold Z, --normalize.
 export  writes the profile for callgrind_annotate/KCachegrind, go tool pprof or Graphviz
         (README, "gmonlens export"); also --source-map FROM=TO, --node-thres/--edge-thres PCT (dot).
-disasm  a routine's instructions with gprof's figures (README, "gmonlens disasm"); --syntax att|intel,
-        --json, --color, --source-map FROM=TO; gprof's analysis options as in report.
+disasm  a routine's instructions with gprof's figures (README, "gmonlens disasm");
+        --syntax att|intel, --json, --color, --source-map FROM=TO; gprof's analysis options apply.
 serve   the language server, speaking LSP on stdin/stdout.
 mcp     a Model Context Protocol server (stdio) for coding agents: the profile's figures as tools
         (README, "gmonlens mcp"); finds the program and profiles in DIR (default: .) or takes them.

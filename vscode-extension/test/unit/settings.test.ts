@@ -142,4 +142,10 @@ describe("line heat settings", () => {
       assert.match(r.problems[0], /gmonlens.lineHeatMinPercent: expected a number from 0 to 100/);
     }
   });
+  test("clones: gprof or apart, anything else reported", () => {
+    assert.deepEqual(serverSettings({ clones: set("apart") }, ctx).settings, { clones: "apart" });
+    const r = serverSettings({ clones: set("separately") }, ctx);
+    assert.deepEqual(r.settings, {});
+    assert.match(r.problems[0], /gmonlens.clones: expected "gprof" or "apart"/);
+  });
 });

@@ -19,6 +19,7 @@ import struct
 from collections.abc import Callable, Iterator, Mapping
 
 from .budget import Budget
+from .lineprogram import sleb, uleb
 from .sections import ElfFile
 
 SECTIONS = (
@@ -68,24 +69,10 @@ class _Reader:
         self.e = "<" if little else ">"
 
     def uleb(self, pos: int) -> tuple[int, int]:
-        data, result, shift = self.data, 0, 0
-        while True:
-            b = data[pos]
-            pos += 1
-            result |= (b & 0x7F) << shift
-            if b < 0x80:
-                return result, pos
-            shift += 7
+        return uleb(self.data, pos)
 
     def sleb(self, pos: int) -> tuple[int, int]:
-        data, result, shift = self.data, 0, 0
-        while True:
-            b = data[pos]
-            pos += 1
-            result |= (b & 0x7F) << shift
-            shift += 7
-            if b < 0x80:
-                return (result - (1 << shift) if b & 0x40 else result), pos
+        return sleb(self.data, pos)
 
     def uint(self, pos: int, size: int) -> int:
         if size == 3:

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from gmonlens.errors import GmonlensError, UsageError
 
-from .gprof_args import ReportArgs, parse_report_args
+from .gprof_args import ReportArgs, parse_report_args, take_own_options
 
 USAGE = """usage: gmonlens disasm [options] SYMSPEC [BINARY [PROFILE...]]
 
@@ -48,23 +48,8 @@ class DisasmArgs:
 
 def _take(argv: Sequence[str]) -> tuple[DisasmArgs, list[str]]:
     d = DisasmArgs()
-    rest: list[str] = []
-    i = 0
-    while i < len(argv):
-        a = argv[i]
-        i += 1
-        if a == "--":
-            rest.extend(argv[i - 1 :])
-            break
-        name, eq, val = a.partition("=") if a.startswith("--") else (a, "", "")
-        if name not in ("--syntax", "--color", "--colour", "--source-map"):
-            rest.append(a)
-            continue
-        if not eq:
-            if i >= len(argv):
-                raise UsageError(None, f"option '{name}' requires an argument")
-            val = argv[i]
-            i += 1
+    own, rest = take_own_options(argv, ("--syntax", "--color", "--colour", "--source-map"))
+    for name, val in own:
         if name == "--syntax":
             if val not in ("att", "intel"):
                 raise UsageError(None, f"--syntax: att or intel, not '{val}'")

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from gmonlens.errors import GmonlensError, UsageError
 from gmonlens.flame import MAX_FRAMES, MIN_FRACTION
 
-from .gprof_args import ReportArgs, parse_report_args
+from .gprof_args import ReportArgs, parse_report_args, take_own_options
 
 if TYPE_CHECKING:
     from gmonlens.loader import Loaded
@@ -63,26 +63,9 @@ def _percent(opt: str, val: str) -> float:
 def parse_export_args(argv: Sequence[str]) -> ExportArgs:
     """Take the export options out of argv; the rest is gprof's command line."""
     e = ExportArgs()
-    rest: list[str] = []
-    i = 0
-    while i < len(argv):
-        a = argv[i]
-        i += 1
-        if a == "--":
-            rest.extend(argv[i - 1 :])
-            break
-        name, eq, val = a.partition("=") if a.startswith("--") else (a, "", "")
-        if a.startswith("-o") and len(a) > 2:
-            name, eq, val = "-o", "=", a[2:]
-        key = _VALUED.get(name)
-        if key is None:
-            rest.append(a)
-            continue
-        if not eq:
-            if i >= len(argv):
-                raise UsageError(None, f"option '{name}' requires an argument")
-            val = argv[i]
-            i += 1
+    own, rest = take_own_options(argv, _VALUED, attached="-o")
+    for name, val in own:
+        key = _VALUED[name]
         if key == "format":
             if val not in FORMATS:
                 raise UsageError(None, f"unknown format '{val}' (choose from {', '.join(FORMATS)})")

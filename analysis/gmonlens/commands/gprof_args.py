@@ -3,7 +3,7 @@ option means (`ReportArgs`, by gprof's rules), scanned by GNU getopt's rules (`g
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 
 from gmonlens.errors import UsageError
@@ -439,3 +439,33 @@ def parse_report_args(argv: Sequence[str]) -> ReportArgs:
     lists = {k: tuple(v) for k, v in p.lists.items()}
     r.analysis = AnalysisOptions(**p.analysis, **lists)  # type: ignore[arg-type]
     return r
+
+
+def take_own_options(
+    argv: Sequence[str], names: Collection[str], attached: str | None = None
+) -> tuple[list[tuple[str, str]], list[str]]:
+    """A command's own valued options taken out of its command line, before `parse_report_args`
+    reads the rest: ([(name, value)] in order, the rest). `--name=value` and `--name value` are
+    taken; `attached` (e.g. "-o") also as `-oVALUE`; from a `--` on everything is the rest."""
+    own: list[tuple[str, str]] = []
+    rest: list[str] = []
+    i = 0
+    while i < len(argv):
+        a = argv[i]
+        i += 1
+        if a == "--":
+            rest.extend(argv[i - 1 :])
+            break
+        name, eq, val = a.partition("=") if a.startswith("--") else (a, "", "")
+        if attached is not None and a.startswith(attached) and len(a) > len(attached):
+            name, eq, val = attached, "=", a[len(attached) :]
+        if name not in names:
+            rest.append(a)
+            continue
+        if not eq:
+            if i >= len(argv):
+                raise UsageError(None, f"option '{name}' requires an argument")
+            val = argv[i]
+            i += 1
+        own.append((name, val))
+    return own, rest

@@ -38,6 +38,7 @@ from .dwarfdecl import (
     join_path,
     subprograms,
 )
+from .dwarfread import DieReader, Unsupported
 from .elfdwarf import dwarf_info
 from .errors import ElfError, one_line
 from .sections import ElfFile
@@ -64,6 +65,8 @@ class DwarfIndex:
         self._decls: dict[int, tuple[SourceDecl, ...]] = {}
         self._files: dict[int, list[str]] = {}
         self._unit_ranges: list[tuple[int, int, int]] | None = None  # (low, high, unit offset)
+        self._reader: DieReader | None = None
+        self._reader_tried = False
 
     def opened_file(self) -> ElfFile | None:
         """The already open file this index reads through (`Program.elf`), or None: readers of
@@ -94,6 +97,23 @@ class DwarfIndex:
         except Exception as exc:  # pyelftools raises many types on malformed input
             raise ElfError(self.path, f"cannot read DWARF: {one_line(exc)}") from exc
         return self._dwarf
+
+    def _fast(self) -> DieReader | None:
+        """The own reader (`dwarfread`), None when the file has no `.debug_info` or one it does
+        not read (pyelftools reads it then); raises ElfError."""
+        if not self._reader_tried:
+            self._reader_tried = True
+            try:
+                if self._elf is not None:
+                    self._reader = DieReader(self._elf())
+                else:
+                    with ElfFile(self.path) as elf:
+                        self._reader = DieReader(elf)
+            except Unsupported:
+                self._reader = None
+            except MemoryError:
+                raise ElfError(self.path, "cannot read DWARF: out of memory") from None
+        return self._reader
 
     def cu(self, offset: int) -> Any:
         """The pyelftools CU at `offset` (None without DWARF)."""
@@ -183,13 +203,23 @@ class DwarfIndex:
 
     @property
     def has_debug_info(self) -> bool:
-        return bool(self._units) if self._units is not None else self._open() is not None
+        if self._units is not None:
+            return bool(self._units)
+        return self._fast() is not None or self._open() is not None
 
     # ---- units ---------------------------------------------------------------------------------
 
     def units(self) -> tuple[UnitInfo, ...]:
         """Every compilation unit, reading only unit and line-program headers."""
         if self._units is None:
+            fast = self._fast()
+            if fast is not None:
+                try:
+                    self._units = tuple(fast.unit_info(o, self._fast_files(fast, o)) for o in fast.units)
+                    return self._units
+                except Unsupported:
+                    self._files.clear()
+                    self._reader = None
             units: list[UnitInfo] = []
             dwarf = self._open()
             if dwarf is not None:
@@ -218,6 +248,13 @@ class DwarfIndex:
             out = self._files[cu.cu_offset] = file_table(self._open(), cu, comp_dir)
         return out
 
+    def _fast_files(self, fast: DieReader, offset: int) -> list[str]:
+        """The unit's file table read by `fast` (raises Unsupported), read once."""
+        out = self._files.get(offset)
+        if out is None:
+            out = self._files[offset] = fast.file_table(offset)
+        return out
+
     def units_naming(self, wanted: set[str]) -> list[int]:
         """Offsets of the units whose line-program file table names any path in `wanted`."""
         return [u.offset for u in self.units() if u.name in wanted or not wanted.isdisjoint(u.files)]
@@ -229,6 +266,25 @@ class DwarfIndex:
         cached = self._decls.get(offset)
         if cached is not None:
             return cached
+        decls = self._fast_decls(offset)
+        if decls is None:
+            decls = self._pyelftools_decls(offset)
+        decls.sort(key=lambda d: d.low_pc)
+        result = tuple(decls)
+        self._decls[offset] = result
+        return result
+
+    def _fast_decls(self, offset: int) -> list[SourceDecl] | None:
+        """`decls_of_unit` by the own reader (unsorted), None when it does not read the unit."""
+        fast = self._fast()
+        if fast is None or offset not in fast.units:
+            return None
+        try:
+            return fast.declarations(offset, self._fast_files(fast, offset), lambda o: self._fast_files(fast, o))
+        except Unsupported:
+            return None
+
+    def _pyelftools_decls(self, offset: int) -> list[SourceDecl]:
         cu = self._cu(offset)
         decls: list[SourceDecl] = []
         if cu is not None:
@@ -237,10 +293,7 @@ class DwarfIndex:
                 decl = declaration(self._dwarf, die, offset, files, self._file_table)
                 if decl is not None:
                     decls.append(decl)
-        decls.sort(key=lambda d: d.low_pc)
-        result = tuple(decls)
-        self._decls[offset] = result
-        return result
+        return decls
 
     def all_decls(self) -> Iterator[SourceDecl]:
         for unit in self.units():
@@ -259,8 +312,11 @@ class DwarfIndex:
         covering `address` are decoded): a caller in a hurry can tell a cheap lookup from one that
         walks a unit of tens of thousands of entries."""
         total = 0
+        fast = self._fast()
         for offset in self._units_at(address):
-            if offset not in self._decls:
+            if offset not in self._decls and fast is not None and offset in fast.units:
+                total += fast.size(offset)
+            elif offset not in self._decls:
                 cu = self._cu(offset)
                 total += int(cu.size) if cu is not None else 0
         return total
@@ -300,6 +356,12 @@ class DwarfIndex:
         return list(dict.fromkeys(hits))
 
     def _build_unit_ranges(self) -> list[tuple[int, int, int]]:
+        fast = self._fast()
+        if fast is not None:
+            try:
+                return fast.unit_ranges()
+            except Unsupported:
+                pass
         out: list[tuple[int, int, int]] = []
         dwarf = self._open()
         if dwarf is None:

@@ -82,24 +82,28 @@ class _Reader:
 
 
 def _abbrevs(data: bytes, offset: int) -> dict[int, tuple[int, bool, list[tuple[int, int, int]]]]:
-    """code -> (tag, has children, [(attribute, form, implicit const)])."""
-    r = _Reader(data, True)
+    """code -> (tag, has children, [(attribute, form, implicit const)]). One-byte LEB128 numbers
+    (nearly all of them) are read inline."""
     out: dict[int, tuple[int, bool, list[tuple[int, int, int]]]] = {}
     pos = offset
     while True:
-        code, pos = r.uleb(pos)
+        code = data[pos]
+        code, pos = (code, pos + 1) if code < 0x80 else uleb(data, pos)
         if code == 0:
             return out
-        tag, pos = r.uleb(pos)
+        tag = data[pos]
+        tag, pos = (tag, pos + 1) if tag < 0x80 else uleb(data, pos)
         children = data[pos] != 0
         pos += 1
         specs: list[tuple[int, int, int]] = []
         while True:
-            name, pos = r.uleb(pos)
-            form, pos = r.uleb(pos)
+            name = data[pos]
+            name, pos = (name, pos + 1) if name < 0x80 else uleb(data, pos)
+            form = data[pos]
+            form, pos = (form, pos + 1) if form < 0x80 else uleb(data, pos)
             const = 0
             if form == 0x21:
-                const, pos = r.sleb(pos)
+                const, pos = sleb(data, pos)
             if name == 0 and form == 0:
                 break
             specs.append((name, form, const))

@@ -280,7 +280,9 @@ class DwarfIndex:
         if fast is None or offset not in fast.units:
             return None
         try:
-            return fast.declarations(offset, self._fast_files(fast, offset), lambda o: self._fast_files(fast, o))
+            return fast.declarations(
+                offset, self._fast_files(fast, offset), lambda o: self._fast_files(fast, o)
+            )
         except Unsupported:
             return None
 

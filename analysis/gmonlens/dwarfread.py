@@ -110,6 +110,7 @@ class DieReader:
         self._plans: dict[tuple[int, int, int, int, bool], dict[int, Plan]] = {}
         self._sizes: dict[tuple[int, int, int], dict[int, int]] = {}
         self._tops: dict[int, Values] = {}
+        self._tables: dict[int, dict[int, tuple[int, bool, list[tuple[int, int, int]]]]] = {}
 
     def _charge(self, entries: int) -> None:
         self._budget.charge("DWARF entries", entries, ".debug_info")
@@ -125,14 +126,21 @@ class DieReader:
             self._sizes[key] = sizes
         return sizes
 
+    def _table(self, offset: int) -> dict[int, tuple[int, bool, list[tuple[int, int, int]]]]:
+        """The abbreviation table at `offset` of `.debug_abbrev` (read once)."""
+        table = self._tables.get(offset)
+        if table is None:
+            with _malformed("abbreviations"):
+                table = self._tables[offset] = _abbrevs(self.sections.get(".debug_abbrev", b""), offset)
+        return table
+
     def _plans_for(self, unit: Unit, whole: bool = False) -> dict[int, Plan]:
         """The unit's abbreviations compiled for the declaration walk, or (`whole`) to decode
         every attribute a declaration reads whatever the entry (cached per table)."""
         key = (unit.abbrev_offset, unit.asize, unit.osize, unit.version, whole)
         plans = self._plans.get(key)
         if plans is None:
-            with _malformed("abbreviations"):
-                table = _abbrevs(self.sections.get(".debug_abbrev", b""), unit.abbrev_offset)
+            table = self._table(unit.abbrev_offset)
             sizes = self._sizes_of(unit)
             plans = {
                 code: _compile(tag, kids, specs, sizes, whole) for code, (tag, kids, specs) in table.items()
@@ -342,13 +350,19 @@ class DieReader:
         while stack:
             if pos >= end:
                 raise Unsupported("a unit's entries run past its end")
-            at = pos
-            code, pos = uleb(info, pos)
+            at, code = pos, info[pos]
+            code, pos = (code, pos + 1) if code < 0x80 else uleb(info, pos)
             if code == 0:
                 stack.pop()
                 continue
             plan = plans[code]
             spent += plan[4]
+            if spent >= 4096:
+                self._charge(spent)
+                spent = 0
+            if plan[5] >= 0 and not plan[1]:  # nothing kept, no children: skipped by its size
+                pos += plan[5]
+                continue
             values, pos = self._decode(pos, plan, sizes)
             if plan[2] == _CONTAINER and plan[1]:
                 node: tuple[list[Values], list[Any]] = ([], [])
@@ -360,9 +374,6 @@ class DieReader:
             if plan[1]:
                 pos, more = self._past_subtree(unit, at, pos, values, plans, sizes)
                 spent += more
-            if spent >= 4096:
-                self._charge(spent)
-                spent = 0
         self._charge(spent)
         out: list[Values] = []
         todo = [root]

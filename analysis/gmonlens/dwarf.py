@@ -22,6 +22,7 @@ code ranges, the specification/origin chain, file tables) is `dwarfdecl`'s.
 
 from __future__ import annotations
 
+import marshal
 from bisect import bisect_right
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -45,7 +46,9 @@ from .sections import ElfFile
 
 __all__ = ["EXPORT_FORMAT", "DwarfIndex", "SourceDecl", "UnitInfo"]
 
-EXPORT_FORMAT = 2  # 2: subprograms without code kept (an older export lacks them: dropped)
+# 2: subprograms without code kept; 3: each unit's declarations packed (`_pack`); an older export
+# is dropped
+EXPORT_FORMAT = 3
 
 
 class DwarfIndex:
@@ -67,6 +70,7 @@ class DwarfIndex:
         self._unit_ranges: list[tuple[int, int, int]] | None = None  # (low, high, unit offset)
         self._reader: DieReader | None = None
         self._reader_tried = False
+        self._packed: dict[int, bytes] = {}  # unit -> declarations from the disk cache (`_pack`)
 
     def opened_file(self) -> ElfFile | None:
         """The already open file this index reads through (`Program.elf`), or None: readers of
@@ -134,24 +138,23 @@ class DwarfIndex:
     # ---- cache support -------------------------------------------------------------------------
 
     def export(self) -> dict[str, Any]:
-        """Units and the declarations decoded so far, as JSON-able data (`from_export` reads it)."""
+        """Units, the declarations decoded so far (each unit's packed: `_pack`) and the unit
+        ranges, as plain data for the disk cache (`from_export` reads it)."""
+        decls = {str(unit): _pack(d) for unit, d in self._decls.items()}
+        decls.update((str(unit), blob) for unit, blob in self._packed.items())
         return {
             "format": EXPORT_FORMAT,
             "units": [[u.offset, u.name, u.comp_dir, list(u.files)] for u in self.units()],
-            "decls": {
-                str(unit): [
-                    [d.name, d.linkage_name, d.file, d.line, d.column, [list(r) for r in d.ranges]]
-                    for d in decls
-                ]
-                for unit, decls in self._decls.items()
-            },
+            "decls": decls,
             "unit_ranges": [list(r) for r in self._unit_ranges] if self._unit_ranges is not None else None,
         }
 
     @classmethod
     def from_export(cls, path: str, data: Any, elf: Callable[[], ElfFile] | None = None) -> DwarfIndex:
         """An index seeded from a *complete* `export()` (every unit's declarations and the unit
-        ranges), every part shape-checked (raises ValueError); `elf` as in `__init__`."""
+        ranges), shape-checked (raises ValueError); `elf` as in `__init__`. A unit's declarations
+        stay packed until asked for (`decls_of_unit` checks and unpacks them then): a warm start
+        of a program of 100,000 routines reads a few units, not all."""
 
         def ok(cond: bool) -> None:
             if not cond:
@@ -174,32 +177,23 @@ class DwarfIndex:
             ok(set(map(type, u[3])) <= {str})
             units.append(UnitInfo(u[0], u[1], u[2], tuple(u[3])))
         index._units = tuple(units)
-        for unit, decls in data["decls"].items():
-            ok(isinstance(unit, str) and unit.isdigit() and isinstance(decls, list))
-            out = []
-            for d in decls:
-                ok(isinstance(d, list) and len(d) == 6)
-                name, linkage, file, line, column, ranges = d
-                ok(isinstance(name, str) and isinstance(linkage, (str, type(None))))
-                ok(isinstance(file, (str, type(None))) and type(line) is int and type(column) is int)
-                ok(isinstance(ranges, list) and all(ints(r, 2) for r in ranges))
-                out.append(
-                    SourceDecl(name, linkage, file, line, column, tuple((a, b) for a, b in ranges), int(unit))
-                )
-            index._decls[int(unit)] = tuple(out)
+        for unit, blob in data["decls"].items():
+            ok(isinstance(unit, str) and unit.isdigit() and isinstance(blob, bytes))
+            index._packed[int(unit)] = blob
         unit_ranges = data.get("unit_ranges")
         ok(isinstance(unit_ranges, list) and all(ints(r, 3) for r in unit_ranges))
         ok([r[0] for r in unit_ranges] == sorted(r[0] for r in unit_ranges))
-        # complete: every unit's declarations present, so nothing is ever decoded from the ELF on
-        # the word of the export (a planted unit offset cannot send pyelftools astray)
+        # complete: every unit's declarations present, so no unit is decoded from the ELF on the
+        # word of the export (a planted unit offset cannot send pyelftools astray)
         offsets = {u.offset for u in units}
-        ok(set(index._decls) == offsets and {r[2] for r in unit_ranges} <= offsets)
+        ok(set(index._packed) == offsets and {r[2] for r in unit_ranges} <= offsets)
         index._unit_ranges = [(a, b, c) for a, b, c in unit_ranges]
         return index
 
     def complete(self) -> bool:
         """Whether every unit's declarations are decoded (an export then needs no ELF)."""
-        return all(u.offset in self._decls for u in self.units()) and self._unit_ranges is not None
+        done = self._decls.keys() | self._packed.keys()
+        return all(u.offset in done for u in self.units()) and self._unit_ranges is not None
 
     @property
     def has_debug_info(self) -> bool:
@@ -266,9 +260,22 @@ class DwarfIndex:
         cached = self._decls.get(offset)
         if cached is not None:
             return cached
-        decls = self._fast_decls(offset)
-        if decls is None:
-            decls = self._pyelftools_decls(offset)
+        blob = self._packed.pop(offset, None)
+        if blob is not None:
+            unpacked = _unpack(offset, blob)
+            if unpacked is not None:
+                self._decls[offset] = unpacked
+                return unpacked
+        if blob is not None:
+            # a unit the export named but packed wrongly is read from the file only by the own
+            # reader, which knows the file's units (pyelftools would take any offset for one)
+            try:
+                decls = self._fast_decls(offset) or []
+            except ElfError:
+                decls = []
+        else:
+            fast = self._fast_decls(offset)
+            decls = fast if fast is not None else self._pyelftools_decls(offset)
         decls.sort(key=lambda d: d.low_pc)
         result = tuple(decls)
         self._decls[offset] = result
@@ -316,9 +323,11 @@ class DwarfIndex:
         total = 0
         fast = self._fast()
         for offset in self._units_at(address):
-            if offset not in self._decls and fast is not None and offset in fast.units:
+            if offset in self._decls or offset in self._packed:
+                continue
+            if fast is not None and offset in fast.units:
                 total += fast.size(offset)
-            elif offset not in self._decls:
+            else:
                 cu = self._cu(offset)
                 total += int(cu.size) if cu is not None else 0
         return total
@@ -386,3 +395,36 @@ class DwarfIndex:
                 out.append((lo, hi, unit.offset))
         out.sort()
         return out
+
+
+def _pack(decls: tuple[SourceDecl, ...]) -> bytes:
+    """A unit's declarations as one marshal blob (their file names, one object per file, are
+    stored once each)."""
+    return marshal.dumps([(d.name, d.linkage_name, d.file, d.line, d.column, d.ranges) for d in decls])
+
+
+def _unpack(unit: int, blob: bytes) -> tuple[SourceDecl, ...] | None:
+    """`_pack`'s declarations of the unit at `unit`, shape-checked (None: the wrong shape)."""
+    try:
+        rows = marshal.loads(blob)
+    except (ValueError, EOFError, TypeError):
+        return None
+    if not isinstance(rows, list):
+        return None
+    out = []
+    for row in rows:
+        if not (isinstance(row, tuple) and len(row) == 6):
+            return None
+        name, linkage, file, line, column, ranges = row
+        if not (
+            isinstance(name, str)
+            and isinstance(linkage, (str, type(None)))
+            and isinstance(file, (str, type(None)))
+            and type(line) is int
+            and type(column) is int
+            and isinstance(ranges, tuple)
+            and all(isinstance(r, tuple) and len(r) == 2 and type(r[0]) is type(r[1]) is int for r in ranges)
+        ):
+            return None
+        out.append(SourceDecl(name, linkage, file, line, column, ranges, unit))
+    return tuple(out)

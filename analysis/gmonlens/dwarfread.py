@@ -388,16 +388,8 @@ class DieReader:
     ) -> tuple[int, int]:
         """Where the next sibling of the entry at `at` (attributes ending at `pos`) starts: at its
         DW_AT_sibling (as pyelftools follows it), else past its children; and the entries read."""
-        sibling = values.get(_SIBLING)
-        if sibling is not None:
-            if sibling[0] in _LOCAL_REFS:
-                target = unit.start + _int(sibling)
-            elif sibling[0] == 0x10:
-                target = _int(sibling)
-            else:
-                raise Unsupported(f"DW_AT_sibling of DW_FORM 0x{sibling[0]:x}")
-            if not at < target <= unit.end:
-                raise Unsupported("DW_AT_sibling points backwards or out of its unit")
+        target = self._sibling(unit, at, values)
+        if target is not None:
             return target, 0
         info, spent, depth = self.info, 0, 1
         while depth:
@@ -412,9 +404,28 @@ class DieReader:
             spent += plan[4]
             child, pos = self._decode(pos, plan, sizes)
             if plan[1]:
-                pos, more = self._past_subtree(unit, at, pos, child, plans, sizes)
-                spent += more
+                target = self._sibling(unit, at, child)
+                if target is None:
+                    depth += 1
+                else:
+                    pos = target
         return pos, spent
+
+    def _sibling(self, unit: Unit, at: int, values: Values) -> int | None:
+        """The DW_AT_sibling of the entry at `at` (None: it has none); Unsupported unless it
+        points forward within the unit."""
+        sibling = values.get(_SIBLING)
+        if sibling is None:
+            return None
+        if sibling[0] in _LOCAL_REFS:
+            target = unit.start + _int(sibling)
+        elif sibling[0] == 0x10:
+            target = _int(sibling)
+        else:
+            raise Unsupported(f"DW_AT_sibling of DW_FORM 0x{sibling[0]:x}")
+        if not at < target <= unit.end:
+            raise Unsupported("DW_AT_sibling points backwards or out of its unit")
+        return target
 
     def _entry(self, unit: Unit, fv: tuple[int, Any]) -> tuple[Unit, Values]:
         """The entry a DW_AT_specification / DW_AT_abstract_origin points to (every attribute a

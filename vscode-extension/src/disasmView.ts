@@ -8,6 +8,7 @@
  * is fetched again after each reload.
  */
 
+import * as fs from "node:fs";
 import * as vscode from "vscode";
 import type { LanguageClient } from "vscode-languageclient/node";
 import {
@@ -20,6 +21,7 @@ import {
   parseListing,
   sourceOfLine,
 } from "./disasm";
+import { bundledCapstone, capstoneAdvice } from "./launch";
 
 export const SHOW_DISASSEMBLY = "gmonlens.openDisassembly";  // the server command is gmonlens.showDisassembly
 const OPEN_LISTING = "gmonlens.openListing";
@@ -36,12 +38,15 @@ export class DisasmView implements vscode.Disposable {
     isWholeLine: true,
   });
   private readonly disposables: vscode.Disposable[] = [];
+  /** A platform's package (bundled/native/capstone), not the platform-neutral one. */
+  private readonly carriesCapstone: boolean;
 
   constructor(
     extensionUri: vscode.Uri,
     private readonly client: () => LanguageClient | undefined,
     private readonly log: (line: string) => void,
   ) {
+    this.carriesCapstone = fs.existsSync(bundledCapstone({ root: extensionUri.fsPath }));
     this.levels = RULER.map((color, i) =>
       vscode.window.createTextEditorDecorationType({
         gutterIconPath: vscode.Uri.joinPath(extensionUri, "images", `heat-${i + 1}.svg`),
@@ -141,7 +146,7 @@ export class DisasmView implements vscode.Disposable {
         this.log(`${DISASSEMBLY} ${JSON.stringify(params)}: ${JSON.stringify(result)?.slice(0, 300)}`);
         const error = typeof result === "object" && result !== null ? (result as { error?: unknown }).error : undefined;
         if (typeof error === "string") {
-          void vscode.window.showWarningMessage(`gmonlens: ${error}`);
+          void vscode.window.showWarningMessage(`gmonlens: ${capstoneAdvice(error, this.carriesCapstone)}`);
         }
       }
       if (listing) {

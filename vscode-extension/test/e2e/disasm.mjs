@@ -4,7 +4,7 @@
 // a link from a call instruction to the callee. Expected text from `gmonlens disasm` (the same
 // renderer; its figures are held against gprof by tests/integration/test_disasm.py).
 
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 
@@ -77,11 +77,16 @@ export async function disasmChecks({ browser, port, repo, work, results, check, 
   const binary = /binary: (.*)/.exec(yaml)?.[1] ?? path.join(target.folder, "build", "app");
   const gmon = /profiles: \[(.*)\]/.exec(yaml)?.[1] ?? path.join(target.folder, "build", "gmon.out");
   const want = expected(repo, target.folder, binary, gmon, target.file);
-  // The listing needs capstone (compiled, not bundled in the .vsix): this window's server runs on the
-  // repository's interpreter, which has it (the `gmonlens.interpreter` setting, as a user would set it).
+  // The listing needs capstone, which this platform's .vsix carries (bundled/native): this window's
+  // server runs on a fresh venv that has no capstone of its own (`gmonlens.interpreter`), so the
+  // listing can only come from the bundle.
+  const bare = path.join(work, "python-without-capstone");
+  if (!fs.existsSync(bare)) execFileSync("python3", ["-m", "venv", "--without-pip", bare]);
+  const barePython = path.join(bare, "bin", "python");
+  const probe = spawnSync(barePython, ["-I", "-c", "import capstone"], { encoding: "utf8" });
+  check("disassembly: the server's Python has no capstone of its own", probe.status !== 0, probe.stderr.trim().split("\n").pop());
   fs.mkdirSync(path.join(target.folder, ".vscode"), { recursive: true });
-  fs.writeFileSync(path.join(target.folder, ".vscode", "settings.json"),
-    JSON.stringify({ "gmonlens.interpreter": path.join(repo, ".venv", "bin", "python") }));
+  fs.writeFileSync(path.join(target.folder, ".vscode", "settings.json"), JSON.stringify({ "gmonlens.interpreter": barePython }));
   if (!check("disassembly: a hot routine with a call instruction", want !== undefined)) return;
   const page = await openWindow(browser, port, `folder=${encodeURIComponent(target.folder)}`);
   try {

@@ -103,7 +103,9 @@ export class DisasmView implements vscode.Disposable {
     const listing = await this.fetch(params);
     this.log(`disassembly at ${docUri}:${pos.line + 1}: ${listing ? `${listing.displayName} in ${Date.now() - started} ms` : "none"}`);
     if (!listing) {
-      void vscode.window.showInformationMessage("gmonlens: no routine with a profile at the cursor.");
+      if (!this.warned) {  // the server's reason (no capstone, ...) was shown already
+        void vscode.window.showInformationMessage("gmonlens: no routine with a profile at the cursor.");
+      }
       return undefined;
     }
     return this.open(listing.uri);
@@ -134,7 +136,11 @@ export class DisasmView implements vscode.Disposable {
     vscode.window.visibleTextEditors.forEach((e) => this.paint(e));
   }
 
+  /** Whether the last fetch showed the server's error (a warning). */
+  private warned = false;
+
   private async fetch(params: Record<string, unknown>): Promise<Listing | undefined> {
+    this.warned = false;
     const client = this.client();
     if (!client?.isRunning()) {
       return undefined;
@@ -147,6 +153,7 @@ export class DisasmView implements vscode.Disposable {
         const error = typeof result === "object" && result !== null ? (result as { error?: unknown }).error : undefined;
         if (typeof error === "string") {
           void vscode.window.showWarningMessage(`gmonlens: ${capstoneAdvice(error, this.carriesCapstone)}`);
+          this.warned = true;
         }
       }
       if (listing) {

@@ -6,7 +6,8 @@ holding a planted `capstone.py` and a bogus `libcapstone.so` with LIBCAPSTONE_PA
 - `gmonlens disasm --json` and `gmonlens report -b -c` through the bundle print what the repository's
   gmonlens prints (its figures are held against gprof by tests/integration/test_disasm.py and
   test_static_calls.py); the `gmonlens/disassembly` request answers a listing whose instructions add
-  up to the routine's self time, and the server has the bundled libcapstone mapped (Linux);
+  up to the routine's self time, and the server has the bundled libcapstone mapped (Linux); the
+  MCP server (`gmonlens mcp`, offered to VS Code's agent through the same launcher) lists too;
 - nothing of the workspace is imported or loaded;
 - a bundled library that does not load (replaced by garbage) and the platform-neutral package (no
   bundled/native) both give the one-line "no capstone" message, not a traceback.
@@ -24,6 +25,7 @@ from pathlib import Path
 import pytest
 
 from gmonlens.loader import load
+from mcp_server.mcpclient import McpClient
 
 from .rawlsp import RawServer, server_env
 
@@ -195,4 +197,23 @@ def test_without_a_loadable_capstone_one_line(
     )
     assert with_c.returncode == 0 and "-c is unavailable" in with_c.stderr, with_c.stderr[-3000:]
     assert "Traceback" not in with_c.stderr and "never" not in with_c.stdout
+    assert not (workspace / "imported").exists()
+
+
+def test_bundled_mcp_disassembly_tool(
+    unpacked: tuple[Path, str], bare_python: Path, workspace: Path, cproject: Path, tmp_path: Path
+) -> None:
+    """`gmonlens mcp`, which the extension offers VS Code's agent through the same launcher."""
+    ext, _target = unpacked
+    env = server_env(tmp_path / "cache", LIBCAPSTONE_PATH=str(workspace))
+    argv = [str(bare_python), "-I", str(ext / "python" / "launch.py"), "mcp", "--workspace", str(cproject)]
+    client = McpClient(argv, cwd=str(workspace), env=env)
+    try:
+        client.initialize()
+        out = client.call("disassembly", routine="work", limit=5)
+        assert out["isError"] is False, out["content"][0]["text"]
+        doc = out["structuredContent"]
+        assert doc["routine"] == "work" and len(doc["instructions"]) == 5
+    finally:
+        assert client.close() == 0
     assert not (workspace / "imported").exists()

@@ -143,5 +143,5 @@ export function capstoneAdvice(message: string, carriesCapstone: boolean): strin
   const own = "or install capstone in the Python that runs the server (python3 -m pip install capstone; gmonlens.interpreter)";
   return carriesCapstone
     ? `${message}. This extension's capstone did not load in that Python (see the gmonlens output): set gmonlens.interpreter to a Python of this machine's architecture, ${own}.`
-    : `${message}. This is the platform-neutral gmonlens package, which has no capstone: install gmonlens for your platform (linux-x64, linux-arm64, alpine-x64, alpine-arm64, darwin-x64, darwin-arm64, win32-x64; the Marketplace picks it), ${own}.`;
+    : `${message}. This is the platform-neutral gmonlens package, which has no capstone: install the gmonlens package for your platform (gmonlens-<platform>-<version>.vsix: linux-x64, linux-arm64, alpine-x64, alpine-arm64, darwin-x64, darwin-arm64, win32-x64), ${own}.`;
 }

@@ -88,7 +88,7 @@ describe("capstone advice", () => {
   test("the platform-neutral package says to install the platform's package", () => {
     const text = capstoneAdvice(missing, false);
     assert.ok(text.startsWith(missing));
-    assert.match(text, /platform-neutral gmonlens package, which has no capstone: install gmonlens for your platform \(linux-x64,/);
+    assert.match(text, /platform-neutral gmonlens package, which has no capstone: install the gmonlens package for your platform \(gmonlens-<platform>-<version>\.vsix: linux-x64,/);
     assert.match(text, /python3 -m pip install capstone/);
   });
 

@@ -35,7 +35,7 @@ WHEELS=.build-cache/native/$TARGET
 if [ ! -f "$WHEELS/.stamp" ] || [ python/requirements-native.txt -nt "$WHEELS/.stamp" ]; then
   rm -rf "$WHEELS"
   mkdir -p "$WHEELS"
-  "$PY" -m pip download --quiet --disable-pip-version-check --no-deps --only-binary :all: \
+  "$PY" -m pip download --quiet --disable-pip-version-check --no-deps --only-binary :all: --require-hashes \
     --platform "$PLATFORM" --implementation py --python-version 3.10 \
     -d "$WHEELS" -r python/requirements-native.txt
   touch "$WHEELS/.stamp"

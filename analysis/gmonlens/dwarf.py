@@ -119,6 +119,11 @@ class DwarfIndex:
                 raise ElfError(self.path, "cannot read DWARF: out of memory") from None
         return self._reader
 
+    def own_reader(self) -> DieReader | None:
+        """The own `.debug_info` reader of this index's file (`dwarfread`), None where
+        pyelftools reads it; raises ElfError."""
+        return self._fast()
+
     def cu(self, offset: int) -> Any:
         """The pyelftools CU at `offset` (None without DWARF)."""
         return self._cu(offset)

@@ -22,12 +22,25 @@ from __future__ import annotations
 
 import struct
 from bisect import bisect_right
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
 
 from .budget import Budget
-from .dieparse import _FIXED, Unsupported, _abbrevs, _address, _rnglist, _string, _tombstone, _units, _value
+from .dieparse import (
+    _FIXED,
+    _MANGLED_LANGUAGES,
+    Unsupported,
+    _abbrevs,
+    _address,
+    _code_ranges,
+    _record,
+    _rnglist,
+    _string,
+    _tombstone,
+    _units,
+    _value,
+)
 from .dieparse import _Reader as Reader
 from .dieparse import _Unit as Unit
 from .dwarfdecl import SourceDecl, UnitInfo, join_path
@@ -51,6 +64,8 @@ _ORIGIN, _SPEC, _LINKAGE, _MIPS_LINKAGE = 0x31, 0x47, 0x6E, 0x2007
 _STR_OFFSETS_BASE, _ADDR_BASE = 0x72, 0x73
 _DECL_ATTRS = frozenset({_SIBLING, _NAME, _LOW, _HIGH, _RANGES, _COLUMN, _FILE, _LINE, _DECLARATION,
                          _ORIGIN, _SPEC, _LINKAGE, _MIPS_LINKAGE})  # fmt: skip
+_INLINED, _CU, _PARTIAL, _LANGUAGE = 0x1D, 0x11, 0x3C, 0x13
+_SCOPE_ATTRS = frozenset({_NAME, _LOW, _HIGH, _RANGES, _ORIGIN, _SPEC, _LINKAGE, _MIPS_LINKAGE})
 _TOP_ATTRS = frozenset({_NAME, _LOW, _HIGH, _RANGES, _COMP_DIR, _STMT_LIST, _STR_OFFSETS_BASE, _ADDR_BASE})
 # forms
 _STRINGS = frozenset({0x08, 0x0E, 0x1F, 0x1A, 0x25, 0x26, 0x27, 0x28})
@@ -65,8 +80,11 @@ _RANGE_FORMS = frozenset({0x17, 0x06, 0x07})
 # fixed-size attributes (one step), -2 for a skipped attribute of a variable size (decoded to
 # learn its size); `skip` is the entry's size after its code when every step is a fixed skip, else -1
 Plan = tuple[int, bool, int, tuple[tuple[int, int, int, int], ...], int, int]
-_SKIP, _DECL, _CONTAINER = 0, 1, 2  # role in the declaration walk
+_SKIP, _DECL, _CONTAINER, _SCOPE = 0, 1, 2, 3  # role in a walk
+# the walks: declarations (`_walk`), one whole entry for a declaration, code scopes (`code_scopes`)
+_DECLS, _WHOLE, _SCOPES = 0, 1, 2
 Values = dict[int, tuple[int, Any]]
+Record = tuple[str, bool, int, int]  # dieparse._record: (name, a linkage name, origin, specification)
 _NO_VALUES: Values = {}
 
 
@@ -107,7 +125,7 @@ class DieReader:
                 self.units[unit.start] = unit
                 self._first[unit.start] = first
         self._starts = sorted(self.units)
-        self._plans: dict[tuple[int, int, int, int, bool], dict[int, Plan]] = {}
+        self._plans: dict[tuple[int, int, int, int, int], dict[int, Plan]] = {}
         self._sizes: dict[tuple[int, int, int], dict[int, int]] = {}
         self._tops: dict[int, Values] = {}
         self._tables: dict[int, dict[int, tuple[int, bool, list[tuple[int, int, int]]]]] = {}
@@ -134,16 +152,16 @@ class DieReader:
                 table = self._tables[offset] = _abbrevs(self.sections.get(".debug_abbrev", b""), offset)
         return table
 
-    def _plans_for(self, unit: Unit, whole: bool = False) -> dict[int, Plan]:
-        """The unit's abbreviations compiled for the declaration walk, or (`whole`) to decode
-        every attribute a declaration reads whatever the entry (cached per table)."""
-        key = (unit.abbrev_offset, unit.asize, unit.osize, unit.version, whole)
+    def _plans_for(self, unit: Unit, walk: int = _DECLS) -> dict[int, Plan]:
+        """The unit's abbreviations compiled for `walk` (`_DECLS`, `_WHOLE`: every attribute a
+        declaration reads whatever the entry, `_SCOPES`), cached per table."""
+        key = (unit.abbrev_offset, unit.asize, unit.osize, unit.version, walk)
         plans = self._plans.get(key)
         if plans is None:
             table = self._table(unit.abbrev_offset)
             sizes = self._sizes_of(unit)
             plans = {
-                code: _compile(tag, kids, specs, sizes, whole) for code, (tag, kids, specs) in table.items()
+                code: _compile(tag, kids, specs, sizes, walk) for code, (tag, kids, specs) in table.items()
             }
             self._plans[key] = plans
         return plans
@@ -318,6 +336,94 @@ class DieReader:
                 out.append((shift + a, shift + b))
         return sorted(out)
 
+    # ---- code scopes ---------------------------------------------------------------------------
+
+    def code_scopes(self, elf_names: Mapping[int, str] | None) -> list[tuple[int, int, str]]:
+        """(low, high, name) of every subprogram and inlined subroutine with code, in entry order,
+        named by the rules of `dieparse` (`scopes.function_scopes`); a name is read by following
+        the entry's abstract origin or specification when it has none, nothing is kept of the
+        entries without code."""
+        coded: list[tuple[Unit, list[tuple[int, int]], bool, Record]] = []
+        for offset in self._starts:
+            unit = self.units[offset]
+            lang = self.top(offset).get(_LANGUAGE)
+            mangled = lang is not None and lang[1] in _MANGLED_LANGUAGES
+            with _malformed("DWARF entries"):
+                self._scope_walk(unit, mangled, coded)
+        records: dict[int, Record | None] = {}
+        out: list[tuple[int, int, str]] = []
+        with _malformed("DWARF entries"):
+            for _unit, ranges, mangled, record in coded:
+                name, linkage = self._scope_name(record, records)
+                if elf_names is not None and mangled and not linkage:
+                    name = elf_names.get(ranges[0][0], name)
+                out.extend((lo, hi, name) for lo, hi in ranges)
+        return out
+
+    def _scope_walk(
+        self, unit: Unit, mangled: bool, coded: list[tuple[Unit, list[tuple[int, int]], bool, Record]]
+    ) -> None:
+        """Every entry of `unit` in order; those with code ranges appended to `coded` with their
+        `dieparse._record`."""
+        info, plans, sizes = self.info, self._plans_for(unit, _SCOPES), self._sizes_of(unit)
+        pos, end, spent = self._first[unit.start], unit.end, 0
+        while pos < end:
+            code = info[pos]
+            code, pos = (code, pos + 1) if code < 0x80 else uleb(info, pos)
+            if code == 0:
+                continue
+            plan = plans[code]
+            spent += plan[4]
+            if spent >= 4096:
+                self._charge(spent)
+                spent = 0
+            if plan[5] >= 0:
+                pos += plan[5]
+                continue
+            values, pos = self._decode(pos, plan, sizes)
+            if plan[2] == _SCOPE:
+                ranges = _code_ranges(unit, values, self.sections, self.little)
+                if ranges:
+                    coded.append((unit, ranges, mangled, _record(unit, values, self.sections, self.little)))
+        self._charge(spent)
+
+    def _scope_name(self, record: Record, records: dict[int, Record | None]) -> tuple[str, bool]:
+        """`dieparse._name`: the first name along the entry's abstract origin / specification
+        links (at most 8 entries), and whether it was a linkage name; ("", False) where the
+        chain leaves the subprograms and inlined subroutines. `records` caches the entries
+        followed."""
+        for _ in range(8):
+            name, linkage, origin, spec = record
+            if name:
+                return name, linkage
+            current = origin if origin >= 0 else spec
+            if current < 0:
+                break
+            if current not in records:
+                records[current] = self._scope_record(current)
+            nxt = records[current]
+            if nxt is None:
+                break
+            record = nxt
+        return "", False
+
+    def _scope_record(self, offset: int) -> Record | None:
+        """`dieparse._record` of the subprogram or inlined subroutine at `offset`, None for an
+        entry of another tag or no entry."""
+        i = bisect_right(self._starts, offset) - 1
+        if i < 0:
+            return None
+        unit = self.units[self._starts[i]]
+        self.top(unit.start)
+        if not self._first[unit.start] <= offset < unit.end:
+            return None
+        code, pos = uleb(self.info, offset)
+        plan = self._plans_for(unit, _WHOLE).get(code) if code else None
+        if plan is None or plan[0] not in (_SUBPROGRAM, _INLINED):
+            return None
+        self._charge(plan[4])
+        return _record(unit, self._decode(pos, plan, self._sizes_of(unit))[0], self.sections, self.little)
+
     # ---- declarations --------------------------------------------------------------------------
 
     def declarations(
@@ -447,7 +553,7 @@ class DieReader:
         code, pos = uleb(self.info, target)
         if code == 0:
             return where, {}
-        plan = self._plans_for(where, whole=True)[code]
+        plan = self._plans_for(where, _WHOLE)[code]
         self._charge(plan[4])
         return where, self._decode(pos, plan, self._sizes_of(where))[0]
 
@@ -489,22 +595,25 @@ class DieReader:
 
 
 def _compile(
-    tag: int, children: bool, specs: list[tuple[int, int, int]], sizes: dict[int, int], whole: bool
+    tag: int, children: bool, specs: list[tuple[int, int, int]], sizes: dict[int, int], walk: int
 ) -> Plan:
-    """An abbreviation's plan: its role in the declaration walk and its attribute steps (`whole`:
-    every attribute a declaration reads is kept, whatever the entry)."""
+    """An abbreviation's plan for `walk`: the entry's role and its attribute steps."""
     names = {name for name, _, _ in specs}
-    if tag == _SUBPROGRAM and names & {_LOW, _RANGES, _LINE}:
+    role = _SKIP
+    if walk == _SCOPES:
+        if tag in (_SUBPROGRAM, _INLINED) and ((_LOW in names and _HIGH in names) or _RANGES in names):
+            role = _SCOPE
+    elif tag == _SUBPROGRAM and names & {_LOW, _RANGES, _LINE}:
         # a bare declaration (DW_AT_declaration, no code) never becomes a SourceDecl
         role = _SKIP if _DECLARATION in names and not names & {_LOW, _RANGES} else _DECL
     elif tag in _CONTAINERS:
         role = _CONTAINER
+    if walk == _WHOLE or role == _DECL:
+        wanted = _DECL_ATTRS if walk != _WHOLE else _DECL_ATTRS | _SCOPE_ATTRS
+    elif role == _SCOPE:
+        wanted = _SCOPE_ATTRS
     else:
-        role = _SKIP
-    if whole or role == _DECL:
-        wanted = _DECL_ATTRS
-    else:
-        wanted = frozenset({_SIBLING}) if children else frozenset()
+        wanted = frozenset({_SIBLING}) if children and walk == _DECLS else frozenset()
     steps: list[tuple[int, int, int, int]] = []
     for name, form, const in specs:
         size = sizes.get(form)

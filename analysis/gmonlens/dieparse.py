@@ -14,7 +14,7 @@ from collections.abc import Iterator, Mapping
 
 from .lineprogram import sleb, uleb
 
-_NAME, _LOW, _HIGH, _LANG, _RANGES = 0x03, 0x11, 0x12, 0x13, 0x55
+_NAME, _LOW, _HIGH, _RANGES = 0x03, 0x11, 0x12, 0x55
 _ORIGIN, _SPEC, _LINKAGE, _MIPS_LINKAGE = 0x31, 0x47, 0x6E, 0x2007
 _STR_OFFSETS_BASE, _ADDR_BASE = 0x72, 0x73
 # forms of a fixed size (-1: the address size, -2: the offset size); others are decoded one by one

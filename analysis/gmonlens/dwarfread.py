@@ -124,6 +124,7 @@ class DieReader:
                     raise Unsupported("a unit past the section's end")
                 self.units[unit.start] = unit
                 self._first[unit.start] = first
+        self._charge(len(self.units))  # a unit header costs about what an entry does
         self._starts = sorted(self.units)
         self._plans: dict[tuple[int, int, int, int, int], dict[int, Plan]] = {}
         self._sizes: dict[tuple[int, int, int], dict[int, int]] = {}
@@ -150,6 +151,8 @@ class DieReader:
         if table is None:
             with _malformed("abbreviations"):
                 table = self._tables[offset] = _abbrevs(self.sections.get(".debug_abbrev", b""), offset)
+            # each table read is charged (units may share a table, or name overlapping ones)
+            self._charge(sum(1 + len(specs) for _tag, _children, specs in table.values()))
         return table
 
     def _plans_for(self, unit: Unit, walk: int = _DECLS) -> dict[int, Plan]:
@@ -240,7 +243,9 @@ class DieReader:
             return []
         with _malformed("line-program header"):
             comp_dir = self._text(unit, top[_COMP_DIR]) if _COMP_DIR in top else ""
-            return _file_table(self, unit, line, _int(top[_STMT_LIST]), comp_dir)
+            files = _file_table(self, unit, line, _int(top[_STMT_LIST]), comp_dir)
+        self._budget.charge("string bytes", sum(map(len, files)), ".debug_line")
+        return files
 
     def size(self, offset: int) -> int:
         """Bytes of the unit at `offset`, its header included (pyelftools' `cu.size`)."""
@@ -296,7 +301,9 @@ class DieReader:
             raise Unsupported(f"a name of DW_FORM 0x{form:x}")
         if form in _STRX and _STR_OFFSETS_BASE not in self._tops.get(unit.start, _NO_VALUES):
             raise Unsupported("an indexed string without DW_AT_str_offsets_base")
-        return _string(unit, form, value, self.sections, self.little)
+        out = _string(unit, form, value, self.sections, self.little)
+        self._budget.charge("string bytes", len(out), ".debug_str")
+        return out
 
     def _address(self, unit: Unit, fv: tuple[int, Any]) -> int:
         form = fv[0]

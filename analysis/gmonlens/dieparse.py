@@ -59,16 +59,23 @@ class _Reader:
         return int(struct.unpack_from(self.e + {1: "B", 2: "H", 4: "I", 8: "Q"}[size], self.data, pos)[0])
 
 
-def _abbrevs(data: bytes, offset: int) -> dict[int, tuple[int, bool, list[tuple[int, int, int]]]]:
-    """code -> (tag, has children, [(attribute, form, implicit const)]). One-byte LEB128 numbers
-    (nearly all of them) are read inline."""
-    out: dict[int, tuple[int, bool, list[tuple[int, int, int]]]] = {}
+Abbrev = tuple[int, bool, list[tuple[int, int, int]]]  # (tag, has children, [(attribute, form, const)])
+
+
+def _abbrevs(data: bytes, offset: int) -> dict[int, Abbrev]:
+    """code -> (tag, has children, [(attribute, form, implicit const)])."""
+    return dict(_abbrev_entries(data, offset))
+
+
+def _abbrev_entries(data: bytes, offset: int) -> Iterator[tuple[int, Abbrev]]:
+    """The table's (code, abbreviation) one by one, as read (a caller after one code stops
+    there). One-byte LEB128 numbers (nearly all of them) are read inline."""
     pos = offset
     while True:
         code = data[pos]
         code, pos = (code, pos + 1) if code < 0x80 else uleb(data, pos)
         if code == 0:
-            return out
+            return
         tag = data[pos]
         tag, pos = (tag, pos + 1) if tag < 0x80 else uleb(data, pos)
         children = data[pos] != 0
@@ -85,7 +92,7 @@ def _abbrevs(data: bytes, offset: int) -> dict[int, tuple[int, bool, list[tuple[
             if name == 0 and form == 0:
                 break
             specs.append((name, form, const))
-        out[code] = (tag, children, specs)
+        yield code, (tag, children, specs)
 
 
 class _Unit:

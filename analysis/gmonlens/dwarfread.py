@@ -30,8 +30,9 @@ from .budget import Budget
 from .dieparse import (
     _FIXED,
     _MANGLED_LANGUAGES,
+    Abbrev,
     Unsupported,
-    _abbrevs,
+    _abbrev_entries,
     _address,
     _code_ranges,
     _record,
@@ -129,7 +130,8 @@ class DieReader:
         self._plans: dict[tuple[int, int, int, int, int], dict[int, Plan]] = {}
         self._sizes: dict[tuple[int, int, int], dict[int, int]] = {}
         self._tops: dict[int, Values] = {}
-        self._tables: dict[int, dict[int, tuple[int, bool, list[tuple[int, int, int]]]]] = {}
+        self._tables: dict[int, dict[int, Abbrev]] = {}
+        self._partial: dict[int, tuple[dict[int, Abbrev], Iterator[tuple[int, Abbrev]]]] = {}
 
     def _charge(self, entries: int) -> None:
         self._budget.charge("DWARF entries", entries, ".debug_info")
@@ -145,15 +147,36 @@ class DieReader:
             self._sizes[key] = sizes
         return sizes
 
-    def _table(self, offset: int) -> dict[int, tuple[int, bool, list[tuple[int, int, int]]]]:
+    def _table(self, offset: int) -> dict[int, Abbrev]:
         """The abbreviation table at `offset` of `.debug_abbrev` (read once)."""
         table = self._tables.get(offset)
         if table is None:
-            with _malformed("abbreviations"):
-                table = self._tables[offset] = _abbrevs(self.sections.get(".debug_abbrev", b""), offset)
-            # each table read is charged (units may share a table, or name overlapping ones)
-            self._charge(sum(1 + len(specs) for _tag, _children, specs in table.values()))
+            while self._abbrev(offset, -1) is not None:
+                pass
+            table = self._tables[offset] = self._partial.pop(offset)[0]
         return table
+
+    def _abbrev(self, offset: int, code: int) -> Abbrev | None:
+        """Abbreviation `code` of the table at `offset`, the table read only as far as it (a
+        unit's top entry needs one; None: not in the table). Each entry read is charged once
+        (units may share a table, or name overlapping ones)."""
+        table = self._tables.get(offset)
+        if table is not None:
+            return table.get(code)
+        partial = self._partial.get(offset)
+        if partial is None:
+            entries = _abbrev_entries(self.sections.get(".debug_abbrev", b""), offset)
+            partial = self._partial[offset] = ({}, entries)
+        found, entries = partial
+        if code in found:
+            return found[code]
+        with _malformed("abbreviations"):
+            for key, abbrev in entries:
+                found[key] = abbrev
+                self._charge(1 + len(abbrev[2]))
+                if key == code:
+                    return abbrev
+        return None
 
     def _plans_for(self, unit: Unit, walk: int = _DECLS) -> dict[int, Plan]:
         """The unit's abbreviations compiled for `walk` (`_DECLS`, `_WHOLE`: every attribute a
@@ -201,9 +224,10 @@ class DieReader:
         unit = self.units[offset]
         with _malformed("unit entry"):
             code, pos = uleb(self.info, self._first[offset])
-            _tag, _children, specs = _abbrevs(self.sections.get(".debug_abbrev", b""), unit.abbrev_offset)[
-                code
-            ]
+            abbrev = self._abbrev(unit.abbrev_offset, code)
+            if abbrev is None:
+                raise Unsupported(f"no abbreviation {code} for the unit at {offset}")
+            specs = abbrev[2]
             self._charge(1 + len(specs))
             values: Values = {}
             sizes = self._sizes_of(unit)

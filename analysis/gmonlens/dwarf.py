@@ -16,8 +16,10 @@ Contract:
   -fipa-icf, leaves its DIE without DW_AT_low_pc; abstract origins of inlined functions) is kept
   with empty `ranges`: `decl_named` places a routine by name when no DIE with code covers it.
 
-`DwarfIndex` here chooses and caches units and answers lookups; reading a DIE (which ones count,
-code ranges, the specification/origin chain, file tables) is `dwarfdecl`'s.
+`DwarfIndex` here chooses and caches units and answers lookups; reading the DIEs (which ones
+count, code ranges, the specification/origin chain, file tables) is `dwarfread`'s (an own reader
+that skips what it does not need), and `dwarfdecl`'s over pyelftools for a file or unit
+`dwarfread` does not read (`Unsupported`): the same rules either way.
 """
 
 from __future__ import annotations

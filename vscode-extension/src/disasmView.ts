@@ -39,7 +39,7 @@ export class DisasmView implements vscode.Disposable {
   });
   private readonly disposables: vscode.Disposable[] = [];
   /** A platform's package (bundled/native/capstone), not the platform-neutral one. */
-  private readonly carriesCapstone: boolean;
+  readonly carriesCapstone: boolean;
 
   constructor(
     extensionUri: vscode.Uri,

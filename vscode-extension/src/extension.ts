@@ -11,6 +11,9 @@ import {
   type Executable,
   LanguageClient,
   type LanguageClientOptions,
+  LogMessageNotification,
+  type LogMessageParams,
+  MessageType,
   State,
   TransportKind,
 } from "vscode-languageclient/node";
@@ -18,7 +21,7 @@ import { withCallGraphLink, registerCallGraph } from "./callGraphPanel";
 import { PEEK_CALLERS, registerCommands } from "./commands";
 import { DisasmView, withDisassemblyLenses, withDisassemblyLink } from "./disasmView";
 import { HeatView, SHOW_LINE_HEAT, lineHeatShown } from "./heatview";
-import { describePlan, planLaunch, VERSION_SNIPPET } from "./launch";
+import { describePlan, loggedWarningPopup, planLaunch, VERSION_SNIPPET } from "./launch";
 import { type McpApi, type McpServerSpec, mcpServers, registerMcpProvider } from "./mcp";
 import { type ServerStatus, parseStatus, pickStatus, statusView, stripSlash } from "./status";
 import { type RawSettings, SERVER_KEYS, clientSettings, serverSettings } from "./settings";
@@ -112,6 +115,7 @@ export class Gmonlens implements vscode.Disposable {
     const executable: Executable = { command: plan.command, args: plan.args, transport: TransportKind.stdio };
     const client = new LanguageClient(SECTION, "gmonlens", { run: executable, debug: executable }, this.clientOptions());
     client.onNotification("gmonlens/status", (params: unknown) => this.onStatus(params));
+    client.onNotification(LogMessageNotification.type, (params) => this.onLogMessage(client, params));
     client.onDidChangeState((e) => {
       if (this.client !== client) {
         return;
@@ -132,6 +136,33 @@ export class Gmonlens implements vscode.Disposable {
       this.launchProblem = `the server did not start: ${e instanceof Error ? e.message : String(e)}`;
       this.log(this.launchProblem);
       this.refreshStatus();
+    }
+  }
+
+  /**
+   * The server's window/logMessage (this handler replaces vscode-languageclient's): to the output as
+   * that one writes it, and as a popup when loggedWarningPopup gives one (-c without capstone).
+   */
+  private onLogMessage(client: LanguageClient, params: LogMessageParams): void {
+    switch (params.type) {
+      case MessageType.Error:
+        client.error(params.message, undefined, false);
+        break;
+      case MessageType.Warning:
+        client.warn(params.message, undefined, false);
+        break;
+      case MessageType.Info:
+        client.info(params.message, undefined, false);
+        break;
+      case MessageType.Debug:
+        client.debug(params.message, undefined, false);
+        break;
+      default:
+        this.output.appendLine(params.message);
+    }
+    const popup = params.type === MessageType.Warning ? loggedWarningPopup(params.message, this.disasm.carriesCapstone) : undefined;
+    if (popup !== undefined) {
+      void vscode.window.showWarningMessage(popup);
     }
   }
 

@@ -131,17 +131,37 @@ export function bundledCapstone(layout: ExtensionLayout): string {
 }
 
 /**
+ * Whether a server message says capstone is missing: the listing's error ("no disassembly without
+ * the capstone module ...") and -c's warning ("-c is unavailable: the capstone disassembler (Python
+ * package 'capstone') is not installed").
+ */
+export function saysCapstoneMissing(message: string): boolean {
+  return /capstone/.test(message) && /without the capstone|not installed/.test(message);
+}
+
+/**
  * The server's message, with what to do when it says capstone is missing: this package is the
  * platform-neutral one (`carriesCapstone` false: it has none), or it carries one whose library did
  * not load in the server's interpreter (python/launch.py says why in the output). Other messages
- * are returned unchanged.
+ * are returned unchanged. Used for every such message (the listing's, -c's), so they advise alike.
  */
 export function capstoneAdvice(message: string, carriesCapstone: boolean): string {
-  if (!/capstone/.test(message)) {
+  if (!saysCapstoneMissing(message)) {
     return message;
   }
   const own = "or install capstone in the Python that runs the server (python3 -m pip install capstone; gmonlens.interpreter)";
   return carriesCapstone
     ? `${message}. This extension's capstone did not load in that Python (see the gmonlens output): set gmonlens.interpreter to a Python of this machine's architecture, ${own}.`
     : `${message}. This is the platform-neutral gmonlens package, which has no capstone: install the gmonlens package for your platform (gmonlens-<platform>-<version>.vsix: linux-x64, linux-arm64, alpine-x64, alpine-arm64, darwin-x64, darwin-arm64, win32-x64), ${own}.`;
+}
+
+/**
+ * The popup for a warning the server logged (window/logMessage, which otherwise reaches the output
+ * only), or undefined: -c unavailable for want of capstone (gmonlens.staticCallGraph turned on to
+ * no effect) is shown, with capstoneAdvice's advice.
+ */
+export function loggedWarningPopup(message: string, carriesCapstone: boolean): string | undefined {
+  return message.startsWith("-c is unavailable") && saysCapstoneMissing(message)
+    ? `gmonlens: ${capstoneAdvice(message, carriesCapstone)}`
+    : undefined;
 }

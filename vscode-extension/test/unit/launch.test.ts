@@ -7,6 +7,7 @@ import {
   bundledCapstone,
   capstoneAdvice,
   describePlan,
+  loggedWarningPopup,
   parsePythonVersion,
   planLaunch,
   pythonCandidates,
@@ -98,6 +99,29 @@ describe("capstone advice", () => {
 
   test("other messages are unchanged", () => {
     assert.equal(capstoneAdvice("no routine named x", false), "no routine named x");
+  });
+
+  // the engine's warning (analysis/gmonlens/staticcalls.py), logged by the server (window/logMessage)
+  const noStaticCalls = "-c is unavailable: the capstone disassembler (Python package 'capstone') is not installed";
+
+  test("-c without capstone pops up with the listing's advice, for either package", () => {
+    for (const carries of [false, true]) {
+      const popup = loggedWarningPopup(noStaticCalls, carries);
+      assert.equal(popup, `gmonlens: ${capstoneAdvice(noStaticCalls, carries)}`);
+      assert.equal(
+        popup?.slice(`gmonlens: ${noStaticCalls}`.length),
+        capstoneAdvice(missing, carries).slice(missing.length),
+        "the same advice as the listing's",
+      );
+    }
+    assert.match(loggedWarningPopup(noStaticCalls, false) ?? "", /platform-neutral gmonlens package.*linux-x64.*pip install capstone/);
+    assert.match(loggedWarningPopup(noStaticCalls, true) ?? "", /this machine's architecture/);
+  });
+
+  test("other logged warnings stay in the output", () => {
+    assert.equal(loggedWarningPopup("-c is not supported on architecture RISC-V", false), undefined);
+    assert.equal(loggedWarningPopup("gmon.out: the binary calc is newer than this profile", true), undefined);
+    assert.equal(loggedWarningPopup("capstone 5.0.9 decodes x86 with objdump's spelling", false), undefined);
   });
 
   test("bundledCapstone is under bundled/native", () => {

@@ -28,7 +28,7 @@ MIN = (3, 10)
 if sys.version_info < MIN:
     sys.stderr.write(
         "gmonlens: Python %d.%d at %s is too old; gmonlens needs >= %d.%d "
-        "(set gmonlens.interpreter)\n" % (sys.version_info[:2] + (sys.executable,) + MIN)
+        "(set gmonlens.interpreter)\n" % (*sys.version_info[:2], sys.executable, *MIN)
     )
     sys.exit(2)
 

@@ -53,6 +53,39 @@ __all__ = ["EXPORT_FORMAT", "DwarfIndex", "SourceDecl", "UnitInfo"]
 EXPORT_FORMAT = 3
 
 
+def _pack(decls: tuple[SourceDecl, ...]) -> bytes:
+    """A unit's declarations as one marshal blob (their file names, one object per file, are
+    stored once each)."""
+    return marshal.dumps([(d.name, d.linkage_name, d.file, d.line, d.column, d.ranges) for d in decls])
+
+
+def _unpack(unit: int, blob: bytes) -> tuple[SourceDecl, ...] | None:
+    """`_pack`'s declarations of the unit at `unit`, shape-checked (None: the wrong shape)."""
+    try:
+        rows = marshal.loads(blob)
+    except (ValueError, EOFError, TypeError):
+        return None
+    if not isinstance(rows, list):
+        return None
+    out = []
+    for row in rows:
+        if not (isinstance(row, tuple) and len(row) == 6):
+            return None
+        name, linkage, file, line, column, ranges = row
+        if not (
+            isinstance(name, str)
+            and isinstance(linkage, (str, type(None)))
+            and isinstance(file, (str, type(None)))
+            and type(line) is int
+            and type(column) is int
+            and isinstance(ranges, tuple)
+            and all(isinstance(r, tuple) and len(r) == 2 and type(r[0]) is type(r[1]) is int for r in ranges)
+        ):
+            return None
+        out.append(SourceDecl(name, linkage, file, line, column, ranges, unit))
+    return tuple(out)
+
+
 class DwarfIndex:
     """Lazy index of an ELF file's DWARF subprograms. Not thread-safe: use from one thread."""
 
@@ -402,36 +435,3 @@ class DwarfIndex:
                 out.append((lo, hi, unit.offset))
         out.sort()
         return out
-
-
-def _pack(decls: tuple[SourceDecl, ...]) -> bytes:
-    """A unit's declarations as one marshal blob (their file names, one object per file, are
-    stored once each)."""
-    return marshal.dumps([(d.name, d.linkage_name, d.file, d.line, d.column, d.ranges) for d in decls])
-
-
-def _unpack(unit: int, blob: bytes) -> tuple[SourceDecl, ...] | None:
-    """`_pack`'s declarations of the unit at `unit`, shape-checked (None: the wrong shape)."""
-    try:
-        rows = marshal.loads(blob)
-    except (ValueError, EOFError, TypeError):
-        return None
-    if not isinstance(rows, list):
-        return None
-    out = []
-    for row in rows:
-        if not (isinstance(row, tuple) and len(row) == 6):
-            return None
-        name, linkage, file, line, column, ranges = row
-        if not (
-            isinstance(name, str)
-            and isinstance(linkage, (str, type(None)))
-            and isinstance(file, (str, type(None)))
-            and type(line) is int
-            and type(column) is int
-            and isinstance(ranges, tuple)
-            and all(isinstance(r, tuple) and len(r) == 2 and type(r[0]) is type(r[1]) is int for r in ranges)
-        ):
-            return None
-        out.append(SourceDecl(name, linkage, file, line, column, ranges, unit))
-    return tuple(out)

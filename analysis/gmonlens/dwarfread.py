@@ -1,6 +1,7 @@
 """An own reader of `.debug_info` for the DWARF index (`dwarf.DwarfIndex`): the units, each unit's
-top entry and line-program file table, each unit's subprogram declarations (`SourceDecl`) and the
-address -> unit table, read from the section bytes without pyelftools (pure: sections in).
+top entry and line-program file table, each unit's subprogram declarations (`SourceDecl`), the
+address -> unit table, and the code scopes (`scopes.function_scopes`), read from the section bytes
+without pyelftools (sections in: an `ElfFile` hands them over).
 
 pyelftools builds an object per DIE and per attribute and keeps them with their unit (some
 microseconds and a kilobyte a DIE); the index needs a few attributes of a few DIEs. Here each
@@ -9,13 +10,15 @@ its forms' sizes (§7.5.6), a subtree nobody needs by its DW_AT_sibling (§2.3),
 subprograms `dwarfdecl.subprograms` visits are decoded; a reference is followed by decoding the
 one entry it points to. Nothing but the answers is kept.
 
-The answers are `dwarfdecl`'s, rule for rule (tests/integration/test_dwarfread.py compares them
-with pyelftools' on C and C++ builds and the real programs). Whatever this reader does not read the
+The answers are `dwarfdecl`'s and `dieparse`'s, rule for rule (tests/integration/test_dwarfread.py
+and test_dieparse.py compare them with pyelftools' on C and C++ builds, tests/realprogs on the
+real programs). Whatever this reader does not read the
 way pyelftools does (split DWARF, a form it does not expect, a reference it cannot follow, a
 malformed entry) raises `dieparse.Unsupported`, and `DwarfIndex` reads that unit (or the whole
 file) with pyelftools instead. Every entry whose abbreviation is read is charged to the file's
-budget as `elfdwarf` charges it (1 + its attributes), so a hostile file stops at the same limit
-(`budget.LimitError`); every loop advances through the section or stops.
+budget as `elfdwarf` charges it (1 + its attributes), and so are unit headers, abbreviation
+tables and decoded strings, so a hostile file stops at the file's limits (`budget.LimitError`);
+every loop advances through the section or stops.
 """
 
 from __future__ import annotations

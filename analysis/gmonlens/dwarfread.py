@@ -377,6 +377,13 @@ class DieReader:
         named by the rules of `dieparse` (`scopes.function_scopes`); a name is read by following
         the entry's abstract origin or specification when it has none, nothing is kept of the
         entries without code."""
+        return self.code_scope_pair(elf_names)[1 if elf_names is not None else 0]
+
+    def code_scope_pair(
+        self, elf_names: Mapping[int, str] | None
+    ) -> tuple[list[tuple[int, int, str]], list[tuple[int, int, str]]]:
+        """`(code_scopes(None), code_scopes(elf_names))` from one walk over the entries; the
+        second is the first list itself where `elf_names` renames nothing (or is None)."""
         coded: list[tuple[Unit, list[tuple[int, int]], bool, Record]] = []
         for offset in self._starts:
             unit = self.units[offset]
@@ -386,13 +393,16 @@ class DieReader:
                 self._scope_walk(unit, mangled, coded)
         records: dict[int, Record | None] = {}
         out: list[tuple[int, int, str]] = []
+        renamed: dict[int, str] = {}  # index in `out` of each entry's first range -> its ELF name
         with _malformed("DWARF entries"):
             for _unit, ranges, mangled, record in coded:
                 name, linkage = self._scope_name(record, records)
                 if elf_names is not None and mangled and not linkage:
-                    name = elf_names.get(ranges[0][0], name)
+                    other = elf_names.get(ranges[0][0], name)
+                    if other != name:
+                        renamed[len(out)] = other
                 out.extend((lo, hi, name) for lo, hi in ranges)
-        return out
+        return out, _renamed(out, renamed, coded) if renamed else out
 
     def _scope_walk(
         self, unit: Unit, mangled: bool, coded: list[tuple[Unit, list[tuple[int, int]], bool, Record]]
@@ -788,3 +798,23 @@ def _v5_entries(reader: DieReader, unit: Unit, data: bytes, pos: int) -> tuple[l
             entry[kind] = value
         entries.append(entry)
     return entries, pos
+
+
+def _renamed(
+    out: list[tuple[int, int, str]],
+    renamed: dict[int, str],
+    coded: list[tuple[Unit, list[tuple[int, int]], bool, Record]],
+) -> list[tuple[int, int, str]]:
+    """`out` with every range of each entry whose first range is at an index in `renamed` named
+    as `renamed` says (`DieReader.code_scope_pair`)."""
+    other = list(out)
+    k = 0
+    for entry in coded:
+        ranges = entry[1]
+        name = renamed.get(k)
+        if name is not None:
+            for j in range(k, k + len(ranges)):
+                lo, hi, _ = other[j]
+                other[j] = (lo, hi, name)
+        k += len(ranges)
+    return other

@@ -253,6 +253,8 @@ async def _finish(ls: GmonlensServer, state: FolderState, loaded: LoadedFolder) 
         and has_listing_data(loaded.program)
     )
     if cache_entries.cache_dir() is not None and not complete:
+        if not loaded.profile_cached:  # written here: the warm-up would compute it again
+            await asyncio.to_thread(cache_entries.write_profile, loaded.profile_key, loaded.profile)
         args = [loaded.binary, *loaded.profiles]
         if loaded.settings.static_call_graph:
             args.append("--static-call-graph")

@@ -145,3 +145,8 @@ def read_profile(key: str | None) -> Any:
 
 def write_profile(key: str | None, profile: Any) -> bool:
     return diskcache.store("profile", key, _encode_profile(profile))
+
+
+def has_profile(key: str | None) -> bool:
+    """Whether an entry `write_profile` wrote under `key` is there (not read nor checked)."""
+    return diskcache.exists("profile", key)

@@ -239,6 +239,13 @@ async def _certainty(loaded: Any) -> None:
 
 async def _finish(ls: GmonlensServer, state: FolderState, loaded: LoadedFolder) -> None:
     await asyncio.sleep(0.5)  # let the first requests go first
+    profile_stored = loaded.profile_cached
+    if not profile_stored and cache_entries.cache_dir() is not None:
+        # the profile this load computed, written before the heat starts (its encoding's memory
+        # then adds to the load's alone): the warm-up would otherwise compute it a second time
+        profile_stored = await asyncio.to_thread(
+            cache_entries.write_profile, loaded.profile_key, loaded.profile
+        )
     # line heat once per load, in a thread once no lens is being computed and requests pause (it
     # holds the GIL for 0.1-0.3 s on SQLite; during the first lenses' DWARF decoding it slowed them
     # by a second or more), while the warm-up subprocess runs: ready long before the warm-up ends
@@ -248,13 +255,11 @@ async def _finish(ls: GmonlensServer, state: FolderState, loaded: LoadedFolder) 
 
     complete = (
         loaded.dwarf_cached
-        and loaded.profile_cached
+        and profile_stored
         and loaded.program.has_scopes()
         and has_listing_data(loaded.program)
     )
     if cache_entries.cache_dir() is not None and not complete:
-        if not loaded.profile_cached:  # written here: the warm-up would compute it again
-            await asyncio.to_thread(cache_entries.write_profile, loaded.profile_key, loaded.profile)
         args = [loaded.binary, *loaded.profiles]
         if loaded.settings.static_call_graph:
             args.append("--static-call-graph")

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from gmonlens import diskcache, program as programmod
+from gmonlens import diskcache
+from gmonlens import program as programmod
 from gmonlens.linetable import LineTable
 from gmonlens.loader import load_profile
 from gmonlens.options import AnalysisOptions

@@ -331,11 +331,14 @@ class Program:
         kinds = (LINETABLE_KIND, LINETABLE_BFD_KIND)
         if all(diskcache.exists(k, key) for k in kinds):
             return
-        tables = LineTable.pair_from_elf(self.path, elf=self._reader())
-        for kind, table in zip(kinds, tables, strict=True):
+        tables = list(LineTable.pair_from_elf(self.path, elf=self._reader()))
+        for kind in kinds:
+            table = tables.pop(0)
             plain = table.to_plain() if not diskcache.exists(kind, key) else None
+            del table  # the other table shares its columns: what is freed here is its own
             if plain is not None:
                 diskcache.store(kind, key, plain)
+            del plain  # before the next table's plain data is made
 
     def has_scopes(self) -> bool:
         """Whether the disk cache holds the scopes."""

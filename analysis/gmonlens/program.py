@@ -280,6 +280,7 @@ class Program:
             return
         for unit in dwarf.units():
             dwarf.decls_of_unit(unit.offset)
+            dwarf.pack_unit(unit.offset)
         dwarf.prepare_ranges()
         diskcache.store(DWARF_KIND, self.key, dwarf.export())
 

@@ -310,15 +310,21 @@ class Program:
     def store_scopes(self) -> None:
         """Store both kinds of scopes (`scopes`, `gprof_scopes`) in the disk cache where missing,
         from one walk over the DWARF entries (`scopes.function_scope_pair`; the warm-up's work).
-        Nothing is kept in this Program."""
+        Nothing is kept in this Program (the symbols, when read for this, are let go of before
+        the walk)."""
         from .dwarf import DwarfIndex
         from .scopes import elf_code_names, function_scope_pair
 
         key = self.key
         if diskcache.exists(SCOPES_KIND, key) and diskcache.exists(SCOPES_GPROF_KIND, key):
             return
+        had_image = self._once.peek("image") is not None
+        names = elf_code_names(self.image.symbols)
+        if not had_image:
+            self._once.forget("image")
         index = DwarfIndex(self.path, self._reader)
-        plain, gprof = function_scope_pair(index, elf_code_names(self.image.symbols))
+        plain, gprof = function_scope_pair(index, names)
+        del names
         del index
         for kind, scopes in ((SCOPES_KIND, plain), (SCOPES_GPROF_KIND, gprof)):
             if not diskcache.exists(kind, key):

@@ -50,7 +50,7 @@ def _sdist(spec: str) -> Path:
     return top
 
 
-def _build(name: str, sources: list[Path], includes: list[Path], defines: list[str] = ()) -> Path:  # type: ignore[assignment]
+def _build(name: str, sources: list[Path], includes: list[Path], defines: tuple[str, ...] = ()) -> Path:
     """Compile and link `sources` (2 jobs) into CACHE/name/build/name, unless built from the same."""
     bdir = CACHE / name / "build"
     exe = bdir / name
@@ -64,7 +64,10 @@ def _build(name: str, sources: list[Path], includes: list[Path], defines: list[s
     bdir.mkdir(parents=True, exist_ok=True)
     inc = [f"-I{d}" for d in includes]
     objs = [bdir / f"{s.parent.name}_{s.stem}.o" for s in sources]
-    jobs = [["gcc", *FLAGS, *defines, *inc, "-c", str(s), "-o", str(o)] for s, o in zip(sources, objs)]
+    jobs = [
+        ["gcc", *FLAGS, *defines, *inc, "-c", str(s), "-o", str(o)]
+        for s, o in zip(sources, objs, strict=True)
+    ]
     with ThreadPoolExecutor(max_workers=2) as pool:
         list(pool.map(lambda argv: subprocess.run(argv, check=True, timeout=TIMEOUT), jobs))
     subprocess.run(["gcc", *FLAGS, "-o", str(exe), *map(str, objs), "-lm"], check=True, timeout=TIMEOUT)
@@ -167,12 +170,25 @@ def _markdown(path: Path, sections: int) -> Path:
 def cmark() -> tuple[Path, Path]:
     """cmark-gfm's program built with -pg, and the gmon.out of its workload."""
     top = _sdist(CMARKGFM)
-    src, ext, gen = top / "third_party" / "cmark" / "src", top / "third_party" / "cmark" / "extensions", top / "generated" / "unix"
+    src, ext, gen = (
+        top / "third_party" / "cmark" / "src",
+        top / "third_party" / "cmark" / "extensions",
+        top / "generated" / "unix",
+    )
     sources = sorted([*src.glob("*.c"), *ext.glob("*.c")])
-    exe = _build("cmark-gfm", sources, [gen, src, ext], ["-DCMARK_GFM_STATIC_DEFINE", "-DCMARK_GFM_EXTENSIONS_STATIC_DEFINE"])
+    exe = _build(
+        "cmark-gfm",
+        sources,
+        [gen, src, ext],
+        ("-DCMARK_GFM_STATIC_DEFINE", "-DCMARK_GFM_EXTENSIONS_STATIC_DEFINE"),
+    )
     run = CACHE / "cmark-gfm" / "run"
     doc = _markdown(run / "input.md", 6000)
-    exts = [a for e in ("footnotes", "table", "strikethrough", "autolink", "tagfilter", "tasklist") for a in ("-e", e)]
+    exts = [
+        a
+        for e in ("footnotes", "table", "strikethrough", "autolink", "tagfilter", "tasklist")
+        for a in ("-e", e)
+    ]
     return exe, _run(exe, [*exts, "--unsafe", "--smart", doc.name], run)
 
 

@@ -128,11 +128,12 @@ class CallFinder:
         n = len(tail)
         if n >= 5 and tail[n - 5] == 0xE8:
             return True
-        return any(
-            tail[n - k] == 0xFF and _indirect_call_length(tail[n - k + 1 :]) == k
-            for k in (2, 3, 4, 6, 7)
-            if k <= n
-        )
+        if 0xFF not in tail:
+            return False
+        for k in (2, 3, 4, 6, 7):
+            if k <= n and tail[n - k] == 0xFF and _indirect_call_length(tail[n - k + 1 :]) == k:
+                return True
+        return False
 
     def call_returns(self, start: int, end: int) -> list[int]:
         """Return addresses of the call instructions decoded from `start` in [start, end), ascending

@@ -25,11 +25,12 @@ from __future__ import annotations
 
 import os
 from bisect import bisect_left, bisect_right
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING
 
 from .linetable import LineTable
 from .model import ElfSymbol, Symbol
+from .records import maker
 from .symbols import SymbolTable
 
 if TYPE_CHECKING:  # scopes imports pyelftools: only -l needs it, and load() imports it then
@@ -176,18 +177,21 @@ def with_line_symbols(
     lo, hi = routines[0].address, max(text_end, routines[-1].address + 1)
     runs = iter_line_runs(lines, FunctionNames(scopes, elf_symbols), lo, hi)
     # each Symbol is made when the next one's address (its end + 1) is known, from entries made
-    # one at a time: no table of tens of thousands of tuples beside the symbols
-    make = _symbol_maker()
+    # one at a time: no table of tens of thousands of tuples beside the symbols; made by
+    # `records.maker` (a frozen dataclass's __init__ would take twice as long)
+    make = maker(Symbol)
     out: list[Symbol] = []
     addresses: list[int] = []
     before: _Entry | None = None
     for entry in _entries(routines, runs, lines):
         if before is not None:
-            out.append(make(before, entry[0] - 1))
+            a, name, fn, st, file, line, is_line = before
+            out.append(make(name, a, entry[0] - 1, fn, st, file, line, is_line))
         addresses.append(entry[0])
         before = entry
     if before is not None:
-        out.append(make(before, text_end - 1))
+        a, name, fn, st, file, line, is_line = before
+        out.append(make(name, a, text_end - 1, fn, st, file, line, is_line))
     return SymbolTable(tuple(out), tuple(addresses))
 
 
@@ -209,33 +213,6 @@ def _entries(
         if run[0] not in starts:
             yield run[0], run[3], False, True, run[1], run[2], True
         run = next(runs, None)
-
-
-def _symbol_maker() -> Callable[[_Entry, int], Symbol]:
-    """A function making the Symbol of (address, name, is_function, is_static, file, line,
-    is_line) and an end address: equal to `Symbol(...)`, built by setting its slots directly
-    rather than through the frozen dataclass's `__init__` (one `object.__setattr__` call per
-    field): half the time, on tens of thousands of line symbols."""
-    new = object.__new__
-    fields = ("address", "name", "is_function", "is_static", "file", "line", "is_line", "end_address")
-    if set(fields) != set(Symbol.__slots__):  # a field added to Symbol must be set here too
-        raise AssertionError(f"Symbol's fields are {Symbol.__slots__}")
-    setters = [getattr(Symbol, f).__set__ for f in fields]
-    s_addr, s_name, s_func, s_static, s_file, s_line, s_is_line, s_end = setters
-
-    def make(m: _Entry, end: int) -> Symbol:
-        sym: Symbol = new(Symbol)
-        s_addr(sym, m[0])
-        s_name(sym, m[1])
-        s_func(sym, m[2])
-        s_static(sym, m[3])
-        s_file(sym, m[4])
-        s_line(sym, m[5])
-        s_is_line(sym, m[6])
-        s_end(sym, end)
-        return sym
-
-    return make
 
 
 def line_suffix(file: str | None, line: int, address: int, full_path: bool = False) -> str:

@@ -12,7 +12,7 @@ import pytest
 
 from gmonlens.linetable import LineTable
 from gmonlens.model import ElfSymbol, Symbol
-from gmonlens.report_lines import FunctionNames, _symbol_maker, line_runs, with_line_symbols
+from gmonlens.report_lines import FunctionNames, line_runs, with_line_symbols
 from gmonlens.scopes import FunctionScopes
 from gmonlens.symbols import SymbolTable
 
@@ -110,11 +110,3 @@ def test_line_symbols_are_routines_and_runs_in_address_order(seed: int) -> None:
         )
     )
     assert got.symbols == expected and got.addresses == tuple(starts)
-
-
-def test_symbol_maker_makes_equal_frozen_symbols() -> None:
-    made = _symbol_maker()((0x10, "f", False, True, "a.c", 3, True), 0x1F)
-    assert made == Symbol("f", 0x10, 0x1F, False, True, "a.c", 3, True)
-    assert hash(made) == hash(Symbol("f", 0x10, 0x1F, False, True, "a.c", 3, True))
-    with pytest.raises(AttributeError):
-        made.name = "g"  # type: ignore[misc]

@@ -44,7 +44,10 @@ def run_once(argv: list[str], env: dict[str, str]) -> tuple[float, float, float,
 def program_files(name: str) -> tuple[Path, Path]:
     """BINARY and GMON of a named program (module docstring)."""
     if name == "jq":
-        return REALPROGS / "jq" / "tree" / "jq", REALPROGS / "jq" / "run" / "gmon.out"
+        binary, gmon = REALPROGS / "jq" / "tree" / "jq", REALPROGS / "jq" / "run" / "gmon.out"
+        if not (binary.exists() and gmon.exists()):
+            raise SystemExit(f"{binary}: not built (tests/realprogs builds it; set GMONLENS_REALPROGS_WORK)")
+        return binary, gmon
     sys.path.insert(0, str(BENCH))
     import lines_programs
 
@@ -68,6 +71,8 @@ def bench(binary: Path, gmon: Path, reps: int) -> dict[str, list[tuple[float, fl
     with tempfile.TemporaryDirectory(prefix="gmonlens-lines-bench-") as tmp:
         warm_env = {**os.environ, "XDG_CACHE_HOME": str(Path(tmp) / "warm")}
         expected = run_once(["gprof", *args], warm_env)[3]
+        if not expected:
+            raise SystemExit(f"gprof -b -l printed nothing for {binary} {gmon}")
         run_once([str(GMONLENS), "report", *args], warm_env)  # fills the warm cache
         for rep in range(reps):
             cold_env = {**os.environ, "XDG_CACHE_HOME": str(Path(tmp) / f"cold{rep}")}

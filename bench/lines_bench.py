@@ -3,7 +3,7 @@ time and memory): CPU and wall time and peak RSS of each run, gmonlens with an e
 (cold) and with the cache its earlier run filled (warm: the line table and gprof's function scopes
 come from there), and whether every output is identical to gprof's.
 
-    .venv/bin/python bench/lines_bench.py [--reps N] [--markdown] [PROGRAM ... | BINARY GMON]
+    .venv/bin/python bench/lines_bench.py [--reps N] [--markdown] [--gmonlens PATH] [PROGRAM ... | BINARY GMON]
 
 PROGRAM is one of jq (tests/realprogs' build in $GMONLENS_REALPROGS_WORK), brotli and cmark
 (bench/lines_programs.py builds them); without arguments, the generated program of 300 routines
@@ -63,7 +63,9 @@ def default_program() -> tuple[Path, Path]:
     return exe, gen_program.run_program(exe)
 
 
-def bench(binary: Path, gmon: Path, reps: int) -> dict[str, list[tuple[float, float, float]]]:
+def bench(
+    binary: Path, gmon: Path, reps: int, gmonlens: Path = GMONLENS
+) -> dict[str, list[tuple[float, float, float]]]:
     """{"gprof"|"cold"|"warm": [(CPU s, wall s, peak MB) per repetition]}; raises when an output
     differs from gprof's."""
     args = ["-b", "-l", str(binary), str(gmon)]
@@ -73,13 +75,13 @@ def bench(binary: Path, gmon: Path, reps: int) -> dict[str, list[tuple[float, fl
         expected = run_once(["gprof", *args], warm_env)[3]
         if not expected:
             raise SystemExit(f"gprof -b -l printed nothing for {binary} {gmon}")
-        run_once([str(GMONLENS), "report", *args], warm_env)  # fills the warm cache
+        run_once([str(gmonlens), "report", *args], warm_env)  # fills the warm cache
         for rep in range(reps):
             cold_env = {**os.environ, "XDG_CACHE_HOME": str(Path(tmp) / f"cold{rep}")}
             for kind, argv, env in (
                 ("gprof", ["gprof", *args], warm_env),
-                ("cold", [str(GMONLENS), "report", *args], cold_env),
-                ("warm", [str(GMONLENS), "report", *args], warm_env),
+                ("cold", [str(gmonlens), "report", *args], cold_env),
+                ("warm", [str(gmonlens), "report", *args], warm_env),
             ):
                 cpu, wall, peak, out = run_once(argv, env)
                 if out != expected:
@@ -92,6 +94,9 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--markdown", action="store_true", help="also print rows for bench/results.md")
+    ap.add_argument(
+        "--gmonlens", type=Path, default=GMONLENS, help="the gmonlens to run (another checkout's)"
+    )
     ap.add_argument("files", nargs="*")
     a = ap.parse_args(argv)
     if len(a.files) == 2 and Path(a.files[0]).exists():
@@ -100,7 +105,7 @@ def main(argv: list[str] | None = None) -> int:
         programs = [(n, program_files(n)) for n in a.files] or [("gen300x8", default_program())]
     rows = []
     for name, (binary, gmon) in programs:
-        runs = bench(binary, gmon, a.reps)
+        runs = bench(binary, gmon, a.reps, a.gmonlens)
         med = {k: tuple(statistics.median(r[i] for r in v) for i in range(3)) for k, v in runs.items()}
         g = med["gprof"]
         print(f"{name} ({binary}): outputs identical; medians of {a.reps}, load {os.getloadavg()[0]:.1f}")

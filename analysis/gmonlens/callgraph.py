@@ -10,11 +10,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from . import records
 from .cycles import dfn_order
 from .histogram import assign_samples
 from .model import Arc, Cycle, GmonData, GraphEntry, Profile, Routine
 from .options import Tables
-from .records import maker
 from .symbols import SymbolTable
 
 
@@ -384,7 +384,8 @@ def _routines(
     """The Routine records, in address order."""
     child_time, pself, pchild, ncalls, self_calls = t.child_time, fr.pself, t.pchild, g.ncalls, g.self_calls
     cycle_of, flag, fract = cy.cycle_of, fr.flag, fr.fract
-    make = maker(Routine)  # Routine(...) with its fields in order, in a third of the time (-l: 10^4-10^5)
+    # Routine(...) with its fields in order, in a third of the time (-l makes 10^4-10^5 of them)
+    make = records.maker(Routine)
     return tuple(
         make(
             i,

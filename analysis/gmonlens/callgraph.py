@@ -10,7 +10,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from . import records
 from .cycles import dfn_order
 from .histogram import assign_samples
 from .model import Arc, Cycle, GmonData, GraphEntry, Profile, Routine
@@ -384,8 +383,10 @@ def _routines(
     """The Routine records, in address order."""
     child_time, pself, pchild, ncalls, self_calls = t.child_time, fr.pself, t.pchild, g.ncalls, g.self_calls
     cycle_of, flag, fract = cy.cycle_of, fr.flag, fr.fract
+    from .records import maker  # here: this function is all that uses it
+
     # Routine(...) with its fields in order, in a third of the time (-l makes 10^4-10^5 of them)
-    make = records.maker(Routine)
+    make = maker(Routine)
     return tuple(
         make(
             i,

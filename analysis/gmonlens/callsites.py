@@ -82,7 +82,7 @@ class CallFinder:
                     out.append((at, at + 4, None))
         elif self._x86() is not None:
             for at, size, mnemonic, op_str in self._cs.disasm_lite(data, start):
-                if mnemonic.startswith("call"):
+                if mnemonic.endswith("call"):  # "notrack call", "bnd call" too
                     target = None
                     text = op_str.strip()
                     if text.startswith("0x"):

@@ -137,3 +137,13 @@ def test_aarch64_byte_check_reads_the_word_before() -> None:
 def test_other_machines_are_not_read() -> None:
     f = CallFinder("EM_RISCV", 8, [(0x1000, b"\x00" * 16)])
     assert not f.knows_encodings and not f.may_return_at(0x1008, 0x1000)
+
+
+@pytest.mark.parametrize("insn", ["3effd0", "f2e8" + "00010000"])
+def test_prefixed_calls_are_call_sites(insn: str) -> None:
+    """capstone spells these "notrack call" and "bnd call": the call-site rule finds them."""
+    pytest.importorskip("capstone")
+    code = bytes.fromhex("90" * 4 + insn + "c3")
+    f = CallFinder("EM_X86_64", 8, [(0x1000, code)])
+    ret = 0x1004 + len(bytes.fromhex(insn))
+    assert f.call_returns(0x1000, 0x1000 + len(code)) == [ret]

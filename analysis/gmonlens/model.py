@@ -8,8 +8,10 @@ file. Routine ids are positions in the address-sorted symbol table.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from array import array
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from typing import overload
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,12 +76,88 @@ class RawArc:
     count: int
 
 
+class RawArcs(Sequence[RawArc]):
+    """Arc records as three columns of unsigned 64-bit machine words (`from_pcs`, `self_pcs`,
+    `counts`: 24 bytes a record, where a `RawArc` object with its ints takes over 130); a
+    `RawArc` is made on demand for each record asked. Immutable once made; equal to another
+    sequence of the same records in the same order."""
+
+    __slots__ = ("counts", "from_pcs", "self_pcs")
+
+    def __init__(self, records: Iterable[tuple[int, int, int]] = ()) -> None:
+        self.from_pcs, self.self_pcs, self.counts = array("Q"), array("Q"), array("Q")
+        for frm, slf, cnt in records:
+            self.from_pcs.append(frm)
+            self.self_pcs.append(slf)
+            self.counts.append(cnt)
+
+    @classmethod
+    def from_columns(cls, from_pcs: array[int], self_pcs: array[int], counts: array[int]) -> RawArcs:
+        """Records from equally long "Q" columns (taken, not copied)."""
+        if not len(from_pcs) == len(self_pcs) == len(counts):
+            raise ValueError("arc columns of different lengths")
+        out = cls()
+        out.from_pcs, out.self_pcs, out.counts = from_pcs, self_pcs, counts
+        return out
+
+    @classmethod
+    def joined(cls, parts: Iterable[Sequence[RawArc]]) -> RawArcs:
+        """The records of `parts`, one after the other."""
+        out = cls()
+        for part in parts:
+            f, s, c = columns(part)
+            out.from_pcs.extend(f)
+            out.self_pcs.extend(s)
+            out.counts.extend(c)
+        return out
+
+    def __len__(self) -> int:
+        return len(self.counts)
+
+    @overload
+    def __getitem__(self, i: int) -> RawArc: ...
+    @overload
+    def __getitem__(self, i: slice) -> RawArcs: ...
+    def __getitem__(self, i: int | slice) -> RawArc | RawArcs:
+        if isinstance(i, slice):
+            return RawArcs.from_columns(self.from_pcs[i], self.self_pcs[i], self.counts[i])
+        return RawArc(self.from_pcs[i], self.self_pcs[i], self.counts[i])
+
+    def __iter__(self) -> Iterator[RawArc]:
+        for f, s, c in zip(self.from_pcs, self.self_pcs, self.counts, strict=True):
+            yield RawArc(f, s, c)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, RawArcs):
+            return columns(self) == columns(other)
+        if isinstance(other, (tuple, list)):
+            return len(other) == len(self) and all(a == b for a, b in zip(self, other, strict=True))
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]  # mutable columns inside: not hashable
+
+    def __repr__(self) -> str:
+        return f"RawArcs({[(a.from_pc, a.self_pc, a.count) for a in self]!r})"
+
+
+def columns(arcs: Sequence[RawArc]) -> tuple[array[int], array[int], array[int]]:
+    """(from_pcs, self_pcs, counts) of any sequence of arc records; a `RawArcs`' own columns (not
+    copies: do not change them)."""
+    if isinstance(arcs, RawArcs):
+        return arcs.from_pcs, arcs.self_pcs, arcs.counts
+    return (
+        array("Q", [a.from_pc for a in arcs]),
+        array("Q", [a.self_pc for a in arcs]),
+        array("Q", [a.count for a in arcs]),
+    )
+
+
 @dataclass(frozen=True, slots=True)
 class GmonData:
     """The accumulated content of one or more profile files, summed as gprof sums them."""
 
     histograms: tuple[HistogramRecord, ...] = ()
-    arcs: tuple[RawArc, ...] = ()  # record order across files
+    arcs: Sequence[RawArc] = ()  # record order across files (a `RawArcs` when read from files)
     hz: int = 0  # 0 when no histogram was read
     dimension: str = "seconds"
     dimension_abbrev: str = "s"

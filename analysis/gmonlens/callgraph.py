@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from .cycles import dfn_order_grouped
 from .histogram import assign_samples
-from .model import Arc, Cycle, GmonData, GraphEntry, Profile, Routine, columns
+from .model import ArcTable, Cycle, GmonData, GraphEntry, Profile, Routine, columns
 from .options import Tables
 from .symbols import SymbolTable
 
@@ -118,14 +118,22 @@ def _tally(symtab: SymbolTable, gmon: GmonData, tables: Tables) -> tuple[_Arcs, 
     return arcs, ncalls, dropped
 
 
-def _arc_records(arcs: _Arcs) -> tuple[Arc, ...]:
-    """The tallied arcs as `Arc` records, in creation order."""
-    parent, child, count, time, ctime, static, sites = (
-        arcs.parent, arcs.child, arcs.count, arcs.time, arcs.ctime, arcs.static, arcs.sites
-    )  # fmt: skip
-    return tuple(
-        Arc(parent[i], child[i], count[i], time[i], ctime[i], bool(static[i]), sites(i)) for i in range(len(count))
-    )
+def _arc_table(arcs: _Arcs) -> ArcTable:
+    """The tallied arcs as the profile's `ArcTable` (columns taken over, sites grouped by arc)."""
+    out = ArcTable()
+    out.parent, out.child, out.counts = arcs.parent, arcs.child, arcs.count
+    out.self_ticks, out.child_ticks, out.static = arcs.time, arcs.ctime, arcs.static
+    if not arcs.more_sites and not any(arcs.static):  # one site an arc: the columns as they are
+        out.site_at = array("q", range(len(arcs) + 1))
+        out.site_pc, out.site_count = arcs.site_pc, arcs.site_count
+        return out
+    at, pcs, counts = out.site_at, out.site_pc, out.site_count
+    for i in range(len(arcs)):
+        for pc, n in arcs.sites(i):
+            pcs.append(pc)
+            counts.append(n)
+        at.append(len(pcs))
+    return out
 
 
 def _grouped(keys: Sequence[int], n: int) -> tuple[array[int], array[int]]:
@@ -360,7 +368,14 @@ def _propagate(g: _Graph, cy: _Cycles, fr: _Fractions, time: Sequence[float], or
     ctime, cpself = _cycle_time(cy, fr, time)
     child_time, pchild = [0.0] * n, [0.0] * n
     c_child_time, c_pchild = [0.0] * (ncyc + 1), [0.0] * (ncyc + 1)
-    child, count, atime, actime, kid_at, kids = g.arcs.child, g.arcs.count, g.arcs.time, g.arcs.ctime, g.kid_at, g.kids
+    child, count, atime, actime, kid_at, kids = (
+        g.arcs.child,
+        g.arcs.count,
+        g.arcs.time,
+        g.arcs.ctime,
+        g.kid_at,
+        g.kids,
+    )
     for p in order:
         fp = fract[p]
         if fp == 0.0:
@@ -550,7 +565,7 @@ def compute_profile(
         )
     return Profile(
         routines=_routines(symtab, display_names, in_flat, time, g, cy, fr, t, index),
-        arcs=_arc_records(g.arcs),
+        arcs=_arc_table(g.arcs),
         cycles=_cycle_records(g, cy, fr, t, index),
         graph_order=tuple(GraphEntry(e, 0) if e < n else GraphEntry(-1, e - n + 1) for e in graph),
         parents=parents_order,

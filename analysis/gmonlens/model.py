@@ -11,7 +11,8 @@ from __future__ import annotations
 from array import array
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import overload
+from itertools import pairwise
+from typing import Any, overload
 
 
 @dataclass(frozen=True, slots=True)
@@ -225,6 +226,117 @@ class Arc:
         return self.parent == self.child
 
 
+class ArcTable(Sequence[Arc]):
+    """A profile's arcs as columns (position = gprof's arc order), an `Arc` record made on demand
+    for each arc asked: about 60 bytes an arc where a record with its floats and call-site tuples
+    takes about 300. Columns: `parent`, `child` (routine ids), `counts`, `self_ticks`,
+    `child_ticks`, `static` (0/1 bytes), and the call sites grouped by arc: arc i's are
+    `site_pc[site_at[i]:site_at[i + 1]]` with `site_count` alike. Immutable once made; equal to
+    any sequence of the same records."""
+
+    __slots__ = (
+        "child",
+        "child_ticks",
+        "counts",
+        "parent",
+        "self_ticks",
+        "site_at",
+        "site_count",
+        "site_pc",
+        "static",
+    )
+
+    def __init__(self, arcs: Iterable[Arc] = ()) -> None:
+        self.parent, self.child = array("q"), array("q")
+        self.counts: list[int] = []
+        self.self_ticks, self.child_ticks = array("d"), array("d")
+        self.static = bytearray()
+        self.site_at, self.site_pc = array("q", [0]), array("Q")
+        self.site_count: list[int] = []
+        for a in arcs:
+            self.parent.append(a.parent)
+            self.child.append(a.child)
+            self.counts.append(a.count)
+            self.self_ticks.append(a.self_ticks)
+            self.child_ticks.append(a.child_ticks)
+            self.static.append(1 if a.is_static else 0)
+            for pc, n in a.call_sites:
+                self.site_pc.append(pc)
+                self.site_count.append(n)
+            self.site_at.append(len(self.site_pc))
+
+    def __len__(self) -> int:
+        return len(self.counts)
+
+    @overload
+    def __getitem__(self, i: int) -> Arc: ...
+    @overload
+    def __getitem__(self, i: slice) -> tuple[Arc, ...]: ...
+    def __getitem__(self, i: int | slice) -> Arc | tuple[Arc, ...]:
+        if isinstance(i, slice):
+            return tuple(self[j] for j in range(*i.indices(len(self))))
+        if i < 0:
+            i += len(self.counts)
+        lo, hi = self.site_at[i], self.site_at[i + 1]
+        sites = () if lo == hi else tuple(zip(self.site_pc[lo:hi], self.site_count[lo:hi], strict=True))
+        return Arc(
+            self.parent[i], self.child[i], self.counts[i], self.self_ticks[i], self.child_ticks[i],
+            bool(self.static[i]), sites,
+        )  # fmt: skip
+
+    def __iter__(self) -> Iterator[Arc]:
+        for i in range(len(self.counts)):
+            yield self[i]
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, (ArcTable, tuple, list)):
+            return len(other) == len(self) and all(a == b for a, b in zip(self, other, strict=True))
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"ArcTable({list(self)!r})"
+
+    def to_plain(self) -> tuple[Any, ...]:
+        """The columns as bytes and tuples of ints (for a disk cache; `from_plain` reads it)."""
+        return (
+            self.parent.tobytes(), self.child.tobytes(), tuple(self.counts), self.self_ticks.tobytes(),
+            self.child_ticks.tobytes(), bytes(self.static), self.site_at.tobytes(), self.site_pc.tobytes(),
+            tuple(self.site_count),
+        )  # fmt: skip
+
+    @classmethod
+    def from_plain(cls, value: Any, routines: int) -> ArcTable:
+        """An ArcTable from `to_plain` data, after checking its shape: types, equal lengths, routine
+        ids below `routines`, call-site groups in order (raises ValueError)."""
+
+        def ok(cond: bool) -> None:
+            if not cond:
+                raise ValueError("arc table of the wrong shape")
+
+        ok(isinstance(value, tuple) and len(value) == 9)
+        ok(all(type(value[k]) is bytes for k in (0, 1, 3, 4, 5, 6, 7)))
+        ok(type(value[2]) is tuple and type(value[8]) is tuple)
+        out = cls()
+        for col, k in ((out.parent, 0), (out.child, 1), (out.self_ticks, 3), (out.child_ticks, 4),
+                       (out.site_at, 6), (out.site_pc, 7)):  # fmt: skip
+            ok(len(value[k]) % col.itemsize == 0)
+            if k == 6:
+                del col[:]
+            col.frombytes(value[k])
+        out.counts, out.static, out.site_count = list(value[2]), bytearray(value[5]), list(value[8])
+        m, at = len(out.counts), out.site_at
+        ok(len(out.parent) == len(out.child) == len(out.self_ticks) == len(out.child_ticks) == m)
+        ok(len(out.static) == m and len(at) == m + 1 and set(out.static) <= {0, 1})
+        ok(set(map(type, out.counts)) <= {int} and set(map(type, out.site_count)) <= {int})
+        ok(len(out.site_pc) == len(out.site_count) and at[0] == 0 and at[m] == len(out.site_pc))
+        ok(all(a <= b for a, b in pairwise(at)))
+        ok(m == 0 or (min(out.parent) >= 0 and min(out.child) >= 0 and max(out.parent) < routines))
+        ok(m == 0 or max(out.child) < routines)
+        return out
+
+
 @dataclass(frozen=True, slots=True)
 class Cycle:
     """A cycle collapsed into one node (gprof's `<cycle N as a whole>`)."""
@@ -274,7 +386,7 @@ class Profile:
     """
 
     routines: tuple[Routine, ...]
-    arcs: tuple[Arc, ...]
+    arcs: Sequence[Arc]  # an `ArcTable` as computed
     cycles: tuple[Cycle, ...]
     graph_order: tuple[GraphEntry, ...]
     parents: tuple[tuple[int, ...], ...]

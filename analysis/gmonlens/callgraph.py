@@ -16,6 +16,7 @@ from .cycles import dfn_order_grouped
 from .histogram import assign_samples
 from .model import ArcTable, Cycle, GmonData, GraphEntry, Profile, Routine, columns
 from .options import Tables
+from .slicesort import sorted_in_slices
 from .symbols import SymbolTable
 
 
@@ -427,7 +428,7 @@ def _graph_order(
         nm = raw_names[e]
         return (-(pself[e] + pchild[e]), 1, nm[:1] == b"_", -ncalls[e], nm)
 
-    graph = sorted(range(n + ncyc), key=entry_key)
+    graph = sorted_in_slices(range(n + ncyc), entry_key)
     index = [0] * (n + ncyc)
     for i, e in enumerate(graph):
         index[e] = i + 1
@@ -553,7 +554,7 @@ def compute_profile(
         time, total_time = [0.0] * n, 0.0
     g = _link(symtab, gmon, tables, static_arcs)
     cy = _find_cycles(g, n)
-    order = sorted(range(n), key=cy.top.__getitem__)
+    order = sorted_in_slices(range(n), cy.top.__getitem__)
     fr = _flags_and_fractions(g, cy, tables, time, order)
     t = _propagate(g, cy, fr, time, order)
     graph, index = _graph_order(symtab, g.ncalls, cy.count, fr, t)

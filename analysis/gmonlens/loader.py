@@ -127,7 +127,7 @@ def load(
     own = program is not binary
     opts = options or AnalysisOptions()
     image = program.image
-    symtab = _symbol_table(image, opts)
+    symtab = _symbol_table(program, opts)
     data = program.gmon(opts.profile_format)
     problems = fit_problems(image, symtab, data, program.profiles.paths)
     file_symbols: dict[int, int] = {}
@@ -159,8 +159,12 @@ def _with_folded(
     return replace(profile, folded=folded) if folded else profile
 
 
-def _symbol_table(image: ElfImage, opts: AnalysisOptions) -> SymbolTable:
-    """gprof's routines: the binary's symbols, or -S's table (extsyms.py)."""
+def _symbol_table(program: Program, opts: AnalysisOptions) -> SymbolTable:
+    """gprof's routines: the binary's symbols (the Program's table when the options are gprof's
+    defaults: built once per load), or -S's table (extsyms.py)."""
+    if opts.symbol_file is None and not opts.no_static and not opts.only_functions and not opts.clones_apart:
+        return program.symtab
+    image = program.image
     elf_symbols, strtab = image.symbols, image.strtab
     if opts.symbol_file is not None:  # -S: no source information for these
         from .extsyms import read_symbol_file

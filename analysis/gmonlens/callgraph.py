@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from .cycles import dfn_order_grouped
 from .histogram import assign_samples
-from .model import ArcTable, Cycle, GmonData, GraphEntry, Profile, Routine, columns
+from .model import ArcTable, Cycle, GmonData, GraphOrder, Groups, Profile, Routine, columns
 from .options import Tables
 from .slicesort import sorted_in_slices
 from .symbols import SymbolTable
@@ -435,9 +435,7 @@ def _graph_order(
     return graph, index
 
 
-def _arc_orders(
-    g: _Graph, cycle_of: Sequence[int]
-) -> tuple[tuple[tuple[int, ...], ...], tuple[tuple[int, ...], ...]]:
+def _arc_orders(g: _Graph, cycle_of: Sequence[int]) -> tuple[Groups, Groups]:
     """§9.3: each routine's parents and children as positions in `g.arcs`, in print order."""
     parent, child, count, atime, actime = g.arcs.parent, g.arcs.child, g.arcs.count, g.arcs.time, g.arcs.ctime
 
@@ -449,16 +447,13 @@ def _arc_orders(
             return (1, float(count[a]), 0)
         return (2, atime[a] + actime[a], count[a])
 
-    def ordered(at: array[int], ids: array[int], reverse: bool) -> tuple[tuple[int, ...], ...]:
-        # most routines (all -l line symbols) have no arc or one: nothing to sort
-        out: list[tuple[int, ...]] = []
+    def ordered(at: array[int], ids: array[int], reverse: bool) -> Groups:
+        out = array("q", ids)
         for r in range(len(at) - 1):
             lo, hi = at[r], at[r + 1]
-            if hi - lo > 1:
-                out.append(tuple(sorted(ids[lo:hi], key=arc_key, reverse=reverse)))
-            else:
-                out.append(tuple(ids[lo:hi]))
-        return tuple(out)
+            if hi - lo > 1:  # most routines (all -l line symbols) have no arc or one
+                out[lo:hi] = array("q", sorted(ids[lo:hi], key=arc_key, reverse=reverse))
+        return Groups.of_arrays(at, out)
 
     return ordered(g.folk_at, g.folks, False), ordered(g.kid_at, g.kids, True)
 
@@ -568,7 +563,7 @@ def compute_profile(
         routines=_routines(symtab, display_names, in_flat, time, g, cy, fr, t, index),
         arcs=_arc_table(g.arcs),
         cycles=_cycle_records(g, cy, fr, t, index),
-        graph_order=tuple(GraphEntry(e, 0) if e < n else GraphEntry(-1, e - n + 1) for e in graph),
+        graph_order=GraphOrder.of_codes(array("q", (e if e < n else n - 1 - e for e in graph))),
         parents=parents_order,
         children=children_order,
         hz=gmon.hz,

@@ -365,6 +365,142 @@ class GraphEntry:
     cycle: int = 0  # cycle number when routine == -1
 
 
+class GraphOrder(Sequence[GraphEntry]):
+    """gprof's call-graph order as one array (a routine id, or -N for cycle N), each `GraphEntry`
+    made on demand: 8 bytes an entry where a record takes over 60, and nothing for the garbage
+    collector to walk. Immutable once made; equal to any sequence of the same entries."""
+
+    __slots__ = ("codes",)
+
+    def __init__(self, entries: Iterable[GraphEntry] = ()) -> None:
+        self.codes = array("q", (e.routine if e.routine >= 0 else -e.cycle for e in entries))
+
+    @classmethod
+    def of_codes(cls, codes: array[int]) -> GraphOrder:
+        """From codes (routine id >= 0, or -N for cycle N), taken as they are."""
+        out = cls()
+        out.codes = codes
+        return out
+
+    def __len__(self) -> int:
+        return len(self.codes)
+
+    @overload
+    def __getitem__(self, i: int) -> GraphEntry: ...
+    @overload
+    def __getitem__(self, i: slice) -> tuple[GraphEntry, ...]: ...
+    def __getitem__(self, i: int | slice) -> GraphEntry | tuple[GraphEntry, ...]:
+        if isinstance(i, slice):
+            return tuple(self[j] for j in range(*i.indices(len(self))))
+        e = self.codes[i]
+        return GraphEntry(e, 0) if e >= 0 else GraphEntry(-1, -e)
+
+    def __iter__(self) -> Iterator[GraphEntry]:
+        for e in self.codes:
+            yield GraphEntry(e, 0) if e >= 0 else GraphEntry(-1, -e)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, (GraphOrder, tuple, list)):
+            return len(other) == len(self) and all(a == b for a, b in zip(self, other, strict=True))
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"GraphOrder({list(self)!r})"
+
+    def to_plain(self) -> bytes:
+        return self.codes.tobytes()
+
+    @classmethod
+    def from_plain(cls, value: Any, routines: int, cycles: int) -> GraphOrder:
+        """From `to_plain` bytes, each entry a routine id below `routines` or a cycle number up
+        to `cycles` (raises ValueError)."""
+        if type(value) is not bytes or len(value) % 8:
+            raise ValueError("graph order of the wrong shape")
+        codes = array("q")
+        codes.frombytes(value)
+        if codes and (max(codes) >= routines or min(codes) < -cycles):
+            raise ValueError("graph order entry out of range")
+        return cls.of_codes(codes)
+
+
+class Groups(Sequence[tuple[int, ...]]):
+    """A tuple of ints for each of n keys, held as two arrays: group r is
+    `ids[at[r]:at[r + 1]]` (`Profile.parents`/`children`: arc positions of each routine). A
+    group's tuple is made when asked. Immutable once made; equal to any sequence of the same
+    tuples."""
+
+    __slots__ = ("at", "ids")
+
+    def __init__(self, groups: Iterable[Sequence[int]] = ()) -> None:
+        self.at, self.ids = array("q", [0]), array("q")
+        for g in groups:
+            self.ids.extend(g)
+            self.at.append(len(self.ids))
+
+    @classmethod
+    def of_arrays(cls, at: array[int], ids: array[int]) -> Groups:
+        out = cls()
+        out.at, out.ids = at, ids
+        return out
+
+    def __len__(self) -> int:
+        return len(self.at) - 1
+
+    @overload
+    def __getitem__(self, i: int) -> tuple[int, ...]: ...
+    @overload
+    def __getitem__(self, i: slice) -> tuple[tuple[int, ...], ...]: ...
+    def __getitem__(self, i: int | slice) -> tuple[int, ...] | tuple[tuple[int, ...], ...]:
+        if isinstance(i, slice):
+            return tuple(self[j] for j in range(*i.indices(len(self))))
+        if i < 0:
+            i += len(self.at) - 1
+        if not 0 <= i < len(self.at) - 1:
+            raise IndexError("group index out of range")
+        return tuple(self.ids[self.at[i] : self.at[i + 1]])
+
+    def __iter__(self) -> Iterator[tuple[int, ...]]:
+        at, ids = self.at, self.ids
+        for i in range(len(at) - 1):
+            yield tuple(ids[at[i] : at[i + 1]])
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, (Groups, tuple, list)):
+            return len(other) == len(self) and all(a == tuple(b) for a, b in zip(self, other, strict=True))
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"Groups({list(self)!r})"
+
+    def to_plain(self) -> tuple[bytes, bytes]:
+        return self.at.tobytes(), self.ids.tobytes()
+
+    @classmethod
+    def from_plain(cls, value: Any, groups: int, bound: int) -> Groups:
+        """From `to_plain` data: `groups` groups of ints in [0, bound) (raises ValueError)."""
+
+        def ok(cond: bool) -> None:
+            if not cond:
+                raise ValueError("groups of the wrong shape")
+
+        ok(
+            isinstance(value, tuple)
+            and len(value) == 2
+            and all(type(v) is bytes and len(v) % 8 == 0 for v in value)
+        )
+        at, ids = array("q"), array("q")
+        at.frombytes(value[0])
+        ids.frombytes(value[1])
+        ok(len(at) == groups + 1 and at[0] == 0 and at[-1] == len(ids))
+        ok(all(a <= b for a, b in pairwise(at)))
+        ok(not ids or (min(ids) >= 0 and max(ids) < bound))
+        return cls.of_arrays(at, ids)
+
+
 @dataclass(frozen=True, slots=True)
 class FoldedSymbol:
     """A routine gprof folds into the routine before it (a static whose name its filter rejects:
@@ -388,9 +524,9 @@ class Profile:
     routines: tuple[Routine, ...]
     arcs: Sequence[Arc]  # an `ArcTable` as computed
     cycles: tuple[Cycle, ...]
-    graph_order: tuple[GraphEntry, ...]
-    parents: tuple[tuple[int, ...], ...]
-    children: tuple[tuple[int, ...], ...]
+    graph_order: Sequence[GraphEntry]  # a `GraphOrder` as computed
+    parents: Sequence[tuple[int, ...]]  # `Groups` as computed
+    children: Sequence[tuple[int, ...]]
     hz: int
     dimension: str
     dimension_abbrev: str

@@ -17,12 +17,22 @@ from .fileorder import ObjectMap, mapped_symbols
 from .fit import profile_fit
 from .model import GmonData, Profile, Symbol
 from .options import AnalysisOptions, resolve_tables
-from .program import LINES_BFD_KIND, LINES_KIND, MAX_PROFILE_BYTES, Program, read_profile_bytes
+from .program import (
+    LINES_BFD_KIND,
+    LINES_BFD_STATIC_KIND,
+    LINES_KIND,
+    LINES_STATIC_KIND,
+    MAX_PROFILE_BYTES,
+    Program,
+    read_profile_bytes,
+)
 from .symbols import SymbolTable, build_symbol_table
 
 __all__ = [
     "LINES_BFD_KIND",
+    "LINES_BFD_STATIC_KIND",
     "LINES_KIND",
+    "LINES_STATIC_KIND",
     "MAX_PROFILE_BYTES",
     "Loaded",
     "Program",
@@ -195,7 +205,7 @@ def _with_sources(
         need_all = opts.needs_source_files or all_lines
         if need_all or any(s.is_static for s in symtab.symbols):
             try:
-                lines = program.routine_lines(gprof_files=gprof_files)
+                lines = program.routine_lines(gprof_files=gprof_files, statics=not need_all)
             except Exception as e:  # a broken .debug_line must not stop the report
                 problems.append(
                     f"{program.path}: cannot read DWARF line table ({reason(e)}); file names omitted"

@@ -337,6 +337,11 @@ class ArcTable(Sequence[Arc]):
         return out
 
 
+def as_table(arcs: Sequence[Arc]) -> ArcTable:
+    """`arcs` as an ArcTable: itself when it is one (a computed profile's), else its columns made."""
+    return arcs if isinstance(arcs, ArcTable) else ArcTable(arcs)
+
+
 @dataclass(frozen=True, slots=True)
 class Cycle:
     """A cycle collapsed into one node (gprof's `<cycle N as a whole>`)."""

@@ -137,28 +137,10 @@ def _arc_table(arcs: _Arcs) -> ArcTable:
     return out
 
 
-def _grouped(keys: Sequence[int], n: int) -> tuple[array[int], array[int]]:
-    """Positions 0..len(keys)-1 grouped by their key (0..n-1), each group in position order, as
-    (start, ids): group r is ids[start[r]:start[r + 1]]."""
-    start = array("q", bytes(8 * (n + 1)))
-    for k in keys:
-        start[k + 1] += 1
-    total = 0
-    for r in range(n + 1):
-        total += start[r]
-        start[r] = total
-    fill = array("q", start)
-    ids = array("q", bytes(8 * len(keys)))
-    for i, k in enumerate(keys):
-        ids[fill[k]] = i
-        fill[k] += 1
-    return start, ids
-
-
 @dataclass(frozen=True, slots=True)
 class _Graph:
     """§5: the tallied arcs (creation order) and each routine's arcs as children (`kids`) and as
-    parents (`folks`) in creation order, grouped (`_grouped`): routine r's children arcs are
+    parents (`folks`) in creation order, grouped (`Groups.by_key`): routine r's children arcs are
     kids[kid_at[r]:kid_at[r + 1]]. `ncalls` counts calls from other routines (self arcs taken
     out), `self_calls` the self arc's count; `dropped` arc records land outside every routine."""
 
@@ -229,8 +211,8 @@ def _link(
                 arcs.add_static(p, c)
     arcs.time = array("d", bytes(8 * len(arcs)))
     arcs.ctime = array("d", bytes(8 * len(arcs)))
-    kid_at, kids = _grouped(arcs.parent, n)
-    folk_at, folks = _grouped(arcs.child, n)
+    by_parent, by_child = Groups.by_key(arcs.parent, n), Groups.by_key(arcs.child, n)
+    kid_at, kids, folk_at, folks = by_parent.at, by_parent.ids, by_child.at, by_child.ids
     return _Graph(arcs, kid_at, kids, folk_at, folks, ncalls, _recursion(arcs, ncalls, n), dropped)
 
 

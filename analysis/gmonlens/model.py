@@ -450,6 +450,24 @@ class Groups(Sequence[tuple[int, ...]]):
         out.at, out.ids = at, ids
         return out
 
+    @classmethod
+    def by_key(cls, keys: Sequence[int], n: int) -> Groups:
+        """Positions 0..len(keys)-1 grouped by their key (0..n-1), each group in position order:
+        group r holds the positions i with keys[i] == r."""
+        at = array("q", bytes(8 * (n + 1)))
+        for k in keys:
+            at[k + 1] += 1
+        total = 0
+        for r in range(n + 1):
+            total += at[r]
+            at[r] = total
+        fill = array("q", at)
+        ids = array("q", bytes(8 * len(keys)))
+        for i, k in enumerate(keys):
+            ids[fill[k]] = i
+            fill[k] += 1
+        return cls.of_arrays(at, ids)
+
     def __len__(self) -> int:
         return len(self.at) - 1
 

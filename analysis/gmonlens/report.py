@@ -128,7 +128,12 @@ def flat_profile(p: Profile, opts: ReportOptions) -> str:
     return "".join(out)
 
 
-def _arc_line(p: Profile, t: ArcTable, a: int, other: Routine, callee: Routine, opts: ReportOptions) -> str:
+_Ref = Callable[[Routine], str]  # a routine's name as the call graph shows it (`routine_ref`)
+
+
+def _arc_line(
+    p: Profile, t: ArcTable, a: int, other: Routine, callee: Routine, opts: ReportOptions, ref: _Ref
+) -> str:
     """The line of arc `a` (a position in `t`, the profile's arcs) in an entry: `other` is the
     routine named (the parent above the entry's line, the child below), `callee` the arc's."""
     parent, child, count = t.parent[a], t.child[a], t.counts[a]
@@ -157,10 +162,10 @@ def _arc_line(p: Profile, t: ArcTable, a: int, other: Routine, callee: Routine, 
             count,
             tot,
         )
-    return head + routine_ref(other, opts) + "\n"
+    return head + ref(other) + "\n"
 
 
-def _cycle_entry(p: Profile, c: Cycle, opts: ReportOptions, print_ticks: float) -> list[str]:
+def _cycle_entry(p: Profile, c: Cycle, opts: ReportOptions, print_ticks: float, ref: _Ref) -> list[str]:
     """A cycle's call-graph entry (`<cycle N as a whole>` and its members); [] when not printed."""
     if (
         opts.lines
@@ -194,11 +199,13 @@ def _cycle_entry(p: Profile, c: Cycle, opts: ReportOptions, print_ticks: float) 
             r.calls,
         )
         line += ("+%-7d" % r.self_calls) if r.self_calls else " %7.7s" % ""
-        out.append(line + "     " + routine_ref(r, opts) + "\n")
+        out.append(line + "     " + ref(r) + "\n")
     return out
 
 
-def _routine_entry(p: Profile, t: ArcTable, r: Routine, opts: ReportOptions, print_ticks: float) -> list[str]:
+def _routine_entry(
+    p: Profile, t: ArcTable, r: Routine, opts: ReportOptions, print_ticks: float, ref: _Ref
+) -> list[str]:
     """A routine's call-graph entry (parents, the routine, children); [] when not printed."""
     # -l: only functions get an entry (line symbols and non-function routines like `etext`
     # are numbered and indexed, never printed)
@@ -220,7 +227,7 @@ def _routine_entry(p: Profile, t: ArcTable, r: Routine, opts: ReportOptions, pri
     if not parents:
         out.append(" " * (42 + int(opts.cw)) + "<spontaneous>\n")
     for ai in parents:
-        out.append(_arc_line(p, t, ai, routines[t.parent[ai]], r, opts))
+        out.append(_arc_line(p, t, ai, routines[t.parent[ai]], r, opts, ref))
     line = "%-6.6s %s %s %s" % (
         "[%d]" % r.index,
         printf_f("5.1", 100 * r.total_ticks / print_ticks),
@@ -232,10 +239,10 @@ def _routine_entry(p: Profile, t: ArcTable, r: Routine, opts: ReportOptions, pri
         line += ("+%-7d " % r.self_calls) if r.self_calls else " %7.7s " % ""
     else:
         line += " %7.7s %7.7s " % ("", "")
-    out.append(line + routine_ref(r, opts) + "\n")
+    out.append(line + ref(r) + "\n")
     for ai in p.children[r.id]:
         child = routines[t.child[ai]]
-        out.append(_arc_line(p, t, ai, child, child, opts))
+        out.append(_arc_line(p, t, ai, child, child, opts, ref))
     return out
 
 
@@ -262,11 +269,19 @@ def call_graph_chunks(p: Profile, opts: ReportOptions) -> Iterator[str]:
     yield "".join(out)
     sep = "\n" + DASHES + "\n" if opts.traditional else DASHES
     t = as_table(p.arcs)
+    refs: list[str | None] = [None] * len(p.routines)
+
+    def ref(r: Routine) -> str:  # each routine is named in several entries: formatted once
+        s = refs[r.id]
+        if s is None:
+            s = refs[r.id] = routine_ref(r, opts)
+        return s
+
     for entry in p.graph_order:
         if entry.routine < 0:
-            lines = _cycle_entry(p, p.cycle(entry.cycle), opts, print_ticks)
+            lines = _cycle_entry(p, p.cycle(entry.cycle), opts, print_ticks, ref)
         else:
-            lines = _routine_entry(p, t, p.routines[entry.routine], opts, print_ticks)
+            lines = _routine_entry(p, t, p.routines[entry.routine], opts, print_ticks, ref)
         if lines:
             lines.append(sep)
             yield "".join(lines)

@@ -37,10 +37,12 @@ export class DisasmView implements vscode.Disposable {
   });
   private readonly disposables: vscode.Disposable[] = [];
 
+  /** `advise`: the server's error message with what to do (launch.ts capstoneAdvice). */
   constructor(
     extensionUri: vscode.Uri,
     private readonly client: () => LanguageClient | undefined,
     private readonly log: (line: string) => void,
+    private readonly advise: (message: string) => string,
   ) {
     this.levels = RULER.map((color, i) =>
       vscode.window.createTextEditorDecorationType({
@@ -98,7 +100,9 @@ export class DisasmView implements vscode.Disposable {
     const listing = await this.fetch(params);
     this.log(`disassembly at ${docUri}:${pos.line + 1}: ${listing ? `${listing.displayName} in ${Date.now() - started} ms` : "none"}`);
     if (!listing) {
-      void vscode.window.showInformationMessage("gmonlens: no routine with a profile at the cursor.");
+      if (!this.warned) {  // the server's reason (no capstone, ...) was shown already
+        void vscode.window.showInformationMessage("gmonlens: no routine with a profile at the cursor.");
+      }
       return undefined;
     }
     return this.open(listing.uri);
@@ -129,7 +133,11 @@ export class DisasmView implements vscode.Disposable {
     vscode.window.visibleTextEditors.forEach((e) => this.paint(e));
   }
 
+  /** Whether the last fetch showed the server's error (a warning). */
+  private warned = false;
+
   private async fetch(params: Record<string, unknown>): Promise<Listing | undefined> {
+    this.warned = false;
     const client = this.client();
     if (!client?.isRunning()) {
       return undefined;
@@ -141,7 +149,8 @@ export class DisasmView implements vscode.Disposable {
         this.log(`${DISASSEMBLY} ${JSON.stringify(params)}: ${JSON.stringify(result)?.slice(0, 300)}`);
         const error = typeof result === "object" && result !== null ? (result as { error?: unknown }).error : undefined;
         if (typeof error === "string") {
-          void vscode.window.showWarningMessage(`gmonlens: ${error}`);
+          void vscode.window.showWarningMessage(`gmonlens: ${this.advise(error)}`);
+          this.warned = true;
         }
       }
       if (listing) {

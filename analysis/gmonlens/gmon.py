@@ -274,12 +274,7 @@ def accumulate(files: Sequence[GmonFile]) -> GmonData:
         else HistogramRecord(h.low_pc, h.high_pc, array("Q", s), h.prof_rate, h.dimension, h.dimension_abbrev)
         for h, s in zip(hists, sums, strict=True)
     )
-    arcs = (
-        arc_parts[0]
-        if len(arc_parts) == 1 and isinstance(arc_parts[0], RawArcs)
-        else RawArcs.joined(arc_parts)
-    )
-    return GmonData(merged, arcs, hz, dimen, abbrev, has_hist, has_cg, bb, last_header)
+    return GmonData(merged, RawArcs.joined(arc_parts), hz, dimen, abbrev, has_hist, has_cg, bb, last_header)
 
 
 def _overlap_within(ranges: Sequence[tuple[int, int]]) -> bool:

@@ -102,8 +102,10 @@ class RawArcs(Sequence[RawArc]):
         return out
 
     @classmethod
-    def joined(cls, parts: Iterable[Sequence[RawArc]]) -> RawArcs:
-        """The records of `parts`, one after the other."""
+    def joined(cls, parts: Sequence[Sequence[RawArc]]) -> RawArcs:
+        """The records of `parts`, one after the other (a lone RawArcs itself, not a copy)."""
+        if len(parts) == 1 and isinstance(parts[0], RawArcs):
+            return parts[0]
         out = cls()
         for part in parts:
             f, s, c = columns(part)

@@ -117,7 +117,11 @@ class _Timed:
     ticks: array[float]
 
 
-def _timed_arcs(p: Profile, cyc: Sequence[int]) -> _Timed:
+def timed_columns(p: Profile, cyc: Sequence[int] | None = None) -> _Timed:
+    """The arcs `timed` accepts, as columns in arc order (`cyc`: each routine's cycle number, when
+    the caller has them)."""
+    if cyc is None:
+        cyc = [r.cycle for r in p.routines]
     n = len(p.routines)
     t = as_table(p.arcs)
     out = _Timed(array("q"), array("q"), array("q"), array("q"), array("d"))
@@ -340,7 +344,7 @@ def certainty(p: Profile) -> ProfileCertainty:
     """Every routine's and cycle's certainty figures (module docstring)."""
     period = 1.0 / p.hz if p.hz else 0.0
     cyc = [r.cycle for r in p.routines]
-    tm = _timed_arcs(p, cyc)
+    tm = timed_columns(p, cyc)
     routine_callers, cycle_callers, node_callers = _caller_counts(p, cyc, tm)
     e = _estimates(p, cyc, tm, routine_callers, node_callers)
     n = len(p.routines)

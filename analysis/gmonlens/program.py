@@ -98,6 +98,7 @@ class ProfileFiles:
     def __init__(self, paths: Sequence[str]) -> None:
         self.paths = tuple(paths)
         self._once = _Once()
+        self.parsed = False  # whether records were parsed from the files (`gmon`)
 
     def data(self, path: str) -> bytes:
         """The bytes of `path` (one of `paths`); GmonFormatError when it cannot be read."""
@@ -109,8 +110,9 @@ class ProfileFiles:
             self._once.forget(f"bytes:{p}")
 
     def content_keys(self) -> list[str]:
-        """Each file's `diskcache.content_key`, in order."""
-        return [diskcache.content_key(self.data(p)) for p in self.paths]
+        """Each file's `diskcache.content_key`, in order (computed once: the bytes may be let go
+        of after)."""
+        return list(self._once.get("keys", lambda: [diskcache.content_key(self.data(p)) for p in self.paths]))
 
     def gmon(self, address_size: int, little_endian: bool, fmt: str = "auto") -> GmonData:
         """The files' records read at a word size and byte order, summed (raises GmonFormatError)."""
@@ -124,7 +126,9 @@ class ProfileFiles:
             ]
             return gmonio.accumulate(files)
 
-        return self._once.get(f"gmon:{address_size}:{little_endian}:{fmt}", parse)
+        data = self._once.get(f"gmon:{address_size}:{little_endian}:{fmt}", parse)
+        self.parsed = True
+        return data
 
 
 class Program:
@@ -174,6 +178,14 @@ class Program:
         if isinstance(elf, ElfFile):
             elf.close()
         self.profiles.release_bytes()
+
+    def release_profile_inputs(self) -> None:
+        """Let go of what only computing a profile needs once it is computed: the symbol table
+        (`symtab`: a record per symbol; built again if asked) and the profiles' bytes (their
+        parsed records and content keys stay). For a load that lives on (the server's)."""
+        self._once.forget("symtab")
+        if self.profiles.parsed:  # else the records would read the files again
+            self.profiles.release_bytes()
 
     @property
     def header(self) -> tuple[int, bool, str | None]:

@@ -34,10 +34,10 @@ from .srcnames import source_name
 log = logging.getLogger("gmonlens")
 T = TypeVar("T")
 # A link (hover, call hierarchy) decodes the DWARF of its routine's unit within the request only
-# up to this many bytes of .debug_info (pyelftools: about 3 us a byte, so some 0.1 s; a unit of a
-# hundred functions is 10 KB; the main.c of bench/scale_bench.py, which declares every routine,
-# is 175 KB at 25,000 routines and 0.5 s).
-LINK_DECODE_BYTES = 32 * 1024
+# up to this many bytes of .debug_info (`dwarfread`: 0.1-0.3 us a byte, so at most some 70 ms; a
+# unit of a hundred functions is 10 KB; the main.c of bench/scale_bench.py, which declares every
+# routine, is 192 KB at 25,000 routines and 770 KB, 65 ms, at 100,000).
+LINK_DECODE_BYTES = 256 * 1024
 
 
 class LineLookup(Protocol):

@@ -16,7 +16,7 @@ from .cycles import dfn_order_grouped
 from .histogram import assign_samples
 from .model import ArcTable, Cycle, GmonData, GraphOrder, Groups, Profile, Routine, columns
 from .options import Tables
-from .slicesort import sorted_in_slices
+from .slicesort import SLICE, sorted_in_slices
 from .symbols import SymbolTable
 
 
@@ -433,7 +433,9 @@ def _arc_orders(g: _Graph, cycle_of: Sequence[int]) -> tuple[Groups, Groups]:
         out = array("q", ids)
         for r in range(len(at) - 1):
             lo, hi = at[r], at[r + 1]
-            if hi - lo > 1:  # most routines (all -l line symbols) have no arc or one
+            if hi - lo > SLICE:  # a routine that calls (or is called by) 100,000s: not one C call
+                out[lo:hi] = array("q", sorted_in_slices(ids[lo:hi], arc_key, reverse))
+            elif hi - lo > 1:  # most routines (all -l line symbols) have no arc or one
                 out[lo:hi] = array("q", sorted(ids[lo:hi], key=arc_key, reverse=reverse))
         return Groups.of_arrays(at, out)
 

@@ -456,29 +456,33 @@ def _routines(
     """The Routine records, in address order."""
     child_time, pself, pchild, ncalls, self_calls = t.child_time, fr.pself, t.pchild, g.ncalls, g.self_calls
     cycle_of, flag, fract = cy.cycle_of, fr.flag, fr.fract
+    from .records import maker  # here: this function is all that uses it
+
+    # Routine(...) with its fields in order, in a third of the time (-l makes 10^4-10^5 of them)
+    make = maker(Routine)
     return tuple(
-        Routine(
-            id=i,
-            name=s.name,
-            display_name=display_names[i],
-            address=s.address,
-            end_address=s.end_address,
-            is_static=s.is_static,
-            is_function=s.is_function,
-            file=s.file,
-            line=s.line,
-            self_ticks=time[i],
-            child_ticks=child_time[i],
-            prop_self_ticks=pself[i],
-            prop_child_ticks=pchild[i],
-            calls=ncalls[i],
-            self_calls=self_calls[i],
-            cycle=cycle_of[i],
-            index=index[i],
-            printed=flag[i],
-            in_flat=in_flat[i],
-            fract=fract[i],
-            is_line=s.is_line,
+        make(
+            i,
+            s.name,
+            display_names[i],
+            s.address,
+            s.end_address,
+            s.is_static,
+            s.is_function,
+            s.file,
+            s.line,
+            time[i],
+            child_time[i],
+            pself[i],
+            pchild[i],
+            ncalls[i],
+            self_calls[i],
+            cycle_of[i],
+            index[i],
+            flag[i],
+            in_flat[i],
+            fract[i],
+            s.is_line,
         )
         for i, s in enumerate(symtab.symbols)
     )

@@ -339,12 +339,14 @@ class Program:
         `scopes.function_scopes`), for the line symbols and gmon.sum; cached on disk."""
 
         def make() -> FunctionScopes:
-            from .dwarf import DwarfIndex
-            from .scopes import FunctionScopes, elf_code_names, function_scopes
+            from .scopes import FunctionScopes
 
             cached = diskcache.load(SCOPES_GPROF_KIND, self.key, FunctionScopes.from_plain)
             if cached is not None:
-                return cached
+                return cached  # pyelftools (dwarf.py) is not imported: a warm report -l needs none
+            from .dwarf import DwarfIndex
+            from .scopes import elf_code_names, function_scopes
+
             scopes = function_scopes(DwarfIndex(self.path, self._reader), elf_code_names(self.image.symbols))
             diskcache.store(SCOPES_GPROF_KIND, self.key, (scopes.bounds, scopes.names))
             return scopes

@@ -47,17 +47,49 @@ def profile_key(program: Program, options: object) -> str | None:
     return diskcache.derived_key(bkey, *parts)
 
 
+_COLUMNS = ("arcs", "graph_order", "parents", "children")  # the engine's column tables
+
+
 def _encode_profile(profile: Any) -> dict[str, Any]:
-    """A Profile as plain tuples: one level of dataclass records per field."""
+    """A Profile as plain tuples: one level of dataclass records per field; the column tables
+    (`model.ArcTable`, `GraphOrder`, `Groups`) as their plain columns (bytes)."""
+    from gmonlens.model import ArcTable, GraphOrder, Groups
+
     out: dict[str, Any] = {}
     for f in dataclasses.fields(profile):
         value = getattr(profile, f.name)
-        if isinstance(value, tuple) and value and dataclasses.is_dataclass(value[0]):
+        if f.name in _COLUMNS:  # columns as bytes: no tuple a record
+            cls = {"arcs": ArcTable, "graph_order": GraphOrder}.get(f.name, Groups)
+            out[f.name] = (cls.__name__, (value if isinstance(value, cls) else cls(value)).to_plain())
+        elif isinstance(value, tuple) and value and dataclasses.is_dataclass(value[0]):
             names = [g.name for g in dataclasses.fields(value[0])]
             out[f.name] = (type(value[0]).__name__, tuple(tuple(getattr(v, n) for n in names) for v in value))
         else:
             out[f.name] = value
     return out
+
+
+def _columns(data: dict[str, Any], n_routines: int, n_cycles: int) -> dict[str, Any]:
+    """The column tables of `_encode_profile` data, shape-checked (ShapeError)."""
+    from gmonlens import model
+
+    def plain(name: str, cls: str) -> Any:
+        value = data[name]
+        diskcache.expect(isinstance(value, tuple) and len(value) == 2 and value[0] == cls)
+        return value[1]
+
+    try:
+        arcs = model.ArcTable.from_plain(plain("arcs", "ArcTable"), n_routines)
+        return {
+            "arcs": arcs,
+            "graph_order": model.GraphOrder.from_plain(
+                plain("graph_order", "GraphOrder"), n_routines, n_cycles
+            ),
+            "parents": model.Groups.from_plain(plain("parents", "Groups"), n_routines, len(arcs)),
+            "children": model.Groups.from_plain(plain("children", "Groups"), n_routines, len(arcs)),
+        }
+    except ValueError as exc:
+        raise diskcache.ShapeError(str(exc)) from exc
 
 
 @functools.cache
@@ -117,24 +149,21 @@ def _decode_profile(data: Any) -> Any:
         diskcache.expect(f.name in data)
         tp, value = hints[f.name], data[f.name]
         args = typing.get_args(tp)
+        if f.name in _COLUMNS:
+            continue  # below, once the routines and cycles are known
         if typing.get_origin(tp) is tuple and args and dataclasses.is_dataclass(args[0]):
             value = _records(args[0], value)
         else:
             diskcache.expect(_checker(tp)(value))
         kwargs[f.name] = value
+    kwargs.update(_columns(data, len(kwargs["routines"]), len(kwargs["cycles"])))
     profile = model.Profile(**kwargs)
-    n_r, n_a, n_c = len(profile.routines), len(profile.arcs), len(profile.cycles)
+    n_r, n_c = len(profile.routines), len(profile.cycles)
     rid = range(n_r)
     diskcache.expect(all(r.id == i and 0 <= r.cycle <= n_c for i, r in enumerate(profile.routines)))
-    diskcache.expect(all(a.parent in rid and a.child in rid for a in profile.arcs))
     diskcache.expect(all(f.routine in rid for f in profile.folded))
-    diskcache.expect(len(profile.parents) == len(profile.children) == n_r)
-    diskcache.expect(all(0 <= i < n_a for lst in (*profile.parents, *profile.children) for i in lst))
     diskcache.expect(all(c.number == k + 1 for k, c in enumerate(profile.cycles)))
     diskcache.expect(all(m in rid for c in profile.cycles for m in (*c.members, *c.member_order)))
-    diskcache.expect(
-        all(g.routine in rid or (g.routine == -1 and 1 <= g.cycle <= n_c) for g in profile.graph_order)
-    )
     return profile
 
 

@@ -153,7 +153,7 @@ def _tuples(payload: Any, n: int, pairs: bool) -> list[Any]:
     flat: list[Any] = _ints(payload[1], total)
     if pairs:
         diskcache.expect(all(k % 2 == 0 for k in lengths))
-        flat = list(zip(flat[0::2], flat[1::2]))
+        flat = list(zip(flat[0::2], flat[1::2], strict=True))
         lengths = [k // 2 for k in lengths]
     out: list[Any] = []
     at = 0

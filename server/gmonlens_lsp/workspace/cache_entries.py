@@ -98,7 +98,7 @@ def _encode_profile(profile: Any) -> dict[str, Any]:
         tp = typing.get_type_hints(type(profile))[f.name]
         args = typing.get_args(tp)
         if typing.get_origin(tp) is tuple and args and dataclasses.is_dataclass(args[0]):
-            cls = args[0]
+            cls: Any = args[0]
             hints = typing.get_type_hints(cls)
             names = [g.name for g in dataclasses.fields(cls)]
             cols = tuple(_column(hints[n], [getattr(v, n) for v in value]) for n in names)
@@ -163,7 +163,7 @@ def _tuples(payload: Any, n: int, pairs: bool) -> list[Any]:
     return out
 
 
-def _decode_column(tp: Any, column: Any, n: int) -> list[Any] | tuple[Any, ...]:
+def _decode_column(tp: Any, column: Any, n: int) -> Any:
     """The `n` values of one `_column`, checked against the field's type `tp`."""
     diskcache.expect(type(column) is tuple and len(column) == 2 and type(column[0]) is str)
     kind, data = column

@@ -48,17 +48,24 @@ WRITE_SLACK_NS = 20_000_000  # file times lag the clock by up to a tick (coarse 
 T = TypeVar("T")
 
 
-def heat_task(ls: GmonlensServer, state: FolderState, loaded: LoadedFolder) -> asyncio.Task[HeatIndex | None]:
-    """The load's line heat, computed once in the background (started after the load or by the
-    first request that needs it); the task's result is the `HeatIndex` or None."""
+def heat_task(
+    ls: GmonlensServer, state: FolderState, loaded: LoadedFolder, after: asyncio.Future[Any] | None = None
+) -> asyncio.Task[HeatIndex | None]:
+    """The load's line heat, computed once in the background (started after the load, `after`
+    that future is done, or by the first request that needs it); the task's result is the
+    `HeatIndex` or None."""
     holder = loaded.heat
     if holder.task is None:
-        holder.task = ls.spawn(_compute_heat(ls, state, loaded))
+        holder.task = ls.spawn(_compute_heat(ls, state, loaded, after))
     task: asyncio.Task[HeatIndex | None] = holder.task
     return task
 
 
-async def _compute_heat(ls: GmonlensServer, state: FolderState, loaded: LoadedFolder) -> HeatIndex | None:
+async def _compute_heat(
+    ls: GmonlensServer, state: FolderState, loaded: LoadedFolder, after: asyncio.Future[Any] | None
+) -> HeatIndex | None:
+    if after is not None:
+        await asyncio.wait([after])  # one whole-program step at a time (GIL)
     await ls.quiet()  # lenses and the requests that come with them first (GIL)
     heat = await asyncio.to_thread(line_heat, loaded)
     if heat is not None and loaded.heat.answered_pending and state.loaded is loaded:
@@ -220,9 +227,6 @@ def _apply(ls: GmonlensServer, state: FolderState, outcome: LoadOutcome) -> None
         warn_once(ls, state, outcome.choice)
         message += f" ({outcome.choice})"
     send_status(ls, state, "loaded", message)
-    # the figures' certainty (hover, call hierarchy, graph) is whole-program work (0.6 s CPU on
-    # 25,000 routines): begun now in a thread, so that the first hover finds it done or under way
-    ls.spawn(_certainty(lo))
     if replaced:
         ls.spawn(refresh_listings(ls, state.uri))
     ls.spawn(_finish(ls, state, lo))
@@ -238,12 +242,18 @@ async def _certainty(loaded: Any) -> None:
 
 
 async def _finish(ls: GmonlensServer, state: FolderState, loaded: LoadedFolder) -> None:
+    """After a load, once the first lenses are answered and requests pause (`quiet`): the
+    figures' certainty, then the line heat, in threads; the warm-up subprocess meanwhile (started
+    before, it took a core from the first lenses: 2 cores, 100,000 routines); then the index's
+    last pass. Whole-program work here never runs beside the first lenses."""
     await asyncio.sleep(0.5)  # let the first requests go first
-    # line heat once per load, in a thread once no lens is being computed and requests pause (it
-    # holds the GIL for 0.1-0.3 s on SQLite; during the first lenses' DWARF decoding it slowed them
-    # by a second or more), while the warm-up subprocess runs: ready long before the warm-up ends
-    # (SQLite: ~6 s)
-    heat = heat_task(ls, state, loaded)
+    await ls.quiet()
+    # certainty (hover, call hierarchy, graph: 2 s CPU at 100,000 routines) first: a hover
+    # meanwhile shows the figures without it, a call hierarchy waits for it
+    certain = ls.spawn(_certainty(loaded))
+    # line heat once per load, in a thread (it holds the GIL for 0.1-0.3 s on SQLite; beside the
+    # first lenses' DWARF decoding it slowed them by a second or more)
+    heat = heat_task(ls, state, loaded, after=certain)
     from gmonlens.disasm_session import has_listing_data
 
     complete = (

@@ -65,6 +65,7 @@ class SourceIndex:
         mapper: SourceMapper,
         line_table: Callable[[], LineLookup | None] | None = None,
         call_finder: Callable[[], CallFinder | None] | None = None,
+        routine_lines: Callable[[], dict[int, tuple[str, int]]] | None = None,
     ) -> None:
         self.profile = profile
         self._dwarf = dwarf
@@ -75,8 +76,11 @@ class SourceIndex:
         self._finder_factory = call_finder
         self._finder: CallFinder | None = None
         self._finder_tried = False
+        self._entry_lines_factory = routine_lines
+        self._entry_lines: dict[int, tuple[str, int]] | None = None
         self._lock: threading.RLock = threading.RLock()
         self._io_lock = threading.Lock()  # line table and code, read once
+        self._entry_lock = threading.Lock()  # the routines' entry lines, read once
         starts = sorted((r.address, r.id) for r in profile.routines)
         self._starts = [a for a, _ in starts]
         self._start_ids = [i for _, i in starts]
@@ -185,6 +189,10 @@ class SourceIndex:
             return r.file, r.line
         if "thunk to " in r.display_name:  # a compiler-made entry point: no source of its own
             return None
+        entries = self._routine_lines()
+        if entries is not None:
+            hit = entries.get(r.address)
+            return hit if hit is not None and hit[1] > 0 else None
         table = self._lines()
         hit = table.lookup(r.address) if table is not None else None
         return hit if hit is not None and hit[1] > 0 else None
@@ -327,6 +335,19 @@ class SourceIndex:
                         self._line_table = None
                 self._line_table_tried = True
         return self._line_table
+
+    def _routine_lines(self) -> dict[int, tuple[str, int]] | None:
+        """The line table's (file, line) at every routine symbol's address, as `lookup` gives it
+        (`Program.routine_lines`: the load read it; far cheaper than the whole table, which the
+        first lenses then need not wait for). None without one: the whole table answers."""
+        if self._entry_lines is None and self._entry_lines_factory is not None:
+            with self._entry_lock:  # not _io_lock: the whole table's reading must not hold this up
+                if self._entry_lines is None and self._entry_lines_factory is not None:
+                    try:
+                        self._entry_lines = self._entry_lines_factory()
+                    except Exception:  # a broken line table: the whole table is tried instead
+                        self._entry_lines_factory = None
+        return self._entry_lines
 
     def line_table(self) -> LineTable | None:
         """The binary's line table (read once; None when unreadable)."""

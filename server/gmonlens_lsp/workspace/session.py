@@ -61,6 +61,12 @@ class LoadedFolder:
         """Sample counts, errors and estimated parts of every routine (computed on first use)."""
         return certainty(self.profile)
 
+    def certainty_ready(self) -> ProfileCertainty | None:
+        """`certainty` when computed already, else None (never waits: a hover shows the figures
+        without it rather than wait seconds for whole-program work)."""
+        done: ProfileCertainty | None = self.__dict__.get("certainty")
+        return done
+
     disasm: dict[str, Any] = field(default_factory=dict, compare=False)  # syntax -> DisasmContext
 
     @property
@@ -172,7 +178,9 @@ def _load_folder(folder: str, settings: Settings, generation: int, check: Callab
     dwarf = program.dwarf()
     check()
     mapper = SourceMapper(folder, dict(settings.source_map))
-    index = SourceIndex(profile, dwarf, mapper, program.line_table, program.call_finder)
+    index = SourceIndex(
+        profile, dwarf, mapper, program.line_table, program.call_finder, program.routine_lines
+    )
     warnings = [*profile.problems, *_stale_problems(found.binary, found.profiles)]
     comparison = _compare(folder, settings, program, profile, options, warnings, inputs)
     loaded = LoadedFolder(

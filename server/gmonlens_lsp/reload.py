@@ -17,7 +17,7 @@ from typing import Any, TypeVar, cast
 
 from pygls.capabilities import get_capability
 
-from . import render
+from . import gcpause, render
 from .notices import (
     health_message,
     log_info,
@@ -67,7 +67,7 @@ async def _compute_heat(
     if after is not None:
         await asyncio.wait([after])  # one whole-program step at a time (GIL)
     await ls.quiet()  # lenses and the requests that come with them first (GIL)
-    heat = await asyncio.to_thread(line_heat, loaded)
+    heat = await asyncio.to_thread(gcpause.run_paused, line_heat, loaded)
     if heat is not None and loaded.heat.answered_pending and state.loaded is loaded:
         await refresh_inlay_hints(ls)  # hints were answered empty meanwhile: ask again
     return heat
@@ -139,7 +139,7 @@ async def _reload(ls: GmonlensServer, state: FolderState, generation: int) -> No
         )
         token = await _begin_progress(ls)
         try:
-            state.worker = in_thread(load_folder, state.path, settings, generation, stop)
+            state.worker = in_thread(gcpause.run_paused, load_folder, state.path, settings, generation, stop)
             outcome = await asyncio.shield(state.worker)
         finally:
             if token is not None:
@@ -236,7 +236,7 @@ async def _certainty(loaded: Any) -> None:
     """Compute `loaded.certainty` in a thread (a request that needs it meanwhile waits for this
     computation instead of starting its own: functools.cached_property)."""
     try:
-        await asyncio.to_thread(getattr, loaded, "certainty")
+        await asyncio.to_thread(gcpause.run_paused, getattr, loaded, "certainty")
     except Exception:  # a bug costs the certainty figures only; the request that asks says why
         log.exception("certainty failed")
 

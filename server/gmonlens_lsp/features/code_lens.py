@@ -10,7 +10,7 @@ from typing import Any
 from lsprotocol import types
 from pygls.protocol import default_converter
 
-from .. import reload, render
+from .. import gcpause, reload, render
 from ..cursor import place_text
 from ..server import GmonlensServer, safe
 from ..workspace import baseline
@@ -67,7 +67,7 @@ def register(server: GmonlensServer) -> None:
         if cached is None:
             ls.lens_jobs += 1
             try:
-                cached = await asyncio.to_thread(lenses_for, loaded, path)
+                cached = await asyncio.to_thread(gcpause.run_paused, lenses_for, loaded, path)
             finally:
                 ls.lens_jobs -= 1
         return cached or None

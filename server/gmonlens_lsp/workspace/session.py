@@ -114,6 +114,11 @@ def _stale_problems(binary: str, profiles: tuple[str, ...]) -> list[str]:
     return out
 
 
+# routines + arcs up to which the load computes the certainty itself (SQLite: 14,000, some 30 ms);
+# past that it is background work after the first lenses (100,000 routines: 2 s CPU)
+CERTAINTY_IN_LOAD = 30_000
+
+
 class Superseded(Exception):
     """A newer load of the folder started: this one stops (quietly)."""
 
@@ -199,6 +204,8 @@ def _load_folder(folder: str, settings: Settings, generation: int, check: Callab
         comparison=comparison,
         health=profile_health_of(program, profile),
     )
+    if len(profile.routines) + len(profile.arcs) <= CERTAINTY_IN_LOAD:
+        _ = loaded.certainty  # small: ready for the first hover (a large one: reload._finish)
     return LoadOutcome(
         loaded,
         warnings=tuple(dict.fromkeys(warnings)),

@@ -4,7 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: install demo check test lint typecheck test-fast test-python test-extension vsix bench clean
+.PHONY: install demo check test lint typecheck test-fast test-python test-extension vsix vsix-all bench clean
 
 install: $(STAMP)
 
@@ -52,8 +52,11 @@ test: lint typecheck test-python test-extension
 test-extension:
 	@if [ -f vscode-extension/package.json ]; then $(MAKE) -C vscode-extension test; else echo "no extension yet"; fi
 
-vsix:
+vsix:  # this machine's platform (capstone included)
 	$(MAKE) -C vscode-extension vsix
+
+vsix-all:  # every platform capstone has a wheel for, and the platform-neutral package
+	$(MAKE) -C vscode-extension vsix-all
 
 bench: install
 	$(PY) bench/run.py

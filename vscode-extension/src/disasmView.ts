@@ -8,6 +8,7 @@
  * is fetched again after each reload.
  */
 
+import * as fs from "node:fs";
 import * as vscode from "vscode";
 import type { LanguageClient } from "vscode-languageclient/node";
 import {
@@ -20,6 +21,7 @@ import {
   parseListing,
   sourceOfLine,
 } from "./disasm";
+import { bundledCapstone, capstoneAdvice } from "./launch";
 
 export const SHOW_DISASSEMBLY = "gmonlens.openDisassembly";  // the server command is gmonlens.showDisassembly
 const OPEN_LISTING = "gmonlens.openListing";
@@ -36,12 +38,15 @@ export class DisasmView implements vscode.Disposable {
     isWholeLine: true,
   });
   private readonly disposables: vscode.Disposable[] = [];
+  /** A platform's package (bundled/native/capstone), not the platform-neutral one. */
+  private readonly carriesCapstone: boolean;
 
   constructor(
     extensionUri: vscode.Uri,
     private readonly client: () => LanguageClient | undefined,
     private readonly log: (line: string) => void,
   ) {
+    this.carriesCapstone = fs.existsSync(bundledCapstone({ root: extensionUri.fsPath }));
     this.levels = RULER.map((color, i) =>
       vscode.window.createTextEditorDecorationType({
         gutterIconPath: vscode.Uri.joinPath(extensionUri, "images", `heat-${i + 1}.svg`),
@@ -98,7 +103,9 @@ export class DisasmView implements vscode.Disposable {
     const listing = await this.fetch(params);
     this.log(`disassembly at ${docUri}:${pos.line + 1}: ${listing ? `${listing.displayName} in ${Date.now() - started} ms` : "none"}`);
     if (!listing) {
-      void vscode.window.showInformationMessage("gmonlens: no routine with a profile at the cursor.");
+      if (!this.warned) {  // the server's reason (no capstone, ...) was shown already
+        void vscode.window.showInformationMessage("gmonlens: no routine with a profile at the cursor.");
+      }
       return undefined;
     }
     return this.open(listing.uri);
@@ -129,7 +136,11 @@ export class DisasmView implements vscode.Disposable {
     vscode.window.visibleTextEditors.forEach((e) => this.paint(e));
   }
 
+  /** Whether the last fetch showed the server's error (a warning). */
+  private warned = false;
+
   private async fetch(params: Record<string, unknown>): Promise<Listing | undefined> {
+    this.warned = false;
     const client = this.client();
     if (!client?.isRunning()) {
       return undefined;
@@ -141,7 +152,8 @@ export class DisasmView implements vscode.Disposable {
         this.log(`${DISASSEMBLY} ${JSON.stringify(params)}: ${JSON.stringify(result)?.slice(0, 300)}`);
         const error = typeof result === "object" && result !== null ? (result as { error?: unknown }).error : undefined;
         if (typeof error === "string") {
-          void vscode.window.showWarningMessage(`gmonlens: ${error}`);
+          void vscode.window.showWarningMessage(`gmonlens: ${capstoneAdvice(error, this.carriesCapstone)}`);
+          this.warned = true;
         }
       }
       if (listing) {

@@ -124,3 +124,24 @@ export function describePlan(plan: LaunchPlan): string {
   const quote = (s: string) => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, "'\\''")}'`);
   return `${[plan.command, ...plan.args, "--stdio"].map(quote).join(" ")}   (from ${plan.origin})`;
 }
+
+/** Where a platform's package carries capstone (absent from the platform-neutral package). */
+export function bundledCapstone(layout: ExtensionLayout): string {
+  return path.join(layout.root, "bundled", "native", "capstone");
+}
+
+/**
+ * The server's message, with what to do when it says capstone is missing: this package is the
+ * platform-neutral one (`carriesCapstone` false: it has none), or it carries one whose library did
+ * not load in the server's interpreter (python/launch.py says why in the output). Other messages
+ * are returned unchanged.
+ */
+export function capstoneAdvice(message: string, carriesCapstone: boolean): string {
+  if (!/capstone/.test(message)) {
+    return message;
+  }
+  const own = "or install capstone in the Python that runs the server (python3 -m pip install capstone; gmonlens.interpreter)";
+  return carriesCapstone
+    ? `${message}. This extension's capstone did not load in that Python (see the gmonlens output): set gmonlens.interpreter to a Python of this machine's architecture, ${own}.`
+    : `${message}. This is the platform-neutral gmonlens package, which has no capstone: install the gmonlens package for your platform (gmonlens-<platform>-<version>.vsix: linux-x64, linux-arm64, alpine-x64, alpine-arm64, darwin-x64, darwin-arm64, win32-x64), ${own}.`;
+}

@@ -4,7 +4,7 @@
 // a link from a call instruction to the callee. Expected text from `gmonlens disasm` (the same
 // renderer; its figures are held against gprof by tests/integration/test_disasm.py).
 
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 
@@ -65,6 +65,53 @@ async function listingView(page) {
   });
 }
 
+/** A fresh venv (no pip, no capstone) under `work`, checked: its python. */
+export function pythonWithoutCapstone(work, check) {
+  const bare = path.join(work, "python-without-capstone");
+  if (!fs.existsSync(bare)) execFileSync("python3", ["-m", "venv", "--without-pip", bare]);
+  const barePython = path.join(bare, "bin", "python");
+  const probe = spawnSync(barePython, ["-I", "-c", "import capstone"], { encoding: "utf8" });
+  check("disassembly: the server's Python has no capstone of its own", probe.status !== 0, probe.stderr.trim().split("\n").pop());
+  return barePython;
+}
+
+/** The first visible lens link holding `hasText`, clicked (lenses are redrawn as they refresh:
+ * tried again); whether a click landed. */
+export async function clickLens(page, hasText) {
+  const lens = page.locator(".codelens-decoration a:visible", { hasText }).first();
+  await lens.waitFor({ timeout: 120000 }).catch(() => undefined);
+  for (let i = 0; i < 10; i++) {
+    const clicked = await lens.click({ timeout: 5000 }).then(
+      () => true,
+      (e) => (console.log(`lens click: ${String(e).split("\n")[0]}`), false),
+    );
+    if (clicked) return true;
+  }
+  return false;
+}
+
+/**
+ * The platform-neutral package (no bundled capstone) with a Python that has none: the disassembly
+ * lens gives one warning saying this package has no capstone and naming the platform packages, no
+ * listing and no "no routine at the cursor" message. `page` shows the fixture's work.c.
+ */
+export async function universalChecks({ page, results, check }) {
+  const clicked = await clickLens(page, "disassembly");
+  let toasts = [];
+  for (let i = 0; i < 60 && clicked && !toasts.some((t) => /platform-neutral/.test(t)); i++) {
+    await sleep(500);
+    toasts = (await page.locator(".notifications-toasts .notification-toast").allTextContents()).map((t) => t.replace(/\u00a0/g, " "));
+  }
+  await page.screenshot({ path: path.join(results, "12-platform-neutral.png") });
+  const warning = toasts.find((t) => /platform-neutral/.test(t)) ?? "";
+  check("platform-neutral package: the disassembly lens says capstone is missing and what to install",
+    /no disassembly without the capstone module/.test(warning) && /gmonlens-<platform>-<version>\.vsix: linux-x64/.test(warning),
+    clicked ? warning || toasts.join(" / ") : "the lens could not be clicked");
+  const listing = await page.locator('.monaco-editor[data-uri^="gmonlens-disasm:"]').count();
+  check("platform-neutral package: no listing opened, no 'no routine' message",
+    listing === 0 && !toasts.some((t) => /no routine with a profile/.test(t)), toasts.join(" / "));
+}
+
 export async function disasmChecks({ browser, port, repo, work, results, check, goTo }) {
   const sqlite = path.join(work, "sqlite");
   if (!fs.existsSync(path.join(sqlite, "gmonlens.yaml")) && !fs.existsSync(path.join(work, "heatproject"))) {
@@ -77,11 +124,12 @@ export async function disasmChecks({ browser, port, repo, work, results, check, 
   const binary = /binary: (.*)/.exec(yaml)?.[1] ?? path.join(target.folder, "build", "app");
   const gmon = /profiles: \[(.*)\]/.exec(yaml)?.[1] ?? path.join(target.folder, "build", "gmon.out");
   const want = expected(repo, target.folder, binary, gmon, target.file);
-  // The listing needs capstone (compiled, not bundled in the .vsix): this window's server runs on the
-  // repository's interpreter, which has it (the `gmonlens.interpreter` setting, as a user would set it).
+  // The listing needs capstone, which this platform's .vsix carries (bundled/native): this window's
+  // server runs on a fresh venv that has no capstone of its own (`gmonlens.interpreter`), so the
+  // listing can only come from the bundle.
+  const barePython = pythonWithoutCapstone(work, check);
   fs.mkdirSync(path.join(target.folder, ".vscode"), { recursive: true });
-  fs.writeFileSync(path.join(target.folder, ".vscode", "settings.json"),
-    JSON.stringify({ "gmonlens.interpreter": path.join(repo, ".venv", "bin", "python") }));
+  fs.writeFileSync(path.join(target.folder, ".vscode", "settings.json"), JSON.stringify({ "gmonlens.interpreter": barePython }));
   if (!check("disassembly: a hot routine with a call instruction", want !== undefined)) return;
   const page = await openWindow(browser, port, `folder=${encodeURIComponent(target.folder)}`);
   try {

@@ -1,6 +1,7 @@
 // End-to-end test in a real VS Code (code-server 4.100.3 driven by Debian's chromium via playwright-core).
 //
-// usage: node test/e2e/run.mjs gmonlens-<version>.vsix
+// usage: node test/e2e/run.mjs gmonlens-<target>-<version>.vsix [gmonlens-<version>.vsix]
+// (the second, the platform-neutral package without capstone, is checked in a profile of its own)
 //
 // Builds the fixture with gcc -pg -g, runs it, MOVES it away (DWARF paths then do not exist), installs
 // the .vsix with no settings into a fresh profile, opens the moved folder and checks what a person sees:
@@ -17,7 +18,7 @@ import * as path from "node:path";
 import { fileURLToPath } from "node:url";
 import { checkCallGraph, checkCallGraphOn, checkReloaded, graphGeneration } from "./callGraph.mjs";
 import { expectedLens, parseGprof, parseLens } from "./gprof.mjs";
-import { disasmChecks } from "./disasm.mjs";
+import { disasmChecks, pythonWithoutCapstone, universalChecks } from "./disasm.mjs";
 import { lineHeatChecks } from "./lineheat.mjs";
 import { cursorOn, openWindow, quickOpen, sleep } from "./ui.mjs";
 
@@ -125,33 +126,12 @@ async function lensesWithLines(page) {
   });
 }
 
-async function main() {
-  const vsix = path.resolve(process.argv[2] ?? "");
-  if (!process.argv[2] || !fs.existsSync(vsix)) {
-    console.error("usage: node test/e2e/run.mjs gmonlens-<version>.vsix");
-    process.exit(2);
-  }
-  const chromiumPath = process.env.CHROMIUM ?? (which("chromium") || which("chromium-browser"));
-  if (!chromiumPath) skip("chromium is not installed (Debian package chromium)");
-  for (const tool of ["gcc", "gprof", "python3"]) {
-    if (!which(tool)) skip(`${tool} is not installed`);
-  }
-  const install = spawnSync("bash", [path.join(HERE, "install-code-server.sh")], { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] });
-  if (install.status === 3) skip("code-server is not available (see the reason above)");
-  if (install.status !== 0) throw new Error(`install-code-server.sh failed with ${install.status}`);
-  const codeServer = install.stdout.trim().split("\n").pop();
-
-  fs.rmSync(RESULTS, { recursive: true, force: true });
-  fs.mkdirSync(RESULTS, { recursive: true });
-  const work = fs.mkdtempSync(path.join(os.tmpdir(), "gmonlens-e2e-"));
-  const built = buildFixture(work);
-  const folder = built.folder;
-  let gprof = built.gprof;
-  console.log(`fixture built, run and moved to ${folder}; gprof total ${gprof.totalSeconds.toFixed(2)} s`);
-
-  const home = path.join(work, "home");
-  const dataDir = path.join(work, "data");
-  const extDir = path.join(work, "extensions");
+/** A fresh VS Code profile under `root` (settings of a first start, no gmonlens settings) with the
+ * .vsix installed: the environment and code-server arguments that use it. */
+function freshProfile(codeServer, root, vsix) {
+  const home = path.join(root, "home");
+  const dataDir = path.join(root, "data");
+  const extDir = path.join(root, "extensions");
   for (const d of [home, dataDir, extDir, path.join(dataDir, "User")]) fs.mkdirSync(d, { recursive: true });
   fs.writeFileSync(
     path.join(dataDir, "User", "settings.json"),
@@ -178,26 +158,68 @@ async function main() {
   };
   const common = ["--user-data-dir", dataDir, "--extensions-dir", extDir];
   execFileSync(codeServer, [...common, "--install-extension", vsix], { env, stdio: "inherit", timeout: 120000 });
+  return { env, common, dataDir };
+}
 
+/** code-server on a free port opening `folder` (its own process group), once /healthz answers. */
+async function startCodeServer(codeServer, env, common, folder, logName) {
   const port = await freePort();
-  const serverLog = fs.openSync(path.join(RESULTS, "code-server.log"), "w");
+  const serverLog = fs.openSync(path.join(RESULTS, logName), "w");
   const server = spawn(
     codeServer,
     [...common, "--auth", "none", "--bind-addr", `127.0.0.1:${port}`, "--disable-telemetry", "--disable-update-check",
       "--disable-workspace-trust", "--disable-getting-started-override", folder],
     { env, detached: true, stdio: ["ignore", serverLog, serverLog] },
   );
+  const deadline = Date.now() + 60000;
+  for (;;) {
+    try {
+      const r = await fetch(`http://127.0.0.1:${port}/healthz`);
+      if (r.ok) break;
+    } catch {}
+    if (Date.now() > deadline) {
+      stopCodeServer(server);
+      throw new Error("code-server did not answer /healthz within 60 s");
+    }
+    await sleep(300);
+  }
+  return { server, port };
+}
+
+function stopCodeServer(server) {
+  try {
+    process.kill(-server.pid, "SIGTERM");
+  } catch {}
+}
+
+async function main() {
+  const vsix = path.resolve(process.argv[2] ?? "");
+  if (!process.argv[2] || !fs.existsSync(vsix)) {
+    console.error("usage: node test/e2e/run.mjs gmonlens-<target>-<version>.vsix [gmonlens-<version>.vsix]");
+    process.exit(2);
+  }
+  const chromiumPath = process.env.CHROMIUM ?? (which("chromium") || which("chromium-browser"));
+  if (!chromiumPath) skip("chromium is not installed (Debian package chromium)");
+  for (const tool of ["gcc", "gprof", "python3"]) {
+    if (!which(tool)) skip(`${tool} is not installed`);
+  }
+  const install = spawnSync("bash", [path.join(HERE, "install-code-server.sh")], { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] });
+  if (install.status === 3) skip("code-server is not available (see the reason above)");
+  if (install.status !== 0) throw new Error(`install-code-server.sh failed with ${install.status}`);
+  const codeServer = install.stdout.trim().split("\n").pop();
+
+  fs.rmSync(RESULTS, { recursive: true, force: true });
+  fs.mkdirSync(RESULTS, { recursive: true });
+  const work = fs.mkdtempSync(path.join(os.tmpdir(), "gmonlens-e2e-"));
+  const built = buildFixture(work);
+  const folder = built.folder;
+  let gprof = built.gprof;
+  console.log(`fixture built, run and moved to ${folder}; gprof total ${gprof.totalSeconds.toFixed(2)} s`);
+
+  const { env, common, dataDir } = freshProfile(codeServer, path.join(work, "profile"), vsix);
+  const { server, port } = await startCodeServer(codeServer, env, common, folder, "code-server.log");
   let browser;
   try {
-    const deadline = Date.now() + 60000;
-    for (;;) {
-      try {
-        const r = await fetch(`http://127.0.0.1:${port}/healthz`);
-        if (r.ok) break;
-      } catch {}
-      if (Date.now() > deadline) throw new Error("code-server did not answer /healthz within 60 s");
-      await sleep(300);
-    }
     const { chromium } = await import("playwright-core");
     browser = await chromium.launch({
       executablePath: chromiumPath,
@@ -467,11 +489,15 @@ async function main() {
     if (fs.existsSync(real.file)) {
       await checkCallGraphOn({ browser, port, ...real, check, runCommand, results: RESULTS, ext: EXT });
     }
+
+    // The platform-neutral package, when given and not the one above: its own profile and code-server.
+    const neutral = process.argv[3] ? path.resolve(process.argv[3]) : undefined;
+    if (neutral && neutral !== vsix) {
+      await platformNeutralChecks({ codeServer, browser, neutral, work, folder });
+    }
   } finally {
     await browser?.close().catch(() => undefined);
-    try {
-      process.kill(-server.pid, "SIGTERM");
-    } catch {}
+    stopCodeServer(server);
     const logs = dumpLogs(dataDir);
     check("the output channel has the server's log", /starting the server \(activation\)/.test(logs) && /loaded .*routines/.test(logs));
     check("the log shows the restarts: command and settings change",
@@ -487,6 +513,27 @@ async function main() {
   console.log(`screenshots: ${RESULTS}`);
   console.log(`e2e: ${results.length - failed} passed, ${failed} failed`);
   process.exit(failed === 0 ? 0 : 1);
+}
+
+/** The platform-neutral .vsix (no capstone) installed in a fresh profile, on a copy of the fixture
+ * whose server runs on a Python without capstone (disasm.mjs universalChecks). */
+async function platformNeutralChecks({ codeServer, browser, neutral, work, folder }) {
+  const copy = path.join(work, "neutral", "proj");
+  fs.cpSync(folder, copy, { recursive: true });
+  const barePython = pythonWithoutCapstone(work, check);
+  fs.mkdirSync(path.join(copy, ".vscode"), { recursive: true });
+  fs.writeFileSync(path.join(copy, ".vscode", "settings.json"), JSON.stringify({ "gmonlens.interpreter": barePython }));
+  const { env, common } = freshProfile(codeServer, path.join(work, "neutral-profile"), neutral);
+  const { server, port } = await startCodeServer(codeServer, env, common, copy, "code-server-neutral.log");
+  try {
+    const page = await openWindow(browser, port, `folder=${encodeURIComponent(copy)}`);
+    await sleep(2000);
+    await openFile(page, path.join(copy, "src", "work.c"));
+    await universalChecks({ page, results: RESULTS, check });
+    await page.close();
+  } finally {
+    stopCodeServer(server);
+  }
 }
 
 /** The rows of the call hierarchy peek once it has settled ([] when it shows none). */

@@ -1,8 +1,11 @@
 import assert from "node:assert/strict";
+import * as path from "node:path";
 import { describe, test } from "node:test";
 import {
   type LaunchPlan,
   type Probe,
+  bundledCapstone,
+  capstoneAdvice,
   describePlan,
   parsePythonVersion,
   planLaunch,
@@ -76,5 +79,28 @@ describe("planLaunch", () => {
       describePlan({ command: "/opt/my py/python", args: ["-I", "/ext/python/launch.py", "serve"], origin: "interpreter" }),
       "'/opt/my py/python' -I /ext/python/launch.py serve --stdio   (from interpreter)",
     );
+  });
+});
+
+describe("capstone advice", () => {
+  const missing = "no disassembly without the capstone module (pip install capstone in gmonlens's Python)";
+
+  test("the platform-neutral package says to install the platform's package", () => {
+    const text = capstoneAdvice(missing, false);
+    assert.ok(text.startsWith(missing));
+    assert.match(text, /platform-neutral gmonlens package, which has no capstone: install the gmonlens package for your platform \(gmonlens-<platform>-<version>\.vsix: linux-x64,/);
+    assert.match(text, /python3 -m pip install capstone/);
+  });
+
+  test("a platform's package whose capstone did not load points at the interpreter", () => {
+    assert.match(capstoneAdvice(missing, true), /capstone did not load in that Python .* this machine's architecture/);
+  });
+
+  test("other messages are unchanged", () => {
+    assert.equal(capstoneAdvice("no routine named x", false), "no routine named x");
+  });
+
+  test("bundledCapstone is under bundled/native", () => {
+    assert.equal(bundledCapstone({ root: "/ext" }), path.join("/ext", "bundled", "native", "capstone"));
   });
 });

@@ -88,8 +88,16 @@ if os.environ.get("GMONLENS_LOOPWATCH"):
         ms = (time.perf_counter() - _gc_start[0]) * 1000
         if ms > 20:
             _out.write(
-                json.dumps({"t": time.time(), "kind": "gc", "ms": round(ms, 1), "generation": info.get("generation"),
-                            "collected": info.get("collected"), "thread": threading.current_thread().name})
+                json.dumps(
+                    {
+                        "t": time.time(),
+                        "kind": "gc",
+                        "ms": round(ms, 1),
+                        "generation": info.get("generation"),
+                        "collected": info.get("collected"),
+                        "thread": threading.current_thread().name,
+                    }
+                )
                 + "\n"
             )
 

@@ -60,14 +60,16 @@ def register(server: GmonlensServer) -> None:
         path = uris.to_fs_path(params.text_document.uri)
         if state is None or not path:
             return None
-        loaded = await reload.loaded_or_wait(ls, state)
-        if loaded is None:
-            return None
-        cached = loaded.lens_cache.get(path)
-        if cached is None:
-            ls.lens_jobs += 1
-            try:
+        # a lens request counts as lens work from its arrival, while it waits for the load too:
+        # the whole-program steps after a load (`GmonlensServer.quiet`) wait for its answer
+        ls.lens_jobs += 1
+        try:
+            loaded = await reload.loaded_or_wait(ls, state)
+            if loaded is None:
+                return None
+            cached = loaded.lens_cache.get(path)
+            if cached is None:
                 cached = await asyncio.to_thread(gcpause.run_paused, lenses_for, loaded, path)
-            finally:
-                ls.lens_jobs -= 1
-        return cached or None
+            return cached or None
+        finally:
+            ls.lens_jobs -= 1

@@ -33,11 +33,13 @@ from .srcnames import source_name
 
 log = logging.getLogger("gmonlens")
 T = TypeVar("T")
-# A link (hover, call hierarchy) decodes the DWARF of its routine's unit within the request only
-# up to this many bytes of .debug_info (pyelftools: about 3 us a byte, so some 0.1 s; a unit of a
-# hundred functions is 10 KB; the main.c of bench/scale_bench.py, which declares every routine,
-# is 175 KB at 25,000 routines and 0.5 s).
-LINK_DECODE_BYTES = 32 * 1024
+# The links of one request (a hover's callers and callees, a call hierarchy's) decode DWARF units
+# within the request up to this many bytes of .debug_info in all (pyelftools: about 3 us a byte,
+# some 50 ms; a unit of a hundred functions is 10 KB; the main.c of bench/scale_bench.py, which
+# declares every routine, is 175 KB at 25,000 routines and 0.5 s); the other links point at the
+# line of the routine's entry. A budget per link let a hover on the 50,000-routine program decode
+# three or four such units: 216 ms.
+LINK_DECODE_BYTES = 16 * 1024
 
 
 class LineLookup(Protocol):
@@ -159,20 +161,24 @@ class SourceIndex:
             self._places[rid] = result
             return result
 
-    def link_place(self, rid: int) -> Place | None:
+    def link_place(self, rid: int, budget: list[int] | None = None) -> Place | None:
         """Where a link to routine `rid` from another routine's figures (a hover's callers and
         callees, the call hierarchy's) points, cheaply enough for a request: `place(rid)` when it
-        is known or its compilation unit is small (LINK_DECODE_BYTES) or already decoded;
-        otherwise the line table's line of the routine's entry (the unit, e.g. a `main.c` that
-        declares 100,000 functions, is decoded by the warm-up or a later lookup, and `place`
-        answers from then on)."""
+        is known or its compilation unit is already decoded or fits the request's `budget` (bytes
+        of .debug_info still to decode, shared by the request's links and spent here; one of
+        LINK_DECODE_BYTES when not given); otherwise the line table's line of the routine's entry
+        (the unit, e.g. a `main.c` that declares 100,000 functions, is decoded by the warm-up or a
+        later lookup, and `place` answers from then on)."""
+        if budget is None:
+            budget = [LINK_DECODE_BYTES]
         with self._lock:
             if rid in self._places:
                 return self._places[rid]
             r = self.profile.routines[rid]
             dwarf = self._dwarf
             pending = self._guard(lambda: dwarf.pending_bytes(r.address)) if dwarf is not None else 0
-            if not pending or pending <= LINK_DECODE_BYTES:
+            if not pending or pending <= budget[0]:
+                budget[0] -= pending or 0
                 return self.place(rid)
             at = self._line_of(r)
             if at is None:

@@ -30,8 +30,8 @@ demo: install
 	cd build/demo && ../../$(VENV)/bin/gmonlens report calc gmon.out
 
 lint: install
-	$(VENV)/bin/ruff check analysis server tests bench
-	$(VENV)/bin/ruff format --check analysis server tests bench
+	$(VENV)/bin/ruff check analysis server tests bench vscode-extension/python
+	$(VENV)/bin/ruff format --check analysis server tests bench vscode-extension/python
 
 typecheck: install
 	$(VENV)/bin/mypy

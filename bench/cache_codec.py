@@ -16,6 +16,7 @@ import marshal
 import os
 import sys
 import time
+from array import array
 from collections.abc import Callable
 from typing import Any
 
@@ -32,6 +33,10 @@ def best(f: Callable[[], object], n: int = 7) -> float:
 
 
 def jsonable(x: Any) -> Any:
+    if isinstance(x, (array, memoryview)):  # line table columns
+        return x.tolist()
+    if isinstance(x, bytes):  # the DWARF index's packed units
+        return x.hex()
     if isinstance(x, dict):
         return {str(k): jsonable(v) for k, v in x.items()}
     if isinstance(x, (list, tuple)):

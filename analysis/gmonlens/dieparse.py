@@ -1,44 +1,22 @@
-"""A fast walk over `.debug_info` for the function scopes (`scopes.function_scopes`): every
-subprogram and inlined subroutine with code, its code ranges and its name (pure: section bytes in).
-
-pyelftools builds an object per DIE and per attribute; `-l` needs a few attributes of two tags, so
-this walker reads each unit's abbreviations (DWARF 5 §7.5.3), skips the attributes of every other
-DIE by their forms' sizes (§7.5.6) and decodes only DW_AT_name, DW_AT_linkage_name (and the MIPS
-one), DW_AT_low_pc, DW_AT_high_pc, DW_AT_ranges, DW_AT_abstract_origin, DW_AT_specification and
-DW_AT_language. Range lists: DWARF 2-4 `.debug_ranges` (§2.17.3), DWARF 5 `.debug_rnglists`
-(§7.25). What it does not handle (split DWARF, DW_FORM_rnglistx, an unknown form) raises
-`Unsupported`, and the caller reads the DIEs with pyelftools instead. The ranges and names follow
-the same rules as `dwarfdecl.code_ranges` and `scopes._name`. Sections come from `sections.ElfFile`
-and every DIE (1 + its attributes) is charged to the file's budget as `elfdwarf` charges it, so a
-hostile file stops here at the same limit (`budget.LimitError`).
+"""The pieces of a `.debug_info` reader that `dwarfread` walks with (pure: section bytes in): unit
+headers (DWARF 5 §7.5.1), abbreviation tables (§7.5.3), attribute values by form (§7.5.6),
+strings, indexed addresses, references, and range lists: DWARF 2-4 `.debug_ranges` (§2.17.3) and
+DWARF 5 `.debug_rnglists` (§7.25); `_code_ranges` and `_record` are the rules a code scope's
+ranges and name follow (`scopes.function_scopes`). What they do not read (split DWARF,
+DW_FORM_rnglistx, an unknown form) raises `Unsupported`; the caller then reads the file with
+pyelftools.
 """
 
 from __future__ import annotations
 
 import struct
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 
-from .budget import Budget
 from .lineprogram import sleb, uleb
-from .sections import ElfFile
 
-SECTIONS = (
-    ".debug_info",
-    ".debug_abbrev",
-    ".debug_str",
-    ".debug_line_str",
-    ".debug_str_offsets",
-    ".debug_addr",
-    ".debug_ranges",
-    ".debug_rnglists",
-)
-
-_CU, _PARTIAL, _SUBPROGRAM, _INLINED = 0x11, 0x3C, 0x2E, 0x1D
-_NAME, _LOW, _HIGH, _LANG, _RANGES = 0x03, 0x11, 0x12, 0x13, 0x55
+_NAME, _LOW, _HIGH, _RANGES = 0x03, 0x11, 0x12, 0x55
 _ORIGIN, _SPEC, _LINKAGE, _MIPS_LINKAGE = 0x31, 0x47, 0x6E, 0x2007
 _STR_OFFSETS_BASE, _ADDR_BASE = 0x72, 0x73
-_WANTED = frozenset({_NAME, _LOW, _HIGH, _LANG, _RANGES, _ORIGIN, _SPEC, _LINKAGE, _MIPS_LINKAGE,
-                     _STR_OFFSETS_BASE, _ADDR_BASE})  # fmt: skip
 # forms of a fixed size (-1: the address size, -2: the offset size); others are decoded one by one
 _FIXED = {0x05: 2, 0x06: 4, 0x07: 8, 0x0B: 1, 0x0C: 1, 0x11: 1, 0x12: 2, 0x13: 4, 0x14: 8, 0x19: 0,
           0x1C: 4, 0x1E: 16, 0x20: 8, 0x21: 0, 0x24: 8, 0x25: 1, 0x26: 2, 0x27: 3, 0x28: 4, 0x29: 1,
@@ -81,29 +59,40 @@ class _Reader:
         return int(struct.unpack_from(self.e + {1: "B", 2: "H", 4: "I", 8: "Q"}[size], self.data, pos)[0])
 
 
-def _abbrevs(data: bytes, offset: int) -> dict[int, tuple[int, bool, list[tuple[int, int, int]]]]:
+Abbrev = tuple[int, bool, list[tuple[int, int, int]]]  # (tag, has children, [(attribute, form, const)])
+
+
+def _abbrevs(data: bytes, offset: int) -> dict[int, Abbrev]:
     """code -> (tag, has children, [(attribute, form, implicit const)])."""
-    r = _Reader(data, True)
-    out: dict[int, tuple[int, bool, list[tuple[int, int, int]]]] = {}
+    return dict(_abbrev_entries(data, offset))
+
+
+def _abbrev_entries(data: bytes, offset: int) -> Iterator[tuple[int, Abbrev]]:
+    """The table's (code, abbreviation) one by one, as read (a caller after one code stops
+    there). One-byte LEB128 numbers (nearly all of them) are read inline."""
     pos = offset
     while True:
-        code, pos = r.uleb(pos)
+        code = data[pos]
+        code, pos = (code, pos + 1) if code < 0x80 else uleb(data, pos)
         if code == 0:
-            return out
-        tag, pos = r.uleb(pos)
+            return
+        tag = data[pos]
+        tag, pos = (tag, pos + 1) if tag < 0x80 else uleb(data, pos)
         children = data[pos] != 0
         pos += 1
         specs: list[tuple[int, int, int]] = []
         while True:
-            name, pos = r.uleb(pos)
-            form, pos = r.uleb(pos)
+            name = data[pos]
+            name, pos = (name, pos + 1) if name < 0x80 else uleb(data, pos)
+            form = data[pos]
+            form, pos = (form, pos + 1) if form < 0x80 else uleb(data, pos)
             const = 0
             if form == 0x21:
-                const, pos = r.sleb(pos)
+                const, pos = sleb(data, pos)
             if name == 0 and form == 0:
                 break
             specs.append((name, form, const))
-        out[code] = (tag, children, specs)
+        yield code, (tag, children, specs)
 
 
 class _Unit:
@@ -115,61 +104,6 @@ class _Unit:
         self.addr_base = 8
         self.low_pc = 0
         self.abbrev_offset = 0
-
-
-def read_function_scopes(
-    path: str, elf_names: Mapping[int, str] | None, opened: ElfFile | None = None
-) -> list[tuple[int, int, str]]:
-    """`function_code_scopes` of the ELF file at `path` (read through `opened` when given, else
-    opened here; its sections read within its budget). Raises Unsupported (read it with
-    pyelftools), ElfError or LimitError."""
-    if opened is not None:
-        return _scopes_of(opened, elf_names)
-    with ElfFile(path) as elf:
-        return _scopes_of(elf, elf_names)
-
-
-def _scopes_of(elf: ElfFile, elf_names: Mapping[int, str] | None) -> list[tuple[int, int, str]]:
-    sections: dict[str, bytes] = {}
-    for name in SECTIONS:
-        sec = elf.find(name)
-        if sec is not None:
-            sections[name] = elf.data(sec)
-    if not sections.get(".debug_info"):
-        raise Unsupported("no .debug_info")
-    budget = elf.budget
-    return function_code_scopes(elf.little, sections, elf_names, lambda n: _charge(budget, n))
-
-
-def _charge(budget: Budget, entries: int) -> None:
-    budget.charge("DWARF entries", entries, ".debug_info")
-
-
-def function_code_scopes(
-    little: bool,
-    sections: Mapping[str, bytes],
-    elf_names: Mapping[int, str] | None,
-    charge: Callable[[int], None] = lambda n: None,
-) -> list[tuple[int, int, str]]:
-    """(low, high, name) of every subprogram and inlined subroutine with code, in DIE order, named as
-    `scopes.function_scopes` names them; `charge(n)` is told of every n DIE entries decoded (a DIE
-    and its attributes). Raises Unsupported."""
-    info = sections.get(".debug_info", b"")
-    dies: dict[int, tuple[str, bool, int, int]] = {}  # offset -> (name, linkage, origin, spec)
-    coded: list[tuple[int, list[tuple[int, int]], bool]] = []  # (offset, ranges, mangled language)
-    try:
-        for unit, raw in _units(info, little):
-            _walk(unit, raw, little, sections, dies, coded, charge)
-    except (IndexError, KeyError, struct.error, ValueError) as e:
-        raise Unsupported(f"malformed DWARF ({e})") from None
-    names: dict[int, tuple[str, bool]] = {}
-    out: list[tuple[int, int, str]] = []
-    for offset, ranges, mangled in coded:
-        name, linkage = _name(offset, dies, names)
-        if elf_names is not None and mangled and not linkage:
-            name = elf_names.get(ranges[0][0], name)
-        out.extend((lo, hi, name) for lo, hi in ranges)
-    return out
 
 
 def _units(info: bytes, little: bool) -> Iterator[tuple[_Unit, int]]:
@@ -202,66 +136,6 @@ def _units(info: bytes, little: bool) -> Iterator[tuple[_Unit, int]]:
         unit.abbrev_offset = abbrev
         yield unit, pos
         pos = end
-
-
-def _walk(
-    unit: _Unit,
-    pos: int,
-    little: bool,
-    sections: Mapping[str, bytes],
-    dies: dict[int, tuple[str, bool, int, int]],
-    coded: list[tuple[int, list[tuple[int, int]], bool]],
-    charge: Callable[[int], None],
-) -> None:
-    info = sections[".debug_info"]
-    r = _Reader(info, little)
-    table = _abbrevs(sections.get(".debug_abbrev", b""), unit.abbrev_offset)
-    asize, osize = unit.asize, unit.osize
-    sizes = {f: (asize if n == -1 else osize if n == -2 else n) for f, n in _FIXED.items()}
-    if unit.version == 2:
-        sizes[0x10] = asize  # DW_FORM_ref_addr: an address in DWARF 2
-    else:
-        sizes[0x10] = osize
-    mangled = False
-    spent = 0
-    while pos < unit.end:
-        offset = pos
-        code, pos = r.uleb(pos)
-        if code == 0:
-            continue
-        tag, _children, specs = table[code]
-        spent += 1 + len(specs)
-        if spent >= 4096:
-            charge(spent)
-            spent = 0
-        interesting = tag in (_SUBPROGRAM, _INLINED, _CU, _PARTIAL)
-        values: dict[int, tuple[int, object]] = {}
-        for name, form, const in specs:
-            while form == 0x16:  # DW_FORM_indirect
-                form, pos = r.uleb(pos)
-            keep = interesting and name in _WANTED
-            size = sizes.get(form)
-            if size is not None and not keep:
-                pos += size
-                continue
-            value, pos = _value(r, pos, form, const, sizes)
-            if keep:
-                values[name] = (form, value)
-        if tag in (_CU, _PARTIAL):
-            lang = values.get(_LANG)
-            mangled = lang is not None and lang[1] in _MANGLED_LANGUAGES
-            if _STR_OFFSETS_BASE in values:
-                unit.str_offsets_base = _int(values[_STR_OFFSETS_BASE][1])
-            if _ADDR_BASE in values:
-                unit.addr_base = _int(values[_ADDR_BASE][1])
-            low = values.get(_LOW)
-            unit.low_pc = _address(unit, low, sections, little) if low else 0
-        elif interesting:
-            dies[offset] = _record(unit, values, sections, little)
-            ranges = _code_ranges(unit, values, sections, little)
-            if ranges:
-                coded.append((offset, ranges, mangled))
-    charge(spent)
 
 
 # DW_LANG_* of languages whose names BFD demangles (as scopes._MANGLED_LANGUAGES)
@@ -346,28 +220,6 @@ def _record(
                 return text, key != _NAME, -1, -1
             break
     return "", False, _ref(unit, values.get(_ORIGIN)), _ref(unit, values.get(_SPEC))
-
-
-def _name(
-    offset: int, dies: Mapping[int, tuple[str, bool, int, int]], cache: dict[int, tuple[str, bool]]
-) -> tuple[str, bool]:
-    hit = cache.get(offset)
-    if hit is not None:
-        return hit
-    current, found = offset, ("", False)
-    for _ in range(8):
-        rec = dies.get(current)
-        if rec is None:
-            break
-        name, linkage, origin, spec = rec
-        if name:
-            found = (name, linkage)
-            break
-        current = origin if origin >= 0 else spec
-        if current < 0:
-            break
-    cache[offset] = found
-    return found
 
 
 def _code_ranges(

@@ -16,12 +16,15 @@ Contract:
   -fipa-icf, leaves its DIE without DW_AT_low_pc; abstract origins of inlined functions) is kept
   with empty `ranges`: `decl_named` places a routine by name when no DIE with code covers it.
 
-`DwarfIndex` here chooses and caches units and answers lookups; reading a DIE (which ones count,
-code ranges, the specification/origin chain, file tables) is `dwarfdecl`'s.
+`DwarfIndex` here chooses and caches units and answers lookups; reading the DIEs (which ones
+count, code ranges, the specification/origin chain, file tables) is `dwarfread`'s (an own reader
+that skips what it does not need), and `dwarfdecl`'s over pyelftools for a file or unit
+`dwarfread` does not read (`Unsupported`): the same rules either way.
 """
 
 from __future__ import annotations
 
+import marshal
 from bisect import bisect_right
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -38,13 +41,49 @@ from .dwarfdecl import (
     join_path,
     subprograms,
 )
+from .dwarfread import DieReader, Unsupported
 from .elfdwarf import dwarf_info
 from .errors import ElfError, one_line
 from .sections import ElfFile
 
 __all__ = ["EXPORT_FORMAT", "DwarfIndex", "SourceDecl", "UnitInfo"]
 
-EXPORT_FORMAT = 2  # 2: subprograms without code kept (an older export lacks them: dropped)
+# 2: subprograms without code kept; 3: each unit's declarations packed (`_pack`); an older export
+# is dropped
+EXPORT_FORMAT = 3
+
+
+def _pack(decls: tuple[SourceDecl, ...]) -> bytes:
+    """A unit's declarations as one marshal blob (their file names, one object per file, are
+    stored once each)."""
+    return marshal.dumps([(d.name, d.linkage_name, d.file, d.line, d.column, d.ranges) for d in decls])
+
+
+def _unpack(unit: int, blob: bytes) -> tuple[SourceDecl, ...] | None:
+    """`_pack`'s declarations of the unit at `unit`, shape-checked (None: the wrong shape)."""
+    try:
+        rows = marshal.loads(blob)
+    except (ValueError, EOFError, TypeError):
+        return None
+    if not isinstance(rows, list):
+        return None
+    out = []
+    for row in rows:
+        if not (isinstance(row, tuple) and len(row) == 6):
+            return None
+        name, linkage, file, line, column, ranges = row
+        if not (
+            isinstance(name, str)
+            and isinstance(linkage, (str, type(None)))
+            and isinstance(file, (str, type(None)))
+            and type(line) is int
+            and type(column) is int
+            and isinstance(ranges, tuple)
+            and all(isinstance(r, tuple) and len(r) == 2 and type(r[0]) is type(r[1]) is int for r in ranges)
+        ):
+            return None
+        out.append(SourceDecl(name, linkage, file, line, column, ranges, unit))
+    return tuple(out)
 
 
 class DwarfIndex:
@@ -65,6 +104,9 @@ class DwarfIndex:
         self._code_ranges: dict[int, _CodeRanges] = {}  # unit -> its decls' ranges, for decl_at
         self._files: dict[int, list[str]] = {}
         self._unit_ranges: list[tuple[int, int, int]] | None = None  # (low, high, unit offset)
+        self._reader: DieReader | None = None
+        self._reader_tried = False
+        self._packed: dict[int, bytes] = {}  # unit -> declarations from the disk cache (`_pack`)
 
     def opened_file(self) -> ElfFile | None:
         """The already open file this index reads through (`Program.elf`), or None: readers of
@@ -96,6 +138,28 @@ class DwarfIndex:
             raise ElfError(self.path, f"cannot read DWARF: {one_line(exc)}") from exc
         return self._dwarf
 
+    def _fast(self) -> DieReader | None:
+        """The own reader (`dwarfread`), None when the file has no `.debug_info` or one it does
+        not read (pyelftools reads it then); raises ElfError."""
+        if not self._reader_tried:
+            self._reader_tried = True
+            try:
+                if self._elf is not None:
+                    self._reader = DieReader(self._elf())
+                else:
+                    with ElfFile(self.path) as elf:
+                        self._reader = DieReader(elf)
+            except Unsupported:
+                self._reader = None
+            except MemoryError:
+                raise ElfError(self.path, "cannot read DWARF: out of memory") from None
+        return self._reader
+
+    def own_reader(self) -> DieReader | None:
+        """The own `.debug_info` reader of this index's file (`dwarfread`), None where
+        pyelftools reads it; raises ElfError."""
+        return self._fast()
+
     def cu(self, offset: int) -> Any:
         """The pyelftools CU at `offset` (None without DWARF)."""
         return self._cu(offset)
@@ -115,24 +179,23 @@ class DwarfIndex:
     # ---- cache support -------------------------------------------------------------------------
 
     def export(self) -> dict[str, Any]:
-        """Units and the declarations decoded so far, as JSON-able data (`from_export` reads it)."""
+        """Units, the declarations decoded so far (each unit's packed: `_pack`) and the unit
+        ranges, as plain data for the disk cache (`from_export` reads it)."""
+        decls = {str(unit): _pack(d) for unit, d in self._decls.items()}
+        decls.update((str(unit), blob) for unit, blob in self._packed.items())
         return {
             "format": EXPORT_FORMAT,
             "units": [[u.offset, u.name, u.comp_dir, list(u.files)] for u in self.units()],
-            "decls": {
-                str(unit): [
-                    [d.name, d.linkage_name, d.file, d.line, d.column, [list(r) for r in d.ranges]]
-                    for d in decls
-                ]
-                for unit, decls in self._decls.items()
-            },
+            "decls": decls,
             "unit_ranges": [list(r) for r in self._unit_ranges] if self._unit_ranges is not None else None,
         }
 
     @classmethod
     def from_export(cls, path: str, data: Any, elf: Callable[[], ElfFile] | None = None) -> DwarfIndex:
         """An index seeded from a *complete* `export()` (every unit's declarations and the unit
-        ranges), every part shape-checked (raises ValueError); `elf` as in `__init__`."""
+        ranges), shape-checked (raises ValueError); `elf` as in `__init__`. A unit's declarations
+        stay packed until asked for (`decls_of_unit` checks and unpacks them then): a warm start
+        of a program of 100,000 routines reads a few units, not all."""
 
         def ok(cond: bool) -> None:
             if not cond:
@@ -155,42 +218,43 @@ class DwarfIndex:
             ok(set(map(type, u[3])) <= {str})
             units.append(UnitInfo(u[0], u[1], u[2], tuple(u[3])))
         index._units = tuple(units)
-        for unit, decls in data["decls"].items():
-            ok(isinstance(unit, str) and unit.isdigit() and isinstance(decls, list))
-            out = []
-            for d in decls:
-                ok(isinstance(d, list) and len(d) == 6)
-                name, linkage, file, line, column, ranges = d
-                ok(isinstance(name, str) and isinstance(linkage, (str, type(None))))
-                ok(isinstance(file, (str, type(None))) and type(line) is int and type(column) is int)
-                ok(isinstance(ranges, list) and all(ints(r, 2) for r in ranges))
-                out.append(
-                    SourceDecl(name, linkage, file, line, column, tuple((a, b) for a, b in ranges), int(unit))
-                )
-            index._decls[int(unit)] = tuple(out)
+        for unit, blob in data["decls"].items():
+            ok(isinstance(unit, str) and unit.isdigit() and isinstance(blob, bytes))
+            index._packed[int(unit)] = blob
         unit_ranges = data.get("unit_ranges")
         ok(isinstance(unit_ranges, list) and all(ints(r, 3) for r in unit_ranges))
         ok([r[0] for r in unit_ranges] == sorted(r[0] for r in unit_ranges))
-        # complete: every unit's declarations present, so nothing is ever decoded from the ELF on
-        # the word of the export (a planted unit offset cannot send pyelftools astray)
+        # complete: every unit's declarations present, so no unit is decoded from the ELF on the
+        # word of the export (a planted unit offset cannot send pyelftools astray)
         offsets = {u.offset for u in units}
-        ok(set(index._decls) == offsets and {r[2] for r in unit_ranges} <= offsets)
+        ok(set(index._packed) == offsets and {r[2] for r in unit_ranges} <= offsets)
         index._unit_ranges = [(a, b, c) for a, b, c in unit_ranges]
         return index
 
     def complete(self) -> bool:
         """Whether every unit's declarations are decoded (an export then needs no ELF)."""
-        return all(u.offset in self._decls for u in self.units()) and self._unit_ranges is not None
+        done = self._decls.keys() | self._packed.keys()
+        return all(u.offset in done for u in self.units()) and self._unit_ranges is not None
 
     @property
     def has_debug_info(self) -> bool:
-        return bool(self._units) if self._units is not None else self._open() is not None
+        if self._units is not None:
+            return bool(self._units)
+        return self._fast() is not None or self._open() is not None
 
     # ---- units ---------------------------------------------------------------------------------
 
     def units(self) -> tuple[UnitInfo, ...]:
         """Every compilation unit, reading only unit and line-program headers."""
         if self._units is None:
+            fast = self._fast()
+            if fast is not None:
+                try:
+                    self._units = tuple(fast.unit_info(o, self._fast_files(fast, o)) for o in fast.units)
+                    return self._units
+                except Unsupported:
+                    self._files.clear()
+                    self._reader = None
             units: list[UnitInfo] = []
             dwarf = self._open()
             if dwarf is not None:
@@ -219,6 +283,13 @@ class DwarfIndex:
             out = self._files[cu.cu_offset] = file_table(self._open(), cu, comp_dir)
         return out
 
+    def _fast_files(self, fast: DieReader, offset: int) -> list[str]:
+        """The unit's file table read by `fast` (raises Unsupported), read once."""
+        out = self._files.get(offset)
+        if out is None:
+            out = self._files[offset] = fast.file_table(offset)
+        return out
+
     def units_naming(self, wanted: set[str]) -> list[int]:
         """Offsets of the units whose line-program file table names any path in `wanted`."""
         return [u.offset for u in self.units() if u.name in wanted or not wanted.isdisjoint(u.files)]
@@ -230,6 +301,40 @@ class DwarfIndex:
         cached = self._decls.get(offset)
         if cached is not None:
             return cached
+        blob = self._packed.pop(offset, None)
+        if blob is not None:
+            unpacked = _unpack(offset, blob)
+            if unpacked is not None:
+                self._decls[offset] = unpacked
+                return unpacked
+        if blob is not None:
+            # a unit the export named but packed wrongly is read from the file only by the own
+            # reader, which knows the file's units (pyelftools would take any offset for one)
+            try:
+                decls = self._fast_decls(offset) or []
+            except ElfError:
+                decls = []
+        else:
+            fast = self._fast_decls(offset)
+            decls = fast if fast is not None else self._pyelftools_decls(offset)
+        decls.sort(key=lambda d: d.low_pc)
+        result = tuple(decls)
+        self._decls[offset] = result
+        return result
+
+    def _fast_decls(self, offset: int) -> list[SourceDecl] | None:
+        """`decls_of_unit` by the own reader (unsorted), None when it does not read the unit."""
+        fast = self._fast()
+        if fast is None or offset not in fast.units:
+            return None
+        try:
+            return fast.declarations(
+                offset, self._fast_files(fast, offset), lambda o: self._fast_files(fast, o)
+            )
+        except Unsupported:
+            return None
+
+    def _pyelftools_decls(self, offset: int) -> list[SourceDecl]:
         cu = self._cu(offset)
         decls: list[SourceDecl] = []
         if cu is not None:
@@ -238,10 +343,7 @@ class DwarfIndex:
                 decl = declaration(self._dwarf, die, offset, files, self._file_table)
                 if decl is not None:
                     decls.append(decl)
-        decls.sort(key=lambda d: d.low_pc)
-        result = tuple(decls)
-        self._decls[offset] = result
-        return result
+        return decls
 
     def all_decls(self) -> Iterator[SourceDecl]:
         for unit in self.units():
@@ -263,8 +365,13 @@ class DwarfIndex:
         covering `address` are decoded): a caller in a hurry can tell a cheap lookup from one that
         walks a unit of tens of thousands of entries."""
         total = 0
+        fast = self._fast()
         for offset in self._units_at(address):
-            if offset not in self._decls:
+            if offset in self._decls or offset in self._packed:
+                continue
+            if fast is not None and offset in fast.units:
+                total += fast.size(offset)
+            else:
                 cu = self._cu(offset)
                 total += int(cu.size) if cu is not None else 0
         return total
@@ -304,6 +411,12 @@ class DwarfIndex:
         return list(dict.fromkeys(hits))
 
     def _build_unit_ranges(self) -> list[tuple[int, int, int]]:
+        fast = self._fast()
+        if fast is not None:
+            try:
+                return fast.unit_ranges()
+            except Unsupported:
+                pass
         out: list[tuple[int, int, int]] = []
         dwarf = self._open()
         if dwarf is None:

@@ -27,8 +27,10 @@ class LineTable:
     """
 
     starts: tuple[int, ...]  # first address of each sequence, ascending
-    # (addresses, file ids, lines): machine arrays (u64, u32, i64: 20 bytes a row, where lists of
-    # ints take about 80; a large program has millions of rows), lists where a value does not fit
+    # (addresses, file ids, lines) of each sequence: machine arrays of the narrowest type that
+    # holds them (u32 or u64 addresses, u16 or u32 file ids, u32 or i64 lines: 10 bytes a row in
+    # a usual program, where lists of ints take about 80; a large program has millions of rows),
+    # or read-only views of the disk cache's bytes (`from_plain`), lists where a value fits none
     sequences: tuple[tuple[Sequence[int], Sequence[int], Sequence[int]], ...]
     files: tuple[str, ...]
 
@@ -63,23 +65,26 @@ class LineTable:
             j = k
 
     def to_plain(self) -> tuple[Any, ...] | None:
-        """Compact plain data for the disk cache (`from_plain` reads it back): each sequence's
-        columns as machine arrays (u64 addresses, u32 file ids, i64 lines). None when a value
-        does not fit (a damaged line program): such a table is not cached."""
-        try:
-            seqs = tuple(
-                (array("Q", a).tobytes(), array("I", f).tobytes(), array("q", n).tobytes())
-                for a, f, n in self.sequences
-            )
-        except (OverflowError, TypeError):
-            return None
-        return (self.starts, seqs, self.files)
+        """Compact plain data for the disk cache (`from_plain` reads it back): each sequence as
+        its columns' type codes and their bytes. None when a value fits no machine type (a
+        damaged line program): such a table is not cached."""
+        seqs = []
+        for seq in self.sequences:
+            cols = [
+                c if isinstance(c, (array, memoryview)) else _column(c, codes)
+                for c, codes in zip(seq, _CODES, strict=True)
+            ]
+            if not all(isinstance(c, (array, memoryview)) for c in cols):
+                return None
+            codes = "".join(c.typecode if isinstance(c, array) else c.format for c in cols)  # type: ignore[union-attr]
+            seqs.append((codes, *(c.tobytes() for c in cols)))  # type: ignore[union-attr]
+        return (self.starts, tuple(seqs), self.files)
 
     @classmethod
     def from_plain(cls, value: Any) -> LineTable:
-        """A table from `to_plain` data after checking its shape: types, equal column lengths,
-        file ids in range (raises ValueError). Columns come back through arrays, so every element
-        is an int by construction."""
+        """A table from `to_plain` data after checking its shape: types, type codes, equal column
+        lengths, file ids in range (raises ValueError). The columns are read-only views of the
+        entry's bytes (no copy), so every element is an int by construction."""
 
         def ok(cond: bool) -> None:
             if not cond:
@@ -92,11 +97,17 @@ class LineTable:
         ok(set(map(type, starts)) <= {int} and len(starts) == len(plain) and list(starts) == sorted(starts))
         seqs: list[tuple[Sequence[int], Sequence[int], Sequence[int]]] = []
         for seq, start in zip(plain, starts, strict=True):
-            ok(len(seq) == 3 and set(map(type, seq)) <= {bytes})
-            addrs, fids, lines = array("Q"), array("I"), array("q")
-            for col, raw in zip((addrs, fids, lines), seq, strict=True):
-                ok(len(raw) % col.itemsize == 0)
-                col.frombytes(raw)
+            ok(
+                len(seq) == 4
+                and type(seq[0]) is str
+                and len(seq[0]) == 3
+                and set(map(type, seq[1:])) <= {bytes}
+            )
+            cols = []
+            for code, codes, raw in zip(seq[0], _CODES, seq[1:], strict=True):
+                ok(code in codes and len(raw) % array(code).itemsize == 0)
+                cols.append(memoryview(raw).cast(code))
+            addrs, fids, lines = cols
             ok(0 < len(addrs) == len(fids) == len(lines) and addrs[0] == start and max(fids) < len(files))
             seqs.append((addrs, fids, lines))
         return cls(starts, tuple(seqs), files)
@@ -143,14 +154,26 @@ class LineTable:
         return cls(tuple(q[0][0] for q in seqs), tuple(seqs), tuple(files))
 
 
+# the type codes each column may have, narrowest first: addresses, file ids, lines
+_CODES = ("IQ", "HI", "Iq")
+
+
+def _column(values: Sequence[int], codes: str) -> Sequence[int]:
+    """`values` as a machine array of the first type code in `codes` that holds them all (the
+    list as given when none does)."""
+    for code in codes:
+        try:
+            return array(code, values)
+        except OverflowError:
+            continue
+    return values
+
+
 def _compact(
     addrs: list[int], fids: list[int], lines: list[int]
 ) -> tuple[Sequence[int], Sequence[int], Sequence[int]]:
-    """One sequence's columns as machine arrays (the lists as given when a value does not fit)."""
-    try:
-        return array("Q", addrs), array("I", fids), array("q", lines)
-    except OverflowError:
-        return addrs, fids, lines
+    """One sequence's columns as the narrowest machine arrays that hold them."""
+    return _column(addrs, _CODES[0]), _column(fids, _CODES[1]), _column(lines, _CODES[2])
 
 
 def lines_at(

@@ -99,13 +99,16 @@ def function_scopes(index: DwarfIndex, elf_names: Mapping[int, str] | None = Non
     range starts at an ELF symbol is named by that symbol (`_ZL10lib_helperj`, printed
     `lib_helper(unsigned int)`); its inlined copies keep the bare DW_AT_name (`lib_helper`).
     Found on gprof 2.40 with C++ static functions; C names stay DWARF's (`refresh` for
-    `refresh.part.0`). Read by `dieparse` (only the attributes needed), else by pyelftools."""
-    from . import dieparse
+    `refresh.part.0`). Read by `dwarfread` (only the attributes needed), else by pyelftools."""
+    from .dwarfread import Unsupported
 
-    try:
-        return FunctionScopes.build(dieparse.read_function_scopes(index.path, elf_names, index.opened_file()))
-    except dieparse.Unsupported:
-        return _pyelftools_scopes(index, elf_names)
+    reader = index.own_reader()
+    if reader is not None:
+        try:
+            return FunctionScopes.build(reader.code_scopes(elf_names))
+        except Unsupported:
+            pass
+    return _pyelftools_scopes(index, elf_names)
 
 
 def _pyelftools_scopes(index: DwarfIndex, elf_names: Mapping[int, str] | None) -> FunctionScopes:

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from gmonlens import diskcache
-from gmonlens.dwarf import EXPORT_FORMAT, DwarfIndex
+from gmonlens.dwarf import EXPORT_FORMAT, DwarfIndex, SourceDecl
 from gmonlens.linetable import LineTable
 from gmonlens.loader import _static_calls_entry
 from gmonlens.program import _lines_entry
@@ -85,10 +85,16 @@ def test_good_line_table_and_dwarf_export_accepted() -> None:
     export = {
         "format": EXPORT_FORMAT,
         "units": [[0, "a.c", "/w", ["a.c"]]],
-        "decls": {"0": [["f", None, "a.c", 3, 5, [[0, 8]]]]},
+        "decls": {"0": marshal.dumps([("f", None, "a.c", 3, 5, ((0, 8),))])},
     }
     assert diskcache.store("dwarf", KEY, {**export, "unit_ranges": [[0, 8, 0]]})
-    assert diskcache.load("dwarf", KEY, lambda d: DwarfIndex.from_export("x", d)) is not None
+    index = diskcache.load("dwarf", KEY, lambda d: DwarfIndex.from_export("x", d))
+    assert index is not None and index.decl_at(4) == SourceDecl("f", None, "a.c", 3, 5, ((0, 8),), 0)
+    # a unit packed with the wrong shape (checked when the unit is first asked for): no
+    # declarations there (no file to read them from), no error
+    bad = {**export, "decls": {"0": marshal.dumps([("f", None, "a.c", "3", 5, ((0, 8),))])}}
+    index = DwarfIndex.from_export("x", {**bad, "unit_ranges": [[0, 8, 0]]})
+    assert index.decl_at(4) is None and index.decls_of_unit(0) == ()
 
 
 def _planted(cache: Path, payload: bytes, digest: bytes | None = None, length: int | None = None) -> Path:

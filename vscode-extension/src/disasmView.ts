@@ -8,7 +8,6 @@
  * is fetched again after each reload.
  */
 
-import * as fs from "node:fs";
 import * as vscode from "vscode";
 import type { LanguageClient } from "vscode-languageclient/node";
 import {
@@ -21,7 +20,6 @@ import {
   parseListing,
   sourceOfLine,
 } from "./disasm";
-import { bundledCapstone, capstoneAdvice } from "./launch";
 
 export const SHOW_DISASSEMBLY = "gmonlens.openDisassembly";  // the server command is gmonlens.showDisassembly
 const OPEN_LISTING = "gmonlens.openListing";
@@ -38,15 +36,14 @@ export class DisasmView implements vscode.Disposable {
     isWholeLine: true,
   });
   private readonly disposables: vscode.Disposable[] = [];
-  /** A platform's package (bundled/native/capstone), not the platform-neutral one. */
-  private readonly carriesCapstone: boolean;
 
+  /** `advise`: the server's error message with what to do (launch.ts capstoneAdvice). */
   constructor(
     extensionUri: vscode.Uri,
     private readonly client: () => LanguageClient | undefined,
     private readonly log: (line: string) => void,
+    private readonly advise: (message: string) => string,
   ) {
-    this.carriesCapstone = fs.existsSync(bundledCapstone({ root: extensionUri.fsPath }));
     this.levels = RULER.map((color, i) =>
       vscode.window.createTextEditorDecorationType({
         gutterIconPath: vscode.Uri.joinPath(extensionUri, "images", `heat-${i + 1}.svg`),
@@ -152,7 +149,7 @@ export class DisasmView implements vscode.Disposable {
         this.log(`${DISASSEMBLY} ${JSON.stringify(params)}: ${JSON.stringify(result)?.slice(0, 300)}`);
         const error = typeof result === "object" && result !== null ? (result as { error?: unknown }).error : undefined;
         if (typeof error === "string") {
-          void vscode.window.showWarningMessage(`gmonlens: ${capstoneAdvice(error, this.carriesCapstone)}`);
+          void vscode.window.showWarningMessage(`gmonlens: ${this.advise(error)}`);
           this.warned = true;
         }
       }

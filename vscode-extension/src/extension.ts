@@ -5,12 +5,16 @@
  */
 
 import { execFile } from "node:child_process";
+import * as fs from "node:fs";
 import * as os from "node:os";
 import * as vscode from "vscode";
 import {
   type Executable,
   LanguageClient,
   type LanguageClientOptions,
+  LogMessageNotification,
+  type LogMessageParams,
+  MessageType,
   State,
   TransportKind,
 } from "vscode-languageclient/node";
@@ -18,7 +22,16 @@ import { withCallGraphLink, registerCallGraph } from "./callGraphPanel";
 import { PEEK_CALLERS, registerCommands } from "./commands";
 import { DisasmView, withDisassemblyLenses, withDisassemblyLink } from "./disasmView";
 import { HeatView, SHOW_LINE_HEAT, lineHeatShown } from "./heatview";
-import { describePlan, planLaunch, VERSION_SNIPPET } from "./launch";
+import {
+  bundledCapstone,
+  type CapstoneSource,
+  capstoneAdvice,
+  describePlan,
+  type LaunchPlan,
+  loggedWarningPopup,
+  planLaunch,
+  VERSION_SNIPPET,
+} from "./launch";
 import { type McpApi, type McpServerSpec, mcpServers, registerMcpProvider } from "./mcp";
 import { type ServerStatus, parseStatus, pickStatus, statusView, stripSlash } from "./status";
 import { type RawSettings, SERVER_KEYS, clientSettings, serverSettings } from "./settings";
@@ -36,6 +49,10 @@ export class Gmonlens implements vscode.Disposable {
   /** Each `gmonlens/status` the server sends (the call graph panel refreshes on `loaded`). */
   readonly onDidReceiveStatus = this.statusEvents.event;
   private launchProblem: string | undefined;
+  /** How the running server was started (planLaunch), undefined before a start. */
+  private origin: LaunchPlan["origin"] | undefined;
+  /** A platform's package (bundled/native/capstone), not the platform-neutral one. */
+  private readonly carriesCapstone: boolean;
   private restartTimer: NodeJS.Timeout | undefined;
   private queue: Promise<void> = Promise.resolve();
   private readonly disposables: vscode.Disposable[] = [];
@@ -44,7 +61,13 @@ export class Gmonlens implements vscode.Disposable {
 
   constructor(private readonly context: vscode.ExtensionContext) {
     this.heat = new HeatView(context.extensionUri, () => this.client, (line) => this.log(line));
-    this.disasm = new DisasmView(context.extensionUri, () => this.client, (line) => this.log(line));
+    this.carriesCapstone = fs.existsSync(bundledCapstone({ root: context.extensionPath }));
+    this.disasm = new DisasmView(
+      context.extensionUri,
+      () => this.client,
+      (line) => this.log(line),
+      (message) => capstoneAdvice(message, this.capstoneSource()),
+    );
     this.statusItem.name = "gmonlens";
     this.statusItem.command = "gmonlens.showOutput";
     this.disposables.push(
@@ -109,9 +132,11 @@ export class Gmonlens implements vscode.Disposable {
       return;
     }
     this.log(`starting the server (${reason}): ${describePlan(plan)}`);
+    this.origin = plan.origin;
     const executable: Executable = { command: plan.command, args: plan.args, transport: TransportKind.stdio };
     const client = new LanguageClient(SECTION, "gmonlens", { run: executable, debug: executable }, this.clientOptions());
     client.onNotification("gmonlens/status", (params: unknown) => this.onStatus(params));
+    client.onNotification(LogMessageNotification.type, (params) => this.onLogMessage(client, params));
     client.onDidChangeState((e) => {
       if (this.client !== client) {
         return;
@@ -133,6 +158,41 @@ export class Gmonlens implements vscode.Disposable {
       this.log(this.launchProblem);
       this.refreshStatus();
     }
+  }
+
+  /**
+   * The server's window/logMessage (this handler replaces vscode-languageclient's): to the output as
+   * that one writes it, and as a popup when loggedWarningPopup gives one (-c without capstone).
+   */
+  private onLogMessage(client: LanguageClient, params: LogMessageParams): void {
+    switch (params.type) {
+      case MessageType.Error:
+        client.error(params.message, undefined, false);
+        break;
+      case MessageType.Warning:
+        client.warn(params.message, undefined, false);
+        break;
+      case MessageType.Info:
+        client.info(params.message, undefined, false);
+        break;
+      case MessageType.Debug:
+        client.debug(params.message, undefined, false);
+        break;
+      default:
+        this.output.appendLine(params.message);
+    }
+    const popup = params.type === MessageType.Warning ? loggedWarningPopup(params.message, this.capstoneSource()) : undefined;
+    if (popup !== undefined) {
+      void vscode.window.showWarningMessage(popup);
+    }
+  }
+
+  /** Where the server's capstone would come from, for the advice when it has none. */
+  private capstoneSource(): CapstoneSource {
+    if (this.origin === "serverCommand") {
+      return "serverCommand";
+    }
+    return this.carriesCapstone ? "platform" : "neutral";
   }
 
   async stop(): Promise<void> {

@@ -131,17 +131,50 @@ export function bundledCapstone(layout: ExtensionLayout): string {
 }
 
 /**
- * The server's message, with what to do when it says capstone is missing: this package is the
- * platform-neutral one (`carriesCapstone` false: it has none), or it carries one whose library did
- * not load in the server's interpreter (python/launch.py says why in the output). Other messages
- * are returned unchanged.
+ * Whether a server message says capstone is missing: the listing's error ("no disassembly without
+ * the capstone module ...") and -c's warning ("-c is unavailable: the capstone disassembler (Python
+ * package 'capstone') is not installed").
  */
-export function capstoneAdvice(message: string, carriesCapstone: boolean): string {
-  if (!/capstone/.test(message)) {
+export function saysCapstoneMissing(message: string): boolean {
+  return /capstone/.test(message) && /without the capstone|not installed/.test(message);
+}
+
+/**
+ * Where the server's capstone would come from: this platform's package of the extension
+ * (bundled/native), the platform-neutral package (none), or the gmonlens of gmonlens.serverCommand
+ * (its own Python's).
+ */
+export type CapstoneSource = "platform" | "neutral" | "serverCommand";
+
+/**
+ * The server's message, with what to do when it says capstone is missing: this package is the
+ * platform-neutral one (it has none), or a platform's package whose capstone did not load in the
+ * server's interpreter (python/launch.py says why in the output), or the server is not the
+ * extension's (gmonlens.serverCommand). Other messages are returned unchanged. Used for every such
+ * message (the listing's, -c's), so they advise alike.
+ */
+export function capstoneAdvice(message: string, source: CapstoneSource): string {
+  if (!saysCapstoneMissing(message)) {
     return message;
   }
   const own = "or install capstone in the Python that runs the server (python3 -m pip install capstone; gmonlens.interpreter)";
-  return carriesCapstone
-    ? `${message}. This extension's capstone did not load in that Python (see the gmonlens output): set gmonlens.interpreter to a Python of this machine's architecture, ${own}.`
-    : `${message}. This is the platform-neutral gmonlens package, which has no capstone: install the gmonlens package for your platform (gmonlens-<platform>-<version>.vsix: linux-x64, linux-arm64, alpine-x64, alpine-arm64, darwin-x64, darwin-arm64, win32-x64), ${own}.`;
+  switch (source) {
+    case "platform":
+      return `${message}. This extension's capstone did not load in that Python (see the gmonlens output): set gmonlens.interpreter to a Python of this machine's architecture, ${own}.`;
+    case "neutral":
+      return `${message}. This is the platform-neutral gmonlens package, which has no capstone: install the gmonlens package for your platform (gmonlens-<platform>-<version>.vsix: linux-x64, linux-arm64, alpine-x64, alpine-arm64, darwin-x64, darwin-arm64, win32-x64), ${own}.`;
+    case "serverCommand":
+      return `${message}. The server is the gmonlens of gmonlens.serverCommand: install capstone in the Python it runs on (python3 -m pip install capstone in its environment; make install in a gmonlens checkout sets up .venv with it), or clear gmonlens.serverCommand to use this extension's server.`;
+  }
+}
+
+/**
+ * The popup for a warning the server logged (window/logMessage, which otherwise reaches the output
+ * only), or undefined: -c unavailable for want of capstone (gmonlens.staticCallGraph turned on to
+ * no effect) is shown, with capstoneAdvice's advice.
+ */
+export function loggedWarningPopup(message: string, source: CapstoneSource): string | undefined {
+  return message.startsWith("-c is unavailable") && saysCapstoneMissing(message)
+    ? `gmonlens: ${capstoneAdvice(message, source)}`
+    : undefined;
 }

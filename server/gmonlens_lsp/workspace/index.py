@@ -33,13 +33,13 @@ from .srcnames import source_name
 
 log = logging.getLogger("gmonlens")
 T = TypeVar("T")
-# The links of one request (a hover's callers and callees, a call hierarchy's) decode DWARF units
-# within the request up to this many bytes of .debug_info in all (pyelftools: about 3 us a byte,
-# some 50 ms; a unit of a hundred functions is 10 KB; the main.c of bench/scale_bench.py, which
-# declares every routine, is 175 KB at 25,000 routines and 0.5 s); the other links point at the
-# line of the routine's entry. A budget per link let a hover on the 50,000-routine program decode
-# three or four such units: 216 ms.
-LINK_DECODE_BYTES = 16 * 1024
+# The links of one answer (a hover's callers and callees, a call hierarchy's) decode DWARF units
+# within the request up to this many bytes of .debug_info in all (`dwarfread`: 0.1-0.3 us a byte,
+# so at most some 70 ms; a unit of a hundred functions is 10 KB; the main.c of
+# bench/scale_bench.py, which declares every routine, is 192 KB at 25,000 routines and 770 KB at
+# 100,000); the other links point at the line of the routine's entry. (With a budget per link, a
+# hover on the 50,000-routine program decoded three or four units in pyelftools: 216 ms.)
+LINK_DECODE_BYTES = 256 * 1024
 
 
 class LineLookup(Protocol):

@@ -7,6 +7,7 @@ import {
   bundledCapstone,
   capstoneAdvice,
   describePlan,
+  loggedWarningPopup,
   parsePythonVersion,
   planLaunch,
   pythonCandidates,
@@ -86,18 +87,47 @@ describe("capstone advice", () => {
   const missing = "no disassembly without the capstone module (pip install capstone in gmonlens's Python)";
 
   test("the platform-neutral package says to install the platform's package", () => {
-    const text = capstoneAdvice(missing, false);
+    const text = capstoneAdvice(missing, "neutral");
     assert.ok(text.startsWith(missing));
     assert.match(text, /platform-neutral gmonlens package, which has no capstone: install the gmonlens package for your platform \(gmonlens-<platform>-<version>\.vsix: linux-x64,/);
     assert.match(text, /python3 -m pip install capstone/);
   });
 
   test("a platform's package whose capstone did not load points at the interpreter", () => {
-    assert.match(capstoneAdvice(missing, true), /capstone did not load in that Python .* this machine's architecture/);
+    assert.match(capstoneAdvice(missing, "platform"), /capstone did not load in that Python .* this machine's architecture/);
   });
 
   test("other messages are unchanged", () => {
-    assert.equal(capstoneAdvice("no routine named x", false), "no routine named x");
+    assert.equal(capstoneAdvice("no routine named x", "neutral"), "no routine named x");
+  });
+
+  // the engine's warning (analysis/gmonlens/staticcalls.py), logged by the server (window/logMessage)
+  const noStaticCalls = "-c is unavailable: the capstone disassembler (Python package 'capstone') is not installed";
+
+  test("-c without capstone pops up with the listing's advice, whatever the server", () => {
+    for (const source of ["neutral", "platform", "serverCommand"] as const) {
+      const popup = loggedWarningPopup(noStaticCalls, source);
+      assert.equal(popup, `gmonlens: ${capstoneAdvice(noStaticCalls, source)}`);
+      assert.equal(
+        popup?.slice(`gmonlens: ${noStaticCalls}`.length),
+        capstoneAdvice(missing, source).slice(missing.length),
+        "the same advice as the listing's",
+      );
+    }
+    assert.match(loggedWarningPopup(noStaticCalls, "neutral") ?? "", /platform-neutral gmonlens package.*linux-x64.*pip install capstone/);
+    assert.match(loggedWarningPopup(noStaticCalls, "platform") ?? "", /this machine's architecture/);
+  });
+
+  test("with gmonlens.serverCommand, capstone goes into that server's Python", () => {
+    const text = capstoneAdvice(missing, "serverCommand");
+    assert.match(text, /gmonlens of gmonlens\.serverCommand: install capstone in the Python it runs on/);
+    assert.doesNotMatch(text, /This extension's capstone|platform-neutral/);
+  });
+
+  test("other logged warnings stay in the output", () => {
+    assert.equal(loggedWarningPopup("-c is not supported on architecture RISC-V", "neutral"), undefined);
+    assert.equal(loggedWarningPopup("gmon.out: the binary calc is newer than this profile", "platform"), undefined);
+    assert.equal(loggedWarningPopup("capstone 5.0.9 decodes x86 with objdump's spelling", "neutral"), undefined);
   });
 
   test("bundledCapstone is under bundled/native", () => {

@@ -1,8 +1,10 @@
 // package.json agrees with the code: every contributed command is registered, every setting is read.
 import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
+import * as os from "node:os";
 import * as path from "node:path";
-import { test } from "node:test";
+import { describe, test } from "node:test";
 import { SERVER_KEYS } from "../../src/settings";
 
 const root = path.join(__dirname, "..", "..", "..");
@@ -52,4 +54,54 @@ test("the gutter heat icons exist", () => {
   for (let i = 1; i <= 4; i++) {
     assert.ok(fs.existsSync(path.join(root, "images", `heat-${i}.svg`)), `heat-${i}.svg`);
   }
+});
+
+test("npm run package is make vsix: no npm script packs bundled/ as it happens to be", () => {
+  const scripts: Record<string, string> = manifest.scripts;
+  assert.equal(scripts.package, "make vsix");
+  assert.equal(scripts["vscode:prepublish"], "node scripts/prepublish.mjs");
+  for (const [name, command] of Object.entries(scripts)) {
+    assert.ok(!/\bvsce\b/.test(command), `npm run ${name} runs vsce itself: ${command}`);
+  }
+});
+
+describe("vsce's prepublish hook lets only the Makefile package", () => {
+  /** scripts/prepublish.mjs in a copy of the layout: bundled/libs with a server, bundled/native as asked. */
+  function run(target: string | undefined, layout: { libs: boolean; capstone: boolean }) {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "gmonlens-prepublish-"));
+    try {
+      fs.mkdirSync(path.join(dir, "scripts"));
+      fs.copyFileSync(path.join(root, "scripts", "prepublish.mjs"), path.join(dir, "scripts", "prepublish.mjs"));
+      if (layout.libs) {
+        fs.mkdirSync(path.join(dir, "bundled", "libs", "gmonlens_lsp"), { recursive: true });
+      }
+      if (layout.capstone) {
+        fs.mkdirSync(path.join(dir, "bundled", "native", "capstone", "lib"), { recursive: true });
+      }
+      const env: NodeJS.ProcessEnv = { ...process.env };
+      delete env.GMONLENS_VSIX_TARGET;
+      if (target !== undefined) {
+        env.GMONLENS_VSIX_TARGET = target;
+      }
+      const done = spawnSync(process.execPath, [path.join(dir, "scripts", "prepublish.mjs")], { env, encoding: "utf8" });
+      return { status: done.status, stderr: done.stderr };
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  }
+
+  test("vsce run by hand (npx vsce package) stops, pointing at make vsix", () => {
+    const done = run(undefined, { libs: true, capstone: true });
+    assert.equal(done.status, 1);
+    assert.match(done.stderr, /not run by the Makefile.*make vsix/);
+  });
+  test("the Makefile's platform-neutral and target packages pass when bundled/ matches", () => {
+    assert.equal(run("none", { libs: true, capstone: false }).status, 0);
+    assert.equal(run("linux-x64", { libs: true, capstone: true }).status, 0);
+  });
+  test("a bundled/ that does not match the target stops", () => {
+    assert.match(run("none", { libs: true, capstone: true }).stderr, /platform-neutral package would carry bundled\/native/);
+    assert.match(run("linux-x64", { libs: true, capstone: false }).stderr, /linux-x64 package would carry no capstone/);
+    assert.match(run("none", { libs: false, capstone: false }).stderr, /bundled\/libs holds no server/);
+  });
 });

@@ -11,7 +11,7 @@ from .. import render
 from ..cursor import lines_in, place_text, routines_under_cursor
 from ..server import GmonlensServer, safe
 from ..workspace import fsuri as uris
-from ..workspace.index import LINK_DECODE_BYTES
+from ..workspace.index import link_budget
 from ..workspace.session import LoadedFolder
 
 
@@ -51,7 +51,7 @@ def _item(
 def _incoming(loaded: LoadedFolder, rid: int) -> list[types.CallHierarchyIncomingCall]:
     p, index = loaded.profile, loaded.index
     out = []
-    budget = [LINK_DECODE_BYTES]  # DWARF decoded for all the links of this request
+    budget = link_budget()  # DWARF decoded for all the links of this request
     for pos in reversed(p.parents[rid]):  # gprof lists the biggest caller last
         arc = p.arcs[pos]
         item = _item(loaded, arc.parent, linked=True, budget=budget)
@@ -64,7 +64,7 @@ def _outgoing(
     loaded: LoadedFolder, rid: int, caller: types.CallHierarchyItem
 ) -> list[types.CallHierarchyOutgoingCall]:
     p, index = loaded.profile, loaded.index
-    budget = [LINK_DECODE_BYTES]  # DWARF decoded for all the links of this request
+    budget = link_budget()  # DWARF decoded for all the links of this request
     caller_path = uris.to_fs_path(caller.uri) or ""
     out = []
     for pos in p.children[rid]:

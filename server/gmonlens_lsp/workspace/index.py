@@ -42,6 +42,11 @@ T = TypeVar("T")
 LINK_DECODE_BYTES = 256 * 1024
 
 
+def link_budget() -> list[int]:
+    """A fresh budget for one answer's links (`SourceIndex.link_place`): LINK_DECODE_BYTES."""
+    return [LINK_DECODE_BYTES]
+
+
 class LineLookup(Protocol):
     def lookup(self, address: int) -> tuple[str, int] | None: ...
 
@@ -170,7 +175,7 @@ class SourceIndex:
         (the unit, e.g. a `main.c` that declares 100,000 functions, is decoded by the warm-up or a
         later lookup, and `place` answers from then on)."""
         if budget is None:
-            budget = [LINK_DECODE_BYTES]
+            budget = link_budget()
         with self._lock:
             if rid in self._places:
                 return self._places[rid]

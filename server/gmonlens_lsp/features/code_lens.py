@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import time
 from typing import Any
 
 from lsprotocol import types
@@ -73,3 +74,4 @@ def register(server: GmonlensServer) -> None:
             return cached or None
         finally:
             ls.lens_jobs -= 1
+            ls.lens_done = time.monotonic()

@@ -1,18 +1,21 @@
-"""`gmonlens report -l` against `gprof -b -l`, side by side (issue 21): CPU and wall time and peak
-RSS of each, the first gmonlens run with an empty cache (cold) and the next ones (warm: the line
-table and gprof's function scopes come from the disk cache), and whether the outputs are identical.
+"""`gmonlens report -l` against `gprof -b -l`, side by side (issue 21 item 7: within 2x of gprof's
+time and memory): CPU and wall time and peak RSS of each run, gmonlens with an empty disk cache
+(cold) and with the cache its earlier run filled (warm: the line table and gprof's function scopes
+come from there), and whether every output is identical to gprof's.
 
-    .venv/bin/python bench/lines_bench.py [--reps N] [BINARY GMON]
+    .venv/bin/python bench/lines_bench.py [--reps N] [--markdown] [--gmonlens PATH] [PROGRAM ... | BINARY GMON]
 
-Without arguments: the generated program of 300 routines in 8 files at -O2 (bench/gen_program.py).
-CPU time is the figure to compare on a shared machine (wall time waits for other processes).
+PROGRAM is one of jq (tests/realprogs' build in $GMONLENS_REALPROGS_WORK), brotli and cmark
+(bench/lines_programs.py builds them); without arguments, the generated program of 300 routines
+in 8 files at -O2 (bench/gen_program.py). Each repetition runs gprof, gmonlens cold (a fresh cache)
+and gmonlens warm in turn; medians are printed. Each run's CPU time and peak RSS are its own
+(`os.wait4`). CPU time is the figure to compare on a shared machine (wall time waits for others).
 """
 
 from __future__ import annotations
 
 import argparse
 import os
-import resource
 import statistics
 import subprocess
 import sys
@@ -21,23 +24,34 @@ import time
 from pathlib import Path
 
 BENCH = Path(__file__).resolve().parent
-GMONLENS = BENCH.parent / ".venv" / "bin" / "gmonlens"
+ROOT = BENCH.parent
+GMONLENS = ROOT / ".venv" / "bin" / "gmonlens"
+REALPROGS = Path(os.environ.get("GMONLENS_REALPROGS_WORK") or ROOT / "bench" / "work" / "realprogs")
 
 
-def run_once(argv: list[str], env: dict[str, str]) -> tuple[float, float, int, bytes]:
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    t0 = time.perf_counter()
-    out = subprocess.run(argv, capture_output=True, env=env, check=False).stdout
-    wall = time.perf_counter() - t0
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return cpu, wall, after.ru_maxrss, out
+def run_once(argv: list[str], env: dict[str, str]) -> tuple[float, float, float, bytes]:
+    """(CPU seconds, wall seconds, peak RSS in MB, stdout) of one run of `argv`."""
+    with tempfile.TemporaryFile() as out:
+        t0 = time.perf_counter()
+        proc = subprocess.Popen(argv, stdout=out, stderr=subprocess.DEVNULL, env=env)
+        _, _, usage = os.wait4(proc.pid, 0)
+        wall = time.perf_counter() - t0
+        proc.returncode = 0  # reaped here: Popen must not wait for it again
+        out.seek(0)
+        return usage.ru_utime + usage.ru_stime, wall, usage.ru_maxrss / 1024, out.read()
 
 
-def peak_kb(argv: list[str], env: dict[str, str]) -> int:
-    """Peak RSS of one run, from /usr/bin/time (RUSAGE_CHILDREN keeps the maximum over all)."""
-    r = subprocess.run(["/usr/bin/time", "-f", "%M", *argv], capture_output=True, env=env, check=False)
-    return int(r.stderr.decode().strip().splitlines()[-1])
+def program_files(name: str) -> tuple[Path, Path]:
+    """BINARY and GMON of a named program (module docstring)."""
+    if name == "jq":
+        binary, gmon = REALPROGS / "jq" / "tree" / "jq", REALPROGS / "jq" / "run" / "gmon.out"
+        if not (binary.exists() and gmon.exists()):
+            raise SystemExit(f"{binary}: not built (tests/realprogs builds it; set GMONLENS_REALPROGS_WORK)")
+        return binary, gmon
+    sys.path.insert(0, str(BENCH))
+    import lines_programs
+
+    return {"brotli": lines_programs.brotli, "cmark": lines_programs.cmark}[name]()
 
 
 def default_program() -> tuple[Path, Path]:
@@ -49,36 +63,72 @@ def default_program() -> tuple[Path, Path]:
     return exe, gen_program.run_program(exe)
 
 
+def bench(
+    binary: Path, gmon: Path, reps: int, gmonlens: Path = GMONLENS
+) -> dict[str, list[tuple[float, float, float]]]:
+    """{"gprof"|"cold"|"warm": [(CPU s, wall s, peak MB) per repetition]}; raises when an output
+    differs from gprof's."""
+    args = ["-b", "-l", str(binary), str(gmon)]
+    runs: dict[str, list[tuple[float, float, float]]] = {"gprof": [], "cold": [], "warm": []}
+    with tempfile.TemporaryDirectory(prefix="gmonlens-lines-bench-") as tmp:
+        warm_env = {**os.environ, "XDG_CACHE_HOME": str(Path(tmp) / "warm")}
+        expected = run_once(["gprof", *args], warm_env)[3]
+        if not expected:
+            raise SystemExit(f"gprof -b -l printed nothing for {binary} {gmon}")
+        run_once([str(gmonlens), "report", *args], warm_env)  # fills the warm cache
+        for rep in range(reps):
+            cold_env = {**os.environ, "XDG_CACHE_HOME": str(Path(tmp) / f"cold{rep}")}
+            for kind, argv, env in (
+                ("gprof", ["gprof", *args], warm_env),
+                ("cold", [str(gmonlens), "report", *args], cold_env),
+                ("warm", [str(gmonlens), "report", *args], warm_env),
+            ):
+                cpu, wall, peak, out = run_once(argv, env)
+                if out != expected:
+                    raise SystemExit(f"{kind}: output differs from gprof -b -l's on {binary}")
+                runs[kind].append((cpu, wall, peak))
+    return runs
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     ap.add_argument("--reps", type=int, default=5)
+    ap.add_argument("--markdown", action="store_true", help="also print rows for bench/results.md")
+    ap.add_argument(
+        "--gmonlens", type=Path, default=GMONLENS, help="the gmonlens to run (another checkout's)"
+    )
     ap.add_argument("files", nargs="*")
     a = ap.parse_args(argv)
-    binary, gmon = (Path(a.files[0]), Path(a.files[1])) if a.files else default_program()
-    args = ["-b", "-l", str(binary), str(gmon)]
-    with tempfile.TemporaryDirectory(prefix="gmonlens-lines-bench-") as cache:
-        env = {**os.environ, "XDG_CACHE_HOME": cache}
-        cold = run_once([str(GMONLENS), "report", *args], env)
-        cold_kb = peak_kb([str(GMONLENS), "report", *args], {**env, "XDG_CACHE_HOME": cache + "-cold"})
-        g, m = [], []
-        for _ in range(a.reps):
-            g.append(run_once(["gprof", *args], env))
-            m.append(run_once([str(GMONLENS), "report", *args], env))
-        g_kb, m_kb = peak_kb(["gprof", *args], env), peak_kb([str(GMONLENS), "report", *args], env)
-    same = all(x[3] == g[0][3] for x in (*g, *m, cold))
-    med = statistics.median
-    gc, gw = med(x[0] for x in g), med(x[1] for x in g)
-    mc, mw = med(x[0] for x in m), med(x[1] for x in m)
-    print(
-        f"{binary} {gmon}: outputs identical: {same}; medians of {a.reps} runs, load {os.getloadavg()[0]:.1f}"
-    )
-    print(f"  gprof -b -l           CPU {gc:6.3f} s  wall {gw:6.3f} s  peak {g_kb / 1024:6.1f} MB")
-    print(
-        f"  gmonlens -l (cold)    CPU {cold[0]:6.3f} s  wall {cold[1]:6.3f} s  peak {cold_kb / 1024:6.1f} MB"
-    )
-    print(f"  gmonlens -l (warm)    CPU {mc:6.3f} s  wall {mw:6.3f} s  peak {m_kb / 1024:6.1f} MB")
-    print(f"  warm/gprof: CPU {mc / gc:.2f}x, wall {mw / gw:.2f}x, memory {m_kb / g_kb:.2f}x")
-    return 0 if same else 1
+    if len(a.files) == 2 and Path(a.files[0]).exists():
+        programs = [(Path(a.files[0]).name, (Path(a.files[0]), Path(a.files[1])))]
+    else:
+        programs = [(n, program_files(n)) for n in a.files] or [("gen300x8", default_program())]
+    rows = []
+    for name, (binary, gmon) in programs:
+        runs = bench(binary, gmon, a.reps, a.gmonlens)
+        med = {k: tuple(statistics.median(r[i] for r in v) for i in range(3)) for k, v in runs.items()}
+        g = med["gprof"]
+        print(f"{name} ({binary}): outputs identical; medians of {a.reps}, load {os.getloadavg()[0]:.1f}")
+        for kind, label in (
+            ("gprof", "gprof -b -l       "),
+            ("cold", "gmonlens -l (cold)"),
+            ("warm", "gmonlens -l (warm)"),
+        ):
+            cpu, wall, peak = med[kind]
+            ratio = (
+                ""
+                if kind == "gprof"
+                else f"   {cpu / g[0]:.2f}x CPU, {wall / g[1]:.2f}x wall, {peak / g[2]:.2f}x memory"
+            )
+            print(f"  {label}  CPU {cpu:6.3f} s  wall {wall:6.3f} s  peak {peak:6.1f} MB{ratio}")
+            rows.append(f"| {name} | {label.strip()} | {cpu:.3f} | {wall:.3f} | {peak:.1f} | "
+                        + ("" if kind == "gprof" else f"{cpu / g[0]:.2f}x / {wall / g[1]:.2f}x / {peak / g[2]:.2f}x")
+                        + " |")  # fmt: skip
+    if a.markdown:
+        print("\n| program | run | CPU s | wall s | peak MB | vs gprof (CPU / wall / memory) |")
+        print("| --- | --- | --- | --- | --- | --- |")
+        print("\n".join(rows))
+    return 0
 
 
 if __name__ == "__main__":

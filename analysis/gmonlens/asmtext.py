@@ -283,6 +283,8 @@ def objdump_text(
     """
     if arch == "a64":
         return _a64(mnemonic, ops)
+    if mnemonic.startswith("notrack "):  # the CET prefix is the DS override byte: objdump hides it
+        ops = ops.replace("%ds:", "").replace("ds:", "")
     if syntax == "intel":
         return _x86_intel(mnemonic, ops, raw, arch == "x64", zero_disp, sib_no_index)
     return _x86_att(mnemonic, ops, raw, arch == "x64", zero_disp, sib_no_index)

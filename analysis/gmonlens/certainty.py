@@ -30,10 +30,12 @@ Units: samples (ticks) and seconds; `period` is `1 / hz` seconds per sample.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from array import array
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from typing import Any, overload
 
-from .model import Profile
+from .model import Cycle, Groups, Profile, Routine, as_table
 
 FEW_SAMPLES = 100  # a whole run with fewer samples than this is mostly noise (health)
 FEW_ROUTINE_SAMPLES = 10  # a figure resting on fewer samples is marked as uncertain (editor)
@@ -65,8 +67,8 @@ class Certainty:
 class ProfileCertainty:
     """Certainty of every routine (by routine id) and every cycle (by cycle number - 1)."""
 
-    routines: tuple[Certainty, ...]
-    cycles: tuple[Certainty, ...]
+    routines: Sequence[Certainty]  # a `CertaintyTable`: records made when asked
+    cycles: Sequence[Certainty]
     callers: tuple[int, ...]  # distinct caller routines of each routine (its cycle counted whole)
     cycle_callers: tuple[int, ...]  # distinct caller routines of each cycle from outside
     total_samples: float  # gprof's total time in samples (the flat profile's base)
@@ -103,156 +105,251 @@ def node_of(p: Profile, rid: int) -> int:
     return len(p.routines) + k - 1 if k else rid
 
 
-TimedArc = tuple[int, int, int, int, float]  # parent, child, parent node, child node, ticks along it
+@dataclass(frozen=True, slots=True)
+class _Timed:
+    """The arcs `timed` accepts, as columns in arc order: caller and callee routine (`x`, `y`),
+    their nodes (`node_of`: `px`, `py`) and the ticks propagated along each."""
+
+    x: array[int]
+    y: array[int]
+    px: array[int]
+    py: array[int]
+    ticks: array[float]
 
 
-def timed_arcs(p: Profile) -> list[TimedArc]:
-    """The arcs `timed` accepts, with their nodes (`node_of`) and propagated ticks, in arc order."""
+def timed_columns(p: Profile, cyc: Sequence[int] | None = None) -> _Timed:
+    """The arcs `timed` accepts, as columns in arc order (`cyc`: each routine's cycle number, when
+    the caller has them)."""
+    if cyc is None:
+        cyc = [r.cycle for r in p.routines]
     n = len(p.routines)
-    node = [n + r.cycle - 1 if r.cycle else r.id for r in p.routines]
-    cyc = [r.cycle for r in p.routines]
-    out: list[TimedArc] = []
-    for a in p.arcs:
-        x, y = a.parent, a.child
-        if a.count <= 0 or a.is_static or x == y or (cyc[x] and cyc[x] == cyc[y]):
+    t = as_table(p.arcs)
+    out = _Timed(array("q"), array("q"), array("q"), array("q"), array("d"))
+    ax, ay, apx, apy, at = out.x.append, out.y.append, out.px.append, out.py.append, out.ticks.append
+    for x, y, k, static, st, ct in zip(
+        t.parent, t.child, t.counts, t.static, t.self_ticks, t.child_ticks, strict=True
+    ):
+        if k <= 0 or static or x == y:
             continue
-        out.append((x, y, node[x], node[y], a.self_ticks + a.child_ticks))
+        kx, ky = cyc[x], cyc[y]
+        if kx and kx == ky:
+            continue
+        ax(x)
+        ay(y)
+        apx(n + kx - 1 if kx else x)
+        apy(n + ky - 1 if ky else y)
+        at(st + ct)
     return out
 
 
-def node_order(p: Profile, arcs: Sequence[TimedArc] | None = None) -> list[int]:
-    """All nodes (routines outside cycles, and cycles) callees first, over the timed arcs."""
+def _node_order(p: Profile, cyc: Sequence[int], tm: _Timed, out_arcs: Groups) -> list[int]:
+    """All nodes (routines outside cycles, and cycles) callees first, over the timed arcs
+    (`out_arcs`: their positions grouped by caller node, in arc order)."""
     n = len(p.routines)
     total = n + len(p.cycles)
-    out_nodes: list[list[int]] = [[] for _ in range(total)]
-    for _x, _y, px, py, _t in timed_arcs(p) if arcs is None else arcs:
-        out_nodes[px].append(py)
-    state = [0] * total
+    at, ids, py = out_arcs.at, out_arcs.ids, tm.py
+    state = bytearray(total)
     order: list[int] = []
     for start in range(total):
-        if state[start] or (start < n and p.routines[start].cycle):
+        if state[start] or (start < n and cyc[start]):
             continue
         state[start] = 1
-        stack = [(start, 0)]
-        while stack:
-            v, i = stack[-1]
-            if i < len(out_nodes[v]):
-                stack[-1] = (v, i + 1)
-                w = out_nodes[v][i]
+        nodes, nxt = [start], [at[start]]
+        while nodes:
+            v, i = nodes[-1], nxt[-1]
+            if i < at[v + 1]:
+                nxt[-1] = i + 1
+                w = py[ids[i]]
                 if not state[w]:
                     state[w] = 1
-                    stack.append((w, 0))
+                    nodes.append(w)
+                    nxt.append(at[w])
             else:
-                stack.pop()
+                nodes.pop()
+                nxt.pop()
                 order.append(v)
     return order
 
 
-def _caller_counts(p: Profile, arcs: Sequence[TimedArc]) -> tuple[list[int], list[int], list[int]]:
+def _caller_counts(p: Profile, cyc: Sequence[int], tm: _Timed) -> tuple[list[int], list[int], list[int]]:
     """Distinct callers over timed arcs: of each routine (as routines; a cycle member's callers are
-    its cycle's), of each cycle (as routines), and of each node (as nodes)."""
-    n = len(p.routines)
-    by_routine: list[set[int]] = [set() for _ in range(n)]
-    by_node: list[set[int]] = [set() for _ in range(n + len(p.cycles))]
-    for x, y, px, py, _t in arcs:
-        by_routine[y].add(x)
-        by_node[py].add(px)
-    cyc: list[set[int]] = [set() for _ in p.cycles]
-    for c in p.cycles:
-        for m in c.members:
-            cyc[c.number - 1] |= by_routine[m]
-    routine_counts = [len(cyc[r.cycle - 1]) if r.cycle else len(by_routine[r.id]) for r in p.routines]
-    return routine_counts, [len(s) for s in cyc], [len(s) for s in by_node]
+    its cycle's), of each cycle (as routines), and of each node (as nodes). A profile's arcs are
+    distinct (caller, callee) pairs (gprof's tally), so only arcs to or from a cycle can repeat a
+    pair of nodes."""
+    n, ncyc = len(p.routines), len(p.cycles)
+    total = n + ncyc
+    by_routine, by_node, by_cycle = [0] * n, [0] * total, [0] * ncyc
+    node_pairs: set[int] = set()
+    cycle_pairs: set[int] = set()
+    for x, y, px, py in zip(tm.x, tm.y, tm.px, tm.py, strict=True):
+        by_routine[y] += 1
+        if px >= n or py >= n:
+            node_pairs.add(px * total + py)
+        else:
+            by_node[py] += 1
+        ky = cyc[y]
+        if ky:
+            cycle_pairs.add((ky - 1) * n + x)
+    for key in node_pairs:
+        by_node[key % total] += 1
+    for key in cycle_pairs:
+        by_cycle[key // n] += 1
+    routine_counts = [by_cycle[k - 1] if k else by_routine[r] for r, k in enumerate(cyc)]
+    return routine_counts, by_cycle, by_node
+
+
+@dataclass(frozen=True, slots=True)
+class _Estimates:
+    """Estimated ticks of each node (`est`) and its largest split as columns (callee, callers,
+    ticks; callers 0: no split), and the same per routine (`r_*`)."""
+
+    est: array[float]
+    callee: array[int]
+    callers: array[int]
+    ticks: array[float]
+    r_est: array[float]
+    r_callee: array[int]
+    r_callers: array[int]
+    r_ticks: array[float]
+
+
+def _fold(
+    pairs: Sequence[tuple[int, float]],
+    callers_of: Sequence[int],
+    totals: Sequence[float],
+    e: _Estimates,
+    n: int,
+) -> tuple[float, tuple[int, int, float] | None]:
+    """The estimated ticks of one caller over its (callee node, ticks) pairs, and the largest
+    split (callee id, callers, ticks)."""
+    total, best = 0.0, None
+    here: tuple[int, int, float] | None
+    for y, t in pairs:
+        if callers_of[y] > 1:
+            part, here = t, ((y if y < n else -(y - n + 1)), callers_of[y], t)
+        else:
+            share = min(1.0, t / totals[y]) if totals[y] > 0 else 0.0
+            part = e.est[y] * share
+            here = None if e.callers[y] == 0 else (e.callee[y], e.callers[y], e.ticks[y] * share)
+        total += part
+        if here is not None and here[2] > 0 and (best is None or here[2] > best[2]):
+            best = here
+    return total, best
+
+
+def _summed(ids: Sequence[int], key: Sequence[int], ticks: Sequence[float]) -> list[tuple[int, float]]:
+    """(callee node, ticks) of arcs `ids`, summed per callee in order of first appearance."""
+    acc: dict[int, float] = {}
+    for a in ids:
+        y = key[a]
+        acc[y] = acc.get(y, 0.0) + ticks[a]
+    return list(acc.items())
+
+
+def _zeros(code: str, n: int) -> array[Any]:
+    return array(code, bytes(8 * n))
 
 
 def _estimates(
-    p: Profile, arcs: Sequence[TimedArc], routine_callers: Sequence[int], node_callers: Sequence[int]
-) -> tuple[list[float], list[Split | None], list[float], list[Split | None]]:
-    """children_estimated ticks and largest split (its `seconds` in ticks here) of every node, then
-    of every routine."""
-    n = len(p.routines)
-    totals = [r.total_ticks for r in p.routines] + [c.total_ticks for c in p.cycles]
-    est = [0.0] * (n + len(p.cycles))
-    split: list[Split | None] = [None] * len(est)
-    out: dict[int, dict[int, float]] = {}  # node -> callee node -> propagated ticks
-    rout: dict[int, dict[int, float]] = {}  # routine -> callee node -> ticks (routine's own arcs)
-    for x, _y, px, y, t in arcs:
-        d = out.setdefault(px, {})
-        d[y] = d.get(y, 0.0) + t
-        e = rout.setdefault(x, {})
-        e[y] = e.get(y, 0.0) + t
-
-    def fold(callees: dict[int, float], callers_of: Sequence[int]) -> tuple[float, Split | None]:
-        total, best = 0.0, None
-        here: Split | None
-        for y, t in callees.items():
-            if callers_of[y] > 1:
-                part, here = t, Split(_callee_id(p, y), callers_of[y], t)
-            else:
-                share = min(1.0, t / totals[y]) if totals[y] > 0 else 0.0
-                part = est[y] * share
-                s = split[y]
-                here = None if s is None else Split(s.callee, s.callers, s.seconds * share)
-            total += part
-            if here is not None and here.seconds > 0 and (best is None or here.seconds > best.seconds):
-                best = here
-        return total, best
-
-    for v in node_order(p, arcs):
-        est[v], split[v] = fold(out.get(v, {}), node_callers)
-    by_routine = [routine_callers[r.id] for r in p.routines]
-    callers_of = [*by_routine, *(node_callers[n + k] for k in range(len(p.cycles)))]
+    p: Profile, cyc: Sequence[int], tm: _Timed, routine_callers: Sequence[int], node_callers: Sequence[int]
+) -> _Estimates:
+    """children_estimated ticks and largest split of every node, then of every routine."""
+    n, ncyc = len(p.routines), len(p.cycles)
+    total = n + ncyc
+    totals = array("d", (r.total_ticks for r in p.routines))
+    totals.extend(c.total_ticks for c in p.cycles)
+    e = _Estimates(_zeros("d", total), _zeros("q", total), _zeros("q", total), _zeros("d", total),
+                   _zeros("d", n), _zeros("q", n), _zeros("q", n), _zeros("d", n))  # fmt: skip
+    out_arcs = Groups.by_key(tm.px, total)
+    for v in _node_order(p, cyc, tm, out_arcs):
+        pairs = _summed(out_arcs.ids[out_arcs.at[v] : out_arcs.at[v + 1]], tm.py, tm.ticks)
+        e.est[v], best = _fold(pairs, node_callers, totals, e, n)
+        if best is not None:
+            e.callee[v], e.callers[v], e.ticks[v] = best
+    callers_of = array("q", routine_callers)
+    callers_of.extend(node_callers[n + k] for k in range(ncyc))
     # a callee node's callers as routines: a cycle's are those of any member
     for c in p.cycles:
         callers_of[n + c.number - 1] = routine_callers[c.members[0]]
-    r_est = [0.0] * n
-    r_split: list[Split | None] = [None] * n
-    for r in p.routines:
-        if r.cycle:
-            r_est[r.id], r_split[r.id] = fold(rout.get(r.id, {}), callers_of)
+    own = Groups.by_key(tm.x, n)  # a cycle member's own arcs
+    for r in range(n):
+        if cyc[r]:
+            pairs = _summed(own.ids[own.at[r] : own.at[r + 1]], tm.py, tm.ticks)
+            e.r_est[r], best = _fold(pairs, callers_of, totals, e, n)
+            if best is not None:
+                e.r_callee[r], e.r_callers[r], e.r_ticks[r] = best
         else:
-            r_est[r.id], r_split[r.id] = est[r.id], split[r.id]
-    return est, split, r_est, r_split
+            e.r_est[r], e.r_callee[r], e.r_callers[r], e.r_ticks[r] = (
+                e.est[r],
+                e.callee[r],
+                e.callers[r],
+                e.ticks[r],
+            )
+    return e
 
 
-def _callee_id(p: Profile, node: int) -> int:
-    n = len(p.routines)
-    return node if node < n else -(node - n + 1)
+class CertaintyTable(Sequence[Certainty]):
+    """The certainty of each routine (or cycle) of a profile, a `Certainty` record made when asked
+    from the profile's figures and the estimate's columns (a whole profile's records would be
+    100,000s of objects for the garbage collector to walk, and most are never asked)."""
+
+    __slots__ = ("_callee", "_callers", "_est", "_items", "_period", "_ticks")
+
+    def __init__(
+        self,
+        items: Sequence[Routine] | Sequence[Cycle],
+        est: Sequence[float],
+        split: tuple[Sequence[int], Sequence[int], Sequence[float]],
+        period: float,
+    ) -> None:
+        self._items, self._est, self._period = items, est, period
+        self._callee, self._callers, self._ticks = split
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    @overload
+    def __getitem__(self, i: int) -> Certainty: ...
+    @overload
+    def __getitem__(self, i: slice) -> tuple[Certainty, ...]: ...
+    def __getitem__(self, i: int | slice) -> Certainty | tuple[Certainty, ...]:
+        if isinstance(i, slice):
+            return tuple(self[j] for j in range(*i.indices(len(self))))
+        r, period = self._items[i], self._period
+        if i < 0:
+            i += len(self._items)
+        callers = self._callers[i]
+        return Certainty(
+            self_samples=r.self_ticks,
+            total_samples=r.total_ticks,
+            self_stderr_seconds=stderr_seconds(r.self_ticks, period),
+            total_stderr_seconds=stderr_seconds(r.total_ticks, period),
+            children_estimated_seconds=self._est[i] * period,
+            split=Split(self._callee[i], callers, self._ticks[i] * period) if callers else None,
+        )
+
+    def __iter__(self) -> Iterator[Certainty]:
+        for i in range(len(self._items)):
+            yield self[i]
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, (CertaintyTable, tuple, list)):
+            return len(other) == len(self) and all(a == b for a, b in zip(self, other, strict=True))
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
 
 
 def certainty(p: Profile) -> ProfileCertainty:
     """Every routine's and cycle's certainty figures (module docstring)."""
     period = 1.0 / p.hz if p.hz else 0.0
-    arcs = timed_arcs(p)
-    routine_callers, cycle_callers, node_callers = _caller_counts(p, arcs)
-    est, split, r_est, r_split = _estimates(p, arcs, routine_callers, node_callers)
+    cyc = [r.cycle for r in p.routines]
+    tm = timed_columns(p, cyc)
+    routine_callers, cycle_callers, node_callers = _caller_counts(p, cyc, tm)
+    e = _estimates(p, cyc, tm, routine_callers, node_callers)
     n = len(p.routines)
-
-    def sec_split(s: Split | None) -> Split | None:
-        return None if s is None else Split(s.callee, s.callers, s.seconds * period)
-
-    routines = tuple(
-        Certainty(
-            self_samples=r.self_ticks,
-            total_samples=r.total_ticks,
-            self_stderr_seconds=stderr_seconds(r.self_ticks, period),
-            total_stderr_seconds=stderr_seconds(r.total_ticks, period),
-            children_estimated_seconds=r_est[r.id] * period,
-            split=sec_split(r_split[r.id]),
-        )
-        for r in p.routines
-    )
-    cycles = tuple(
-        Certainty(
-            self_samples=c.self_ticks,
-            total_samples=c.total_ticks,
-            self_stderr_seconds=stderr_seconds(c.self_ticks, period),
-            total_stderr_seconds=stderr_seconds(c.total_ticks, period),
-            children_estimated_seconds=est[n + c.number - 1] * period,
-            split=sec_split(split[n + c.number - 1]),
-        )
-        for c in p.cycles
-    )
+    routines = CertaintyTable(p.routines, e.r_est, (e.r_callee, e.r_callers, e.r_ticks), period)
+    cycles = CertaintyTable(p.cycles, e.est[n:], (e.callee[n:], e.callers[n:], e.ticks[n:]), period)
     return ProfileCertainty(
         routines, cycles, tuple(routine_callers), tuple(cycle_callers), p.total_ticks, period
     )
@@ -305,7 +402,7 @@ def profile_health(p: Profile, thread_symbol: str | None = None) -> list[Health]
                 "run longer, or run several times: gmon.out.* files (GMON_OUT_PREFIX) are summed",
             )
         )
-    if not any(a.count > 0 for a in p.arcs):
+    if not any(k > 0 for k in as_table(p.arcs).counts):
         out.append(
             Health(
                 "no_arcs",

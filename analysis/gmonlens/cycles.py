@@ -62,23 +62,22 @@ class _Dfn:
             tail[h] = tail[s]
             uf[s] = h
 
-    def run(self, children: Sequence[Sequence[int]]) -> None:
+    def run(self, at: Sequence[int], flat: Sequence[int]) -> None:
         top, stack, pos = self.top, self.stack, self.pos
         counter = 0
-        for root in range(len(children)):
+        for root in range(len(at) - 1):
             if top[root] != 0:
                 continue
             top[root] = -1
             pos[root] = 0
             stack.append(root)
-            frames: list[list[int]] = [[root, 0]]
+            frames: list[list[int]] = [[root, at[root]]]
             while frames:
                 frame = frames[-1]
                 p, i = frame
-                kids = children[p]
-                if i < len(kids):
+                if i < at[p + 1]:
                     frame[1] = i + 1
-                    c = kids[i]
+                    c = flat[i]
                     t = top[c]
                     if t > 0:
                         continue
@@ -88,7 +87,7 @@ class _Dfn:
                     top[c] = -1
                     pos[c] = len(stack)
                     stack.append(c)
-                    frames.append([c, 0])
+                    frames.append([c, at[c]])
                     continue
                 if self.uf[p] == p:  # post-visit of a head: number its whole chain
                     counter += 1
@@ -107,6 +106,18 @@ def dfn_order(children: Sequence[Sequence[int]]) -> tuple[list[int], list[int], 
     share one), `head[p]` the head of p's chain (p itself when alone), `next[p]` the following
     chain member or -1.
     """
-    d = _Dfn(len(children))
-    d.run(children)
-    return d.top, [d.find(x) for x in range(len(children))], d.nxt
+    at = [0]
+    flat: list[int] = []
+    for kids in children:
+        flat.extend(kids)
+        at.append(len(flat))
+    return dfn_order_grouped(at, flat)
+
+
+def dfn_order_grouped(at: Sequence[int], flat: Sequence[int]) -> tuple[list[int], list[int], list[int]]:
+    """`dfn_order` with the children grouped in one sequence: node p's are flat[at[p]:at[p + 1]]
+    (`at` has n + 1 entries)."""
+    n = len(at) - 1
+    d = _Dfn(n)
+    d.run(at, flat)
+    return d.top, [d.find(x) for x in range(n)], d.nxt

@@ -146,7 +146,7 @@ class Decoder:
         detail = self._detail
         for at, size, mnemonic, ops in self._cs.disasm_lite(data, address):
             raw = data[at - address : at - address + size]
-            kind, target = _kind(arch, mnemonic, ops) if mnemonic[0] in "bcjlrt" else ("other", None)
+            kind, target = _kind(arch, mnemonic, ops) if mnemonic[0] in "bcjlnrt" else ("other", None)
             zero = sib = False
             if detail is not None and ("(" in ops or "[" in ops) and has_hidden_zero_disp(ops, syntax):
                 hit = self._encodings.get(raw)
@@ -201,6 +201,7 @@ def _kind(arch: str, mnemonic: str, ops: str) -> tuple[str, int | None]:
         if mnemonic.startswith("b.") or mnemonic in ("cbz", "cbnz", "tbz", "tbnz"):
             return "branch", target
         return ("return", None) if mnemonic.startswith("ret") else ("other", None)
+    mnemonic = mnemonic.removeprefix("notrack ").removeprefix("bnd ")  # CET / MPX prefixes
     direct: int | None = None
     if ops.startswith("0x"):
         try:

@@ -19,7 +19,7 @@ A profile FITS a binary when
 - the histogram ends at or after the end of `.text` (a run of this binary covers all of it),
 - some of its arcs land on the binary's routines (when it has arcs), and
 - where the binary calls mcount (its symbol table names `mcount`, `_mcount` or `__fentry__`,
-  defined or imported) and the code can be decoded (x86 with capstone, AArch64), at least half of the arcs that land
+  defined or imported) and its calls can be read (x86, AArch64), at least half of the arcs that land
   on routines (an evenly spread sample of ARC_CODE_SAMPLE) match the code as above: another
   program's arcs land on arbitrary bytes, a few percent of which follow a call instruction.
 Anything else is an error: the profile belongs to another program (or to an older build). It fits EXACTLY when, in
@@ -69,17 +69,23 @@ class Fit:
 
 def arc_code_mismatches(image: ElfImage, symtab: SymbolTable, arcs: Sequence[RawArc]) -> tuple[int, int]:
     """(arcs that do not match the code, arcs looked at) over an evenly spread sample of the arcs
-    whose ends both land on routines (module docstring); (0, 0) where the code cannot be decoded."""
+    whose ends both land on routines (module docstring); (0, 0) where the code cannot be read.
+
+    Each arc is first looked at without a decoder (`CallFinder.may_return_at`: the bytes before
+    its return addresses are a call's encoding). An arc that fails it does not match; when none
+    fails (a binary's own profile) the sample matches and no decoder is loaded. When some fail,
+    the others are decoded (capstone on x86), so the count is the decoder's."""
     if not arcs or not any(s.name.split("@")[0] in _PROFILING_HOOKS for s in image.symbols):
         return 0, 0  # not built with -pg as glibc's toolchain builds it: nothing to compare with
     finder = CallFinder(image.machine, image.address_size, [(c.address, c.data) for c in image.code_sections])
-    if not finder.decodes:
+    if not finder.knows_encodings:
         return 0, 0
     entries = sorted(
         {s.value for s in image.symbols if (s.is_function or s.class_letter in "TtW") and s.value}
     )
     step = max(1, len(arcs) // ARC_CODE_SAMPLE)
     looked = bad = 0
+    unsure: list[tuple[RawArc, int, int, int]] = []  # (arc, callee entry, call-site window) to decode
     for a in arcs[::step]:
         if symtab.lookup(a.from_pc) < 0 or symtab.lookup(a.self_pc) < 0:
             continue  # a stray arc, counted apart
@@ -87,19 +93,36 @@ def arc_code_mismatches(image: ElfImage, symtab: SymbolTable, arcs: Sequence[Raw
         entry = _entry(entries, a.self_pc)
         if a.self_pc == entry:
             continue  # gprof -s writes each arc between its routines' (or line symbols') addresses
-        if a.self_pc - entry > PROLOGUE or a.self_pc not in finder.call_returns(entry, entry + PROLOGUE):
+        start, end = _call_site_window(entries, a.from_pc, finder.granule)
+        if a.self_pc - entry > PROLOGUE or not (
+            finder.may_return_at(a.self_pc, entry)
+            and any(finder.may_return_at(r, start) for r in range(a.from_pc, a.from_pc + finder.granule))
+        ):
             bad += 1
-            continue
-        start = max(_entry(entries, a.from_pc), a.from_pc - CALL_SITE_REACH)
-        i = bisect_right(entries, a.from_pc)
-        end = min(
-            entries[i] if i < len(entries) else a.from_pc + CALL_SITE_REACH, start + 2 * CALL_SITE_REACH
-        )
-        rets = finder.call_returns(start, max(end, a.from_pc + finder.granule))
-        k = bisect_left(rets, a.from_pc)
-        if k == len(rets) or rets[k] >= a.from_pc + finder.granule:
-            bad += 1
+        else:
+            unsure.append((a, entry, start, end))
+    if bad and finder.decodes:
+        bad += sum(1 for a, entry, start, end in unsure if not _decoded_match(finder, a, entry, start, end))
     return bad, looked
+
+
+def _call_site_window(entries: Sequence[int], from_pc: int, granule: int) -> tuple[int, int]:
+    """[start, end): the code decoded to find the call behind a recorded return address: from its
+    routine's entry (at most CALL_SITE_REACH back) to the next entry, past the address's granule."""
+    start = max(_entry(entries, from_pc), from_pc - CALL_SITE_REACH)
+    i = bisect_right(entries, from_pc)
+    end = min(entries[i] if i < len(entries) else from_pc + CALL_SITE_REACH, start + 2 * CALL_SITE_REACH)
+    return start, max(end, from_pc + granule)
+
+
+def _decoded_match(finder: CallFinder, a: RawArc, entry: int, start: int, end: int) -> bool:
+    """Whether the decoded code has a call returning to `a.self_pc` in the callee's prologue and
+    one returning in [from_pc, from_pc + granule) in the caller (the module docstring's rule)."""
+    if a.self_pc not in finder.call_returns(entry, entry + PROLOGUE):
+        return False
+    rets = finder.call_returns(start, end)
+    k = bisect_left(rets, a.from_pc)
+    return k < len(rets) and rets[k] < a.from_pc + finder.granule
 
 
 def _stray(symtab: SymbolTable, a: RawArc, code_end: int) -> bool:

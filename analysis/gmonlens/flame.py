@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .certainty import node_of, timed
+from .certainty import timed_columns
 from .export_common import apportion
 from .model import Profile
 
@@ -85,12 +85,9 @@ def _graph(p: Profile) -> _Graph:
     outd: list[dict[int, float]] = [{} for _ in range(n + nc)]
     callers: list[set[int]] = [set() for _ in range(n + nc)]
     inc = [0.0] * (n + nc)
-    for i, a in enumerate(p.arcs):
-        if not timed(p, i):
-            continue
-        x, y = node_of(p, a.parent), node_of(p, a.child)
+    tm = timed_columns(p)
+    for x, y, t in zip(tm.px, tm.py, tm.ticks, strict=True):
         callers[y].add(x)
-        t = a.self_ticks + a.child_ticks
         if t > 0:
             outd[x][y] = outd[x].get(y, 0.0) + t
             inc[y] += t

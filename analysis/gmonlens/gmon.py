@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .errors import GmonFormatError
-from .model import GmonData, HistogramRecord, RawArc
+from .model import GmonData, HistogramRecord, RawArc, RawArcs
 
 GNU_MAGIC = b"gmon"
 BSD44_VERSION = 0x00051879
@@ -29,7 +29,7 @@ class GmonFile:
     path: str
     format: str  # "gnu" | "bsd" | "4.4bsd"
     histograms: tuple[HistogramRecord, ...]
-    arcs: tuple[RawArc, ...]
+    arcs: Sequence[RawArc]  # a `RawArcs` as read
     bb_count: int = 0
     bsd_header: tuple[int, int, int] | None = None  # (lowpc, highpc, nbins) of a BSD file
     last_hist_header: bytes = b""  # gprof's in-memory view of the last histogram header (-s)
@@ -105,7 +105,8 @@ def _parse_gnu(r: _Reader) -> GmonFile:
         raise GmonFormatError(r.path, f"unsupported gmon.out version {version}")
     r.pos = 20
     hists: list[HistogramRecord] = []
-    arcs: list[RawArc] = []
+    frms, slfs, cnts = array("Q"), array("Q"), array("Q")
+    add_f, add_s, add_c = frms.append, slfs.append, cnts.append
     bb = 0
     last_header = b""
     arc_fmt = r.e + ("QQI" if r.asize == 8 else "III")
@@ -119,7 +120,9 @@ def _parse_gnu(r: _Reader) -> GmonFile:
                 r.need(arc_size, "call-graph arc record")
             frm, slf, cnt = struct.unpack_from(arc_fmt, data, r.pos)
             r.pos += arc_size
-            arcs.append(RawArc(frm, slf, cnt))
+            add_f(frm)
+            add_s(slf)
+            add_c(cnt)
         elif tag == TAG_HIST:
             h = _gnu_histogram(r)
             last_header = _memory_header(h.low_pc, h.high_pc, len(h.counts))
@@ -131,7 +134,8 @@ def _parse_gnu(r: _Reader) -> GmonFile:
             bb += count
         else:
             raise GmonFormatError(r.path, f"found a bad tag at offset {r.pos - 1} (file corrupted?)")
-    return GmonFile(r.path, "gnu", tuple(hists), tuple(arcs), bb, None, last_header, version)
+    arcs = RawArcs.from_columns(frms, slfs, cnts)
+    return GmonFile(r.path, "gnu", tuple(hists), arcs, bb, None, last_header, version)
 
 
 def _gnu_histogram(r: _Reader) -> HistogramRecord:
@@ -190,7 +194,7 @@ def _parse_bsd(r: _Reader, require_44: bool) -> GmonFile:
         raise GmonFormatError(
             r.path, f"not a gmon.out profile: {rest} bytes of arcs is not a whole number of records"
         )
-    arcs = tuple(RawArc(f, s, c) for f, s, c in struct.iter_unpack(arc_fmt, r.data[ncnt:]))
+    arcs = RawArcs(struct.iter_unpack(arc_fmt, r.data[ncnt:]))
     hist = HistogramRecord(low, high, counts, rate, "seconds", "s")
     return GmonFile(r.path, fmt, (hist,), arcs, 0, (low, high, nbins), _memory_header(low, high, ncnt))
 
@@ -207,7 +211,7 @@ def accumulate(files: Sequence[GmonFile]) -> GmonData:
     sums: list[list[int] | None] = []
     origin: list[str] = []  # file of each distinct range's first record
     index: dict[tuple[int, int], int] = {}
-    arcs: list[RawArc] = []
+    arc_parts: list[Sequence[RawArc]] = []
     hz, dimen, abbrev, scale = 0, "seconds", "s", 0.0
     first_bsd: tuple[tuple[int, int, int], int] | None = None
     has_hist = has_cg = False
@@ -261,7 +265,7 @@ def accumulate(files: Sequence[GmonFile]) -> GmonData:
                     acc[j] += c
         if f.arcs:
             has_cg = True
-        arcs.extend(f.arcs)
+        arc_parts.append(f.arcs)
         bb += f.bb_count
     _check_overlaps(hists, origin)
     merged = tuple(
@@ -270,7 +274,7 @@ def accumulate(files: Sequence[GmonFile]) -> GmonData:
         else HistogramRecord(h.low_pc, h.high_pc, array("Q", s), h.prof_rate, h.dimension, h.dimension_abbrev)
         for h, s in zip(hists, sums, strict=True)
     )
-    return GmonData(merged, tuple(arcs), hz, dimen, abbrev, has_hist, has_cg, bb, last_header)
+    return GmonData(merged, RawArcs.joined(arc_parts), hz, dimen, abbrev, has_hist, has_cg, bb, last_header)
 
 
 def _overlap_within(ranges: Sequence[tuple[int, int]]) -> bool:

@@ -17,12 +17,22 @@ from .fileorder import ObjectMap, mapped_symbols
 from .fit import profile_fit
 from .model import GmonData, Profile, Symbol
 from .options import AnalysisOptions, resolve_tables
-from .program import LINES_BFD_KIND, LINES_KIND, MAX_PROFILE_BYTES, Program, read_profile_bytes
+from .program import (
+    LINES_BFD_KIND,
+    LINES_BFD_STATIC_KIND,
+    LINES_KIND,
+    LINES_STATIC_KIND,
+    MAX_PROFILE_BYTES,
+    Program,
+    read_profile_bytes,
+)
 from .symbols import SymbolTable, build_symbol_table
 
 __all__ = [
     "LINES_BFD_KIND",
+    "LINES_BFD_STATIC_KIND",
     "LINES_KIND",
+    "LINES_STATIC_KIND",
     "MAX_PROFILE_BYTES",
     "Loaded",
     "Program",
@@ -127,7 +137,7 @@ def load(
     own = program is not binary
     opts = options or AnalysisOptions()
     image = program.image
-    symtab = _symbol_table(image, opts)
+    symtab = _symbol_table(program, opts)
     data = program.gmon(opts.profile_format)
     problems = fit_problems(image, symtab, data, program.profiles.paths)
     file_symbols: dict[int, int] = {}
@@ -159,8 +169,12 @@ def _with_folded(
     return replace(profile, folded=folded) if folded else profile
 
 
-def _symbol_table(image: ElfImage, opts: AnalysisOptions) -> SymbolTable:
-    """gprof's routines: the binary's symbols, or -S's table (extsyms.py)."""
+def _symbol_table(program: Program, opts: AnalysisOptions) -> SymbolTable:
+    """gprof's routines: the binary's symbols (the Program's table when the options are gprof's
+    defaults: built once per load), or -S's table (extsyms.py)."""
+    if opts.symbol_file is None and not opts.no_static and not opts.only_functions and not opts.clones_apart:
+        return program.symtab
+    image = program.image
     elf_symbols, strtab = image.symbols, image.strtab
     if opts.symbol_file is not None:  # -S: no source information for these
         from .extsyms import read_symbol_file
@@ -191,7 +205,7 @@ def _with_sources(
         need_all = opts.needs_source_files or all_lines
         if need_all or any(s.is_static for s in symtab.symbols):
             try:
-                lines = program.routine_lines(gprof_files=gprof_files)
+                lines = program.routine_lines(gprof_files=gprof_files, statics=not need_all)
             except Exception as e:  # a broken .debug_line must not stop the report
                 problems.append(
                     f"{program.path}: cannot read DWARF line table ({reason(e)}); file names omitted"

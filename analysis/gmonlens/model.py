@@ -8,8 +8,11 @@ file. Routine ids are positions in the address-sorted symbol table.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from array import array
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from itertools import pairwise
+from typing import Any, overload
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,12 +77,90 @@ class RawArc:
     count: int
 
 
+class RawArcs(Sequence[RawArc]):
+    """Arc records as three columns of unsigned 64-bit machine words (`from_pcs`, `self_pcs`,
+    `counts`: 24 bytes a record, where a `RawArc` object with its ints takes over 130); a
+    `RawArc` is made on demand for each record asked. Immutable once made; equal to another
+    sequence of the same records in the same order."""
+
+    __slots__ = ("counts", "from_pcs", "self_pcs")
+
+    def __init__(self, records: Iterable[tuple[int, int, int]] = ()) -> None:
+        self.from_pcs, self.self_pcs, self.counts = array("Q"), array("Q"), array("Q")
+        for frm, slf, cnt in records:
+            self.from_pcs.append(frm)
+            self.self_pcs.append(slf)
+            self.counts.append(cnt)
+
+    @classmethod
+    def from_columns(cls, from_pcs: array[int], self_pcs: array[int], counts: array[int]) -> RawArcs:
+        """Records from equally long "Q" columns (taken, not copied)."""
+        if not len(from_pcs) == len(self_pcs) == len(counts):
+            raise ValueError("arc columns of different lengths")
+        out = cls()
+        out.from_pcs, out.self_pcs, out.counts = from_pcs, self_pcs, counts
+        return out
+
+    @classmethod
+    def joined(cls, parts: Sequence[Sequence[RawArc]]) -> RawArcs:
+        """The records of `parts`, one after the other (a lone RawArcs itself, not a copy)."""
+        if len(parts) == 1 and isinstance(parts[0], RawArcs):
+            return parts[0]
+        out = cls()
+        for part in parts:
+            f, s, c = columns(part)
+            out.from_pcs.extend(f)
+            out.self_pcs.extend(s)
+            out.counts.extend(c)
+        return out
+
+    def __len__(self) -> int:
+        return len(self.counts)
+
+    @overload
+    def __getitem__(self, i: int) -> RawArc: ...
+    @overload
+    def __getitem__(self, i: slice) -> RawArcs: ...
+    def __getitem__(self, i: int | slice) -> RawArc | RawArcs:
+        if isinstance(i, slice):
+            return RawArcs.from_columns(self.from_pcs[i], self.self_pcs[i], self.counts[i])
+        return RawArc(self.from_pcs[i], self.self_pcs[i], self.counts[i])
+
+    def __iter__(self) -> Iterator[RawArc]:
+        for f, s, c in zip(self.from_pcs, self.self_pcs, self.counts, strict=True):
+            yield RawArc(f, s, c)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, RawArcs):
+            return columns(self) == columns(other)
+        if isinstance(other, (tuple, list)):
+            return len(other) == len(self) and all(a == b for a, b in zip(self, other, strict=True))
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]  # mutable columns inside: not hashable
+
+    def __repr__(self) -> str:
+        return f"RawArcs({[(a.from_pc, a.self_pc, a.count) for a in self]!r})"
+
+
+def columns(arcs: Sequence[RawArc]) -> tuple[array[int], array[int], array[int]]:
+    """(from_pcs, self_pcs, counts) of any sequence of arc records; a `RawArcs`' own columns (not
+    copies: do not change them)."""
+    if isinstance(arcs, RawArcs):
+        return arcs.from_pcs, arcs.self_pcs, arcs.counts
+    return (
+        array("Q", [a.from_pc for a in arcs]),
+        array("Q", [a.self_pc for a in arcs]),
+        array("Q", [a.count for a in arcs]),
+    )
+
+
 @dataclass(frozen=True, slots=True)
 class GmonData:
     """The accumulated content of one or more profile files, summed as gprof sums them."""
 
     histograms: tuple[HistogramRecord, ...] = ()
-    arcs: tuple[RawArc, ...] = ()  # record order across files
+    arcs: Sequence[RawArc] = ()  # record order across files (a `RawArcs` when read from files)
     hz: int = 0  # 0 when no histogram was read
     dimension: str = "seconds"
     dimension_abbrev: str = "s"
@@ -147,6 +228,122 @@ class Arc:
         return self.parent == self.child
 
 
+class ArcTable(Sequence[Arc]):
+    """A profile's arcs as columns (position = gprof's arc order), an `Arc` record made on demand
+    for each arc asked: about 60 bytes an arc where a record with its floats and call-site tuples
+    takes about 300. Columns: `parent`, `child` (routine ids), `counts`, `self_ticks`,
+    `child_ticks`, `static` (0/1 bytes), and the call sites grouped by arc: arc i's are
+    `site_pc[site_at[i]:site_at[i + 1]]` with `site_count` alike. Immutable once made; equal to
+    any sequence of the same records."""
+
+    __slots__ = (
+        "child",
+        "child_ticks",
+        "counts",
+        "parent",
+        "self_ticks",
+        "site_at",
+        "site_count",
+        "site_pc",
+        "static",
+    )
+
+    def __init__(self, arcs: Iterable[Arc] = ()) -> None:
+        self.parent, self.child = array("q"), array("q")
+        self.counts: list[int] = []
+        self.self_ticks, self.child_ticks = array("d"), array("d")
+        self.static = bytearray()
+        self.site_at, self.site_pc = array("q", [0]), array("Q")
+        self.site_count: list[int] = []
+        for a in arcs:
+            self.parent.append(a.parent)
+            self.child.append(a.child)
+            self.counts.append(a.count)
+            self.self_ticks.append(a.self_ticks)
+            self.child_ticks.append(a.child_ticks)
+            self.static.append(1 if a.is_static else 0)
+            for pc, n in a.call_sites:
+                self.site_pc.append(pc)
+                self.site_count.append(n)
+            self.site_at.append(len(self.site_pc))
+
+    def __len__(self) -> int:
+        return len(self.counts)
+
+    @overload
+    def __getitem__(self, i: int) -> Arc: ...
+    @overload
+    def __getitem__(self, i: slice) -> tuple[Arc, ...]: ...
+    def __getitem__(self, i: int | slice) -> Arc | tuple[Arc, ...]:
+        if isinstance(i, slice):
+            return tuple(self[j] for j in range(*i.indices(len(self))))
+        if i < 0:
+            i += len(self.counts)
+        lo, hi = self.site_at[i], self.site_at[i + 1]
+        sites = () if lo == hi else tuple(zip(self.site_pc[lo:hi], self.site_count[lo:hi], strict=True))
+        return Arc(
+            self.parent[i], self.child[i], self.counts[i], self.self_ticks[i], self.child_ticks[i],
+            bool(self.static[i]), sites,
+        )  # fmt: skip
+
+    def __iter__(self) -> Iterator[Arc]:
+        for i in range(len(self.counts)):
+            yield self[i]
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, (ArcTable, tuple, list)):
+            return len(other) == len(self) and all(a == b for a, b in zip(self, other, strict=True))
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"ArcTable({list(self)!r})"
+
+    def to_plain(self) -> tuple[Any, ...]:
+        """The columns as bytes and tuples of ints (for a disk cache; `from_plain` reads it)."""
+        return (
+            self.parent.tobytes(), self.child.tobytes(), tuple(self.counts), self.self_ticks.tobytes(),
+            self.child_ticks.tobytes(), bytes(self.static), self.site_at.tobytes(), self.site_pc.tobytes(),
+            tuple(self.site_count),
+        )  # fmt: skip
+
+    @classmethod
+    def from_plain(cls, value: Any, routines: int) -> ArcTable:
+        """An ArcTable from `to_plain` data, after checking its shape: types, equal lengths, routine
+        ids below `routines`, call-site groups in order (raises ValueError)."""
+
+        def ok(cond: bool) -> None:
+            if not cond:
+                raise ValueError("arc table of the wrong shape")
+
+        ok(isinstance(value, tuple) and len(value) == 9)
+        ok(all(type(value[k]) is bytes for k in (0, 1, 3, 4, 5, 6, 7)))
+        ok(type(value[2]) is tuple and type(value[8]) is tuple)
+        out = cls()
+        for col, k in ((out.parent, 0), (out.child, 1), (out.self_ticks, 3), (out.child_ticks, 4),
+                       (out.site_at, 6), (out.site_pc, 7)):  # fmt: skip
+            ok(len(value[k]) % col.itemsize == 0)
+            if k == 6:
+                del col[:]
+            col.frombytes(value[k])
+        out.counts, out.static, out.site_count = list(value[2]), bytearray(value[5]), list(value[8])
+        m, at = len(out.counts), out.site_at
+        ok(len(out.parent) == len(out.child) == len(out.self_ticks) == len(out.child_ticks) == m)
+        ok(len(out.static) == m and len(at) == m + 1 and set(out.static) <= {0, 1})
+        ok(set(map(type, out.counts)) <= {int} and set(map(type, out.site_count)) <= {int})
+        ok(len(out.site_pc) == len(out.site_count) and at[0] == 0 and at[m] == len(out.site_pc))
+        ok(all(a <= b for a, b in pairwise(at)))
+        ok(m == 0 or (min(out.parent) >= 0 and min(out.child) >= 0 and max(out.parent) < routines))
+        ok(m == 0 or max(out.child) < routines)
+        return out
+
+
+def as_table(arcs: Sequence[Arc]) -> ArcTable:
+    """`arcs` as an ArcTable: itself when it is one (a computed profile's), else its columns made."""
+    return arcs if isinstance(arcs, ArcTable) else ArcTable(arcs)
+
+
 @dataclass(frozen=True, slots=True)
 class Cycle:
     """A cycle collapsed into one node (gprof's `<cycle N as a whole>`)."""
@@ -175,6 +372,160 @@ class GraphEntry:
     cycle: int = 0  # cycle number when routine == -1
 
 
+class GraphOrder(Sequence[GraphEntry]):
+    """gprof's call-graph order as one array (a routine id, or -N for cycle N), each `GraphEntry`
+    made on demand: 8 bytes an entry where a record takes over 60, and nothing for the garbage
+    collector to walk. Immutable once made; equal to any sequence of the same entries."""
+
+    __slots__ = ("codes",)
+
+    def __init__(self, entries: Iterable[GraphEntry] = ()) -> None:
+        self.codes = array("q", (e.routine if e.routine >= 0 else -e.cycle for e in entries))
+
+    @classmethod
+    def of_codes(cls, codes: array[int]) -> GraphOrder:
+        """From codes (routine id >= 0, or -N for cycle N), taken as they are."""
+        out = cls()
+        out.codes = codes
+        return out
+
+    def __len__(self) -> int:
+        return len(self.codes)
+
+    @overload
+    def __getitem__(self, i: int) -> GraphEntry: ...
+    @overload
+    def __getitem__(self, i: slice) -> tuple[GraphEntry, ...]: ...
+    def __getitem__(self, i: int | slice) -> GraphEntry | tuple[GraphEntry, ...]:
+        if isinstance(i, slice):
+            return tuple(self[j] for j in range(*i.indices(len(self))))
+        e = self.codes[i]
+        return GraphEntry(e, 0) if e >= 0 else GraphEntry(-1, -e)
+
+    def __iter__(self) -> Iterator[GraphEntry]:
+        for e in self.codes:
+            yield GraphEntry(e, 0) if e >= 0 else GraphEntry(-1, -e)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, (GraphOrder, tuple, list)):
+            return len(other) == len(self) and all(a == b for a, b in zip(self, other, strict=True))
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"GraphOrder({list(self)!r})"
+
+    def to_plain(self) -> bytes:
+        return self.codes.tobytes()
+
+    @classmethod
+    def from_plain(cls, value: Any, routines: int, cycles: int) -> GraphOrder:
+        """From `to_plain` bytes, each entry a routine id below `routines` or a cycle number up
+        to `cycles` (raises ValueError)."""
+        if type(value) is not bytes or len(value) % 8:
+            raise ValueError("graph order of the wrong shape")
+        codes = array("q")
+        codes.frombytes(value)
+        if codes and (max(codes) >= routines or min(codes) < -cycles):
+            raise ValueError("graph order entry out of range")
+        return cls.of_codes(codes)
+
+
+class Groups(Sequence[tuple[int, ...]]):
+    """A tuple of ints for each of n keys, held as two arrays: group r is
+    `ids[at[r]:at[r + 1]]` (`Profile.parents`/`children`: arc positions of each routine). A
+    group's tuple is made when asked. Immutable once made; equal to any sequence of the same
+    tuples."""
+
+    __slots__ = ("at", "ids")
+
+    def __init__(self, groups: Iterable[Sequence[int]] = ()) -> None:
+        self.at, self.ids = array("q", [0]), array("q")
+        for g in groups:
+            self.ids.extend(g)
+            self.at.append(len(self.ids))
+
+    @classmethod
+    def of_arrays(cls, at: array[int], ids: array[int]) -> Groups:
+        out = cls()
+        out.at, out.ids = at, ids
+        return out
+
+    @classmethod
+    def by_key(cls, keys: Sequence[int], n: int) -> Groups:
+        """Positions 0..len(keys)-1 grouped by their key (0..n-1), each group in position order:
+        group r holds the positions i with keys[i] == r."""
+        at = array("q", bytes(8 * (n + 1)))
+        for k in keys:
+            at[k + 1] += 1
+        total = 0
+        for r in range(n + 1):
+            total += at[r]
+            at[r] = total
+        fill = array("q", at)
+        ids = array("q", bytes(8 * len(keys)))
+        for i, k in enumerate(keys):
+            ids[fill[k]] = i
+            fill[k] += 1
+        return cls.of_arrays(at, ids)
+
+    def __len__(self) -> int:
+        return len(self.at) - 1
+
+    @overload
+    def __getitem__(self, i: int) -> tuple[int, ...]: ...
+    @overload
+    def __getitem__(self, i: slice) -> tuple[tuple[int, ...], ...]: ...
+    def __getitem__(self, i: int | slice) -> tuple[int, ...] | tuple[tuple[int, ...], ...]:
+        if isinstance(i, slice):
+            return tuple(self[j] for j in range(*i.indices(len(self))))
+        if i < 0:
+            i += len(self.at) - 1
+        if not 0 <= i < len(self.at) - 1:
+            raise IndexError("group index out of range")
+        return tuple(self.ids[self.at[i] : self.at[i + 1]])
+
+    def __iter__(self) -> Iterator[tuple[int, ...]]:
+        at, ids = self.at, self.ids
+        for i in range(len(at) - 1):
+            yield tuple(ids[at[i] : at[i + 1]])
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, (Groups, tuple, list)):
+            return len(other) == len(self) and all(a == tuple(b) for a, b in zip(self, other, strict=True))
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"Groups({list(self)!r})"
+
+    def to_plain(self) -> tuple[bytes, bytes]:
+        return self.at.tobytes(), self.ids.tobytes()
+
+    @classmethod
+    def from_plain(cls, value: Any, groups: int, bound: int) -> Groups:
+        """From `to_plain` data: `groups` groups of ints in [0, bound) (raises ValueError)."""
+
+        def ok(cond: bool) -> None:
+            if not cond:
+                raise ValueError("groups of the wrong shape")
+
+        ok(
+            isinstance(value, tuple)
+            and len(value) == 2
+            and all(type(v) is bytes and len(v) % 8 == 0 for v in value)
+        )
+        at, ids = array("q"), array("q")
+        at.frombytes(value[0])
+        ids.frombytes(value[1])
+        ok(len(at) == groups + 1 and at[0] == 0 and at[-1] == len(ids))
+        ok(all(a <= b for a, b in pairwise(at)))
+        ok(not ids or (min(ids) >= 0 and max(ids) < bound))
+        return cls.of_arrays(at, ids)
+
+
 @dataclass(frozen=True, slots=True)
 class FoldedSymbol:
     """A routine gprof folds into the routine before it (a static whose name its filter rejects:
@@ -196,11 +547,11 @@ class Profile:
     """
 
     routines: tuple[Routine, ...]
-    arcs: tuple[Arc, ...]
+    arcs: Sequence[Arc]  # an `ArcTable` as computed
     cycles: tuple[Cycle, ...]
-    graph_order: tuple[GraphEntry, ...]
-    parents: tuple[tuple[int, ...], ...]
-    children: tuple[tuple[int, ...], ...]
+    graph_order: Sequence[GraphEntry]  # a `GraphOrder` as computed
+    parents: Sequence[tuple[int, ...]]  # `Groups` as computed
+    children: Sequence[tuple[int, ...]]
     hz: int
     dimension: str
     dimension_abbrev: str

@@ -42,8 +42,10 @@ if TYPE_CHECKING:  # imported when used: dwarf.py imports pyelftools
 T = TypeVar("T")
 # A profile file larger than this is refused before reading (gmon.out of a 4 GiB text is 2 GiB).
 MAX_PROFILE_BYTES = 1 << 31
-# Disk-cache kinds (`lines2`: a row at a sequence's end covers no byte).
+# Disk-cache kinds (`lines2`: a row at a sequence's end covers no byte; `-static`: the static
+# routines' only, what a report without file symspecs needs).
 LINES_KIND, LINES_BFD_KIND = "lines2", "lines2-bfd"
+LINES_STATIC_KIND, LINES_BFD_STATIC_KIND = "lines2-static", "lines2-bfd-static"
 LINETABLE_KIND, DWARF_KIND, SCOPES_KIND = "linetable", "dwarf", "scopes"
 # -l's inputs: the line table as BFD reads it, and the scopes with ELF names for unnamed C++ statics
 LINETABLE_BFD_KIND, SCOPES_GPROF_KIND = "linetable-bfd", "scopes-gprof"
@@ -96,6 +98,7 @@ class ProfileFiles:
     def __init__(self, paths: Sequence[str]) -> None:
         self.paths = tuple(paths)
         self._once = _Once()
+        self.parsed = False  # whether records were parsed from the files (`gmon`)
 
     def data(self, path: str) -> bytes:
         """The bytes of `path` (one of `paths`); GmonFormatError when it cannot be read."""
@@ -107,8 +110,9 @@ class ProfileFiles:
             self._once.forget(f"bytes:{p}")
 
     def content_keys(self) -> list[str]:
-        """Each file's `diskcache.content_key`, in order."""
-        return [diskcache.content_key(self.data(p)) for p in self.paths]
+        """Each file's `diskcache.content_key`, in order (computed once: the bytes may be let go
+        of after)."""
+        return list(self._once.get("keys", lambda: [diskcache.content_key(self.data(p)) for p in self.paths]))
 
     def gmon(self, address_size: int, little_endian: bool, fmt: str = "auto") -> GmonData:
         """The files' records read at a word size and byte order, summed (raises GmonFormatError)."""
@@ -122,7 +126,9 @@ class ProfileFiles:
             ]
             return gmonio.accumulate(files)
 
-        return self._once.get(f"gmon:{address_size}:{little_endian}:{fmt}", parse)
+        data = self._once.get(f"gmon:{address_size}:{little_endian}:{fmt}", parse)
+        self.parsed = True
+        return data
 
 
 class Program:
@@ -173,6 +179,14 @@ class Program:
             elf.close()
         self.profiles.release_bytes()
 
+    def release_profile_inputs(self) -> None:
+        """Let go of what only computing a profile needs once it is computed: the symbol table
+        (`symtab`: a record per symbol; built again if asked) and the profiles' bytes (their
+        parsed records and content keys stay). For a load that lives on (the server's)."""
+        self._once.forget("symtab")
+        if self.profiles.parsed:  # else the records would read the files again
+            self.profiles.release_bytes()
+
     @property
     def header(self) -> tuple[int, bool, str | None]:
         """(address size, little endian, GNU build-id) from the ELF headers alone (no symbols);
@@ -215,24 +229,38 @@ class Program:
 
     # ---- source lines --------------------------------------------------------------------------
 
-    def routine_lines(self, *, gprof_files: bool = False) -> dict[int, tuple[str, int]]:
-        """Source (file, line) of every candidate routine address (T/t/W symbols).
+    def routine_lines(
+        self, *, gprof_files: bool = False, statics: bool = False
+    ) -> dict[int, tuple[str, int]]:
+        """Source (file, line) of every candidate routine address (T/t/W symbols), or with
+        `statics` of the static ones (t symbols: what gprof's report names files for) at least:
+        a much smaller entry, the whole table when it is already at hand.
 
         `gprof_files=True` gives the file gprof names (BFD's reading of the line table, as
         `addr2line` prints it; `linetable.lines_at`), otherwise the true source position. Cached
-        on disk, one entry per rule."""
+        on disk, one entry per rule and extent."""
+        name = f"lines:{gprof_files}"
+        if statics:
+            whole = self._once.peek(name)
+            if whole is not None:
+                return whole  # type: ignore[no-any-return]
+            name += ":static"
 
         def make() -> dict[int, tuple[str, int]]:
-            kind = LINES_BFD_KIND if gprof_files else LINES_KIND
+            if statics:
+                kind = LINES_BFD_STATIC_KIND if gprof_files else LINES_STATIC_KIND
+            else:
+                kind = LINES_BFD_KIND if gprof_files else LINES_KIND
             cached = diskcache.load(kind, self.key, _lines_entry)
             if cached is not None:
                 return cached
-            wanted = {s.value for s in self.image.symbols if s.class_letter in ("T", "t", "W")}
-            out = lines_at(self.path, wanted, bfd=gprof_files, elf=self._reader())
+            letters = ("t",) if statics else ("T", "t", "W")
+            wanted = {s.value for s in self.image.symbols if s.class_letter in letters}
+            out = lines_at(self.path, wanted, bfd=gprof_files, elf=self._reader()) if wanted else {}
             diskcache.store(kind, self.key, out)
             return out
 
-        return self._once.get(f"lines:{gprof_files}", make)
+        return self._once.get(name, make)
 
     def line_table(self, *, bfd: bool = False) -> LineTable:
         """Every line program (`LineTable`; `bfd=True`: as BFD reads them, for gprof's line
@@ -311,12 +339,14 @@ class Program:
         `scopes.function_scopes`), for the line symbols and gmon.sum; cached on disk."""
 
         def make() -> FunctionScopes:
-            from .dwarf import DwarfIndex
-            from .scopes import FunctionScopes, elf_code_names, function_scopes
+            from .scopes import FunctionScopes
 
             cached = diskcache.load(SCOPES_GPROF_KIND, self.key, FunctionScopes.from_plain)
             if cached is not None:
-                return cached
+                return cached  # pyelftools (dwarf.py) is not imported: a warm report -l needs none
+            from .dwarf import DwarfIndex
+            from .scopes import elf_code_names, function_scopes
+
             scopes = function_scopes(DwarfIndex(self.path, self._reader), elf_code_names(self.image.symbols))
             diskcache.store(SCOPES_GPROF_KIND, self.key, (scopes.bounds, scopes.names))
             return scopes

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable, Iterator
 
-from .model import Arc, Cycle, Profile, Routine
+from .model import ArcTable, Cycle, Profile, Routine, as_table
 
 # ReportOptions and flat_order are part of this module's API too (re-exported)
 from .report_format import ReportOptions as ReportOptions
@@ -128,9 +128,18 @@ def flat_profile(p: Profile, opts: ReportOptions) -> str:
     return "".join(out)
 
 
-def _arc_line(p: Profile, a: Arc, other: Routine, callee: Routine, opts: ReportOptions) -> str:
-    in_cycle = a.parent == a.child or (
-        p.routines[a.parent].cycle != 0 and p.routines[a.parent].cycle == p.routines[a.child].cycle
+_Ref = Callable[[Routine], str]  # a routine's name as the call graph shows it (`routine_ref`)
+
+
+def _arc_line(
+    p: Profile, t: ArcTable, a: int, other: Routine, callee: Routine, opts: ReportOptions, ref: _Ref
+) -> str:
+    """The line of arc `a` (a position in `t`, the profile's arcs) in an entry: `other` is the
+    routine named (the parent above the entry's line, the child below), `callee` the arc's."""
+    parent, child, count = t.parent[a], t.child[a], t.counts[a]
+    routines = p.routines
+    in_cycle = parent == child or (
+        routines[parent].cycle != 0 and routines[parent].cycle == routines[child].cycle
     )
     if in_cycle:
         head = "%6.6s %5.5s %7.7s %*.*s %7d %7.7s     " % (
@@ -140,7 +149,7 @@ def _arc_line(p: Profile, a: Arc, other: Routine, callee: Routine, opts: ReportO
             int(opts.cw),
             int(opts.cw),
             "",
-            a.count,
+            count,
             "",
         )
     else:
@@ -148,15 +157,15 @@ def _arc_line(p: Profile, a: Arc, other: Routine, callee: Routine, opts: ReportO
         head = "%6.6s %5.5s %s %s %7d/%-7d     " % (
             "",
             "",
-            printf_f("7.2", seconds(a.self_ticks, p.hz)),
-            printf_f(opts.cw + ".2", seconds(a.child_ticks, p.hz)),
-            a.count,
+            printf_f("7.2", seconds(t.self_ticks[a], p.hz)),
+            printf_f(opts.cw + ".2", seconds(t.child_ticks[a], p.hz)),
+            count,
             tot,
         )
-    return head + routine_ref(other, opts) + "\n"
+    return head + ref(other) + "\n"
 
 
-def _cycle_entry(p: Profile, c: Cycle, opts: ReportOptions, print_ticks: float) -> list[str]:
+def _cycle_entry(p: Profile, c: Cycle, opts: ReportOptions, print_ticks: float, ref: _Ref) -> list[str]:
     """A cycle's call-graph entry (`<cycle N as a whole>` and its members); [] when not printed."""
     if (
         opts.lines
@@ -190,11 +199,13 @@ def _cycle_entry(p: Profile, c: Cycle, opts: ReportOptions, print_ticks: float) 
             r.calls,
         )
         line += ("+%-7d" % r.self_calls) if r.self_calls else " %7.7s" % ""
-        out.append(line + "     " + routine_ref(r, opts) + "\n")
+        out.append(line + "     " + ref(r) + "\n")
     return out
 
 
-def _routine_entry(p: Profile, r: Routine, opts: ReportOptions, print_ticks: float) -> list[str]:
+def _routine_entry(
+    p: Profile, t: ArcTable, r: Routine, opts: ReportOptions, print_ticks: float, ref: _Ref
+) -> list[str]:
     """A routine's call-graph entry (parents, the routine, children); [] when not printed."""
     # -l: only functions get an entry (line symbols and non-function routines like `etext`
     # are numbered and indexed, never printed)
@@ -216,8 +227,7 @@ def _routine_entry(p: Profile, r: Routine, opts: ReportOptions, print_ticks: flo
     if not parents:
         out.append(" " * (42 + int(opts.cw)) + "<spontaneous>\n")
     for ai in parents:
-        a = p.arcs[ai]
-        out.append(_arc_line(p, a, routines[a.parent], r, opts))
+        out.append(_arc_line(p, t, ai, routines[t.parent[ai]], r, opts, ref))
     line = "%-6.6s %s %s %s" % (
         "[%d]" % r.index,
         printf_f("5.1", 100 * r.total_ticks / print_ticks),
@@ -229,11 +239,10 @@ def _routine_entry(p: Profile, r: Routine, opts: ReportOptions, print_ticks: flo
         line += ("+%-7d " % r.self_calls) if r.self_calls else " %7.7s " % ""
     else:
         line += " %7.7s %7.7s " % ("", "")
-    out.append(line + routine_ref(r, opts) + "\n")
+    out.append(line + ref(r) + "\n")
     for ai in p.children[r.id]:
-        a = p.arcs[ai]
-        child = routines[a.child]
-        out.append(_arc_line(p, a, child, child, opts))
+        child = routines[t.child[ai]]
+        out.append(_arc_line(p, t, ai, child, child, opts, ref))
     return out
 
 
@@ -259,11 +268,20 @@ def call_graph_chunks(p: Profile, opts: ReportOptions) -> Iterator[str]:
     )
     yield "".join(out)
     sep = "\n" + DASHES + "\n" if opts.traditional else DASHES
+    t = as_table(p.arcs)
+    refs: list[str | None] = [None] * len(p.routines)
+
+    def ref(r: Routine) -> str:  # each routine is named in several entries: formatted once
+        s = refs[r.id]
+        if s is None:
+            s = refs[r.id] = routine_ref(r, opts)
+        return s
+
     for entry in p.graph_order:
         if entry.routine < 0:
-            lines = _cycle_entry(p, p.cycle(entry.cycle), opts, print_ticks)
+            lines = _cycle_entry(p, p.cycle(entry.cycle), opts, print_ticks, ref)
         else:
-            lines = _routine_entry(p, p.routines[entry.routine], opts, print_ticks)
+            lines = _routine_entry(p, t, p.routines[entry.routine], opts, print_ticks, ref)
         if lines:
             lines.append(sep)
             yield "".join(lines)

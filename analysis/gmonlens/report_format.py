@@ -37,7 +37,7 @@ class ReportOptions:
 
 def printf_f(spec: str, value: float) -> str:
     """C's `printf("%<spec>f", value)`: NaN prints as glibc prints 0/0 (`-nan`)."""
-    if math.isnan(value):
+    if value != value:  # NaN (math.isnan, without the call: a report formats millions)
         width = int(spec.split(".")[0] or 0)
         return "-nan".rjust(width)
     return ("%" + spec + "f") % value

@@ -25,11 +25,12 @@ from __future__ import annotations
 
 import os
 from bisect import bisect_left, bisect_right
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING
 
 from .linetable import LineTable
 from .model import ElfSymbol, Symbol
+from .records import maker
 from .symbols import SymbolTable
 
 if TYPE_CHECKING:  # scopes imports pyelftools: only -l needs it, and load() imports it then
@@ -69,30 +70,75 @@ class FunctionNames:
 
 
 def line_runs(lines: LineTable, names: FunctionNames, lo: int, hi: int) -> list[tuple[int, str, int, str]]:
-    """(start, file, line, function) of every run of equal (file, line, function) in [lo, hi)."""
+    """(start, file, line, function) of every run of equal (file, line, function) in [lo, hi)
+    (`iter_line_runs`), ascending."""
+    return list(iter_line_runs(lines, names, lo, hi))
+
+
+def iter_line_runs(
+    lines: LineTable, names: FunctionNames, lo: int, hi: int
+) -> Iterator[tuple[int, str, int, str]]:
+    """(start, file, line, function) of every run of equal (file, line, function) in [lo, hi),
+    ascending.
+
+    The runs break only at the line table's row addresses and the scopes' bounds in [lo, hi) (the
+    points): at each point, in address order, the row `lines.lookup` gives and the function
+    `names.at` gives are read, and a point whose (file, line, function) differs from the point
+    before starts a run (a point without a row ends one). Both are read here as they do, with the
+    sequence and the scope of the last point kept: points ascend, so most stay in them."""
     scopes = names.scopes
-    points: set[int] = set()
-    for addrs, _fids, _lines in lines.sequences:
-        if addrs[-1] <= lo or addrs[0] >= hi:
+    points: list[int] = []  # sorted below; an address met twice is read once
+    for column, _fids, _lines in lines.sequences:
+        if column[-1] <= lo or column[0] >= hi:
             continue
-        points.update(addrs[bisect_left(addrs, lo) : bisect_left(addrs, hi)])  # ascending in a sequence
+        points.extend(column[bisect_left(column, lo) : bisect_left(column, hi)])
+    bounds: Sequence[int] = ()
+    snames: Sequence[str | None] = ()
     if scopes is not None:
-        k = bisect_right(scopes.bounds, lo)
-        while k < len(scopes.bounds) and scopes.bounds[k] < hi:
-            points.add(scopes.bounds[k])
+        bounds, snames = scopes.bounds, scopes.names
+        k = bisect_right(bounds, lo)
+        while k < len(bounds) and bounds[k] < hi:
+            points.append(bounds[k])
             k += 1
-    runs: list[tuple[int, str, int, str]] = []
-    prev: tuple[str, int, str] | None = None
-    for a in sorted(points):
-        hit = lines.lookup(a)
-        if hit is None:
-            prev = None
+    starts, seqs, files = lines.starts, lines.sequences, lines.files
+    nseq, nb = len(starts), len(snames)
+    prev_file: str | None = None  # None: the point before had no row
+    prev_line, prev_name = 0, ""
+    seq_lo = seq_hi = 0  # the last point's sequence is the one for [seq_lo, seq_hi)
+    addrs: Sequence[int] = ()
+    fids: Sequence[int] = ()
+    nums: Sequence[int] = ()
+    end = 0
+    sc_lo = sc_hi = 0  # the last point's scope segment: [sc_lo, sc_hi) named sc_name
+    sc_name: str | None = None
+    points.sort()
+    last = -1
+    for a in points:
+        if a == last:
             continue
-        key = (hit[0], hit[1], names.at(a))
-        if key != prev:
-            runs.append((a, *key))
-        prev = key
-    return runs
+        last = a
+        if not seq_lo <= a < seq_hi:  # LineTable.lookup's sequence: the last starting at or below a
+            i = bisect_right(starts, a) - 1
+            if i < 0:
+                prev_file = None
+                continue
+            addrs, fids, nums = seqs[i]
+            end = addrs[-1]
+            seq_lo, seq_hi = starts[i], starts[i + 1] if i + 1 < nseq else end + 1
+        if a >= end:  # past the sequence's last row: no line
+            prev_file = None
+            continue
+        j = bisect_right(addrs, a) - 1
+        file, line = files[fids[j]], nums[j]
+        if not sc_lo <= a < sc_hi:  # FunctionNames.at's scope segment
+            sj = bisect_right(bounds, a) - 1
+            sc_name = snames[sj] if 0 <= sj < nb else None
+            sc_lo = bounds[sj] if sj >= 0 else -1
+            sc_hi = bounds[sj + 1] if 0 <= sj + 1 < len(bounds) else (1 << 64)
+        name = (sc_name or "") if sc_name is not None else names.at(a)
+        if prev_file is None or file != prev_file or line != prev_line or name != prev_name:
+            yield a, file, line, name
+        prev_file, prev_line, prev_name = file, line, name
 
 
 def in_code(symtab: SymbolTable, code_end: int) -> SymbolTable:
@@ -106,6 +152,10 @@ def in_code(symtab: SymbolTable, code_end: int) -> SymbolTable:
         last.name, last.address, text_end - 1, last.is_function, last.is_static, last.file, last.line
     )
     return SymbolTable(tuple(kept), tuple(s.address for s in kept))
+
+
+# (address, name, is_function, is_static, file, line, is_line): a Symbol but for its end
+_Entry = tuple[int, str, bool, bool, str | None, int, bool]
 
 
 def with_line_symbols(
@@ -124,26 +174,45 @@ def with_line_symbols(
     routines = tuple(s for s in symtab.symbols if s.address <= code_end)
     if not routines:
         return symtab
-    starts = {s.address for s in routines}
     lo, hi = routines[0].address, max(text_end, routines[-1].address + 1)
-    # (address, 0 for a routine / 1 for a line symbol, name, is_function, is_static, file, line):
-    # each Symbol is built once, its end known (tens of thousands of line symbols on a real program)
-    merged: list[tuple[int, int, str, bool, bool, str | None, int]] = []
+    runs = iter_line_runs(lines, FunctionNames(scopes, elf_symbols), lo, hi)
+    # each Symbol is made when the next one's address (its end + 1) is known, from entries made
+    # one at a time: no table of tens of thousands of tuples beside the symbols; made by
+    # `records.maker` (a frozen dataclass's __init__ would take twice as long)
+    make = maker(Symbol)
+    out: list[Symbol] = []
+    addresses: list[int] = []
+    before: _Entry | None = None
+    for entry in _entries(routines, runs, lines):
+        if before is not None:
+            a, name, fn, st, file, line, is_line = before
+            out.append(make(name, a, entry[0] - 1, fn, st, file, line, is_line))
+        addresses.append(entry[0])
+        before = entry
+    if before is not None:
+        a, name, fn, st, file, line, is_line = before
+        out.append(make(name, a, text_end - 1, fn, st, file, line, is_line))
+    return SymbolTable(tuple(out), tuple(addresses))
+
+
+def _entries(
+    routines: Sequence[Symbol], runs: Iterator[tuple[int, str, int, str]], lines: LineTable
+) -> Iterator[_Entry]:
+    """The routines (ascending, each with the row of its address) and the line runs (ascending)
+    merged in address order; a run starting at a routine's address is dropped."""
+    starts = {s.address for s in routines}
+    run = next(runs, None)
     for s in routines:
-        hit = lines.lookup(s.address)
-        file, line = hit if hit is not None else (None, 0)
-        merged.append((s.address, 0, s.name, s.is_function, s.is_static, file, line))
-    for start, file, line, func in line_runs(lines, FunctionNames(scopes, elf_symbols), lo, hi):
-        if start not in starts:
-            merged.append((start, 1, func, False, True, file, line))
-    merged.sort(key=lambda m: (m[0], m[1]))
-    ends = [m[0] - 1 for m in merged[1:]]
-    ends.append(text_end - 1)
-    out = tuple(
-        Symbol(name, a, end, fn, st, file, line, kind == 1)
-        for (a, kind, name, fn, st, file, line), end in zip(merged, ends, strict=True)
-    )
-    return SymbolTable(out, tuple(m[0] for m in merged))
+        while run is not None and run[0] < s.address:
+            if run[0] not in starts:
+                yield run[0], run[3], False, True, run[1], run[2], True
+            run = next(runs, None)
+        file, line = lines.lookup(s.address) or (None, 0)
+        yield s.address, s.name, s.is_function, s.is_static, file, line, False
+    while run is not None:
+        if run[0] not in starts:
+            yield run[0], run[3], False, True, run[1], run[2], True
+        run = next(runs, None)
 
 
 def line_suffix(file: str | None, line: int, address: int, full_path: bool = False) -> str:

@@ -11,10 +11,12 @@ import heapq
 from bisect import bisect_right
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .dwarf import DwarfIndex
 from .model import ElfSymbol
+
+if TYPE_CHECKING:  # pyelftools: imported by whoever builds the index, not by cached scopes' readers
+    from .dwarf import DwarfIndex
 
 _CODE_TAGS = ("DW_TAG_subprogram", "DW_TAG_inlined_subroutine")
 

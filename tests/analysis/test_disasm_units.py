@@ -69,3 +69,24 @@ def test_instruction_credit_adds_up_to_routine_credit(scale_bins: tuple[int, int
         parts = credit([h], starts, hi, True)
         assert sum(parts) == pytest.approx(whole[j], abs=1e-9)
     assert credit([h], [0x1000, 0x1003], 0x1040, False) == [0.0, 0.0]
+
+
+@pytest.mark.parametrize(
+    ("syntax", "code", "want"),
+    [
+        # objdump 2.40 -D -b binary -m i386:x86-64 --adjust-vma=0x1000, each at 0x1000
+        ("att", "3eff14c500100000", ("notrack call *0x1000(,%rax,8)", "call")),
+        ("intel", "3eff14c500100000", ("notrack call QWORD PTR [rax*8+0x1000]", "call")),
+        ("att", "3effd0", ("notrack call *%rax", "call")),
+        ("att", "3eff20", ("notrack jmp *(%rax)", "jump")),
+        ("att", "f2e800010000", ("bnd call 1106", "call")),
+        ("att", "f2c3", ("bnd ret", "return")),
+    ],
+)
+def test_cet_and_mpx_prefixed_branches(syntax: str, code: str, want: tuple[str, str]) -> None:
+    """`notrack` (CET, -fcf-protection) and `bnd` prefixed calls are calls, spelt as objdump does."""
+    pytest.importorskip("capstone")
+    from gmonlens.disasm import Decoder
+
+    (insn,) = Decoder("EM_X86_64", syntax).decode(bytes.fromhex(code), 0x1000)
+    assert (insn.text, insn.kind) == want

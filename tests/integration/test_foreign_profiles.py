@@ -7,6 +7,7 @@ gprof prints a report of nonsense for every pair below and says nothing."""
 from __future__ import annotations
 
 import itertools
+import sys
 from pathlib import Path
 
 import pytest
@@ -25,6 +26,7 @@ from gprof_harness import (
 )
 from test_gprof_compare import CASES
 
+from gmonlens.program import Program
 from gmonwriter import Arc, Hist, gnu_file, read_gnu
 
 NAMES = ("recursion", "cycles", "statics", "opt2", "calc")
@@ -149,3 +151,18 @@ def test_older_libc_histogram_from_text_is_accepted(workshop: Workshop, name: st
 def test_two_runs_summed_are_accepted(workshop: Workshop) -> None:
     b = workshop.get(CASES["recursion"].program, runs=CASES["recursion"].runs())
     compare_reports(NATIVE, [str(b.binary), str(b.gmon["out"]), str(b.gmon["r2"])], b.dir)
+
+
+@pytest.mark.parametrize("binary, other", PAIRS[:6])
+def test_foreign_arcs_are_refused_without_capstone(
+    workshop: Workshop, binary: str, other: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The arcs are read against the code without a disassembler (callsites.may_return_at):
+    where capstone cannot be imported, another program's arcs are still refused and the binary's
+    own still fit exactly (before, without capstone, x86 arcs were not looked at)."""
+    b, o = _built(workshop, binary), _built(workshop, other)
+    p = _forged(b, o, tmp_path / "forged.out")
+    monkeypatch.setitem(sys.modules, "capstone", None)  # `import capstone` raises ImportError
+    fit = Program(str(b.binary), [str(p)]).fit()
+    assert fit.errors and "arcs looked at do not match" in fit.errors[0], fit
+    assert Program(str(b.binary), [str(b.gmon["out"])]).fit().exact

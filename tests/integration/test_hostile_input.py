@@ -176,14 +176,15 @@ def test_lines_entry_of_wrong_shape(prog: Built, tmp_path: Path, monkeypatch: py
     """A lines entry {address: 5} gave the CLI a TypeError traceback; now it is dropped and rebuilt."""
     from gmonlens import diskcache
     from gmonlens.elf import read_elf
-    from gmonlens.loader import LINES_BFD_KIND, LINES_KIND
+    from gmonlens.loader import LINES_BFD_KIND, LINES_BFD_STATIC_KIND, LINES_KIND, LINES_STATIC_KIND
 
     cache_home = tmp_path / "xdg"
     monkeypatch.setenv("XDG_CACHE_HOME", str(cache_home))
     image = read_elf(str(prog.binary))
     key = diskcache.binary_key(str(prog.binary), image.build_id)
     bad = {s.value: 5 for s in image.symbols}
-    kinds = (LINES_KIND, LINES_BFD_KIND)  # the CLI reads one of them (gprof's file naming or DWARF's)
+    # the CLI reads one of them (gprof's file naming or DWARF's; the static routines' or all)
+    kinds = (LINES_KIND, LINES_BFD_KIND, LINES_STATIC_KIND, LINES_BFD_STATIC_KIND)
     assert all(diskcache.store(kind, key, bad) for kind in kinds)
     expected = gprof(NATIVE, ["-b", str(prog.binary), str(prog.gmon["out"])], tmp_path)
     env = gmonlens_env(XDG_CACHE_HOME=str(cache_home))

@@ -48,6 +48,9 @@ def profile_key(program: Program, options: object) -> str | None:
     return diskcache.derived_key(bkey, *parts)
 
 
+_COLUMNS = ("arcs", "graph_order", "parents", "children")  # the engine's column tables
+
+
 # A profile entry is stored as columns: per record class, one column per field, numbers as machine
 # arrays (bytes) and strings as tuples, so that reading 100,000 routines back is a few C-level
 # copies and type checks per column instead of a check per value (bench/scale_bench.py: 3.4 s ->
@@ -91,23 +94,50 @@ def _flat(pairs: tuple[tuple[int, int], ...]) -> list[int]:
 
 
 def _encode_profile(profile: Any) -> dict[str, Any]:
-    """A Profile as columns (see CODEC): record fields by `_column`, the others as they are."""
+    """A Profile as columns (see CODEC): the record fields by `_column`; the engine's column
+    tables (`model.ArcTable`, `GraphOrder`, `Groups`) as their plain columns (bytes)."""
+    from gmonlens.model import ArcTable, GraphOrder, Groups
+
     out: dict[str, Any] = {}
+    hints = typing.get_type_hints(type(profile))
     for f in dataclasses.fields(profile):
         value = getattr(profile, f.name)
-        tp = typing.get_type_hints(type(profile))[f.name]
-        args = typing.get_args(tp)
-        if typing.get_origin(tp) is tuple and args and dataclasses.is_dataclass(args[0]):
-            cls: Any = args[0]
-            hints = typing.get_type_hints(cls)
-            names = [g.name for g in dataclasses.fields(cls)]
-            cols = tuple(_column(hints[n], [getattr(v, n) for v in value]) for n in names)
-            out[f.name] = (cls.__name__, len(value), cols)
-        elif tp == tuple[tuple[int, ...], ...]:
-            out[f.name] = ("lists", len(value), _column(tuple[int, ...], list(value)))
+        args = typing.get_args(hints[f.name])
+        if f.name in _COLUMNS:  # columns as bytes: no tuple a record
+            cls = {"arcs": ArcTable, "graph_order": GraphOrder}.get(f.name, Groups)
+            out[f.name] = (cls.__name__, (value if isinstance(value, cls) else cls(value)).to_plain())
+        elif typing.get_origin(hints[f.name]) is tuple and args and dataclasses.is_dataclass(args[0]):
+            rec: Any = args[0]
+            fields = typing.get_type_hints(rec)
+            names = [g.name for g in dataclasses.fields(rec)]
+            cols = tuple(_column(fields[n], [getattr(v, n) for v in value]) for n in names)
+            out[f.name] = (rec.__name__, len(value), cols)
         else:
             out[f.name] = value
     return out
+
+
+def _columns(data: dict[str, Any], n_routines: int, n_cycles: int) -> dict[str, Any]:
+    """The column tables of `_encode_profile` data, shape-checked (ShapeError)."""
+    from gmonlens import model
+
+    def plain(name: str, cls: str) -> Any:
+        value = data[name]
+        diskcache.expect(isinstance(value, tuple) and len(value) == 2 and value[0] == cls)
+        return value[1]
+
+    try:
+        arcs = model.ArcTable.from_plain(plain("arcs", "ArcTable"), n_routines)
+        return {
+            "arcs": arcs,
+            "graph_order": model.GraphOrder.from_plain(
+                plain("graph_order", "GraphOrder"), n_routines, n_cycles
+            ),
+            "parents": model.Groups.from_plain(plain("parents", "Groups"), n_routines, len(arcs)),
+            "children": model.Groups.from_plain(plain("children", "Groups"), n_routines, len(arcs)),
+        }
+    except ValueError as exc:
+        raise diskcache.ShapeError(str(exc)) from exc
 
 
 @functools.cache
@@ -210,40 +240,22 @@ def _decode_profile(data: Any) -> Any:
         diskcache.expect(f.name in data)
         tp, value = hints[f.name], data[f.name]
         args = typing.get_args(tp)
+        if f.name in _COLUMNS:
+            continue  # below, once the routines and cycles are known
         if typing.get_origin(tp) is tuple and args and dataclasses.is_dataclass(args[0]):
             value = _records(args[0], value)
-        elif tp == tuple[tuple[int, ...], ...]:
-            diskcache.expect(type(value) is tuple and len(value) == 3 and value[0] == "lists")
-            diskcache.expect(type(value[1]) is int and value[1] >= 0)
-            value = tuple(_decode_column(tuple[int, ...], value[2], value[1]))
         else:
             diskcache.expect(_checker(tp)(value))
         kwargs[f.name] = value
+    kwargs.update(_columns(data, len(kwargs["routines"]), len(kwargs["cycles"])))
     profile = model.Profile(**kwargs)
-    _check_references(profile)
-    return profile
-
-
-def _in(values: Any, lo: int, hi: int) -> bool:
-    """Whether every int of `values` is in lo..hi-1 (True when empty)."""
-    values = list(values)
-    return not values or (min(values) >= lo and max(values) < hi)
-
-
-def _check_references(profile: Any) -> None:
-    n_r, n_a, n_c = len(profile.routines), len(profile.arcs), len(profile.cycles)
-    routines, arcs = profile.routines, profile.arcs
-    diskcache.expect([r.id for r in routines] == list(range(n_r)))
-    diskcache.expect(_in((r.cycle for r in routines), 0, n_c + 1))
-    diskcache.expect(_in((a.parent for a in arcs), 0, n_r) and _in((a.child for a in arcs), 0, n_r))
-    diskcache.expect(_in((f.routine for f in profile.folded), 0, n_r))
-    diskcache.expect(len(profile.parents) == len(profile.children) == n_r)
-    diskcache.expect(_in((i for lst in (*profile.parents, *profile.children) for i in lst), 0, n_a))
+    n_r, n_c = len(profile.routines), len(profile.cycles)
+    rid = range(n_r)
+    diskcache.expect(all(r.id == i and 0 <= r.cycle <= n_c for i, r in enumerate(profile.routines)))
+    diskcache.expect(all(f.routine in rid for f in profile.folded))
     diskcache.expect(all(c.number == k + 1 for k, c in enumerate(profile.cycles)))
-    diskcache.expect(_in((m for c in profile.cycles for m in (*c.members, *c.member_order)), 0, n_r))
-    diskcache.expect(
-        all(g.routine in range(n_r) or (g.routine == -1 and 1 <= g.cycle <= n_c) for g in profile.graph_order)
-    )
+    diskcache.expect(all(m in rid for c in profile.cycles for m in (*c.members, *c.member_order)))
+    return profile
 
 
 def read_profile(key: str | None) -> Any:

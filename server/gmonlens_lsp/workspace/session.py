@@ -188,6 +188,7 @@ def _load_folder(folder: str, settings: Settings, generation: int, check: Callab
     )
     warnings = [*profile.problems, *_stale_problems(found.binary, found.profiles)]
     comparison = _compare(folder, settings, program, profile, options, warnings, inputs)
+    program.release_profile_inputs()  # the symbol records and gmon.out bytes: 26 MB at 100k routines
     loaded = LoadedFolder(
         generation=generation,
         folder=folder,

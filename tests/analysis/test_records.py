@@ -1,0 +1,64 @@
+"""`records.maker`: records equal to their class's own, still frozen; classes it does not fit are
+made by the class itself."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from gmonlens.model import Routine, Symbol
+from gmonlens.records import maker
+
+ROUTINE = (
+    3,
+    "f",
+    "f()",
+    0x10,
+    0x1F,
+    True,
+    False,
+    "a.c",
+    7,
+    1.5,
+    2.0,
+    1.5,
+    2.0,
+    4,
+    1,
+    0,
+    9,
+    True,
+    True,
+    1.0,
+    True,
+)
+
+
+@pytest.mark.parametrize(
+    ("cls", "values"),
+    [(Symbol, ("f", 0x10, 0x1F, False, True, "a.c", 3, True)), (Symbol, ("g", 1, 2, True, False, None, 0, False)),
+     (Routine, ROUTINE)],
+)  # fmt: skip
+def test_made_records_equal_the_classes(cls: type, values: tuple[object, ...]) -> None:
+    made = maker(cls)(*values)
+    assert made == cls(*values) and hash(made) == hash(cls(*values)) and type(made) is cls
+    field = dataclasses.fields(cls)[0].name
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        setattr(made, field, None)
+
+
+def test_classes_it_does_not_fit_make_their_own() -> None:
+    @dataclasses.dataclass(frozen=True)
+    class NoSlots:
+        a: int
+
+    @dataclasses.dataclass(frozen=True, slots=True)
+    class Checked:
+        a: int
+
+        def __post_init__(self) -> None:
+            if self.a < 0:
+                raise ValueError("negative")
+
+    assert maker(NoSlots) is NoSlots and maker(Checked) is Checked

@@ -93,28 +93,36 @@ def build(n: int) -> tuple[Path, Path]:
     return exe, gmon
 
 
+LAST_CPU = [0.0]  # CPU seconds (user + system) of the last `measured` run
+
+
 def measured(cmd: list[str], env: dict[str, str] | None = None) -> tuple[float, int, bytes]:
-    """(wall seconds, peak RSS in MB, stdout) of one run of `cmd`."""
+    """(wall seconds, peak RSS in MB, stdout) of one run of `cmd`; its CPU seconds in LAST_CPU."""
     start = time.perf_counter()
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
     out = proc.stdout.read() if proc.stdout else b""
     _, _, usage = os.wait4(proc.pid, 0)
+    LAST_CPU[0] = round(usage.ru_utime + usage.ru_stime, 2)
     return time.perf_counter() - start, usage.ru_maxrss // 1024, out
 
 
 def bench_report(exe: Path, gmon: Path) -> dict[str, Any]:
     gt, gm, gout = measured(["gprof", "-b", str(exe), str(gmon)])
+    gcpu = LAST_CPU[0]
     cache = tempfile.mkdtemp(prefix="gmonlens-scale-")
     env = {**os.environ, "XDG_CACHE_HOME": cache}
     gmonlens = str(ROOT / ".venv" / "bin" / "gmonlens")
     try:
         ct, cm, cout = measured([gmonlens, "report", "-b", str(exe), str(gmon)], env)
+        ccpu = LAST_CPU[0]
         wt, wm, _ = measured([gmonlens, "report", "-b", str(exe), str(gmon)], env)
+        wcpu = LAST_CPU[0]
     finally:
         shutil.rmtree(cache, ignore_errors=True)
     return {
-        "gprof_s": round(gt, 2), "gprof_mb": gm,
-        "report_cold_s": round(ct, 2), "report_warm_s": round(wt, 2), "report_mb": max(cm, wm),
+        "gprof_s": round(gt, 2), "gprof_cpu_s": gcpu, "gprof_mb": gm,
+        "report_cold_s": round(ct, 2), "report_cold_cpu_s": ccpu,
+        "report_warm_s": round(wt, 2), "report_warm_cpu_s": wcpu, "report_mb": max(cm, wm),
         "identical": gout == cout, "lines": gout.count(b"\n"),
     }  # fmt: skip
 
@@ -135,7 +143,8 @@ def _vmhwm(pid: int) -> int:
 
 
 async def _session(src: Path, exe: Path, gmon: Path, cache: Path, hovers: int) -> dict[str, Any]:
-    """One server run: first lenses of a middle file, then `hovers` hovers on routine names there."""
+    """One server run: first lenses of a middle file, then `hovers` requests on routine names
+    there, hovers and call-hierarchy items in turn (`hover_*`: both kinds)."""
     source = src / f"m{len(list(src.glob('m*.c'))) // 2}.c"
     start = time.perf_counter()
     client = await start_server(src, {}, cache)  # zero configuration: discovery finds prog
@@ -151,19 +160,30 @@ async def _session(src: Path, exe: Path, gmon: Path, cache: Path, hovers: int) -
     for k in range(hovers):
         line = lines[k % len(lines)]
         t = time.perf_counter()
+        method = "textDocument/hover" if k % 2 == 0 else "textDocument/prepareCallHierarchy"
         await client.request(
-            "textDocument/hover", {"textDocument": {"uri": uri}, "position": {"line": line, "character": 6}}
+            method, {"textDocument": {"uri": uri}, "position": {"line": line, "character": 6}}
         )
         times.append(1000 * (time.perf_counter() - t))
         await asyncio.sleep(0.05)
+    at_hovers = _vmhwm(client.proc.pid)
+    # the background work after the first lenses (certainty, line heat): wait until the server
+    # has used no CPU for 2 s (at most 120 s), so that its peak includes it
+    deadline, last, still = time.monotonic() + 120, _cpu(client.proc.pid), 0.0
+    while time.monotonic() < deadline and still < 2.0:
+        await asyncio.sleep(0.5)
+        now = _cpu(client.proc.pid)
+        still = still + 0.5 if now - last < 0.02 else 0.0
+        last = now
     peak = _vmhwm(client.proc.pid)
+    cpu = _cpu(client.proc.pid)
     await client.request("shutdown", None)
     client.notify("exit", None)
     await client.proc.wait()
     return {"first_lenses_s": round(first, 2), "first_lenses_cpu_s": first_cpu, "lenses": len(lenses or []),
             "hover_first_ms": round(times[0], 1),
             "hover_median_ms": round(statistics.median(times), 1), "hover_max_ms": round(max(times), 1),
-            "server_mb": peak}  # fmt: skip
+            "server_mb_at_hovers": at_hovers, "server_mb": peak, "server_cpu_s": cpu}  # fmt: skip
 
 
 def bench_server(exe: Path, gmon: Path, hovers: int) -> dict[str, Any]:
@@ -177,7 +197,7 @@ def bench_server(exe: Path, gmon: Path, hovers: int) -> dict[str, Any]:
             [sys.executable, "-m", "gmonlens_lsp.workspace.warmup", str(exe), str(gmon)], env
         )
         warm = asyncio.run(_session(exe.parent, exe, gmon, cache, hovers))
-        warm["warmup_s"], warm["warmup_mb"] = round(wt, 1), wm
+        warm["warmup_s"], warm["warmup_cpu_s"], warm["warmup_mb"] = round(wt, 1), LAST_CPU[0], wm
     finally:
         shutil.rmtree(cache, ignore_errors=True)
     return {"cold": cold, "warm": warm}

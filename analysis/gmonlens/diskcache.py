@@ -180,6 +180,74 @@ def _read_payload(path: str, key: str, cap: int) -> bytes | None:
     return payload
 
 
+# A large entry is marshalled in pieces: the value itself, or a container directly inside it,
+# when it is a list, tuple or dict of more than CHUNK_ITEMS items, becomes
+# (_CHUNK, "l"/"t"/"d", [marshal of at most CHUNK_ITEMS items, CHUNK_BYTES bytes]), and reading
+# decodes piece by piece. One marshal.loads of a whole DWARF index (5 MB at 100,000 routines)
+# held the GIL 120-490 ms (bench/loopwatch.py); a piece takes a few ms, and the server's event
+# loop runs between pieces. Nothing inside a piece is walked again on reading.
+_CHUNK = "\x00gmonlens-pieces"
+CHUNK_ITEMS = 128  # items a piece holds at most
+CHUNK_BYTES = 64 * 1024  # and bytes, unless one item is larger
+_LETTER: dict[type, str] = {dict: "d", list: "l", tuple: "t"}
+
+
+def _pieces(value: Any) -> Any:
+    t = type(value)
+    if t not in _LETTER or len(value) <= CHUNK_ITEMS:
+        return value
+    pieces: list[bytes] = []
+    part: list[Any] = []
+    size = 0
+    for item in value.items() if t is dict else value:
+        n = len(marshal.dumps(item))
+        if part and (len(part) >= CHUNK_ITEMS or size + n > CHUNK_BYTES):
+            pieces.append(marshal.dumps(part))
+            part, size = [], 0
+        part.append(item)
+        size += n
+    pieces.append(marshal.dumps(part))
+    return (_CHUNK, _LETTER[t], pieces)
+
+
+def _split(value: Any) -> Any:
+    """`value` with itself or its large direct items in pieces (see CHUNK_ITEMS)."""
+    t = type(value)
+    if t not in _LETTER or len(value) > CHUNK_ITEMS:
+        return _pieces(value)
+    if t is dict:
+        return {k: _pieces(v) for k, v in value.items()}
+    return t(_pieces(v) for v in value)
+
+
+def _whole(value: Any) -> Any:
+    """A container `_pieces` made, read back (raises ShapeError for pieces of the wrong shape)."""
+    if not (type(value) is tuple and len(value) == 3 and value[0] == _CHUNK):
+        return value
+    letter, pieces = value[1], value[2]
+    expect(letter in ("d", "l", "t") and type(pieces) is list and only(pieces, bytes))
+    items: list[Any] = []
+    for piece in pieces:  # one marshal.loads each: the GIL is let go between them
+        part = marshal.loads(piece)
+        expect(type(part) is list)
+        items += part
+    if letter == "d":
+        expect(all(type(kv) is tuple and len(kv) == 2 for kv in items))
+        return dict(items)
+    return items if letter == "l" else tuple(items)
+
+
+def _join(value: Any) -> Any:
+    """The value `_split` was given."""
+    value = _whole(value)
+    t = type(value)
+    if t not in _LETTER or len(value) > CHUNK_ITEMS:
+        return value
+    if t is dict:
+        return {k: _whole(v) for k, v in value.items()}
+    return t(_whole(v) for v in value)
+
+
 def load(kind: str, key: str | None, convert: Callable[[Any], T | None]) -> T | None:
     """The entry `kind`/`key` passed through `convert` (shape check and construction), or None.
 
@@ -194,7 +262,9 @@ def load(kind: str, key: str | None, convert: Callable[[Any], T | None]) -> T | 
     if payload is None:
         return None
     try:
-        value = convert(marshal.loads(payload))
+        data = _join(marshal.loads(payload))
+        del payload  # not held while `convert` builds the records (40 MB at 100,000 routines)
+        value = convert(data)
     except Exception:  # marshal's own errors or a value of the wrong shape
         value = None
     if value is None:
@@ -216,7 +286,7 @@ def store(kind: str, key: str | None, value: Any) -> bool:
     if d is None or key is None or len(key) != 64:
         return False
     try:
-        payload = marshal.dumps(value)
+        payload = marshal.dumps(_split(value))
     except ValueError:  # not plain data
         return False
     limit = max_bytes()

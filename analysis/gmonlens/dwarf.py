@@ -101,6 +101,7 @@ class DwarfIndex:
         self._units: tuple[UnitInfo, ...] | None = None
         self._cu_by_offset: dict[int, Any] = {}
         self._decls: dict[int, tuple[SourceDecl, ...]] = {}
+        self._code_ranges: dict[int, _CodeRanges] = {}  # unit -> its decls' ranges, for decl_at
         self._files: dict[int, list[str]] = {}
         self._unit_ranges: list[tuple[int, int, int]] | None = None  # (low, high, unit offset)
         self._reader: DieReader | None = None
@@ -359,9 +360,12 @@ class DwarfIndex:
     def decl_at(self, address: int) -> SourceDecl | None:
         """The concrete subprogram whose code contains `address`, if any."""
         for offset in self._units_at(address):
-            for decl in self.decls_of_unit(offset):
-                if any(lo <= address < hi for lo, hi in decl.ranges):
-                    return decl
+            ranges = self._code_ranges.get(offset)
+            if ranges is None:
+                ranges = self._code_ranges[offset] = _CodeRanges(self.decls_of_unit(offset))
+            hit = ranges.first_at(address)
+            if hit is not None:
+                return hit
         return None
 
     def pending_bytes(self, address: int) -> int:
@@ -443,3 +447,29 @@ class DwarfIndex:
                 out.append((lo, hi, unit.offset))
         out.sort()
         return out
+
+
+class _CodeRanges:
+    """One unit's subprogram code ranges, for `decl_at` by bisection (a unit of thousands of
+    functions, SQLite's amalgamation, made a scan per lookup quadratic over a file's lenses):
+    the answer is the first decl (in the unit's order) whose ranges hold the address."""
+
+    def __init__(self, decls: tuple[SourceDecl, ...]) -> None:
+        rows = sorted((lo, hi, k) for k, d in enumerate(decls) for lo, hi in d.ranges)
+        self._decls = decls
+        self._starts = [lo for lo, _hi, _k in rows]
+        self._rows = rows
+        reach: list[int] = []  # the furthest end among rows[0..j]
+        for _lo, hi, _k in rows:
+            reach.append(max(hi, reach[-1]) if reach else hi)
+        self._reach = reach
+
+    def first_at(self, address: int) -> SourceDecl | None:
+        j = bisect_right(self._starts, address) - 1
+        best = -1
+        while j >= 0 and self._reach[j] > address:
+            _lo, hi, k = self._rows[j]
+            if address < hi and (best < 0 or k < best):
+                best = k
+            j -= 1
+        return self._decls[best] if best >= 0 else None

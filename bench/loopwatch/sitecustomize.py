@@ -76,3 +76,34 @@ if os.environ.get("GMONLENS_LOOPWATCH"):
                     loop.call_soon_threadsafe(ran)
 
     threading.Thread(target=_watch, name="loopwatch", daemon=True).start()
+
+    import gc
+
+    _gc_start = [0.0]
+
+    def _gc_pass(phase: str, info: dict) -> None:  # every collection over 20 ms, by generation
+        if phase == "start":
+            _gc_start[0] = time.perf_counter()
+            return
+        ms = (time.perf_counter() - _gc_start[0]) * 1000
+        if ms > 20:
+            _out.write(
+                json.dumps(
+                    {
+                        "t": time.time(),
+                        "kind": "gc",
+                        "ms": round(ms, 1),
+                        "generation": info.get("generation"),
+                        "collected": info.get("collected"),
+                        "thread": threading.current_thread().name,
+                    }
+                )
+                + "\n"
+            )
+
+    gc.callbacks.append(_gc_pass)
+
+if os.environ.get("GMONLENS_SWITCH_INTERVAL"):  # experiments: the GIL's switch interval, seconds
+    import sys as _sys
+
+    _sys.setswitchinterval(float(os.environ["GMONLENS_SWITCH_INTERVAL"]))

@@ -19,7 +19,7 @@ from lsprotocol import types
 from . import render
 from .server import GmonlensServer
 from .workspace import fsuri as uris
-from .workspace.index import Place
+from .workspace.index import Place, link_budget
 from .workspace.session import LoadedFolder
 from .workspace.sourcetext import LineLocator, file_lines, index_of_utf16
 
@@ -116,9 +116,10 @@ def places_of(loaded: LoadedFolder, rids: Iterable[int]) -> dict[int, Place | No
 
 
 def link_places_of(loaded: LoadedFolder, rids: Iterable[int]) -> dict[int, Place | None]:
-    """Routine id -> where a link to it points (`SourceIndex.link_place`: no large compilation
-    unit decoded within the request)."""
-    return {rid: loaded.index.link_place(rid) for rid in rids}
+    """Routine id -> where a link to it points (`SourceIndex.link_place`: at most
+    LINK_DECODE_BYTES of DWARF decoded for all of them, within the request)."""
+    budget = link_budget()
+    return {rid: loaded.index.link_place(rid, budget) for rid in rids}
 
 
 def lines_in(sites: Sequence[tuple[str, int]], path: str) -> list[int]:

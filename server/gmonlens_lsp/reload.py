@@ -17,7 +17,7 @@ from typing import Any, TypeVar, cast
 
 from pygls.capabilities import get_capability
 
-from . import render
+from . import gcpause, render
 from .notices import (
     health_message,
     log_info,
@@ -48,19 +48,26 @@ WRITE_SLACK_NS = 20_000_000  # file times lag the clock by up to a tick (coarse 
 T = TypeVar("T")
 
 
-def heat_task(ls: GmonlensServer, state: FolderState, loaded: LoadedFolder) -> asyncio.Task[HeatIndex | None]:
-    """The load's line heat, computed once in the background (started after the load or by the
-    first request that needs it); the task's result is the `HeatIndex` or None."""
+def heat_task(
+    ls: GmonlensServer, state: FolderState, loaded: LoadedFolder, after: asyncio.Future[Any] | None = None
+) -> asyncio.Task[HeatIndex | None]:
+    """The load's line heat, computed once in the background (started after the load, `after`
+    that future is done, or by the first request that needs it); the task's result is the
+    `HeatIndex` or None."""
     holder = loaded.heat
     if holder.task is None:
-        holder.task = ls.spawn(_compute_heat(ls, state, loaded))
+        holder.task = ls.spawn(_compute_heat(ls, state, loaded, after))
     task: asyncio.Task[HeatIndex | None] = holder.task
     return task
 
 
-async def _compute_heat(ls: GmonlensServer, state: FolderState, loaded: LoadedFolder) -> HeatIndex | None:
+async def _compute_heat(
+    ls: GmonlensServer, state: FolderState, loaded: LoadedFolder, after: asyncio.Future[Any] | None
+) -> HeatIndex | None:
+    if after is not None:
+        await asyncio.wait([after])  # one whole-program step at a time (GIL)
     await ls.quiet()  # lenses and the requests that come with them first (GIL)
-    heat = await asyncio.to_thread(line_heat, loaded)
+    heat = await asyncio.to_thread(gcpause.run_paused, line_heat, loaded)
     if heat is not None and loaded.heat.answered_pending and state.loaded is loaded:
         await refresh_inlay_hints(ls)  # hints were answered empty meanwhile: ask again
     return heat
@@ -132,7 +139,7 @@ async def _reload(ls: GmonlensServer, state: FolderState, generation: int) -> No
         )
         token = await _begin_progress(ls)
         try:
-            state.worker = in_thread(load_folder, state.path, settings, generation, stop)
+            state.worker = in_thread(gcpause.run_paused, load_folder, state.path, settings, generation, stop)
             outcome = await asyncio.shield(state.worker)
         finally:
             if token is not None:
@@ -220,9 +227,6 @@ def _apply(ls: GmonlensServer, state: FolderState, outcome: LoadOutcome) -> None
         warn_once(ls, state, outcome.choice)
         message += f" ({outcome.choice})"
     send_status(ls, state, "loaded", message)
-    # the figures' certainty (hover, call hierarchy, graph) is whole-program work (0.6 s CPU on
-    # 25,000 routines): begun now in a thread, so that the first hover finds it done or under way
-    ls.spawn(_certainty(lo))
     if replaced:
         ls.spawn(refresh_listings(ls, state.uri))
     ls.spawn(_finish(ls, state, lo))
@@ -232,25 +236,32 @@ async def _certainty(loaded: Any) -> None:
     """Compute `loaded.certainty` in a thread (a request that needs it meanwhile waits for this
     computation instead of starting its own: functools.cached_property)."""
     try:
-        await asyncio.to_thread(getattr, loaded, "certainty")
+        await asyncio.to_thread(gcpause.run_paused, getattr, loaded, "certainty")
     except Exception:  # a bug costs the certainty figures only; the request that asks says why
         log.exception("certainty failed")
 
 
 async def _finish(ls: GmonlensServer, state: FolderState, loaded: LoadedFolder) -> None:
+    """After a load, once the first lenses are answered and requests pause (`quiet`): the
+    figures' certainty, then the line heat, in threads; the warm-up subprocess meanwhile (started
+    before, it took a core from the first lenses: 2 cores, 100,000 routines); then the index's
+    last pass. Whole-program work here never runs beside the first lenses."""
     await asyncio.sleep(0.5)  # let the first requests go first
+    await ls.quiet()
     profile_stored = loaded.profile_cached
     if not profile_stored and cache_entries.cache_dir() is not None:
-        # the profile this load computed, written before the heat starts (its encoding's memory
-        # then adds to the load's alone): the warm-up would otherwise compute it a second time
+        # the profile this load computed, written first (its encoding's memory then adds to the
+        # load's alone, not to the certainty's and the heat's): the warm-up would otherwise
+        # compute it a second time
         profile_stored = await asyncio.to_thread(
-            cache_entries.write_profile, loaded.profile_key, loaded.profile
+            gcpause.run_paused, cache_entries.write_profile, loaded.profile_key, loaded.profile
         )
-    # line heat once per load, in a thread once no lens is being computed and requests pause (it
-    # holds the GIL for 0.1-0.3 s on SQLite; during the first lenses' DWARF decoding it slowed them
-    # by a second or more), while the warm-up subprocess runs: ready long before the warm-up ends
-    # (SQLite: ~6 s)
-    heat = heat_task(ls, state, loaded)
+    # certainty (hover, call hierarchy, graph: 2 s CPU at 100,000 routines) first: a hover
+    # meanwhile shows the figures without it, a call hierarchy waits for it
+    certain = ls.spawn(_certainty(loaded))
+    # line heat once per load, in a thread (it holds the GIL for 0.1-0.3 s on SQLite; beside the
+    # first lenses' DWARF decoding it slowed them by a second or more)
+    heat = heat_task(ls, state, loaded, after=certain)
     from gmonlens.disasm_session import has_listing_data
 
     complete = (

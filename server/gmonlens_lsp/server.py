@@ -79,16 +79,19 @@ class GmonlensServer(LanguageServer):
         self.poller: asyncio.Task[Any] | None = None
         self.debounce: dict[str, asyncio.Task[Any]] = {}
         self.lens_jobs = 0  # lens computations running (DWARF decoding): background work waits
+        self.lens_done = 0.0  # time.monotonic() when the last lens answer was made
         self.listings: set[str] = set()  # listing documents served (gmonlens-disasm: URIs)
 
     async def quiet(self, gap: float = 0.2, limit: float = 10.0) -> None:
-        """Wait (up to `limit` seconds) until no lens computation runs and no message came for
-        `gap` seconds: CPU-bound work in a thread slows requests through the GIL (SQLite's first
-        lenses decode DWARF for ~2 s after the load; the requests that follow them answer in 15
-        ms alone, 40-70 ms beside the line heat's computation)."""
+        """Wait (up to `limit` seconds) until no lens computation runs and neither a message came
+        nor a lens answer was made for `gap` seconds (the requests a client sends on seeing the
+        lenses come first): CPU-bound work in a thread slows requests through the GIL (SQLite's
+        first lenses decode DWARF for ~2 s after the load; the requests that follow them answer in
+        15 ms alone, 40-70 ms beside the line heat's computation)."""
         deadline = time.monotonic() + limit
         while time.monotonic() < deadline:
-            if self.lens_jobs == 0 and time.monotonic() - self.protocol.last_message >= gap:
+            idle_since = max(self.protocol.last_message, self.lens_done)
+            if self.lens_jobs == 0 and time.monotonic() - idle_since >= gap:
                 return
             await asyncio.sleep(0.05)
 

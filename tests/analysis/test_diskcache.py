@@ -246,3 +246,27 @@ def test_an_entry_planted_as_a_link_is_replaced_not_written_through(cache_home: 
     assert diskcache.store("lines", KEY, {1: ("a.c", 2)})
     assert victim.read_bytes() == b"precious"
     assert not path.is_symlink() and diskcache.load("lines", KEY, _lines_entry) == {1: ("a.c", 2)}
+
+
+def test_large_entry_in_pieces_round_trip(cache_home: Path) -> None:
+    """A value whose top-level containers exceed CHUNK_ITEMS is stored in marshal pieces (read one
+    by one: the GIL is let go between them) and read back equal, types included; a damaged piece
+    (valid checksum, wrong shape) drops the entry."""
+    n = diskcache.CHUNK_ITEMS * 3 + 5
+    value = {
+        "units": [[i, f"u{i}", None, (f"a{i}.c",)] for i in range(n)],
+        "decls": {str(i): [[f"f{i}", i, (1, 2)]] for i in range(n)},
+        "ranges": tuple((i, i + 1) for i in range(n)),
+        "small": [1, 2.5, "x", b"y"],
+    }
+    assert diskcache.store("dwarf", KEY, value)
+    stored = marshal.loads(entry(cache_home, "dwarf").read_bytes()[diskcache._HEADER.size :])
+    assert [k for k, v in stored.items() if type(v) is tuple and v[0] == diskcache._CHUNK] == [
+        "units", "decls", "ranges"
+    ]  # fmt: skip
+    got = diskcache.load("dwarf", KEY, identity)
+    assert got == value and type(got["ranges"]) is tuple and type(got["units"][0][3]) is tuple
+    bad = (diskcache._CHUNK, "l", [b"not marshal"])
+    assert diskcache.store("dwarf", KEY, {"units": bad})  # stored as given (small): a forged piece
+    assert diskcache.load("dwarf", KEY, identity) is None
+    assert not entry(cache_home, "dwarf").exists()

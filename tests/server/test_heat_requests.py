@@ -6,6 +6,7 @@ another client waits; hint positions follow the open document's edits; a reload 
 from __future__ import annotations
 
 import asyncio
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +19,8 @@ from gmonlens_lsp.factory import create_server
 from gmonlens_lsp.server import GmonlensServer
 from gmonlens_lsp.workspace.session import FolderState, load_folder
 from gmonlens_lsp.workspace.settings import Settings
+
+from .conftest import line_of
 
 pytestmark = pytest.mark.integration  # builds its inputs with gcc/g++ at test time
 
@@ -137,3 +140,40 @@ async def test_hints_follow_edits_and_reloads(c_ws: Path, monkeypatch: pytest.Mo
     await asyncio.wait_for(asyncio.shield(reloaded.heat.task), 30)
     assert s.refreshes == 1
     assert {h.position.line: h.position.character for h in await s.hints() or []} == before
+
+
+@pytest.mark.asyncio
+async def test_requests_answered_while_the_heat_computes(c_ws: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A hover and a call-hierarchy item are answered while the line heat is still reading the
+    whole line table (held here on an event): what they need (the lenses' places, the routine's
+    entry) is not behind the heat's work or its locks (issue 17: the first hover after the lenses)."""
+    s = Served(c_ws, True, monkeypatch)
+    loaded = s.state.loaded
+    assert loaded is not None
+    started, release = threading.Event(), threading.Event()
+    index = loaded.index
+    real = index._line_table_factory
+    assert real is not None
+
+    def held() -> Any:
+        started.set()
+        release.wait(60)
+        return real()
+
+    index._line_table_factory = held
+    heat = reload.heat_task(s.server, s.state, loaded)
+    try:
+        assert await asyncio.to_thread(started.wait, 30)
+        uri = s.main_c.as_uri()
+        at = types.Position(line_of(s.main_c, "long work(int n)") - 1, 6)
+        doc = types.TextDocumentIdentifier(uri)
+        features = s.server.protocol.fm.features
+        hover = await asyncio.wait_for(features[types.TEXT_DOCUMENT_HOVER](types.HoverParams(doc, at)), 20)
+        assert hover is not None and "work" in hover.contents.value
+        prepare = features[types.TEXT_DOCUMENT_PREPARE_CALL_HIERARCHY]
+        items = await asyncio.wait_for(prepare(types.CallHierarchyPrepareParams(doc, at)), 20)
+        assert items and items[0].name.startswith("work")
+        assert not heat.done()  # all of it while the heat was still held
+    finally:
+        release.set()
+    assert await asyncio.wait_for(asyncio.shield(heat), 30) is not None

@@ -11,6 +11,7 @@ from .. import render
 from ..cursor import lines_in, place_text, routines_under_cursor
 from ..server import GmonlensServer, safe
 from ..workspace import fsuri as uris
+from ..workspace.index import link_budget
 from ..workspace.session import LoadedFolder
 
 
@@ -38,19 +39,22 @@ def _routine(ls: GmonlensServer, item: types.CallHierarchyItem) -> tuple[LoadedF
     return None
 
 
-def _item(loaded: LoadedFolder, rid: int, linked: bool = False) -> types.CallHierarchyItem:
+def _item(
+    loaded: LoadedFolder, rid: int, linked: bool = False, budget: list[int] | None = None
+) -> types.CallHierarchyItem:
     """Routine `rid` as an item (its place and declaration line read here: call off the loop);
     `linked`: another routine's caller or callee, placed as a link is (`SourceIndex.link_place`)."""
-    place = loaded.index.link_place(rid) if linked else loaded.index.place(rid)
+    place = loaded.index.link_place(rid, budget) if linked else loaded.index.place(rid)
     return render.call_item(loaded.profile, rid, place, place_text(place), loaded.binary, loaded.generation)
 
 
 def _incoming(loaded: LoadedFolder, rid: int) -> list[types.CallHierarchyIncomingCall]:
     p, index = loaded.profile, loaded.index
     out = []
+    budget = link_budget()  # DWARF decoded for all the links of this request
     for pos in reversed(p.parents[rid]):  # gprof lists the biggest caller last
         arc = p.arcs[pos]
-        item = _item(loaded, arc.parent, linked=True)
+        item = _item(loaded, arc.parent, linked=True, budget=budget)
         lines = lines_in(index.call_site_lines(arc), uris.to_fs_path(item.uri) or "")
         out.append(render.incoming(item, arc, lines, p, loaded.certainty.estimated_arc(p, pos)))
     return out
@@ -60,11 +64,12 @@ def _outgoing(
     loaded: LoadedFolder, rid: int, caller: types.CallHierarchyItem
 ) -> list[types.CallHierarchyOutgoingCall]:
     p, index = loaded.profile, loaded.index
+    budget = link_budget()  # DWARF decoded for all the links of this request
     caller_path = uris.to_fs_path(caller.uri) or ""
     out = []
     for pos in p.children[rid]:
         arc = p.arcs[pos]
-        item = _item(loaded, arc.child, linked=True)
+        item = _item(loaded, arc.child, linked=True, budget=budget)
         lines = lines_in(index.call_site_lines(arc), caller_path)
         estimated = loaded.certainty.estimated_arc(p, pos)
         out.append(render.outgoing(item, arc, lines, caller.selection_range, p, estimated))

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import time
 from typing import Any
 
 from lsprotocol import types
 from pygls.protocol import default_converter
 
-from .. import reload, render
+from .. import gcpause, reload, render
 from ..cursor import place_text
 from ..server import GmonlensServer, safe
 from ..workspace import baseline
@@ -60,14 +61,17 @@ def register(server: GmonlensServer) -> None:
         path = uris.to_fs_path(params.text_document.uri)
         if state is None or not path:
             return None
-        loaded = await reload.loaded_or_wait(ls, state)
-        if loaded is None:
-            return None
-        cached = loaded.lens_cache.get(path)
-        if cached is None:
-            ls.lens_jobs += 1
-            try:
-                cached = await asyncio.to_thread(lenses_for, loaded, path)
-            finally:
-                ls.lens_jobs -= 1
-        return cached or None
+        # a lens request counts as lens work from its arrival, while it waits for the load too:
+        # the whole-program steps after a load (`GmonlensServer.quiet`) wait for its answer
+        ls.lens_jobs += 1
+        try:
+            loaded = await reload.loaded_or_wait(ls, state)
+            if loaded is None:
+                return None
+            cached = loaded.lens_cache.get(path)
+            if cached is None:
+                cached = await asyncio.to_thread(gcpause.run_paused, lenses_for, loaded, path)
+            return cached or None
+        finally:
+            ls.lens_jobs -= 1
+            ls.lens_done = time.monotonic()

@@ -36,7 +36,7 @@ MAX_INSTANCES = 5  # call-graph entries shown in full when a line declares sever
 
 def _entry(loaded: LoadedFolder, rid: int, folder: str | None = None) -> str:
     places = link_places_of(loaded, render.neighbours(loaded.profile, rid))
-    text = render.hover_markdown(loaded.profile, places, rid, loaded.certainty)
+    text = render.hover_markdown(loaded.profile, places, rid, loaded.certainty_ready())
     if folder is not None:  # its instructions, with samples and calls
         text += "\n\n" + render.disassembly_link(disasm_docs.doc_uri(folder, loaded.profile.routines[rid]))
     if loaded.comparison is not None:

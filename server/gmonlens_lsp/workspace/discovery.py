@@ -29,6 +29,7 @@ from gmonlens.errors import ElfError, GmonlensError
 from gmonlens.fit import describe
 from gmonlens.program import ProfileFiles, Program
 
+from . import cache_entries
 from .settings import UNTRUSTED, Settings
 
 SEARCH_DIRS = (".", "build", "out", "bin", "Debug", "Release", "builddir", "_build", "target", "obj", "dist")
@@ -288,7 +289,7 @@ def choose_binary(folder: str, profiles: list[str]) -> tuple[Program | None, str
     for c in candidates:
         program = Program(c, files)
         try:
-            fit = program.fit()
+            fit = cache_entries.fit_of(program)
         except ElfError as exc:
             why = "has no symbol table (stripped)" if "no symbols" in exc.message else exc.message
             refused.append(f"{_rel(folder, c)} {why}")

@@ -33,11 +33,18 @@ from .srcnames import source_name
 
 log = logging.getLogger("gmonlens")
 T = TypeVar("T")
-# A link (hover, call hierarchy) decodes the DWARF of its routine's unit within the request only
-# up to this many bytes of .debug_info (`dwarfread`: 0.1-0.3 us a byte, so at most some 70 ms; a
-# unit of a hundred functions is 10 KB; the main.c of bench/scale_bench.py, which declares every
-# routine, is 192 KB at 25,000 routines and 770 KB, 65 ms, at 100,000).
+# The links of one answer (a hover's callers and callees, a call hierarchy's) decode DWARF units
+# within the request up to this many bytes of .debug_info in all (`dwarfread`: 0.1-0.3 us a byte,
+# so at most some 70 ms; a unit of a hundred functions is 10 KB; the main.c of
+# bench/scale_bench.py, which declares every routine, is 192 KB at 25,000 routines and 770 KB at
+# 100,000); the other links point at the line of the routine's entry. (With a budget per link, a
+# hover on the 50,000-routine program decoded three or four units in pyelftools: 216 ms.)
 LINK_DECODE_BYTES = 256 * 1024
+
+
+def link_budget() -> list[int]:
+    """A fresh budget for one answer's links (`SourceIndex.link_place`): LINK_DECODE_BYTES."""
+    return [LINK_DECODE_BYTES]
 
 
 class LineLookup(Protocol):
@@ -65,6 +72,7 @@ class SourceIndex:
         mapper: SourceMapper,
         line_table: Callable[[], LineLookup | None] | None = None,
         call_finder: Callable[[], CallFinder | None] | None = None,
+        routine_lines: Callable[[], dict[int, tuple[str, int]]] | None = None,
     ) -> None:
         self.profile = profile
         self._dwarf = dwarf
@@ -75,8 +83,11 @@ class SourceIndex:
         self._finder_factory = call_finder
         self._finder: CallFinder | None = None
         self._finder_tried = False
+        self._entry_lines_factory = routine_lines
+        self._entry_lines: dict[int, tuple[str, int]] | None = None
         self._lock: threading.RLock = threading.RLock()
         self._io_lock = threading.Lock()  # line table and code, read once
+        self._entry_lock = threading.Lock()  # the routines' entry lines, read once
         starts = sorted((r.address, r.id) for r in profile.routines)
         self._starts = [a for a, _ in starts]
         self._start_ids = [i for _, i in starts]
@@ -155,20 +166,24 @@ class SourceIndex:
             self._places[rid] = result
             return result
 
-    def link_place(self, rid: int) -> Place | None:
+    def link_place(self, rid: int, budget: list[int] | None = None) -> Place | None:
         """Where a link to routine `rid` from another routine's figures (a hover's callers and
         callees, the call hierarchy's) points, cheaply enough for a request: `place(rid)` when it
-        is known or its compilation unit is small (LINK_DECODE_BYTES) or already decoded;
-        otherwise the line table's line of the routine's entry (the unit, e.g. a `main.c` that
-        declares 100,000 functions, is decoded by the warm-up or a later lookup, and `place`
-        answers from then on)."""
+        is known or its compilation unit is already decoded or fits the request's `budget` (bytes
+        of .debug_info still to decode, shared by the request's links and spent here; one of
+        LINK_DECODE_BYTES when not given); otherwise the line table's line of the routine's entry
+        (the unit, e.g. a `main.c` that declares 100,000 functions, is decoded by the warm-up or a
+        later lookup, and `place` answers from then on)."""
+        if budget is None:
+            budget = link_budget()
         with self._lock:
             if rid in self._places:
                 return self._places[rid]
             r = self.profile.routines[rid]
             dwarf = self._dwarf
             pending = self._guard(lambda: dwarf.pending_bytes(r.address)) if dwarf is not None else 0
-            if not pending or pending <= LINK_DECODE_BYTES:
+            if not pending or pending <= budget[0]:
+                budget[0] -= pending or 0
                 return self.place(rid)
             at = self._line_of(r)
             if at is None:
@@ -185,6 +200,10 @@ class SourceIndex:
             return r.file, r.line
         if "thunk to " in r.display_name:  # a compiler-made entry point: no source of its own
             return None
+        entries = self._routine_lines()
+        if entries is not None:
+            hit = entries.get(r.address)
+            return hit if hit is not None and hit[1] > 0 else None
         table = self._lines()
         hit = table.lookup(r.address) if table is not None else None
         return hit if hit is not None and hit[1] > 0 else None
@@ -327,6 +346,19 @@ class SourceIndex:
                         self._line_table = None
                 self._line_table_tried = True
         return self._line_table
+
+    def _routine_lines(self) -> dict[int, tuple[str, int]] | None:
+        """The line table's (file, line) at every routine symbol's address, as `lookup` gives it
+        (`Program.routine_lines`: the load read it; far cheaper than the whole table, which the
+        first lenses then need not wait for). None without one: the whole table answers."""
+        if self._entry_lines is None and self._entry_lines_factory is not None:
+            with self._entry_lock:  # not _io_lock: the whole table's reading must not hold this up
+                if self._entry_lines is None and self._entry_lines_factory is not None:
+                    try:
+                        self._entry_lines = self._entry_lines_factory()
+                    except Exception:  # a broken line table: the whole table is tried instead
+                        self._entry_lines_factory = None
+        return self._entry_lines
 
     def line_table(self) -> LineTable | None:
         """The binary's line table (read once; None when unreadable)."""

@@ -42,7 +42,6 @@ from .dwarfdecl import (
     subprograms,
 )
 from .dwarfread import DieReader, Unsupported
-from .elfdwarf import dwarf_info
 from .errors import ElfError, one_line
 from .sections import ElfFile
 
@@ -124,6 +123,8 @@ class DwarfIndex:
         if self._opened:
             return self._dwarf
         self._opened = True
+        from .elfdwarf import dwarf_info  # here: pyelftools' DWARF modules, which dwarfread spares most runs
+
         try:
             if self._elf is not None:
                 self._dwarf = dwarf_info(self._elf())

@@ -205,7 +205,9 @@ def _with_sources(
         need_all = opts.needs_source_files or all_lines
         if need_all or any(s.is_static for s in symtab.symbols):
             try:
-                lines = program.routine_lines(gprof_files=gprof_files, statics=not need_all)
+                lines = program.routine_lines(
+                    gprof_files=gprof_files, statics=not need_all, from_table=opts.line_granularity
+                )
             except Exception as e:  # a broken .debug_line must not stop the report
                 problems.append(
                     f"{program.path}: cannot read DWARF line table ({reason(e)}); file names omitted"

@@ -230,7 +230,7 @@ class Program:
     # ---- source lines --------------------------------------------------------------------------
 
     def routine_lines(
-        self, *, gprof_files: bool = False, statics: bool = False
+        self, *, gprof_files: bool = False, statics: bool = False, from_table: bool = False
     ) -> dict[int, tuple[str, int]]:
         """Source (file, line) of every candidate routine address (T/t/W symbols), or with
         `statics` of the static ones (t symbols: what gprof's report names files for) at least:
@@ -238,7 +238,9 @@ class Program:
 
         `gprof_files=True` gives the file gprof names (BFD's reading of the line table, as
         `addr2line` prints it; `linetable.lines_at`), otherwise the true source position. Cached
-        on disk, one entry per rule and extent."""
+        on disk, one entry per rule and extent. `from_table=True` (the caller reads the whole
+        `line_table` of the same rule anyway: -l) answers from that table's `lookup` (the same
+        answers) instead of decoding the line programs a second time."""
         name = f"lines:{gprof_files}"
         if statics:
             whole = self._once.peek(name)
@@ -256,7 +258,11 @@ class Program:
                 return cached
             letters = ("t",) if statics else ("T", "t", "W")
             wanted = {s.value for s in self.image.symbols if s.class_letter in letters}
-            out = lines_at(self.path, wanted, bfd=gprof_files, elf=self._reader()) if wanted else {}
+            if from_table and wanted:
+                table = self.line_table(bfd=gprof_files)
+                out = {a: hit for a in wanted if (hit := table.lookup(a)) is not None}
+            else:
+                out = lines_at(self.path, wanted, bfd=gprof_files, elf=self._reader()) if wanted else {}
             diskcache.store(kind, self.key, out)
             return out
 

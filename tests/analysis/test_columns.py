@@ -5,6 +5,7 @@ plain form (the server's disk cache) round-trips or is refused with ValueError."
 from __future__ import annotations
 
 import random
+import threading
 
 import pytest
 
@@ -80,6 +81,14 @@ def test_graph_order_and_groups_read_back_and_round_trip() -> None:
 def test_sorted_in_slices_is_sorted(reverse: bool) -> None:
     rng = random.Random(7)
     items = [(rng.randrange(40), i) for i in range(3 * SLICE + 11)]  # ties: stability shows
-    assert sorted_in_slices(items, lambda t: t[0], reverse) == sorted(
-        items, key=lambda t: t[0], reverse=reverse
-    )
+    expected = sorted(items, key=lambda t: t[0], reverse=reverse)
+    assert sorted_in_slices(items, lambda t: t[0], reverse) == expected  # one thread: one call
+    done = threading.Event()
+    other = threading.Thread(target=done.wait)  # another thread alive: the sliced sort and merge
+    other.start()
+    try:
+        assert threading.active_count() > 1
+        assert sorted_in_slices(items, lambda t: t[0], reverse) == expected
+    finally:
+        done.set()
+        other.join()

@@ -41,12 +41,23 @@ def _tombstone(address: int) -> bool:
     return address in (0xFFFFFFFF, 0xFFFFFFFE) or address >= 0xFFFFFFFFFFFFFFFE
 
 
+# unsigned integers of 1, 2, 4 and 8 bytes: each byte order's unpackers (`_Reader.uint`)
+_UNPACK = {
+    e: {n: struct.Struct(e + c).unpack_from for n, c in ((1, "B"), (2, "H"), (4, "I"), (8, "Q"))}
+    for e in "<>"
+}
+
+
 class _Reader:
     def __init__(self, data: bytes, little: bool) -> None:
         self.data = data
         self.e = "<" if little else ">"
+        self._unpack = _UNPACK[self.e]
 
     def uleb(self, pos: int) -> tuple[int, int]:
+        b = self.data[pos]
+        if b < 0x80:  # one byte: most values
+            return b, pos + 1
         return uleb(self.data, pos)
 
     def sleb(self, pos: int) -> tuple[int, int]:
@@ -56,7 +67,7 @@ class _Reader:
         if size == 3:
             b = self.data[pos : pos + 3]
             return int.from_bytes(b, "little" if self.e == "<" else "big")
-        return int(struct.unpack_from(self.e + {1: "B", 2: "H", 4: "I", 8: "Q"}[size], self.data, pos)[0])
+        return int(self._unpack[size](self.data, pos)[0])
 
 
 Abbrev = tuple[int, bool, list[tuple[int, int, int]]]  # (tag, has children, [(attribute, form, const)])

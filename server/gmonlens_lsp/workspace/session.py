@@ -17,8 +17,10 @@ import functools
 import glob
 import logging
 import os
+import threading
 import time
-from collections.abc import Callable
+from collections import OrderedDict
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -35,6 +37,31 @@ from .index import SourceIndex
 from .settings import CONFIG_FILE, Settings
 
 log = logging.getLogger(__name__)
+
+
+class Memo:
+    """A small thread-safe cache of values built from a loaded profile, keyed by the parameters
+    that change them: at most `size` entries, the least recently used dropped first. It lives on
+    a `LoadedFolder`, so a reload (a new `LoadedFolder`) starts empty. A build runs under the
+    lock: concurrent requests for one key build it once."""
+
+    def __init__(self, size: int = 4) -> None:
+        self.size = size
+        self._lock = threading.Lock()
+        self._values: OrderedDict[Hashable, Any] = OrderedDict()
+
+    def get(self, key: Hashable, build: Callable[[], Any]) -> Any:
+        """The value for `key`, built by `build()` when not held (its exceptions propagate, and
+        nothing is kept)."""
+        with self._lock:
+            if key in self._values:
+                self._values.move_to_end(key)
+                return self._values[key]
+            value = build()
+            self._values[key] = value
+            while len(self._values) > self.size:
+                self._values.popitem(last=False)
+            return value
 
 
 @dataclass(frozen=True)
@@ -69,6 +96,7 @@ class LoadedFolder:
         return done
 
     disasm: dict[str, Any] = field(default_factory=dict, compare=False)  # syntax -> DisasmContext
+    flame: Memo = field(default_factory=Memo, compare=False)  # flame trees by their parameters
 
     @property
     def total_seconds(self) -> float:

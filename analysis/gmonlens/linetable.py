@@ -8,11 +8,12 @@ from __future__ import annotations
 
 from array import array
 from bisect import bisect_right
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from .budget import Budget
     from .sections import ElfFile
 
 
@@ -126,12 +127,22 @@ class LineTable:
         (later units' sequences are dropped where they start inside it).
         """
         from .lineheader import programs
+
+        return cls.from_programs(programs(path, elf), bfd=bfd)
+
+    @classmethod
+    def from_programs(
+        cls, progs: Iterable[tuple[Any, list[str], int, bytes, Budget]], *, bfd: bool = False
+    ) -> LineTable:
+        """The table of the line programs `progs` (`lineheader.programs`' items, in section
+        order): `from_elf` over a subset of the units. For an address that only these units'
+        sequences cover, `lookup` answers as the whole table's does."""
         from .lineprogram import decode_sequences
 
         files: list[str] = []
         file_ids: dict[str, int] = {}
         seqs: list[tuple[Sequence[int], Sequence[int], Sequence[int]]] = []
-        for prog, names, base, data, budget in programs(path, elf):
+        for prog, names, base, data, budget in progs:
             local: dict[int, int] = {}
             default_file = 0 if bfd and base == 0 else 1
             for addrs, fnums, lines in decode_sequences(prog, data, default_file=default_file, budget=budget):

@@ -213,7 +213,13 @@ def _load_folder(folder: str, settings: Settings, generation: int, check: Callab
     check()
     mapper = SourceMapper(folder, dict(settings.source_map))
     index = SourceIndex(
-        profile, dwarf, mapper, program.line_table, program.call_finder, program.routine_lines
+        profile,
+        dwarf,
+        mapper,
+        program.line_table,
+        program.call_finder,
+        program.routine_lines,
+        program.lines_of,
     )
     warnings = [*profile.problems, *_stale_problems(found.binary, found.profiles)]
     comparison = _compare(folder, settings, program, profile, options, warnings, inputs)

@@ -11,6 +11,7 @@ from array import array
 from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import pairwise
 
 from .cycles import dfn_order_grouped
 from .histogram import assign_samples
@@ -434,7 +435,7 @@ def _arc_orders(g: _Graph, cycle_of: Sequence[int]) -> tuple[Groups, Groups]:
 
     def ordered(at: array[int], ids: array[int], reverse: bool) -> Groups:
         out = array("q", ids)
-        for lo, hi in zip(at, at[1:]):
+        for lo, hi in pairwise(at):
             if hi - lo < 2:  # most routines (all -l line symbols) have no arc or one
                 continue
             if hi - lo > SLICE:  # a routine that calls (or is called by) 100,000s: not one C call

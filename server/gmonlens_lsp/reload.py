@@ -233,8 +233,9 @@ def _apply(ls: GmonlensServer, state: FolderState, outcome: LoadOutcome) -> None
 
 
 async def _certainty(loaded: Any) -> None:
-    """Compute `loaded.certainty` in a thread (a request that needs it meanwhile waits for this
-    computation instead of starting its own: functools.cached_property)."""
+    """Compute `loaded.certainty` in a thread (hover and call hierarchy answer without it
+    meanwhile: `certainty_ready`; a request that needs it waits for this computation instead of
+    starting its own: functools.cached_property)."""
     try:
         await asyncio.to_thread(gcpause.run_paused, getattr, loaded, "certainty")
     except Exception:  # a bug costs the certainty figures only; the request that asks says why
@@ -249,7 +250,7 @@ async def _finish(ls: GmonlensServer, state: FolderState, loaded: LoadedFolder) 
     await asyncio.sleep(0.5)  # let the first requests go first
     await ls.quiet()
     # certainty (hover, call hierarchy, graph: 2 s CPU at 100,000 routines) first: a hover
-    # meanwhile shows the figures without it, a call hierarchy waits for it
+    # or a call hierarchy meanwhile answers without it, the call graph panel waits for it
     certain = ls.spawn(_certainty(loaded))
     # line heat once per load, in a thread (it holds the GIL for 0.1-0.3 s on SQLite; beside the
     # first lenses' DWARF decoding it slowed them by a second or more)

@@ -1,5 +1,7 @@
 """Call hierarchy: gprof's parents (incoming, with call-site ranges from the arcs' return
-addresses) and children (outgoing; static arcs too when the static call graph is on)."""
+addresses) and children (outgoing; static arcs too when the static call graph is on). Each arc's
+detail says whether its time is exact or gprof's estimate once the figures' certainty is ready
+(`LoadedFolder.certainty_ready`); before that a request answers at once without that mark."""
 
 from __future__ import annotations
 
@@ -50,13 +52,15 @@ def _item(
 
 def _incoming(loaded: LoadedFolder, rid: int) -> list[types.CallHierarchyIncomingCall]:
     p, index = loaded.profile, loaded.index
+    cert = loaded.certainty_ready()  # None while computing: the arcs unmarked, as the hover does
     out = []
     budget = link_budget()  # DWARF decoded for all the links of this request
     for pos in reversed(p.parents[rid]):  # gprof lists the biggest caller last
         arc = p.arcs[pos]
         item = _item(loaded, arc.parent, linked=True, budget=budget)
         lines = lines_in(index.call_site_lines(arc), uris.to_fs_path(item.uri) or "")
-        out.append(render.incoming(item, arc, lines, p, loaded.certainty.estimated_arc(p, pos)))
+        estimated = None if cert is None else cert.estimated_arc(p, pos)
+        out.append(render.incoming(item, arc, lines, p, estimated))
     return out
 
 
@@ -64,6 +68,7 @@ def _outgoing(
     loaded: LoadedFolder, rid: int, caller: types.CallHierarchyItem
 ) -> list[types.CallHierarchyOutgoingCall]:
     p, index = loaded.profile, loaded.index
+    cert = loaded.certainty_ready()  # None while computing: the arcs unmarked, as the hover does
     budget = link_budget()  # DWARF decoded for all the links of this request
     caller_path = uris.to_fs_path(caller.uri) or ""
     out = []
@@ -71,7 +76,7 @@ def _outgoing(
         arc = p.arcs[pos]
         item = _item(loaded, arc.child, linked=True, budget=budget)
         lines = lines_in(index.call_site_lines(arc), caller_path)
-        estimated = loaded.certainty.estimated_arc(p, pos)
+        estimated = None if cert is None else cert.estimated_arc(p, pos)
         out.append(render.outgoing(item, arc, lines, caller.selection_range, p, estimated))
     return out
 

@@ -63,7 +63,8 @@ class LoadedFolder:
 
     def certainty_ready(self) -> ProfileCertainty | None:
         """`certainty` when computed already, else None (never waits: a hover shows the figures
-        without it rather than wait seconds for whole-program work)."""
+        without it, a call hierarchy its arcs without the exact/estimated mark, rather than wait
+        seconds for whole-program work; a request after it is ready has them)."""
         done: ProfileCertainty | None = self.__dict__.get("certainty")
         return done
 

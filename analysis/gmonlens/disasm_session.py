@@ -46,12 +46,6 @@ def has_listing_data(program: Program) -> bool:
     return diskcache.exists(LINETABLE_BFD_KIND, key) and diskcache.exists(SCOPES_GPROF_KIND, key)
 
 
-def warm_listing(program: Program) -> None:
-    """Compute and store `gprof_lines` (the warm-up's work), unless cached."""
-    if not has_listing_data(program):
-        gprof_lines(program)
-
-
 @dataclass
 class DisasmContext:
     """A loaded profile and its binary, ready to list routines."""

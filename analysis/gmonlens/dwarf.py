@@ -322,6 +322,14 @@ class DwarfIndex:
         self._decls[offset] = result
         return result
 
+    def pack_unit(self, offset: int) -> None:
+        """Hold the unit's decoded declarations packed, as an export holds them (`_pack`), not
+        as records: `decls_of_unit` unpacks them when asked again. For a pass over every unit
+        (`Program.complete_dwarf`), whose peak is then one unit's records, not all of them."""
+        decls = self._decls.pop(offset, None)
+        if decls is not None:
+            self._packed[offset] = _pack(decls)
+
     def _fast_decls(self, offset: int) -> list[SourceDecl] | None:
         """`decls_of_unit` by the own reader (unsorted), None when it does not read the unit."""
         fast = self._fast()

@@ -377,6 +377,16 @@ class DieReader:
         named by the rules of `dieparse` (`scopes.function_scopes`); a name is read by following
         the entry's abstract origin or specification when it has none, nothing is kept of the
         entries without code."""
+        return self.code_scope_pair(elf_names)[1 if elf_names is not None else 0]
+
+    def code_scope_pair(
+        self, elf_names: Mapping[int, str] | None
+    ) -> tuple[list[tuple[int, int, str]], list[tuple[int, int, str]]]:
+        """`(code_scopes(None), code_scopes(elf_names))` from one walk over the entries; the
+        second is the first list itself where `elf_names` renames nothing (or is None)."""
+        records: dict[int, Record | None] = {}
+        out: list[tuple[int, int, str]] = []
+        renamed: dict[int, tuple[int, str]] = {}  # first index in `out` -> (ranges, ELF name)
         coded: list[tuple[Unit, list[tuple[int, int]], bool, Record]] = []
         for offset in self._starts:
             unit = self.units[offset]
@@ -384,15 +394,17 @@ class DieReader:
             mangled = lang is not None and lang[1] in _MANGLED_LANGUAGES
             with _malformed("DWARF entries"):
                 self._scope_walk(unit, mangled, coded)
-        records: dict[int, Record | None] = {}
-        out: list[tuple[int, int, str]] = []
-        with _malformed("DWARF entries"):
-            for _unit, ranges, mangled, record in coded:
-                name, linkage = self._scope_name(record, records)
-                if elf_names is not None and mangled and not linkage:
-                    name = elf_names.get(ranges[0][0], name)
-                out.extend((lo, hi, name) for lo, hi in ranges)
-        return out
+                # named unit by unit (a name read through a link decodes the entry it points to,
+                # wherever it is): only one unit's records are held at a time
+                for _unit, ranges, mangled, record in coded:
+                    name, linkage = self._scope_name(record, records)
+                    if elf_names is not None and mangled and not linkage:
+                        other = elf_names.get(ranges[0][0], name)
+                        if other != name:
+                            renamed[len(out)] = (len(ranges), other)
+                    out.extend((lo, hi, name) for lo, hi in ranges)
+            coded.clear()
+        return out, _renamed(out, renamed) if renamed else out
 
     def _scope_walk(
         self, unit: Unit, mangled: bool, coded: list[tuple[Unit, list[tuple[int, int]], bool, Record]]
@@ -788,3 +800,16 @@ def _v5_entries(reader: DieReader, unit: Unit, data: bytes, pos: int) -> tuple[l
             entry[kind] = value
         entries.append(entry)
     return entries, pos
+
+
+def _renamed(
+    out: list[tuple[int, int, str]], renamed: dict[int, tuple[int, str]]
+) -> list[tuple[int, int, str]]:
+    """`out` with the ranges `renamed` lists (first index -> (how many, name)) named as it says
+    (`DieReader.code_scope_pair`)."""
+    other = list(out)
+    for k, (n, name) in renamed.items():
+        for j in range(k, k + n):
+            lo, hi, _ = other[j]
+            other[j] = (lo, hi, name)
+    return other

@@ -125,33 +125,87 @@ class LineTable:
         the unit's main file, and where units' sequences overlap, the earliest unit's is kept whole
         (later units' sequences are dropped where they start inside it).
         """
-        from .lineheader import programs
-        from .lineprogram import decode_sequences
+        return _build_tables(path, elf, (bfd,))[0]
 
-        files: list[str] = []
-        file_ids: dict[str, int] = {}
-        seqs: list[tuple[Sequence[int], Sequence[int], Sequence[int]]] = []
-        for prog, names, base, data, budget in programs(path, elf):
-            local: dict[int, int] = {}
-            default_file = 0 if bfd and base == 0 else 1
-            for addrs, fnums, lines in decode_sequences(prog, data, default_file=default_file, budget=budget):
-                fids = []
-                for f in fnums:
-                    fid = local.get(f)
-                    if fid is None:
-                        idx = f - base
-                        name = names[idx] if 0 <= idx < len(names) else "??"
-                        fid = file_ids.get(name)
-                        if fid is None:
-                            fid = file_ids[name] = len(files)
-                            files.append(name)
-                        local[f] = fid
-                    fids.append(fid)
-                seqs.append(_compact(addrs, fids, lines))
-        if bfd:
-            seqs = _first_units_only(seqs)
+    @classmethod
+    def pair_from_elf(cls, path: str, elf: ElfFile | None = None) -> tuple[LineTable, LineTable]:
+        """`(from_elf(bfd=False), from_elf(bfd=True))` from one decoding of each line program:
+        the two tables share their address and line columns (and their file columns where the
+        rule for DWARF 5's default file changes nothing)."""
+        plain, bfd = _build_tables(path, elf, (False, True))
+        return plain, bfd
+
+
+# A file register no line program can hold (its values are ULEB128s): the row's file is the
+# sequence's default, which `from_elf`'s two readings take differently.
+_DEFAULT_FILE = -1
+Columns = tuple[Sequence[int], Sequence[int], Sequence[int]]
+
+
+def _build_tables(path: str, elf: ElfFile | None, readings: tuple[bool, ...]) -> list[LineTable]:
+    """One `LineTable` per reading in `readings` (True: BFD's, see `LineTable.from_elf`), each
+    line program decoded once for all of them."""
+    from .lineheader import programs
+    from .lineprogram import decode_sequences
+
+    builders = [_TableBuilder(bfd) for bfd in readings]
+    for prog, names, base, data, budget in programs(path, elf):
+        decoded = decode_sequences(prog, data, default_file=_DEFAULT_FILE, budget=budget)
+        shared: dict[int, Columns] = {}
+        for b in builders:
+            b.add_unit(names, base, decoded, shared)
+    return [b.table() for b in builders]
+
+
+class _TableBuilder:
+    """One reading's files and sequences, unit after unit (`_build_tables`)."""
+
+    def __init__(self, bfd: bool) -> None:
+        self.bfd = bfd
+        self.files: list[str] = []
+        self.file_ids: dict[str, int] = {}
+        self.seqs: list[Columns] = []
+
+    def add_unit(
+        self,
+        names: list[str],
+        base: int,
+        decoded: list[tuple[list[int], list[int], list[int]]],
+        shared: dict[int, Columns],
+    ) -> None:
+        """The unit's sequences; `shared` holds the columns an earlier reading made of the same
+        sequence (by index), reused where equal."""
+        default = 0 if self.bfd and base == 0 else 1
+        local: dict[int, int] = {}
+        for k, (addrs, fnums, lines) in enumerate(decoded):
+            fids = []
+            for f in fnums:
+                fid = local.get(f)
+                if fid is None:
+                    fid = self._file_id(names, base, default if f == _DEFAULT_FILE else f)
+                    local[f] = fid
+                fids.append(fid)
+            made = shared.get(k)
+            if made is None:
+                shared[k] = made = _compact(addrs, fids, lines)
+            else:
+                fcol = made[1] if list(made[1]) == fids else _column(fids, _CODES[1])
+                made = (made[0], fcol, made[2])
+            self.seqs.append(made)
+
+    def _file_id(self, names: list[str], base: int, f: int) -> int:
+        idx = f - base
+        name = names[idx] if 0 <= idx < len(names) else "??"
+        fid = self.file_ids.get(name)
+        if fid is None:
+            fid = self.file_ids[name] = len(self.files)
+            self.files.append(name)
+        return fid
+
+    def table(self) -> LineTable:
+        seqs = _first_units_only(self.seqs) if self.bfd else self.seqs
         seqs.sort(key=lambda q: q[0][0])
-        return cls(tuple(q[0][0] for q in seqs), tuple(seqs), tuple(files))
+        return LineTable(tuple(q[0][0] for q in seqs), tuple(seqs), tuple(self.files))
 
 
 # the type codes each column may have, narrowest first: addresses, file ids, lines

@@ -312,8 +312,13 @@ class Program:
             return
         for unit in dwarf.units():
             dwarf.decls_of_unit(unit.offset)
+            dwarf.pack_unit(unit.offset)
         dwarf.prepare_ranges()
         diskcache.store(DWARF_KIND, self.key, dwarf.export())
+
+    def forget_dwarf(self) -> None:
+        """Let go of `dwarf()` (decoded again, or read from the disk cache, when next asked)."""
+        self._once.forget("dwarf")
 
     def scopes(self, *, compute: bool) -> FunctionScopes | None:
         """The innermost function at each address (`scopes.FunctionScopes`) from the disk cache;
@@ -333,6 +338,46 @@ class Program:
         scopes = function_scopes(DwarfIndex(self.path, self._reader))  # an index of its own: threads
         diskcache.store(SCOPES_KIND, self.key, (scopes.bounds, scopes.names))
         return scopes
+
+    def store_scopes(self) -> None:
+        """Store both kinds of scopes (`scopes`, `gprof_scopes`) in the disk cache where missing,
+        from one walk over the DWARF entries (`scopes.function_scope_pair`; the warm-up's work).
+        Nothing is kept in this Program (the symbols, when read for this, are let go of before
+        the walk)."""
+        from .dwarf import DwarfIndex
+        from .scopes import elf_code_names, function_scope_pair
+
+        key = self.key
+        if diskcache.exists(SCOPES_KIND, key) and diskcache.exists(SCOPES_GPROF_KIND, key):
+            return
+        had_image = self._once.peek("image") is not None
+        names = elf_code_names(self.image.symbols)
+        if not had_image:
+            self._once.forget("image")
+        index = DwarfIndex(self.path, self._reader)
+        plain, gprof = function_scope_pair(index, names)
+        del names
+        del index
+        for kind, scopes in ((SCOPES_KIND, plain), (SCOPES_GPROF_KIND, gprof)):
+            if not diskcache.exists(kind, key):
+                diskcache.store(kind, key, (scopes.bounds, scopes.names))
+
+    def store_line_tables(self) -> None:
+        """Store both line tables (`line_table()`, `line_table(bfd=True)`) in the disk cache
+        where missing, from one decoding of each line program (`LineTable.pair_from_elf`; the
+        warm-up's work). Nothing is kept in this Program."""
+        key = self.key
+        kinds = (LINETABLE_KIND, LINETABLE_BFD_KIND)
+        if all(diskcache.exists(k, key) for k in kinds):
+            return
+        tables = list(LineTable.pair_from_elf(self.path, elf=self._reader()))
+        for kind in kinds:
+            table = tables.pop(0)
+            plain = table.to_plain() if not diskcache.exists(kind, key) else None
+            del table  # the other table shares its columns: what is freed here is its own
+            if plain is not None:
+                diskcache.store(kind, key, plain)
+            del plain  # before the next table's plain data is made
 
     def has_scopes(self) -> bool:
         """Whether the disk cache holds the scopes."""

@@ -113,6 +113,25 @@ def function_scopes(index: DwarfIndex, elf_names: Mapping[int, str] | None = Non
     return _pyelftools_scopes(index, elf_names)
 
 
+def function_scope_pair(
+    index: DwarfIndex, elf_names: Mapping[int, str]
+) -> tuple[FunctionScopes, FunctionScopes]:
+    """`(function_scopes(index), function_scopes(index, elf_names))` from one walk over the
+    entries (the same object twice where the ELF names rename nothing: every C program)."""
+    from .dwarfread import Unsupported
+
+    reader = index.own_reader()
+    if reader is not None:
+        try:
+            plain, gprof = reader.code_scope_pair(elf_names)
+        except Unsupported:
+            pass
+        else:
+            first = FunctionScopes.build(plain)
+            return first, first if gprof is plain else FunctionScopes.build(gprof)
+    return _pyelftools_scopes(index, None), _pyelftools_scopes(index, elf_names)
+
+
 def _pyelftools_scopes(index: DwarfIndex, elf_names: Mapping[int, str] | None) -> FunctionScopes:
     scopes: list[tuple[int, int, str]] = []
     names: dict[int, tuple[str, bool]] = {}

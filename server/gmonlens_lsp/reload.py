@@ -249,6 +249,14 @@ async def _finish(ls: GmonlensServer, state: FolderState, loaded: LoadedFolder) 
     last pass. Whole-program work here never runs beside the first lenses."""
     await asyncio.sleep(0.5)  # let the first requests go first
     await ls.quiet()
+    profile_stored = loaded.profile_cached
+    if not profile_stored and cache_entries.cache_dir() is not None:
+        # the profile this load computed, written first (its encoding's memory then adds to the
+        # load's alone, not to the certainty's and the heat's): the warm-up would otherwise
+        # compute it a second time
+        profile_stored = await asyncio.to_thread(
+            gcpause.run_paused, cache_entries.write_profile, loaded.profile_key, loaded.profile
+        )
     # certainty (hover, call hierarchy, graph: 2 s CPU at 100,000 routines) first: a hover
     # or a call hierarchy meanwhile answers without it, the call graph panel waits for it
     certain = ls.spawn(_certainty(loaded))
@@ -259,7 +267,7 @@ async def _finish(ls: GmonlensServer, state: FolderState, loaded: LoadedFolder) 
 
     complete = (
         loaded.dwarf_cached
-        and loaded.profile_cached
+        and profile_stored
         and loaded.program.has_scopes()
         and has_listing_data(loaded.program)
     )

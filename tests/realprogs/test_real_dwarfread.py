@@ -18,3 +18,26 @@ def test_index_as_pyelftools_reads_it(fixture: str, request: pytest.FixtureReque
 
 def test_index_as_pyelftools_reads_it_at_o0(leveldb_o0: programs.RealProgram) -> None:
     assert assert_same_as_pyelftools(str(leveldb_o0.binary)) > 500
+
+
+@pytest.mark.parametrize("fixture", ["sqlite_prog", "leveldb_prog", "libsass_prog"])
+def test_one_walk_and_one_decoding_as_two(fixture: str, request: pytest.FixtureRequest) -> None:
+    """The warm-up's pairs (`scopes.function_scope_pair`, `LineTable.pair_from_elf`) equal what
+    each of the two readings gives alone; in the C++ programs gprof's scopes rename some entries."""
+    from gmonlens.linetable import LineTable
+    from gmonlens.program import Program
+    from gmonlens.scopes import elf_code_names, function_scope_pair, function_scopes
+
+    prog, _oracle = request.getfixturevalue(fixture)
+    path = str(prog.binary)
+    program = Program(path)
+    names = elf_code_names(program.image.symbols)
+    plain, gprof = function_scope_pair(program.dwarf(), names)
+    assert plain == function_scopes(program.dwarf())
+    assert gprof == function_scopes(program.dwarf(), names)
+    assert (plain is gprof) == (fixture == "sqlite_prog")
+    tables = LineTable.pair_from_elf(path)
+    assert [t.to_plain() for t in tables] == [
+        LineTable.from_elf(path).to_plain(),
+        LineTable.from_elf(path, bfd=True).to_plain(),
+    ]

@@ -299,3 +299,8 @@ def _decode_fit(value: Any) -> Any:
     diskcache.expect(type(value) is tuple and len(value) == len(checks))
     diskcache.expect(all(c(v) for c, v in zip(checks, value, strict=True)))
     return Fit(*value)
+
+
+def has_profile(key: str | None) -> bool:
+    """Whether an entry `write_profile` wrote under `key` is there (not read nor checked)."""
+    return diskcache.exists("profile", key)

@@ -1,5 +1,6 @@
 """`python -m gmonlens_lsp.workspace.warmup BINARY [--static-call-graph] [--clones-apart] PROFILE...`: fill the cache for one
-binary and profile set (full DWARF index, line table, computed profile, function scopes), at low priority, in a
+binary and profile set (full DWARF index, both line tables, both kinds of function scopes, and the computed profile
+when the server could not write it), at low priority, in a
 process of its own so that the server's requests never wait for this work (the GIL)."""
 
 from __future__ import annotations
@@ -7,29 +8,42 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
+from typing import TYPE_CHECKING
 
-from gmonlens.disasm_session import warm_listing
 from gmonlens.errors import reason
 
 from . import cache_entries
 
+if TYPE_CHECKING:
+    from gmonlens.program import Program
+
 
 def warm(binary: str, profiles: list[str], static_call_graph: bool, clones_apart: bool = False) -> None:
-    """Each file read once (`Program`): what the cache lacks is computed from those bytes."""
-    from gmonlens.loader import load_profile
-    from gmonlens.options import AnalysisOptions
+    """Each file read once (`Program`): what the cache lacks is computed from those bytes, one
+    entry after the other, each written as soon as it is made and let go of before the next (this
+    process's peak is its largest step, not their sum). The computed profile is the server's to
+    write (it has it in memory: `reload`); it is computed here only when the cache still lacks it
+    (the server could not write it), so that a second start finds every entry."""
     from gmonlens.program import Program
 
     program = Program(binary, profiles)
+    _warm_profile(program, static_call_graph, clones_apart)
+    program.complete_dwarf()
+    has_debug_info = program.dwarf().has_debug_info
+    program.forget_dwarf()
+    program.store_line_tables()
+    if has_debug_info:
+        program.store_scopes()
+
+
+def _warm_profile(program: Program, static_call_graph: bool, clones_apart: bool) -> None:
+    from gmonlens.loader import load_profile
+    from gmonlens.options import AnalysisOptions
+
     options = AnalysisOptions(static_call_graph=static_call_graph, clones_apart=clones_apart)
     key = cache_entries.profile_key(program, options)
-    if key is not None and cache_entries.read_profile(key) is None:
+    if key is not None and not cache_entries.has_profile(key):
         cache_entries.write_profile(key, load_profile(program, options=options))
-    program.complete_dwarf()
-    program.line_table()
-    if program.dwarf().has_debug_info:
-        program.scopes(compute=True)
-        warm_listing(program)  # what a first listing would read from the DWARF
 
 
 MAX_CONCURRENT = 2  # warm-up processes running at once, over all folders (the others wait)

@@ -222,8 +222,12 @@ class Program:
 
     def fit(self, fmt: str = "auto") -> Fit:
         """The engine's fit rule (`gmonlens.fit`) for the profiles; raises ElfError for a binary
-        gprof cannot use and GmonFormatError for a profile unreadable at its word size."""
-        return profile_fit(self.image, self.symtab, self.gmon(fmt), ", ".join(self.profiles.paths))
+        gprof cannot use and GmonFormatError for a profile unreadable at its word size. Computed
+        once per format: discovery's check and the load's share it (an error too, raised again)."""
+        return self._once.get(
+            f"fit:{fmt}",
+            lambda: profile_fit(self.image, self.symtab, self.gmon(fmt), ", ".join(self.profiles.paths)),
+        )
 
     def call_finder(self) -> CallFinder:
         """The call instructions of the code (`callsites`), decoded on demand."""

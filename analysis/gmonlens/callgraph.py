@@ -11,6 +11,7 @@ from array import array
 from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import pairwise
 
 from .cycles import dfn_order_grouped
 from .histogram import assign_samples
@@ -429,14 +430,18 @@ def _arc_orders(g: _Graph, cycle_of: Sequence[int]) -> tuple[Groups, Groups]:
             return (1, float(count[a]), 0)
         return (2, atime[a] + actime[a], count[a])
 
+    keys = [arc_key(a) for a in range(len(parent))]  # once per arc: both orders sort by it
+    key = keys.__getitem__
+
     def ordered(at: array[int], ids: array[int], reverse: bool) -> Groups:
         out = array("q", ids)
-        for r in range(len(at) - 1):
-            lo, hi = at[r], at[r + 1]
+        for lo, hi in pairwise(at):
+            if hi - lo < 2:  # most routines (all -l line symbols) have no arc or one
+                continue
             if hi - lo > SLICE:  # a routine that calls (or is called by) 100,000s: not one C call
-                out[lo:hi] = array("q", sorted_in_slices(ids[lo:hi], arc_key, reverse))
-            elif hi - lo > 1:  # most routines (all -l line symbols) have no arc or one
-                out[lo:hi] = array("q", sorted(ids[lo:hi], key=arc_key, reverse=reverse))
+                out[lo:hi] = array("q", sorted_in_slices(ids[lo:hi], key, reverse))
+            else:
+                out[lo:hi] = array("q", sorted(ids[lo:hi], key=key, reverse=reverse))
         return Groups.of_arrays(at, out)
 
     return ordered(g.folk_at, g.folks, False), ordered(g.kid_at, g.kids, True)

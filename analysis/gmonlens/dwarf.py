@@ -411,6 +411,25 @@ class DwarfIndex:
         if self._unit_ranges is None:
             self._unit_ranges = self._build_unit_ranges()
 
+    def line_programs_at(self, address: int) -> list[int] | None:
+        """`.debug_line` offsets of the line programs of the units whose code ranges hold
+        `address` (the address -> unit table), in unit order; None when no unit holds it, or one
+        that does has no program or is not read by the own reader: callers read every program."""
+        units = self._units_at(address)
+        fast = self._fast() if units else None
+        if fast is None:
+            return None
+        out = []
+        for unit in units:
+            try:
+                offset = fast.stmt_list(unit)
+            except Unsupported:
+                return None
+            if offset is None:
+                return None
+            out.append(offset)
+        return out
+
     def _units_at(self, address: int) -> list[int]:
         if self._unit_ranges is None:
             self._unit_ranges = self._build_unit_ranges()

@@ -274,6 +274,15 @@ class DieReader:
         self._budget.charge("string bytes", sum(map(len, files)), ".debug_line")
         return files
 
+    def stmt_list(self, offset: int) -> int | None:
+        """The `.debug_line` offset of the unit at `offset`'s line program (DW_AT_stmt_list), None
+        without one."""
+        top = self.top(offset)
+        if _STMT_LIST not in top:
+            return None
+        with _malformed("unit entry"):
+            return _int(top[_STMT_LIST])
+
     def size(self, offset: int) -> int:
         """Bytes of the unit at `offset`, its header included (pyelftools' `cu.size`)."""
         unit = self.units[offset]

@@ -10,10 +10,11 @@ node; edges inside a cycle carry no time in gprof and are kept while both ends a
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .export_common import exported_arcs
-from .model import Profile
+from .model import ArcTable, Profile
 
 NODE_THRES = 0.5  # gprof2dot's defaults, in percent
 EDGE_THRES = 0.1
@@ -92,14 +93,21 @@ def _edge(p: Profile, i: int) -> GraphEdge:
     return GraphEdge(a.parent, a.child, a.count, t, _pct(p, t), cyc or a.is_self)
 
 
+def _child_column(p: Profile) -> Sequence[int]:
+    """Each arc's callee id, by arc index, read from the arcs' column when they are an `ArcTable`
+    (no `Arc` record made per arc: `main` of a large program has an arc to each routine)."""
+    return p.arcs.child if isinstance(p.arcs, ArcTable) else [a.child for a in p.arcs]
+
+
 def _build(p: Profile, candidates: set[int], keep: set[int], edge_thres: float, center: int) -> CallGraph:
     """Nodes `keep` (out of `candidates`) and the edges among them at or over `edge_thres`; the
     pruned counts are of candidates and of edges among candidates that were left out."""
     among = 0
     kept: list[GraphEdge] = []
+    child = _child_column(p)
     for r in sorted(candidates):
         for i in p.children[r]:
-            c = p.arcs[i].child
+            c = child[i]
             if c not in candidates or not _shown(p, i):
                 continue
             among += 1

@@ -75,8 +75,25 @@ class _Program:
         self.structs = structs
 
 
-def _programs_v5(elf: ElfFile) -> list[tuple[Any, list[str], int, bytes]] | None:
-    """DWARF 5 line programs of `elf` in section order, or None when pyelftools must read them."""
+def programs_by_offset(elf: ElfFile) -> dict[int, tuple[Any, list[str], int, bytes, Budget]] | None:
+    """`programs` keyed by each program's offset in `.debug_line` (a unit's DW_AT_stmt_list), in
+    section order; None where they are read through pyelftools (not DWARF 5), whose callers then
+    read every program. Reads the headers only; raises ElfError."""
+    offsets: list[int] = []
+    fast = _programs_v5(elf, offsets)
+    if fast is None:
+        return None
+    return {
+        offset: (prog, names, base, data, elf.budget)
+        for offset, (prog, names, base, data) in zip(offsets, fast, strict=True)
+    }
+
+
+def _programs_v5(
+    elf: ElfFile, offsets: list[int] | None = None
+) -> list[tuple[Any, list[str], int, bytes]] | None:
+    """DWARF 5 line programs of `elf` in section order, or None when pyelftools must read them;
+    each program's offset in the section is appended to `offsets` when given."""
     line = elf.find(".debug_line")
     if line is None:
         return []
@@ -91,9 +108,12 @@ def _programs_v5(elf: ElfFile) -> list[tuple[Any, list[str], int, bytes]] | None
     pos = 0
     try:
         while pos < len(data):
+            start = pos
             unit = _v5_unit(data, pos, e, strs, elf.little, elf.budget)
             if unit is None:
                 return None
+            if offsets is not None:
+                offsets.append(start)
             prog, names, pos = unit
             out.append((prog, names, 0, data))
     except (struct.error, IndexError, ValueError, UnicodeDecodeError):

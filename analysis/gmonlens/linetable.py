@@ -8,11 +8,12 @@ from __future__ import annotations
 
 from array import array
 from bisect import bisect_right
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from .budget import Budget
     from .sections import ElfFile
 
 
@@ -135,6 +136,15 @@ class LineTable:
         plain, bfd = _build_tables(path, elf, (False, True))
         return plain, bfd
 
+    @classmethod
+    def from_programs(
+        cls, progs: Iterable[tuple[Any, list[str], int, bytes, Budget]], *, bfd: bool = False
+    ) -> LineTable:
+        """The table of the line programs `progs` (`lineheader.programs`' items, in section
+        order): `from_elf` over a subset of the units. For an address that only these units'
+        sequences cover, `lookup` answers as the whole table's does."""
+        return _tables_of(progs, (bfd,))[0]
+
 
 # A file register no line program can hold (its values are ULEB128s): the row's file is the
 # sequence's default, which `from_elf`'s two readings take differently.
@@ -146,10 +156,18 @@ def _build_tables(path: str, elf: ElfFile | None, readings: tuple[bool, ...]) ->
     """One `LineTable` per reading in `readings` (True: BFD's, see `LineTable.from_elf`), each
     line program decoded once for all of them."""
     from .lineheader import programs
+
+    return _tables_of(programs(path, elf), readings)
+
+
+def _tables_of(
+    progs: Iterable[tuple[Any, list[str], int, bytes, Budget]], readings: tuple[bool, ...]
+) -> list[LineTable]:
+    """`_build_tables` of the line programs `progs` (`lineheader.programs`' items)."""
     from .lineprogram import decode_sequences
 
     builders = [_TableBuilder(bfd) for bfd in readings]
-    for prog, names, base, data, budget in programs(path, elf):
+    for prog, names, base, data, budget in progs:
         decoded = decode_sequences(prog, data, default_file=_DEFAULT_FILE, budget=budget)
         shared: dict[int, Columns] = {}
         for b in builders:

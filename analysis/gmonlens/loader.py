@@ -14,7 +14,7 @@ from .demangle import demangle_all
 from .elf import ElfImage
 from .errors import GmonlensError, reason
 from .fileorder import ObjectMap, mapped_symbols
-from .fit import profile_fit
+from .fit import Fit, profile_fit
 from .model import GmonData, Profile, Symbol
 from .options import AnalysisOptions, resolve_tables
 from .program import (
@@ -44,11 +44,14 @@ __all__ = [
 ]
 
 
-def fit_problems(image: ElfImage, symtab: SymbolTable, data: GmonData, paths: Sequence[str]) -> list[str]:
+def fit_problems(
+    image: ElfImage, symtab: SymbolTable, data: GmonData, paths: Sequence[str], known: Fit | None = None
+) -> list[str]:
     """The engine's fit rule (gmonlens.fit): raise when the profile plainly is not the binary's,
-    return the warnings when it fits only loosely. gprof prints an empty report instead."""
+    return the warnings when it fits only loosely. gprof prints an empty report instead. `known`
+    is the rule's verdict on these same inputs when already had (`Program.fit`)."""
     label = ", ".join(paths)
-    fit = profile_fit(image, symtab, data, label)
+    fit = known if known is not None else profile_fit(image, symtab, data, label)
     if fit.errors:
         raise GmonlensError(label, fit.errors[0])
     return list(fit.warnings)
@@ -139,7 +142,9 @@ def load(
     image = program.image
     symtab = _symbol_table(program, opts)
     data = program.gmon(opts.profile_format)
-    problems = fit_problems(image, symtab, data, program.profiles.paths)
+    # with gprof's default symbols the fit is the Program's (discovery may have checked it)
+    known = program.fit(opts.profile_format) if symtab is program.symtab else None
+    problems = fit_problems(image, symtab, data, program.profiles.paths, known)
     file_symbols: dict[int, int] = {}
     if file_map is not None and opts.symbol_file is None:  # gprof maps only the binary's symbols
         mapped = mapped_symbols(symtab, file_map)

@@ -20,7 +20,9 @@ GmonlensError, a malformed section) is kept and raised again, never retried by r
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Sequence
+from collections import OrderedDict
+from collections.abc import Callable, Iterable, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from . import diskcache
@@ -55,6 +57,9 @@ def read_profile_bytes(path: str) -> bytes:
     """The bytes of one profile file (a regular file, at most MAX_PROFILE_BYTES), or a one-line
     error naming it."""
     return read_regular(path, MAX_PROFILE_BYTES, "gmon.out profile", GmonFormatError)
+
+
+_UNIT_TABLES = 64  # `Program.lines_of`: the line tables of sets of units kept (a unit: ~1 ms to decode)
 
 
 class _Once:
@@ -138,12 +143,15 @@ class Program:
         self.path = path
         self.profiles = profiles if isinstance(profiles, ProfileFiles) else ProfileFiles(profiles)
         self._once = _Once()
+        self._unit_tables: OrderedDict[tuple[int, ...], LineTable] = OrderedDict()
+        self._unit_lock = threading.Lock()
 
     def with_profiles(self, profiles: ProfileFiles | Sequence[str]) -> Program:
         """The same executable with other profile files: what was read or decoded of the binary
         is shared, never read again (a baseline run of the same build)."""
         other = Program(self.path, profiles)
         other._once = self._once  # binary facts only: the profiles' are `ProfileFiles`'
+        other._unit_tables, other._unit_lock = self._unit_tables, self._unit_lock
         return other
 
     # ---- the file ------------------------------------------------------------------------------
@@ -214,8 +222,12 @@ class Program:
 
     def fit(self, fmt: str = "auto") -> Fit:
         """The engine's fit rule (`gmonlens.fit`) for the profiles; raises ElfError for a binary
-        gprof cannot use and GmonFormatError for a profile unreadable at its word size."""
-        return profile_fit(self.image, self.symtab, self.gmon(fmt), ", ".join(self.profiles.paths))
+        gprof cannot use and GmonFormatError for a profile unreadable at its word size. Computed
+        once per format: discovery's check and the load's share it (an error too, raised again)."""
+        return self._once.get(
+            f"fit:{fmt}",
+            lambda: profile_fit(self.image, self.symtab, self.gmon(fmt), ", ".join(self.profiles.paths)),
+        )
 
     def call_finder(self) -> CallFinder:
         """The call instructions of the code (`callsites`), decoded on demand."""
@@ -283,6 +295,59 @@ class Program:
             return table
 
         return self._once.get(f"linetable:{bfd}", make)
+
+    def lines_of(
+        self, addresses: Iterable[int], dwarf_lock: AbstractContextManager[Any] | None = None
+    ) -> dict[int, tuple[str, int]]:
+        """`line_table().lookup` of each address that a row covers (the true source position):
+        from the whole table when it is already read, else from the line programs of only the
+        units whose code ranges hold the address (`DwarfIndex.line_programs_at`; each set of
+        units' table decoded once, the last `_UNIT_TABLES` kept), and from the whole table for an
+        address no unit holds or where the programs are not DWARF 5 (`programs_by_offset`).
+        Uses `dwarf()`, which is not thread-safe: held under `dwarf_lock` when given (not while
+        the whole table is read)."""
+        wanted = list(dict.fromkeys(addresses))
+        out: dict[int, tuple[str, int]] = {}
+        if self._once.peek("linetable:False") is not None:
+            rest = wanted
+        else:
+            with dwarf_lock or nullcontext():
+                rest = self._unit_lookups(wanted, out)
+        if rest:
+            table = self.line_table()
+            for a in rest:
+                hit = table.lookup(a)
+                if hit is not None:
+                    out[a] = hit
+        return out
+
+    def _unit_lookups(self, wanted: list[int], out: dict[int, tuple[str, int]]) -> list[int]:
+        """Answer `wanted` into `out` from the tables of the units holding each address (see
+        `lines_of`); returns the addresses left for the whole table."""
+        from .lineheader import programs_by_offset
+
+        progs = self._once.get("lineprogs", lambda: programs_by_offset(self._reader()))
+        dwarf = self.dwarf()
+        rest = []
+        for a in wanted:
+            offsets = dwarf.line_programs_at(a) if progs is not None else None
+            if offsets is None or any(o not in progs for o in offsets):  # type: ignore[operator]
+                rest.append(a)
+                continue
+            key = tuple(sorted(set(offsets)))  # section order: the whole table's order
+            with self._unit_lock:
+                table = self._unit_tables.get(key)
+                if table is None:
+                    table = LineTable.from_programs(progs[o] for o in key)  # type: ignore[index]
+                    self._unit_tables[key] = table
+                    if len(self._unit_tables) > _UNIT_TABLES:
+                        self._unit_tables.popitem(last=False)
+                else:
+                    self._unit_tables.move_to_end(key)
+            hit = table.lookup(a)
+            if hit is not None:
+                out[a] = hit
+        return rest
 
     # ---- DWARF ---------------------------------------------------------------------------------
 

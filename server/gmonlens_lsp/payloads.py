@@ -397,7 +397,8 @@ class GraphEdge(TypedDict):
     seconds: float
     percent: float
     inCycle: bool
-    estimated: bool  # the time along it is gprof's split (the callee has several callers)
+    # the time along it is gprof's split (the callee has several callers); None while not known
+    estimated: bool | None
 
 
 class GraphCycle(TypedDict):
@@ -424,6 +425,7 @@ class CallGraphResult(TypedDict):
     nodes: list[GraphNode]
     edges: list[GraphEdge]
     cycles: list[GraphCycle]
+    certaintyPending: bool  # the edges' `estimated` not known yet (null): ask again later
 
 
 def _seconds(p: Profile) -> Callable[[float], float]:
@@ -477,14 +479,15 @@ def call_graph(
     folder: str,
     g: CallGraph,
     places: Mapping[int, Place | None],
-    estimated: Mapping[tuple[int, int], bool],
+    estimated: Mapping[tuple[int, int], bool] | None,
     depth: int | None,
     node_thres: float,
     edge_thres: float,
 ) -> CallGraphResult:
     """The `gmonlens/callGraph` result for graph `g` of profile `p` (`places`: the nodes'
     declarations; `estimated`: (caller, callee) -> whether the edge's time is gprof's split, for
-    the edges outside cycles; `depth`: None for the whole program)."""
+    the edges outside cycles, or None while the certainty is computing: every edge's `estimated`
+    is then null and `certaintyPending` true; `depth`: None for the whole program)."""
     sec = _seconds(p)
     cycles: dict[int, list[int]] = {}
     for n in g.nodes:
@@ -509,11 +512,12 @@ def call_graph(
                 "seconds": round(sec(e.ticks), 6),
                 "percent": round(e.percent, 4),
                 "inCycle": e.in_cycle,
-                "estimated": not e.in_cycle and estimated[(e.parent, e.child)],
+                "estimated": None if estimated is None else not e.in_cycle and estimated[(e.parent, e.child)],
             }
             for e in g.edges
         ],
         "cycles": [_cycle(p, k, members) for k, members in sorted(cycles.items())],
+        "certaintyPending": estimated is None,
     }
 
 

@@ -68,3 +68,38 @@ async def test_call_hierarchy_without_certainty(c_ws: Path, monkeypatch: pytest.
     ins, outs = await ask()  # a later request: marked
     assert all(d.endswith(MARKS) for d in ins + outs if "calls ·" in d), ins + outs
     assert any(d.endswith(MARKS) for d in ins) and any(d.endswith(MARKS) for d in outs)
+
+
+@pytest.mark.asyncio
+async def test_call_graph_panel_without_certainty(c_ws: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The call graph panel's request answers while the certainty is held, its edges' estimate
+    marks null and `certaintyPending` set; once it is ready they are booleans again."""
+    monkeypatch.setattr(session, "CERTAINTY_IN_LOAD", 0)
+    started, release = threading.Event(), threading.Event()
+    real = session.certainty
+
+    def held(profile: Any) -> Any:
+        started.set()
+        release.wait(60)
+        return real(profile)
+
+    monkeypatch.setattr(session, "certainty", held)
+    s = Served(c_ws, True, monkeypatch)
+    loaded = s.state.loaded
+    assert loaded is not None and loaded.certainty_ready() is None
+    computing = s.server.spawn(reload._certainty(loaded))
+    graph = s.server.protocol.fm.features["gmonlens/callGraph"]
+    params = {"whole": True, "nodeThreshold": 0, "edgeThreshold": 0}
+    try:
+        assert await asyncio.to_thread(started.wait, 30)
+        g = await asyncio.wait_for(graph(params), 20)
+        assert not computing.done()  # answered while the certainty was held
+        assert g["certaintyPending"] is True
+        assert g["edges"] and all(e["estimated"] is None for e in g["edges"])
+    finally:
+        release.set()
+    await asyncio.wait_for(asyncio.shield(computing), 30)
+    g = await asyncio.wait_for(graph(params), 20)  # a later request: marked
+    assert g["certaintyPending"] is False
+    outside = [e for e in g["edges"] if not e["inCycle"]]
+    assert outside and all(isinstance(e["estimated"], bool) for e in outside)

@@ -6,6 +6,7 @@ import os
 import shutil
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -120,3 +121,48 @@ def test_superseded_load_stops_between_phases(c_ws: Path) -> None:
     assert outcome.superseded and outcome.loaded is None and outcome.blocking is None
     assert len(asked) == 2
     assert load_folder(str(c_ws), Settings(), 1, lambda: False).loaded is not None
+
+
+def test_cold_load_decodes_entry_lines_once(c_ws: Path, tmp_path: Path, monkeypatch) -> None:
+    """A cold load and the first lenses read `.debug_line` for routine entries once: the load's
+    static routines (cproject has `static helper`) come from the lenses' whole set. Both read it
+    (1.2-2.5 s CPU each at 100,000 routines) before the load asked for the whole set first."""
+    import gmonlens.program as program_module
+    from gmonlens_lsp.features.code_lens import lenses_for
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    calls: list[int] = []
+    real = program_module.lines_at
+
+    def counted(path: str, wanted: set[int], **kw: object) -> dict[int, tuple[str, int]]:
+        calls.append(len(wanted))
+        return real(path, wanted, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(program_module, "lines_at", counted)
+    loaded = load_folder(str(c_ws), Settings(), 1).loaded
+    assert loaded is not None
+    assert any(r.name == "helper" and r.file for r in loaded.profile.routines)  # statics got files
+    assert lenses_for(loaded, str(c_ws / "src" / "main.c"))
+    assert len(calls) == 1, calls
+
+
+def test_cold_load_checks_the_fit_once(c_ws: Path, tmp_path: Path, monkeypatch) -> None:
+    """Discovery's fit check and the engine's load share one run of the fit rule (the load ran it
+    again on the same symbols and records)."""
+    import gmonlens.loader as loader_module
+    import gmonlens.program as program_module
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    calls: list[str] = []
+
+    def counted(real: Any, where: str) -> Any:
+        def run(*args: Any) -> Any:
+            calls.append(where)
+            return real(*args)
+
+        return run
+
+    monkeypatch.setattr(program_module, "profile_fit", counted(program_module.profile_fit, "program"))
+    monkeypatch.setattr(loader_module, "profile_fit", counted(loader_module.profile_fit, "loader"))
+    assert load_folder(str(c_ws), Settings(), 1).loaded is not None
+    assert calls == ["program"]

@@ -28,7 +28,8 @@ export interface GraphEdge {
   seconds: number;
   percent: number;
   inCycle: boolean;
-  /** the edge's seconds are gprof's split of a callee with several callers (false: exact) */
+  /** the edge's seconds are gprof's split of a callee with several callers (false: exact); absent
+   * when the server did not say (null while its certainty figures compute: `certaintyPending`) */
   estimated?: boolean;
 }
 
@@ -45,6 +46,8 @@ export interface CallGraph {
   nodes: GraphNode[];
   edges: GraphEdge[];
   cycles: { number: number; members: number[] }[];
+  /** the server has not computed which edges are estimates yet: none is marked; ask again later */
+  certaintyPending: boolean;
 }
 
 const MAX_LABEL = 60;
@@ -120,6 +123,7 @@ export function parseCallGraph(raw: unknown): CallGraph | undefined {
     nodes,
     edges,
     cycles,
+    certaintyPending: r.certaintyPending === true,
   };
 }
 
@@ -258,5 +262,6 @@ export function summary(g: CallGraph): string {
     g.prunedNodes || g.prunedEdges
       ? ` · ${g.prunedNodes} routines and ${g.prunedEdges} calls below ${g.nodeThreshold}% / ${g.edgeThreshold}% not shown`
       : "";
-  return `${what} · ${g.nodes.length} routines, ${g.edges.length} calls · total ${seconds(g.totalSeconds)}${pruned}`;
+  const pending = g.certaintyPending ? " · estimate marks pending" : "";
+  return `${what} · ${g.nodes.length} routines, ${g.edges.length} calls · total ${seconds(g.totalSeconds)}${pruned}${pending}`;
 }

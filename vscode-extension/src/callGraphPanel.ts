@@ -21,6 +21,8 @@ export const SHOW_CALL_GRAPH = "gmonlens.showCallGraph";
 const REQUEST = "gmonlens/callGraph";
 const FLAME_REQUEST = "gmonlens/flameGraph";
 const FOLLOW_DELAY_MS = 350;
+const PENDING_RETRY_MS = 1500; // while the server's estimate marks are pending (certaintyPending)
+const PENDING_TRIES = 20;
 const LANGUAGES = new Set(["c", "cpp", "cuda-cpp", "objective-c", "objective-cpp"]);
 
 type Target =
@@ -45,6 +47,8 @@ class CallGraphPanel implements vscode.Disposable {
   private ready = false;
   private pending: unknown[] = [];
   private seq = 0;
+  private pendingTries = 0;
+  private pendingTimer: ReturnType<typeof setTimeout> | undefined;
   private readonly disposables: vscode.Disposable[] = [];
 
   constructor(
@@ -122,6 +126,26 @@ class CallGraphPanel implements vscode.Disposable {
     }
     this.postState();
     this.post({ type: "graph", dot: toDot(graph), nodes, summary: summary(graph), generation: graph.generation });
+    this.refreshWhilePending(graph, seq);
+  }
+
+  /** While the server's certainty computes (a large profile, some seconds after a load) the edges
+   * come unmarked: ask again, quietly, until they are marked (a few tries, none once the panel
+   * shows something else). */
+  private refreshWhilePending(graph: CallGraph, seq: number): void {
+    if (!graph.certaintyPending) {
+      this.pendingTries = 0;
+      return;
+    }
+    if (++this.pendingTries > PENDING_TRIES) {
+      return;
+    }
+    clearTimeout(this.pendingTimer);
+    this.pendingTimer = setTimeout(() => {
+      if (seq === this.seq && this.target) {
+        void this.show(this.target, true);
+      }
+    }, PENDING_RETRY_MS);
   }
 
   /** The flame graph of the folder's profile (the graph's folder, else the active one). */
@@ -296,6 +320,7 @@ class CallGraphPanel implements vscode.Disposable {
   }
 
   dispose(): void {
+    clearTimeout(this.pendingTimer);
     this.disposables.forEach((d) => d.dispose());
     this.onDispose();
   }

@@ -262,7 +262,7 @@ export interface ButterflyRow {
   name: string;
   calls: string; // "400/1000": these calls of all the callee's calls from other routines
   seconds: number; // gprof's propagated time along the arc
-  estimated: boolean;
+  estimated: boolean | null; // null: not known yet (the server's certainty pending): not marked
   uri: string | null;
   line: number | null;
 }
@@ -291,7 +291,7 @@ export function butterfly(g: CallGraph): Butterfly | undefined {
       name: n?.displayName ?? String(other),
       calls: `${e.calls}/${total}`,
       seconds: e.seconds,
-      estimated: e.estimated === true,
+      estimated: typeof e.estimated === "boolean" ? e.estimated : null,
       uri: n?.uri ?? null,
       line: n?.line ?? null,
     };
@@ -321,7 +321,9 @@ export function butterflyHtml(b: Butterfly): string {
   const width = (s: number): string => (b.totalSeconds > 0 ? Math.min(100, (100 * s) / b.totalSeconds) : 0).toFixed(2);
   const row = (r: ButterflyRow, kind: string): string =>
     `<div class="bf-row ${kind}${r.estimated ? " estimated" : ""}" data-node="r${r.id}" title="${esc(
-      `${r.name}: ${r.calls} calls, ${r.seconds.toFixed(2)} s along the arc (${r.estimated ? "estimate: gprof's split by call counts" : "exact"})`,
+      `${r.name}: ${r.calls} calls, ${r.seconds.toFixed(2)} s along the arc (${
+        r.estimated === null ? "estimate or exact: marks pending" : r.estimated ? "estimate: gprof's split by call counts" : "exact"
+      })`,
     )}"><span class="bf-bar" data-width="${width(r.seconds)}"></span><span class="bf-label">${esc(r.name)} · ${esc(r.calls)} calls · ${r.seconds.toFixed(2)} s${r.estimated ? " (est.)" : ""}</span></div>`;
   return [
     `<div class="bf-head">Callers of ${esc(b.name)}</div>`,

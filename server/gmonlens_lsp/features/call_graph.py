@@ -1,14 +1,18 @@
 """The custom request `gmonlens/callGraph`: the call graph around a routine (callers and callees to a
 depth) or the whole program pruned like `gmonlens export --format dot`, for a client to draw
 (PROTOCOL.md). The graph comes from the engine (`gmonlens.export_graph`); this module finds the
-routine and the folder, and `payloads` writes the JSON."""
+routine and the folder, and `payloads` writes the JSON. It never waits for the figures' certainty
+(a background computation after a large load): until it is ready (`LoadedFolder.certainty_ready`,
+the hover's and call hierarchy's rule) the edges' `estimated` is null and `certaintyPending` true."""
 
 from __future__ import annotations
 
 import asyncio
 from typing import Any
 
+from gmonlens.certainty import ProfileCertainty
 from gmonlens.export_graph import EDGE_THRES, NODE_THRES, CallGraph, graph_around, whole_graph
+from gmonlens.model import Profile
 
 from .. import payloads, reload, render
 from ..cursor import places_of, routine_under_cursor
@@ -40,22 +44,25 @@ def _refind(loaded: LoadedFolder, routine: object, generation: object, name: obj
 def graph_json(
     loaded: LoadedFolder, folder: str, g: CallGraph, depth: int | None, node_thres: float, edge_thres: float
 ) -> payloads.CallGraphResult:
-    """The result for graph `g` (the nodes' places read here: call off the event loop)."""
+    """The result for graph `g` (the nodes' places read here: call off the event loop); the
+    edges' estimate marks only when the certainty is ready (never waits for it)."""
     places = places_of(loaded, (n.routine for n in g.nodes))
     p = loaded.profile
-    estimated = {
-        (e.parent, e.child): _estimated(loaded, e.parent, e.child) for e in g.edges if not e.in_cycle
-    }
+    cert = loaded.certainty_ready()
+    estimated = (
+        None
+        if cert is None
+        else {(e.parent, e.child): _estimated(p, cert, e.child) for e in g.edges if not e.in_cycle}
+    )
     return payloads.call_graph(
         p, loaded.generation, folder, g, places, estimated, depth, node_thres, edge_thres
     )
 
 
-def _estimated(loaded: LoadedFolder, parent: int, child: int) -> bool:
-    """Whether the time along parent -> child is gprof's split (the callee, whole with its cycle,
-    has several callers: certainty.py)."""
-    c = loaded.profile.routines[child]
-    cert = loaded.certainty
+def _estimated(p: Profile, cert: ProfileCertainty, child: int) -> bool:
+    """Whether the time along an arc into `child` is gprof's split (the callee, whole with its
+    cycle, has several callers: certainty.py)."""
+    c = p.routines[child]
     return (cert.cycle_callers[c.cycle - 1] if c.cycle else cert.callers[child]) > 1
 
 

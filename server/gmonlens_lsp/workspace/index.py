@@ -73,6 +73,7 @@ class SourceIndex:
         line_table: Callable[[], LineLookup | None] | None = None,
         call_finder: Callable[[], CallFinder | None] | None = None,
         routine_lines: Callable[[], dict[int, tuple[str, int]]] | None = None,
+        lines_of: Callable[[list[int], threading.RLock], dict[int, tuple[str, int]]] | None = None,
     ) -> None:
         self.profile = profile
         self._dwarf = dwarf
@@ -85,8 +86,10 @@ class SourceIndex:
         self._finder_tried = False
         self._entry_lines_factory = routine_lines
         self._entry_lines: dict[int, tuple[str, int]] | None = None
+        self._lines_of = lines_of
         self._lock: threading.RLock = threading.RLock()
-        self._io_lock = threading.Lock()  # line table and code, read once
+        self._io_lock = threading.Lock()  # the line table, read once
+        self._finder_lock = threading.Lock()  # the code, read once (not behind the line table)
         self._entry_lock = threading.Lock()  # the routines' entry lines, read once
         starts = sorted((r.address, r.id) for r in profile.routines)
         self._starts = [a for a, _ in starts]
@@ -371,7 +374,7 @@ class SourceIndex:
         self._calls()
 
     def _calls(self) -> CallFinder | None:
-        with self._io_lock:
+        with self._finder_lock:
             if not self._finder_tried:
                 if self._finder_factory is not None:
                     try:
@@ -385,18 +388,32 @@ class SourceIndex:
         """(file, 1-based line) of each call site of `arc` (`callsites.call_site`: the call
         instruction behind each recorded return address, the rule the exports share),
         deduplicated, in record order."""
-        table = self._lines()
         finder = self._calls()
         with self._lock:
-            if table is None:
-                return []
+            sites = [address for address, _count in arc_call_sites(self.profile, arc, finder)]
+        found = self._site_lines(sites)
+        with self._lock:
             out: dict[tuple[str, int], None] = {}
-            for address, _count in arc_call_sites(self.profile, arc, finder):
-                hit = table.lookup(address)
+            for address in sites:
+                hit = found.get(address)
                 if hit is not None and hit[1] > 0:
                     path, _ok = self._resolve(hit[0])
                     out[(path, hit[1])] = None
             return list(out)
+
+    def _site_lines(self, sites: list[int]) -> dict[int, tuple[str, int]]:
+        """The line table's (file, line) at each address of `sites` that a row covers: from the
+        lines of only the units holding them (`Program.lines_of`, the DWARF index under this
+        index's lock) until the whole table is read, which then answers."""
+        if self._lines_of is not None and not self._line_table_tried:
+            try:
+                return self._lines_of(sites, self._lock)
+            except Exception:  # a broken line program or DWARF: the whole table is tried instead
+                self._lines_of = None
+        table = self._lines()
+        if table is None:
+            return {}
+        return {a: hit for a in sites if (hit := table.lookup(a)) is not None}
 
     def routine_at(self, path: str, line: int, word: str | None) -> int | None:
         """The routine named at (path, 1-based line): the first of `routines_at`."""

@@ -160,3 +160,16 @@ test("webview HTML: strict CSP (nonce script, wasm, no network), the nonce on th
   }
   assert.match(html, /<script nonce="abc" src="https:\/\/x\/a\.js\?a=1&amp;b=2"><\/script>/);
 });
+
+test("certaintyPending: no edge marked (estimated null), the summary says the marks are pending", () => {
+  const pending = parseCallGraph({
+    ...answer,
+    certaintyPending: true,
+    edges: answer.edges.map((e: Record<string, unknown>) => ({ ...e, estimated: null })),
+  })!;
+  assert.equal(pending.certaintyPending, true);
+  assert.ok(pending.edges.every((e) => e.estimated === undefined));
+  assert.equal(edgeLabel(pending.edges[0]), "1.20 s (48.00%)\n400×"); // neither ≈ nor exact
+  assert.equal(summary(pending), "around f2(), depth 2 · 4 routines, 4 calls · total 2.50 s · estimate marks pending");
+  assert.equal(parsed().certaintyPending, false);
+});

@@ -112,3 +112,16 @@ test("butterfly: callers above, callees below, exact call counts, estimates mark
   assert.doesNotMatch(html, /style=/); // the webview's CSP refuses inline styles
   assert.match(html, /data-width="60\.00"/);
 });
+
+test("butterfly while the server's certainty is pending: rows neither hatched nor called exact", () => {
+  const node = (id: number, calls: number) => ({ id, name: `f${id}`, displayName: `f${id}`, selfSeconds: 0.1, totalSeconds: 1, percent: 10, selfPercent: 1, calls, recursiveCalls: 0, cycle: null, uri: null, line: null });
+  const g = parseCallGraph({
+    folder: "file:///w", generation: 1, center: 2, depth: 1, nodes: [node(1, 0), node(2, 10)], certaintyPending: true,
+    edges: [{ caller: 1, callee: 2, calls: 10, seconds: 0.3, percent: 3, inCycle: false, estimated: null }],
+  })!;
+  const b = butterfly(g)!;
+  assert.deepEqual(b.callers.map((r) => r.estimated), [null]);
+  const html = butterflyHtml(b);
+  assert.doesNotMatch(html, /estimated|\(est\.\)|\(exact\)/);
+  assert.match(html, /marks pending/);
+});

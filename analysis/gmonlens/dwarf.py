@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import marshal
 from bisect import bisect_right
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from elftools.common.exceptions import ELFError as _PyElfError
@@ -429,6 +429,18 @@ class DwarfIndex:
                 return None
             out.append(offset)
         return out
+
+    def holds(self, address: int) -> bool:
+        """Whether any unit's code ranges (the address -> unit table) hold `address`."""
+        return bool(self._units_at(address))
+
+    def unit_code_ranges(self, units: Iterable[int]) -> list[tuple[int, int]]:
+        """The code ranges [low, high) of the units at offsets `units` (the address -> unit
+        table's), in address order."""
+        if self._unit_ranges is None:
+            self._unit_ranges = self._build_unit_ranges()
+        wanted = set(units)
+        return [(lo, hi) for lo, hi, unit in self._unit_ranges if unit in wanted]
 
     def _units_at(self, address: int) -> list[int]:
         if self._unit_ranges is None:

@@ -242,7 +242,12 @@ class Program:
     # ---- source lines --------------------------------------------------------------------------
 
     def routine_lines(
-        self, *, gprof_files: bool = False, statics: bool = False, from_table: bool = False
+        self,
+        *,
+        gprof_files: bool = False,
+        statics: bool = False,
+        from_table: bool = False,
+        units: bool = False,
     ) -> dict[int, tuple[str, int]]:
         """Source (file, line) of every candidate routine address (T/t/W symbols), or with
         `statics` of the static ones (t symbols: what gprof's report names files for) at least:
@@ -252,7 +257,9 @@ class Program:
         `addr2line` prints it; `linetable.lines_at`), otherwise the true source position. Cached
         on disk, one entry per rule and extent. `from_table=True` (the caller reads the whole
         `line_table` of the same rule anyway: -l) answers from that table's `lookup` (the same
-        answers) instead of decoding the line programs a second time."""
+        answers) instead of decoding the line programs a second time. `units=True` (the true
+        source position only) decodes the line programs of only the units holding the addresses
+        (`lines_of`: the same answers), for callers that will not read the whole table soon."""
         name = f"lines:{gprof_files}"
         if statics:
             whole = self._once.peek(name)
@@ -273,6 +280,8 @@ class Program:
             if from_table and wanted:
                 table = self.line_table(bfd=gprof_files)
                 out = {a: hit for a in wanted if (hit := table.lookup(a)) is not None}
+            elif units and not gprof_files and wanted:
+                out = self.lines_of(sorted(wanted), held_only=True)
             else:
                 out = lines_at(self.path, wanted, bfd=gprof_files, elf=self._reader()) if wanted else {}
             diskcache.store(kind, self.key, out)
@@ -297,13 +306,20 @@ class Program:
         return self._once.get(f"linetable:{bfd}", make)
 
     def lines_of(
-        self, addresses: Iterable[int], dwarf_lock: AbstractContextManager[Any] | None = None
+        self,
+        addresses: Iterable[int],
+        dwarf_lock: AbstractContextManager[Any] | None = None,
+        *,
+        held_only: bool = False,
     ) -> dict[int, tuple[str, int]]:
         """`line_table().lookup` of each address that a row covers (the true source position):
         from the whole table when it is already read, else from the line programs of only the
         units whose code ranges hold the address (`DwarfIndex.line_programs_at`; each set of
         units' table decoded once, the last `_UNIT_TABLES` kept), and from the whole table for an
         address no unit holds or where the programs are not DWARF 5 (`programs_by_offset`).
+        `held_only=True` gives no answer for an address no unit holds when the programs are DWARF
+        5 (code without debug information: crt's routines; compilers give every unit with line
+        rows its code ranges), so the whole table is not read for them.
         Uses `dwarf()`, which is not thread-safe: held under `dwarf_lock` when given (not while
         the whole table is read)."""
         wanted = list(dict.fromkeys(addresses))
@@ -312,7 +328,7 @@ class Program:
             rest = wanted
         else:
             with dwarf_lock or nullcontext():
-                rest = self._unit_lookups(wanted, out)
+                rest = self._unit_lookups(wanted, out, held_only)
         if rest:
             table = self.line_table()
             for a in rest:
@@ -321,7 +337,9 @@ class Program:
                     out[a] = hit
         return out
 
-    def _unit_lookups(self, wanted: list[int], out: dict[int, tuple[str, int]]) -> list[int]:
+    def _unit_lookups(
+        self, wanted: list[int], out: dict[int, tuple[str, int]], held_only: bool
+    ) -> list[int]:
         """Answer `wanted` into `out` from the tables of the units holding each address (see
         `lines_of`); returns the addresses left for the whole table."""
         from .lineheader import programs_by_offset
@@ -332,7 +350,8 @@ class Program:
         for a in wanted:
             offsets = dwarf.line_programs_at(a) if progs is not None else None
             if offsets is None or any(o not in progs for o in offsets):  # type: ignore[operator]
-                rest.append(a)
+                if not (held_only and progs is not None and not dwarf.holds(a)):
+                    rest.append(a)
                 continue
             key = tuple(sorted(set(offsets)))  # section order: the whole table's order
             with self._unit_lock:

@@ -123,27 +123,44 @@ def test_superseded_load_stops_between_phases(c_ws: Path) -> None:
     assert load_folder(str(c_ws), Settings(), 1, lambda: False).loaded is not None
 
 
-def test_cold_load_decodes_entry_lines_once(c_ws: Path, tmp_path: Path, monkeypatch) -> None:
-    """A cold load and the first lenses read `.debug_line` for routine entries once: the load's
-    static routines (cproject has `static helper`) come from the lenses' whole set. Both read it
-    (1.2-2.5 s CPU each at 100,000 routines) before the load asked for the whole set first."""
+def test_cold_load_decodes_only_the_units_entry_lines(c_ws: Path, tmp_path: Path, monkeypatch) -> None:
+    """A cold load and the first lenses decode no line program wholesale: the load's static
+    routines (cproject has `static helper`) and the open file's routines take their entry lines
+    from the line programs of only the units holding them (`Program.lines_of`), not from
+    `lines_at` over every routine nor the whole `LineTable` (1.1 s CPU at 100,000 routines).
+    The lenses are those that every routine's entry lines give."""
     import gmonlens.program as program_module
+    from gmonlens.linetable import LineTable
     from gmonlens_lsp.features.code_lens import lenses_for
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
-    calls: list[int] = []
-    real = program_module.lines_at
+    calls: list[str] = []
+    real_at, real_elf = program_module.lines_at, LineTable.from_elf
 
     def counted(path: str, wanted: set[int], **kw: object) -> dict[int, tuple[str, int]]:
-        calls.append(len(wanted))
-        return real(path, wanted, **kw)  # type: ignore[arg-type]
+        calls.append(f"lines_at {len(wanted)}")
+        return real_at(path, wanted, **kw)  # type: ignore[arg-type]
+
+    def whole(*args: object, **kw: object) -> LineTable:
+        calls.append("whole table")
+        return real_elf(*args, **kw)  # type: ignore[arg-type]
 
     monkeypatch.setattr(program_module, "lines_at", counted)
+    monkeypatch.setattr(LineTable, "from_elf", staticmethod(whole))
     loaded = load_folder(str(c_ws), Settings(), 1).loaded
     assert loaded is not None
     assert any(r.name == "helper" and r.file for r in loaded.profile.routines)  # statics got files
-    assert lenses_for(loaded, str(c_ws / "src" / "main.c"))
-    assert len(calls) == 1, calls
+    main_c = str(c_ws / "src" / "main.c")
+    lenses = lenses_for(loaded, main_c)
+    assert lenses
+    assert calls == []
+    monkeypatch.setattr(program_module, "lines_at", real_at)
+    monkeypatch.setattr(LineTable, "from_elf", staticmethod(real_elf))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "other"))
+    again = load_folder(str(c_ws), Settings(), 1).loaded
+    assert again is not None
+    again.index._lines_of = None  # every routine's entry lines, as before the units' lookups
+    assert lenses_for(again, main_c) == lenses
 
 
 def test_cold_load_checks_the_fit_once(c_ws: Path, tmp_path: Path, monkeypatch) -> None:

@@ -86,6 +86,7 @@ class SourceIndex:
         self._finder_tried = False
         self._entry_lines_factory = routine_lines
         self._entry_lines: dict[int, tuple[str, int]] | None = None
+        self._unit_entries: dict[int, tuple[str, int] | None] = {}  # from the units' programs
         self._lines_of = lines_of
         self._lock: threading.RLock = threading.RLock()
         self._io_lock = threading.Lock()  # the line table, read once
@@ -203,6 +204,9 @@ class SourceIndex:
             return r.file, r.line
         if "thunk to " in r.display_name:  # a compiler-made entry point: no source of its own
             return None
+        if self._entry_lines is None and r.address in self._unit_entries:
+            hit = self._unit_entries[r.address]
+            return hit if hit is not None and hit[1] > 0 else None
         entries = self._routine_lines()
         if entries is not None:
             hit = entries.get(r.address)
@@ -278,12 +282,46 @@ class SourceIndex:
                         found[rid] = place
         # routines no unit-level DIE describes (members of function-local classes, lambdas: their
         # DIEs sit inside a function's body) are placed by the line table: here if it says so
-        for rid in self._line_table_file(key):
+        units = self._unit_line_file(dwarf, key, recorded)
+        for rid in units if units is not None else self._line_table_file(key):
             if rid not in found:
                 place = self.place(rid)
                 if place is not None and _norm(place.path) == key:
                     found[rid] = place
         return found
+
+    def _unit_line_file(self, dwarf: DwarfIndex, key: str, recorded: set[str]) -> list[int] | None:
+        """Routines whose entry the line table puts in the file `key` (normalised), looked up
+        in the line programs of only the units naming the file (`Program.lines_of`): a row's
+        file is one of its unit's file table, and a routine's entry row is in the program of a
+        unit whose code holds it. None when every routine's entry line is read already (or
+        cannot be read this way): `_line_table_file` answers."""
+        if self._entry_lines is not None or self._lines_of is None or self._by_line_file is not None:
+            return None
+        try:
+            ranges = dwarf.unit_code_ranges(dwarf.units_naming(recorded))
+            rids = list(dict.fromkeys(self._routines_in_ranges(ranges)))
+            routines = self.profile.routines
+            need = [
+                routines[rid].address
+                for rid in rids
+                if not (routines[rid].file and routines[rid].line)
+                and routines[rid].address not in self._unit_entries
+            ]
+            if need:
+                found = self._lines_of(need, self._lock)
+                for a in need:
+                    self._unit_entries[a] = found.get(a)
+        except Exception:  # a broken line program or DWARF: every routine's entry line instead
+            self._lines_of = None
+            return None
+        out = []
+        for rid in rids:
+            at = self._line_of(self.profile.routines[rid])
+            hit = self._mapper.resolve(at[0]) if at is not None else None
+            if hit and _norm(hit) == key:
+                out.append(rid)
+        return out
 
     def _line_table_file(self, key: str) -> list[int]:
         """Routines whose entry the line table puts in the file `key` (normalised)."""

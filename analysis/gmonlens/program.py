@@ -337,9 +337,7 @@ class Program:
                     out[a] = hit
         return out
 
-    def _unit_lookups(
-        self, wanted: list[int], out: dict[int, tuple[str, int]], held_only: bool
-    ) -> list[int]:
+    def _unit_lookups(self, wanted: list[int], out: dict[int, tuple[str, int]], held_only: bool) -> list[int]:
         """Answer `wanted` into `out` from the tables of the units holding each address (see
         `lines_of`); returns the addresses left for the whole table."""
         from .lineheader import programs_by_offset

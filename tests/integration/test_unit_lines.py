@@ -80,7 +80,9 @@ def _assert_entry_lines_as_lines_at(exe: str, cache: Path, monkeypatch: pytest.M
     assert program.lines_of(entries, held_only=True) == want
     assert program._once.peek("linetable:False") is None  # the units answered, not the table
     statics = Program(exe).routine_lines(statics=True, units=True)
-    assert statics == {s.value: want[s.value] for s in program.image.symbols if s.class_letter == "t" and s.value in want}
+    assert statics == {
+        s.value: want[s.value] for s in program.image.symbols if s.class_letter == "t" and s.value in want
+    }
     return len(want)
 
 

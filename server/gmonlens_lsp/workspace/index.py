@@ -199,11 +199,20 @@ class SourceIndex:
         """The line table's (file, line) of the routine's entry, as gprof -l has it: the engine's
         (static routines) or looked up here. A global C++ function that gcc folded into an
         identical one (-fipa-icf) keeps its code but its DIE has none, and only a bare
-        declaration's line (libsass's Prelexer::re_pseudo_selector): the line table places it."""
+        declaration's line (libsass's Prelexer::re_pseudo_selector): the line table places it.
+        Until every routine's entry line is read (never on a cold load: only `_line_table_file`
+        asks for them), from the line programs of only the units holding the entry
+        (`Program.lines_of`: the same answer; the whole table once the heat has read it)."""
         if r.file and r.line:
             return r.file, r.line
         if "thunk to " in r.display_name:  # a compiler-made entry point: no source of its own
             return None
+        if self._entry_lines is None and self._lines_of is not None and r.address not in self._unit_entries:
+            try:  # the units holding it: not every routine's entry line for one (a link, a hover)
+                with self._lock:
+                    self._unit_entries[r.address] = self._lines_of([r.address], self._lock).get(r.address)
+            except Exception:  # a broken line program or DWARF: every routine's entry line instead
+                self._lines_of = None
         if self._entry_lines is None and r.address in self._unit_entries:
             hit = self._unit_entries[r.address]
             return hit if hit is not None and hit[1] > 0 else None

@@ -781,6 +781,8 @@ def _v5_entries(reader: DieReader, unit: Unit, data: bytes, pos: int) -> tuple[l
         form, pos = uleb(data, pos)
         formats.append((kind, form))
     n, pos = uleb(data, pos)
+    if n and (not formats or n > len(data) - pos):  # each entry takes at least a byte
+        raise Unsupported("a DWARF 5 line-program header claims more entries than it holds")
     entries = []
     for _ in range(n):
         entry: dict[int, Any] = {}

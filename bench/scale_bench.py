@@ -144,7 +144,8 @@ def _vmhwm(pid: int) -> int:
 
 async def _session(src: Path, exe: Path, gmon: Path, cache: Path, hovers: int) -> dict[str, Any]:
     """One server run: first lenses of a middle file, then `hovers` requests on routine names
-    there, hovers and call-hierarchy items in turn (`hover_*`: both kinds)."""
+    there, a hover and a call hierarchy (prepare, then incoming and outgoing calls of the item) in
+    turn (`hover_*`: every request; `calls_*`: the call hierarchy's alone)."""
     source = src / f"m{len(list(src.glob('m*.c'))) // 2}.c"
     start = time.perf_counter()
     client = await start_server(src, {}, cache)  # zero configuration: discovery finds prog
@@ -156,15 +157,25 @@ async def _session(src: Path, exe: Path, gmon: Path, cache: Path, hovers: int) -
     first = time.perf_counter() - start
     first_cpu = _cpu(client.proc.pid)
     lines = [i for i, line in enumerate(text.splitlines()) if line.startswith("void r")]
-    times = []
+    times: list[float] = []  # every request's latency, ms
+    calls: list[float] = []  # the call hierarchy's: prepare, incoming, outgoing
     for k in range(hovers):
         line = lines[k % len(lines)]
-        t = time.perf_counter()
-        method = "textDocument/hover" if k % 2 == 0 else "textDocument/prepareCallHierarchy"
-        await client.request(
-            method, {"textDocument": {"uri": uri}, "position": {"line": line, "character": 6}}
-        )
-        times.append(1000 * (time.perf_counter() - t))
+        pos = {"textDocument": {"uri": uri}, "position": {"line": line, "character": 6}}
+        if k % 2 == 0:
+            t = time.perf_counter()
+            await client.request("textDocument/hover", pos)
+            times.append(1000 * (time.perf_counter() - t))
+        else:
+            t = time.perf_counter()
+            items = await client.request("textDocument/prepareCallHierarchy", pos)
+            calls.append(1000 * (time.perf_counter() - t))
+            for method in ("callHierarchy/incomingCalls", "callHierarchy/outgoingCalls"):
+                if items:
+                    t = time.perf_counter()
+                    await client.request(method, {"item": items[0]})
+                    calls.append(1000 * (time.perf_counter() - t))
+            times.extend(calls[-3:] if items else calls[-1:])
         await asyncio.sleep(0.05)
     at_hovers = _vmhwm(client.proc.pid)
     # the background work after the first lenses (certainty, line heat): wait until the server
@@ -183,6 +194,9 @@ async def _session(src: Path, exe: Path, gmon: Path, cache: Path, hovers: int) -
     return {"first_lenses_s": round(first, 2), "first_lenses_cpu_s": first_cpu, "lenses": len(lenses or []),
             "hover_first_ms": round(times[0], 1),
             "hover_median_ms": round(statistics.median(times), 1), "hover_max_ms": round(max(times), 1),
+            "calls_first_ms": round(calls[0], 1) if calls else None,
+            "calls_median_ms": round(statistics.median(calls), 1) if calls else None,
+            "calls_max_ms": round(max(calls), 1) if calls else None, "call_requests": len(calls),
             "server_mb_at_hovers": at_hovers, "server_mb": peak, "server_cpu_s": cpu}  # fmt: skip
 
 

@@ -180,22 +180,22 @@ def _read_payload(path: str, key: str, cap: int) -> bytes | None:
     return payload
 
 
-# A large entry is marshalled in pieces: the value itself, or a container directly inside it,
-# when it is a list, tuple or dict of more than CHUNK_ITEMS items, becomes
+# A large entry is marshalled in pieces: every list, tuple or dict of more than CHUNK_ITEMS items
+# in it (at any depth, through containers of at most CHUNK_ITEMS items) becomes
 # (_CHUNK, "l"/"t"/"d", [marshal of at most CHUNK_ITEMS items, CHUNK_BYTES bytes]), and reading
 # decodes piece by piece. One marshal.loads of a whole DWARF index (5 MB at 100,000 routines)
-# held the GIL 120-490 ms (bench/loopwatch.py); a piece takes a few ms, and the server's event
-# loop runs between pieces. Nothing inside a piece is walked again on reading.
+# held the GIL 120-490 ms, one marshal.dumps of a profile's 100,000 names 65-119 ms
+# (bench/loopwatch.py); a piece takes a few ms, and the server's event loop runs between pieces.
+# Nothing inside a piece is walked again on reading.
 _CHUNK = "\x00gmonlens-pieces"
 CHUNK_ITEMS = 128  # items a piece holds at most
 CHUNK_BYTES = 64 * 1024  # and bytes, unless one item is larger
+MAX_DEPTH = 16  # containers nested deeper than this are marshalled whole / not joined
 _LETTER: dict[type, str] = {dict: "d", list: "l", tuple: "t"}
 
 
 def _pieces(value: Any) -> Any:
     t = type(value)
-    if t not in _LETTER or len(value) <= CHUNK_ITEMS:
-        return value
     pieces: list[bytes] = []
     part: list[Any] = []
     size = 0
@@ -210,20 +210,20 @@ def _pieces(value: Any) -> Any:
     return (_CHUNK, _LETTER[t], pieces)
 
 
-def _split(value: Any) -> Any:
-    """`value` with itself or its large direct items in pieces (see CHUNK_ITEMS)."""
+def _split(value: Any, depth: int = 0) -> Any:
+    """`value` with every large container in it in pieces (see CHUNK_ITEMS)."""
     t = type(value)
-    if t not in _LETTER or len(value) > CHUNK_ITEMS:
+    if t not in _LETTER or depth > MAX_DEPTH:
+        return value
+    if len(value) > CHUNK_ITEMS:
         return _pieces(value)
     if t is dict:
-        return {k: _pieces(v) for k, v in value.items()}
-    return t(_pieces(v) for v in value)
+        return {k: _split(v, depth + 1) for k, v in value.items()}
+    return t(_split(v, depth + 1) for v in value)
 
 
 def _whole(value: Any) -> Any:
     """A container `_pieces` made, read back (raises ShapeError for pieces of the wrong shape)."""
-    if not (type(value) is tuple and len(value) == 3 and value[0] == _CHUNK):
-        return value
     letter, pieces = value[1], value[2]
     expect(letter in ("d", "l", "t") and type(pieces) is list and only(pieces, bytes))
     items: list[Any] = []
@@ -237,15 +237,18 @@ def _whole(value: Any) -> Any:
     return items if letter == "l" else tuple(items)
 
 
-def _join(value: Any) -> Any:
-    """The value `_split` was given."""
-    value = _whole(value)
+def _join(value: Any, depth: int = 0) -> Any:
+    """The value `_split` was given (a piece's items are taken as they are)."""
     t = type(value)
-    if t not in _LETTER or len(value) > CHUNK_ITEMS:
+    if t not in _LETTER or depth > MAX_DEPTH:
+        return value
+    if t is tuple and len(value) == 3 and value[0] == _CHUNK:
+        return _whole(value)
+    if len(value) > CHUNK_ITEMS:  # written whole (an older entry's inner container)
         return value
     if t is dict:
-        return {k: _whole(v) for k, v in value.items()}
-    return t(_whole(v) for v in value)
+        return {k: _join(v, depth + 1) for k, v in value.items()}
+    return t(_join(v, depth + 1) for v in value)
 
 
 def load(kind: str, key: str | None, convert: Callable[[Any], T | None]) -> T | None:

@@ -270,3 +270,36 @@ def test_large_entry_in_pieces_round_trip(cache_home: Path) -> None:
     assert diskcache.store("dwarf", KEY, {"units": bad})  # stored as given (small): a forged piece
     assert diskcache.load("dwarf", KEY, identity) is None
     assert not entry(cache_home, "dwarf").exists()
+
+
+def _largest_whole(value: object) -> int:
+    """The most items any container not in pieces holds, at any depth."""
+    if type(value) is tuple and len(value) == 3 and value[0] == diskcache._CHUNK:
+        return 0
+    if isinstance(value, dict):
+        return max([len(value), *(_largest_whole(v) for v in value.values())])
+    if isinstance(value, (list, tuple)):
+        return max([len(value), *(_largest_whole(v) for v in value)])
+    return 0
+
+
+def test_nested_large_containers_in_pieces(cache_home: Path) -> None:
+    """Large containers below the top level (a profile's name column: ("Routine", n, ((kind,
+    names), ...))) are in pieces too: no marshal call of the write or the read handles more than
+    CHUNK_ITEMS items of them at once. Entries with only the top levels in pieces (written
+    before) read back the same."""
+    n = diskcache.CHUNK_ITEMS * 40 + 3
+    names = tuple(f"routine_{i}" for i in range(n))
+    value = {"routines": ("Routine", n, (("s", names), ("q", b"\0" * 8 * n))), "small": (1, 2)}
+    assert diskcache.store("profile", KEY, value)
+    stored = marshal.loads(entry(cache_home, "profile").read_bytes()[diskcache._HEADER.size :])
+    assert _largest_whole(stored) <= diskcache.CHUNK_ITEMS
+    got = diskcache.load("profile", KEY, identity)
+    assert got == value and type(got["routines"][2][0][1]) is tuple
+    older = {"routines": ("Routine", n, (("s", names), ("q", b"\0" * 8 * n))), "small": (1, 2)}
+    assert diskcache._join(marshal.loads(marshal.dumps(older))) == value
+    deep: object = names
+    for _ in range(diskcache.MAX_DEPTH + 3):  # deeper than MAX_DEPTH: whole, and read back equal
+        deep = (deep,)
+    assert diskcache.store("profile", KEY, {"deep": deep})
+    assert diskcache.load("profile", KEY, identity) == {"deep": deep}

@@ -119,6 +119,9 @@ async def start_server(
     return client
 
 
+LAST_CPU = [0.0]  # the server's CPU seconds (user + system) at the last `first_lenses`
+
+
 async def first_lenses(
     folder: Path,
     source: Path,
@@ -140,6 +143,9 @@ async def first_lenses(
     params = {"textDocument": {"uri": uri}}
     lenses = await client.request("textDocument/codeLens", params)
     elapsed = time.perf_counter() - start
+    with open(f"/proc/{client.proc.pid}/stat") as fh:  # the server's CPU seconds so far
+        ticks = fh.read().rsplit(")", 1)[1].split()
+    LAST_CPU[0] = (int(ticks[11]) + int(ticks[12])) / os.sysconf("SC_CLK_TCK")
     later_times = []
     for _ in range(later):
         t = time.perf_counter()
@@ -197,31 +203,41 @@ def bench_sqlite(repeat: int) -> dict[str, Any]:
 
     src = sqlite_prog.fetch()
     exe = sqlite_prog.build(src, opt="-O2")
-    gmon = sqlite_prog.run_workload(exe)
+    sqlite_prog.run_workload(exe)  # gmon.out next to the binary: discovery finds both
     source = src / "sqlite3.c"
     folder = src.parent
-    settings = {"binary": str(exe), "profiles": [str(gmon)]}
-    firsts, laters, counts = [], [], []
+    firsts, laters, counts, warms, cpu, warm_cpu = [], [], [], [], [], []
     for _ in range(repeat):
         cache = Path(tempfile.mkdtemp(prefix="gmonlens-bench-"))
-        try:
-            t, n, later = asyncio.run(first_lenses(folder, source, settings, cache, later=10))
+        try:  # zero configuration: discovery finds the binary and its gmon.out
+            t, n, later = asyncio.run(first_lenses(folder, source, {}, cache, later=10))
             firsts.append(t)
+            cpu.append(LAST_CPU[0])
             laters += later
-            each = ", ".join(f"{1000 * x:.0f}" for x in later)
-            print(f"sqlite: first {t:.2f} s, later max {1000 * max(later):.0f} ms ({each})", file=sys.stderr)
             counts.append(n)
+            w, _, _ = asyncio.run(first_lenses(folder, source, {}, cache))  # second start
+            warms.append(w)
+            warm_cpu.append(LAST_CPU[0])
+            each = ", ".join(f"{1000 * x:.0f}" for x in later)
+            print(
+                f"sqlite: cold {t:.2f} s ({cpu[-1]:.2f} CPU), warm {w:.2f} s ({warm_cpu[-1]:.2f} CPU), "
+                f"later max {1000 * max(later):.0f} ms ({each})",
+                file=sys.stderr,
+            )
         finally:
             shutil.rmtree(cache, ignore_errors=True)
-    first = statistics.median(firsts)
+    first, warm = statistics.median(firsts), statistics.median(warms)
     return {
         "program": "SQLite amalgamation (sqlite3.c), -O2",
         "first_lenses_s": round(first, 3),
+        "first_lenses_cpu_s": round(statistics.median(cpu), 2),
+        "warm_first_lenses_s": round(warm, 3),
+        "warm_first_lenses_cpu_s": round(statistics.median(warm_cpu), 2),
         "later_lens_max_ms": round(1000 * max(laters), 1),
         "later_lens_median_ms": round(1000 * statistics.median(laters), 1),
         "lenses": counts[0],
-        "targets": "first <= 4 s, later < 100 ms",
-        "pass": first <= 4.0 and max(laters) < 0.1,
+        "targets": "first <= 4 s, warm <= 1 s, later < 100 ms",
+        "pass": first <= 4.0 and warm <= 1.0 and max(laters) < 0.1,
     }
 
 

@@ -106,3 +106,30 @@ def test_another_build_is_refused_and_named(ws: Path) -> None:
 def test_no_profile_says_which_setting(tmp_path: Path) -> None:
     problem = discover(str(tmp_path), Settings()).problem or ""
     assert "no gmon.out" in problem and "gmonlens.profiles" in problem and "build/" in problem
+    assert "build-*/" in problem
+
+
+@pytest.mark.integration
+def test_build_prefixed_folders_are_searched(ws: Path) -> None:
+    """`build-release/` (or `build-O2/`, `cmake-build-debug/`) holding the program and its
+    gmon.out is found with no configuration, as `build/` is."""
+    (ws / "build").rename(ws / "build-release")
+    found = discover(str(ws), Settings())
+    assert found.problem is None, found.problem
+    assert found.binary == str(ws / "build-release" / "app")
+    assert found.profiles and all(p.startswith(str(ws / "build-release")) for p in found.profiles)
+
+
+def test_prefixed_folders_are_budgeted(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A workspace with many `build-*` folders: at most _MAX_PREFIXED of them (in name order),
+    among the first _MAX_SCANNED entries; plain files of that name are not folders."""
+    from gmonlens_lsp.workspace import discovery
+
+    for k in range(40):
+        (tmp_path / f"build-{k:02d}").mkdir()
+    (tmp_path / "build-file").write_text("")
+    dirs = discovery.search_dirs(str(tmp_path))
+    assert dirs[0] == str(tmp_path)
+    assert dirs[1:] == [str(tmp_path / f"build-{k:02d}") for k in range(discovery._MAX_PREFIXED)]
+    monkeypatch.setattr(discovery, "_MAX_SCANNED", 5)
+    assert len(discovery.search_dirs(str(tmp_path))) <= 6

@@ -3,7 +3,7 @@
 Contract of `discover(folder, settings)`:
 - Profiles: `settings.profiles` (files or globs, relative to the folder), else `gmon.out`,
   `gmon.out.*` and `gmon.sum` in the folder or its usual build folders (`SEARCH_DIRS`, and
-  `cmake-build-*`), from the folder holding the newest such file. Where both `gmon.sum` and
+  `build-*`, `cmake-build-*`), from the folder holding the newest such file. Where both `gmon.sum` and
   `gmon.out`/`gmon.out.*` are, the newer set is taken (and `Discovery.choice` says so).
 - Binary: `settings.binary` (relative to the folder), else an ELF executable (PIE or not; never a
   shared object, an object file or a stripped copy), in the profiles' folder, the workspace folder
@@ -52,10 +52,30 @@ def _abs(folder: str, path: str) -> str:
     return os.path.normpath(path if os.path.isabs(path) else os.path.join(folder, path))
 
 
+SEARCH_PREFIXES = ("build-", "cmake-build-")  # build-release/, build-O2/, cmake-build-debug/, ...
+_MAX_PREFIXED = 16  # such folders searched at most (the first in name order)
+_MAX_SCANNED = 10_000  # entries of the workspace folder looked at for them
+
+
 def search_dirs(folder: str) -> list[str]:
+    """The folders searched for profiles and binaries: `folder`, its SEARCH_DIRS, then its
+    subfolders named with a SEARCH_PREFIXES prefix (budgeted: a workspace may hold millions)."""
     dirs = [os.path.join(folder, d) for d in SEARCH_DIRS]
-    dirs += sorted(glob.glob(os.path.join(glob.escape(folder), "cmake-build-*")))
-    return [os.path.normpath(d) for d in dirs if os.path.isdir(d)]
+    return [os.path.normpath(d) for d in dirs if os.path.isdir(d)] + _prefixed_dirs(folder)
+
+
+def _prefixed_dirs(folder: str) -> list[str]:
+    names: list[str] = []
+    try:
+        with os.scandir(folder) as it:
+            for k, entry in enumerate(it):
+                if k >= _MAX_SCANNED:
+                    break
+                if entry.name.startswith(SEARCH_PREFIXES) and entry.is_dir():
+                    names.append(entry.name)
+    except OSError:
+        return []
+    return [os.path.normpath(os.path.join(folder, n)) for n in sorted(names)[:_MAX_PREFIXED]]
 
 
 def brief(paths: Iterable[str], limit: int = 3) -> str:
@@ -363,7 +383,7 @@ def discover(folder: str, settings: Settings) -> Discovery:
             return Discovery(
                 None,
                 (),
-                problem=f"{folder}: no gmon.out, gmon.out.* or gmon.sum here or in {dirs}/, cmake-build-*/ "
+                problem=f"{folder}: no gmon.out, gmon.out.* or gmon.sum here or in {dirs}/, build-*/, cmake-build-*/ "
                 f"(run the program built with -pg, or {_FIX_PROFILES})",
             )
         notes.append("profiles found: " + brief(profiles))

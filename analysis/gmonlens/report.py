@@ -94,7 +94,7 @@ def flat_profile(p: Profile, opts: ReportOptions) -> str:
     if total <= 0:
         out.append(" no time accumulated\n\n")
         total = 1.0
-    order = flat_order(p)
+    order = flat_order(p, with_figures=not opts.zero)  # call_unit reads only routines with calls
     unit, scale = call_unit(p, order)
     dim = p.dimension
     out.append(

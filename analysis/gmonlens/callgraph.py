@@ -11,7 +11,8 @@ from array import array
 from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
-from itertools import pairwise
+from itertools import compress, islice, pairwise
+from operator import ne
 
 from .cycles import dfn_order_grouped
 from .histogram import assign_samples
@@ -233,7 +234,9 @@ def _find_cycles(g: _Graph, n: int) -> _Cycles:
     child, parent, count = g.arcs.child, g.arcs.parent, g.arcs.count
     # dfn walks each routine's children newest first
     at, kids = g.kid_at, g.kids
-    newest_first = array("q", (child[kids[j]] for p in range(n) for j in range(at[p + 1] - 1, at[p] - 1, -1)))
+    newest_first = array("q")
+    for p in compress(range(n), map(ne, at, islice(at, 1, None))):  # the routines with children
+        newest_first.extend([child[kids[j]] for j in range(at[p + 1] - 1, at[p] - 1, -1)])
     top, head, nxt = dfn_order_grouped(at, newest_first)
     cycle_of = [0] * n
     chains: list[list[int]] = [[]]

@@ -347,23 +347,32 @@ def _rnglist_code(
     in one pass: `_rnglist`'s entries, the offset pairs (nearly all) read here, kept by
     `_code_ranges`' rule (a range with bytes, not at 0, not a tombstone), sorted."""
     data = sections.get(".debug_rnglists", b"")
-    r = _Reader(data, little)
     out: list[tuple[int, int]] = []
     pos, low = offset, unit.low_pc
     while True:
         kind = data[pos]
         pos += 1
-        if kind == 4:  # offset_pair
+        if kind == 4:  # offset_pair: two ULEB128s, of one or two bytes read here
             a = data[pos]
-            a, pos = (a, pos + 1) if a < 0x80 else uleb(data, pos)
+            if a < 0x80:
+                pos += 1
+            elif data[pos + 1] < 0x80:
+                a, pos = (a & 0x7F) | data[pos + 1] << 7, pos + 2
+            else:
+                a, pos = uleb(data, pos)
             b = data[pos]
-            b, pos = (b, pos + 1) if b < 0x80 else uleb(data, pos)
+            if b < 0x80:
+                pos += 1
+            elif data[pos + 1] < 0x80:
+                b, pos = (b & 0x7F) | data[pos + 1] << 7, pos + 2
+            else:
+                b, pos = uleb(data, pos)
             start = (base or low) + a
         elif kind == 0:  # end_of_list
             out.sort()
             return out
         else:
-            (what, a, b), pos = _rle(unit, r, pos, kind, sections)
+            (what, a, b), pos = _rle(unit, _Reader(data, little), pos, kind, sections)
             if what == "base":
                 base = a
                 continue

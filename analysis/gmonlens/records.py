@@ -6,11 +6,12 @@ fields positionally, in declaration order, that sets a slotted class's slots thr
 descriptors instead: an object equal to `cls(*values)`, in about a third of the time. Used where
 tens of thousands of records are made at once (-l's line symbols and their routines).
 
-Faster still (about half that again: 44,000 `Routine`s 45 -> 25 ms, `Symbol`s 24 -> 13 ms on the
-bench machine): the object is made as an instance of a plain twin class with the same slots in
-the same order (so the same memory layout), its slots set by ordinary attribute stores, then its
-`__class__` set to `cls` (Python allows that between classes of one layout). A class whose layout
-the twin does not match (Python refuses the assignment) is made through the descriptors."""
+Faster still (44,000 `Routine`s: 44-47 ms through the descriptors, 19-30 ms so; `Symbol`s 18-24
+-> 13 ms; loops on the bench machine, 2026-11-28): the object is made as an instance of a plain
+twin class with the same slots in the same order (so the same memory layout), its slots set by
+ordinary attribute stores, then its `__class__` set to `cls` (Python allows that between classes
+of one layout). A class whose layout the twin does not match (Python refuses the assignment) is
+made through the descriptors."""
 
 from __future__ import annotations
 

@@ -128,7 +128,9 @@ class _Unit:
             kind = r.choice((4, 4, 4, 5, 6, 7))
             if kind == 4:
                 self.rnglists += (
-                    b"\x04" + _uleb(r.choice((0, 0x10, 0x200))) + _uleb(r.choice((0x8, 0x20, 0x300)))
+                    b"\x04"
+                    + _uleb(r.choice((0, 0x10, 0x200, 0x12345)))  # ULEB128s of 1, 2 and 3 bytes
+                    + _uleb(r.choice((0x8, 0x20, 0x300, 0x23456)))
                 )
             elif kind == 5:
                 self.rnglists += b"\x05" + struct.pack("<Q", r.choice((0, 0x4000)))

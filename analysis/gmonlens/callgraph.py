@@ -11,7 +11,8 @@ from array import array
 from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
-from itertools import pairwise
+from itertools import compress, islice, pairwise
+from operator import ne
 
 from .cycles import dfn_order_grouped
 from .histogram import assign_samples
@@ -233,7 +234,9 @@ def _find_cycles(g: _Graph, n: int) -> _Cycles:
     child, parent, count = g.arcs.child, g.arcs.parent, g.arcs.count
     # dfn walks each routine's children newest first
     at, kids = g.kid_at, g.kids
-    newest_first = array("q", (child[kids[j]] for p in range(n) for j in range(at[p + 1] - 1, at[p] - 1, -1)))
+    newest_first = array("q")
+    for p in compress(range(n), map(ne, at, islice(at, 1, None))):  # the routines with children
+        newest_first.extend([child[kids[j]] for j in range(at[p + 1] - 1, at[p] - 1, -1)])
     top, head, nxt = dfn_order_grouped(at, newest_first)
     cycle_of = [0] * n
     chains: list[list[int]] = [[]]
@@ -301,12 +304,18 @@ def _flags_and_fractions(
     cflag, cfract = [False] * (ncyc + 1), [0.0] * (ncyc + 1)
     print_time = 0.0
     old_head = None
+    folk_at = g.folk_at
+    incl_graph, excl_graph = tables.incl_graph, tables.excl_graph
+    incl_time, excl_time = tables.incl_time, tables.excl_time
     for s in reversed(order):
         k = cycle_of[s]
         h = -k if k else s
         if h != old_head:
             old_head = h
-            f, fr = _inherit(g, cy, s, flag, fract)
+            if k or folk_at[s] != folk_at[s + 1]:
+                f, fr = _inherit(g, cy, s, flag, fract)
+            else:  # no caller (most of -l's line symbols): nothing inherited, as _inherit gives
+                f, fr = False, 0.0
             if k:
                 cflag[k], cfract[k] = f, fr
                 for m in chains[k]:
@@ -314,13 +323,13 @@ def _flags_and_fractions(
             else:
                 flag[s], fract[s] = f, fr
         if not flag[s]:
-            flag[s] = s in tables.incl_graph or (not tables.incl_graph and s not in tables.excl_graph)
-        elif s in tables.excl_graph and s not in tables.incl_graph:
+            flag[s] = s in incl_graph or (not incl_graph and s not in excl_graph)
+        elif s in excl_graph and s not in incl_graph:
             flag[s] = False
         if fract[s] == 0.0:
-            if s in tables.incl_time or (not tables.incl_time and s not in tables.excl_time):
+            if s in incl_time or (not incl_time and s not in excl_time):
                 fract[s] = 1.0
-        elif s in tables.excl_time and s not in tables.incl_time:
+        elif s in excl_time and s not in incl_time:
             fract[s] = 0.0
         pself[s] = time[s] * fract[s]
         print_time += pself[s]

@@ -68,6 +68,10 @@ class _Dfn:
         for root in range(len(at) - 1):
             if top[root] != 0:
                 continue
+            if at[root] == at[root + 1]:  # unvisited, no children (most of -l's line symbols):
+                counter += 1  # numbered at once, as its visit would (a chain of itself)
+                top[root] = counter
+                continue
             top[root] = -1
             pos[root] = 0
             stack.append(root)
@@ -120,4 +124,5 @@ def dfn_order_grouped(at: Sequence[int], flat: Sequence[int]) -> tuple[list[int]
     n = len(at) - 1
     d = _Dfn(n)
     d.run(at, flat)
-    return d.top, [d.find(x) for x in range(n)], d.nxt
+    uf = d.uf
+    return d.top, [x if uf[x] == x else d.find(x) for x in range(n)], d.nxt

@@ -255,9 +255,8 @@ def _code_ranges(
     base = _address(unit, low, sections, little) if low is not None else 0
     offset = _int(rng[1])
     if unit.version >= 5:
-        entries = _rnglist(unit, offset, sections, little)
-    else:
-        entries = _ranges_v4(unit, offset, sections, little)
+        return _rnglist_code(unit, offset, base, sections, little)
+    entries = _ranges_v4(unit, offset, sections, little)
     out: list[tuple[int, int]] = []
     for kind, a, b in entries:
         if kind == "base":
@@ -290,43 +289,93 @@ def _ranges_v4(
 def _rnglist(
     unit: _Unit, offset: int, sections: Mapping[str, bytes], little: bool
 ) -> list[tuple[str, int, int]]:
+    """The entries of the DWARF 5 range list at `offset`: ("base", address, 0), ("abs", start,
+    end) or ("rel", start, end) from the base."""
     data = sections.get(".debug_rnglists", b"")
     r = _Reader(data, little)
     out: list[tuple[str, int, int]] = []
-    pos, asize = offset, unit.asize
+    pos = offset
+    while True:
+        kind = data[pos]
+        if kind == 0:  # end_of_list
+            return out
+        entry, pos = _rle(unit, r, pos + 1, kind, sections)
+        out.append(entry)
+
+
+def _rle(
+    unit: _Unit, r: _Reader, pos: int, kind: int, sections: Mapping[str, bytes]
+) -> tuple[tuple[str, int, int], int]:
+    """One range list entry of DW_RLE `kind` (not end_of_list) whose operands start at `pos`, as
+    `_rnglist` gives it, and where the next entry starts."""
+    asize = unit.asize
+    little = r.e == "<"
 
     def addrx(i: int) -> int:
         return _address(unit, (0x1B, i), sections, little)
 
+    if kind == 1:  # base_addressx
+        i, pos = r.uleb(pos)
+        return ("base", addrx(i), 0), pos
+    if kind == 2:  # startx_endx
+        i, pos = r.uleb(pos)
+        j, pos = r.uleb(pos)
+        return ("abs", addrx(i), addrx(j)), pos
+    if kind == 3:  # startx_length
+        i, pos = r.uleb(pos)
+        n, pos = r.uleb(pos)
+        return ("abs", addrx(i), addrx(i) + n), pos
+    if kind == 4:  # offset_pair
+        a, pos = r.uleb(pos)
+        b, pos = r.uleb(pos)
+        return ("rel", a, b), pos
+    if kind == 5:  # base_address
+        return ("base", r.uint(pos, asize), 0), pos + asize
+    if kind == 6:  # start_end
+        return ("abs", r.uint(pos, asize), r.uint(pos + asize, asize)), pos + 2 * asize
+    if kind == 7:  # start_length
+        a = r.uint(pos, asize)
+        n, pos = r.uleb(pos + asize)
+        return ("abs", a, a + n), pos
+    raise Unsupported(f"DW_RLE 0x{kind:x}")
+
+
+def _rnglist_code(
+    unit: _Unit, offset: int, base: int, sections: Mapping[str, bytes], little: bool
+) -> list[tuple[int, int]]:
+    """`_code_ranges` of the DWARF 5 range list at `offset` whose base is `base` (0: none), read
+    in one pass: `_rnglist`'s entries, the offset pairs (nearly all) read here, kept by
+    `_code_ranges`' rule (a range with bytes, not at 0, not a tombstone), sorted."""
+    data = sections.get(".debug_rnglists", b"")
+    out: list[tuple[int, int]] = []
+    pos, low = offset, unit.low_pc
     while True:
         kind = data[pos]
         pos += 1
-        if kind == 0:  # end_of_list
+        if kind == 4:  # offset_pair: two ULEB128s, of one or two bytes read here
+            a = data[pos]
+            if a < 0x80:
+                pos += 1
+            elif data[pos + 1] < 0x80:
+                a, pos = (a & 0x7F) | data[pos + 1] << 7, pos + 2
+            else:
+                a, pos = uleb(data, pos)
+            b = data[pos]
+            if b < 0x80:
+                pos += 1
+            elif data[pos + 1] < 0x80:
+                b, pos = (b & 0x7F) | data[pos + 1] << 7, pos + 2
+            else:
+                b, pos = uleb(data, pos)
+            start = (base or low) + a
+        elif kind == 0:  # end_of_list
+            out.sort()
             return out
-        if kind == 1:  # base_addressx
-            i, pos = r.uleb(pos)
-            out.append(("base", addrx(i), 0))
-        elif kind == 2:  # startx_endx
-            i, pos = r.uleb(pos)
-            j, pos = r.uleb(pos)
-            out.append(("abs", addrx(i), addrx(j)))
-        elif kind == 3:  # startx_length
-            i, pos = r.uleb(pos)
-            n, pos = r.uleb(pos)
-            out.append(("abs", addrx(i), addrx(i) + n))
-        elif kind == 4:  # offset_pair
-            a, pos = r.uleb(pos)
-            b, pos = r.uleb(pos)
-            out.append(("rel", a, b))
-        elif kind == 5:  # base_address
-            out.append(("base", r.uint(pos, asize), 0))
-            pos += asize
-        elif kind == 6:  # start_end
-            out.append(("abs", r.uint(pos, asize), r.uint(pos + asize, asize)))
-            pos += 2 * asize
-        elif kind == 7:  # start_length
-            a = r.uint(pos, asize)
-            n, pos = r.uleb(pos + asize)
-            out.append(("abs", a, a + n))
         else:
-            raise Unsupported(f"DW_RLE 0x{kind:x}")
+            (what, a, b), pos = _rle(unit, _Reader(data, little), pos, kind, sections)
+            if what == "base":
+                base = a
+                continue
+            start = a if what == "abs" else (base or low) + a
+        if b > a and start != 0 and not _tombstone(start):
+            out.append((start, start - a + b))

@@ -196,18 +196,34 @@ _LETTER: dict[type, str] = {dict: "d", list: "l", tuple: "t"}
 
 def _pieces(value: Any) -> Any:
     t = type(value)
+    if t not in _LETTER or len(value) <= CHUNK_ITEMS:
+        return value
+    items = list(value.items()) if t is dict else value
+    pieces: list[bytes] = []
+    for at in range(0, len(items), CHUNK_ITEMS):
+        part = list(items[at : at + CHUNK_ITEMS])
+        blob = marshal.dumps(part)
+        if len(blob) <= CHUNK_BYTES:  # the usual: CHUNK_ITEMS small items, one marshal.dumps
+            pieces.append(blob)
+        else:
+            pieces.extend(_by_size(part))
+    return (_CHUNK, _LETTER[t], pieces)
+
+
+def _by_size(items: list[Any]) -> list[bytes]:
+    """`items` marshalled in pieces of at most CHUNK_BYTES (an item larger alone)."""
     pieces: list[bytes] = []
     part: list[Any] = []
     size = 0
-    for item in value.items() if t is dict else value:
+    for item in items:
         n = len(marshal.dumps(item))
-        if part and (len(part) >= CHUNK_ITEMS or size + n > CHUNK_BYTES):
+        if part and size + n > CHUNK_BYTES:
             pieces.append(marshal.dumps(part))
             part, size = [], 0
         part.append(item)
         size += n
     pieces.append(marshal.dumps(part))
-    return (_CHUNK, _LETTER[t], pieces)
+    return pieces
 
 
 def _split(value: Any, depth: int = 0) -> Any:

@@ -88,6 +88,13 @@ _SKIP, _DECL, _CONTAINER, _SCOPE = 0, 1, 2, 3  # role in a walk
 # the walks: declarations (`_walk`), one whole entry for a declaration, code scopes (`code_scopes`)
 _DECLS, _WHOLE, _SCOPES = 0, 1, 2
 Values = dict[int, tuple[int, Any]]
+# what the scope walk does with an entry (`_ScopeCodes.kinds`; a size >= 0: skips that many bytes)
+_VARIABLE, _UNPACKED, _DECODED, _ABSENT = -1, -2, -3, -4
+# how `_skip_variable` skips an attribute: a ULEB128 length and that many bytes, a NUL-terminated
+# string, one LEB128 number
+_BLOCK, _CSTRING, _LEB = 0, 1, 2
+_LEB_FORMS = frozenset({0x0F, 0x15, 0x1A, 0x1B, 0x22, 0x23, 0x1F01, 0x1F02, 0x0D})  # as `_value` reads them
+_STRUCT_CODES = {1: "B", 2: "H", 4: "I", 8: "Q"}
 Record = tuple[str, bool, int, int]  # dieparse._record: (name, a linkage name, origin, specification)
 _NO_VALUES: Values = {}
 
@@ -131,6 +138,8 @@ class DieReader:
         self._charge(len(self.units))  # a unit header costs about what an entry does
         self._starts = sorted(self.units)
         self._plans: dict[tuple[int, int, int, int, int], dict[int, Plan]] = {}
+        self._scope_tables: dict[tuple[int, int, int, int, int], _ScopeCodes] = {}
+        self._whole: dict[tuple[int, int, int, int, int], Plan | None] = {}
         self._sizes: dict[tuple[int, int, int], dict[int, int]] = {}
         self._tops: dict[int, Values] = {}
         self._tables: dict[int, dict[int, Abbrev]] = {}
@@ -194,6 +203,15 @@ class DieReader:
             }
             self._plans[key] = plans
         return plans
+
+    def _whole_plan(self, unit: Unit, code: int) -> Plan | None:
+        """Abbreviation `code` of the unit's table compiled for `_WHOLE` (None: the table has no
+        such code), compiled when first asked: a reference's target is read alone."""
+        key = (unit.abbrev_offset, unit.asize, unit.osize, unit.version, code)
+        if key not in self._whole:
+            abbrev = self._abbrev(unit.abbrev_offset, code)
+            self._whole[key] = None if abbrev is None else _compile(*abbrev, self._sizes_of(unit), _WHOLE)
+        return self._whole[key]
 
     def _decode(self, pos: int, plan: Plan, sizes: dict[int, int]) -> tuple[Values, int]:
         """The attributes `plan` keeps of the entry whose attributes start at `pos`, and where
@@ -411,7 +429,10 @@ class DieReader:
                         other = elf_names.get(ranges[0][0], name)
                         if other != name:
                             renamed[len(out)] = (len(ranges), other)
-                    out.extend((lo, hi, name) for lo, hi in ranges)
+                    if len(ranges) == 1:
+                        out.append((ranges[0][0], ranges[0][1], name))
+                    else:
+                        out.extend([(lo, hi, name) for lo, hi in ranges])
             coded.clear()
         return out, _renamed(out, renamed) if renamed else out
 
@@ -419,28 +440,53 @@ class DieReader:
         self, unit: Unit, mangled: bool, coded: list[tuple[Unit, list[tuple[int, int]], bool, Record]]
     ) -> None:
         """Every entry of `unit` in order; those with code ranges appended to `coded` with their
-        `dieparse._record`."""
-        info, plans, sizes = self.info, self._plans_for(unit, _SCOPES), self._sizes_of(unit)
+        `dieparse._record`. Each entry is handled as its code's `_ScopeCodes` action says: most
+        are skipped by a size known in advance, a scope entry of fixed-size attributes is read
+        by one `struct` unpacking, the rest by `_decode` as the plans say."""
+        info, sections, little = self.info, self.sections, self.little
+        table = self._scope_codes(unit)
+        kinds, costs, args = table.kinds, table.costs, table.args
         pos, end, spent = self._first[unit.start], unit.end, 0
         while pos < end:
             code = info[pos]
-            code, pos = (code, pos + 1) if code < 0x80 else uleb(info, pos)
-            if code == 0:
+            pos += 1
+            if code >= 0x80:
+                code, pos = uleb(info, pos - 1)
+            kind = kinds[code]  # past the table: IndexError, read as malformed; 0 (a null entry): 0
+            spent += costs[code]
+            if kind >= 0:  # nothing kept: skipped by its size
+                pos += kind
                 continue
-            plan = plans[code]
-            spent += plan[4]
             if spent >= 4096:
                 self._charge(spent)
                 spent = 0
-            if plan[5] >= 0:
-                pos += plan[5]
+            if kind == _VARIABLE:
+                pos = _skip_variable(info, pos, args[code])
                 continue
-            values, pos = self._decode(pos, plan, sizes)
-            if plan[2] == _SCOPE:
-                ranges = _code_ranges(unit, values, self.sections, self.little)
-                if ranges:
-                    coded.append((unit, ranges, mangled, _record(unit, values, self.sections, self.little)))
+            if kind == _UNPACKED:
+                unpack, size, keys, forms = args[code]
+                values = dict(
+                    zip(keys, zip(forms, unpack(info, pos), strict=False), strict=False)
+                )  # equal lengths
+                pos += size
+            elif kind == _DECODED:
+                values, pos = self._decode(pos, args[code], self._sizes_of(unit))
+                if args[code][2] != _SCOPE:
+                    continue
+            else:
+                raise Unsupported(f"no abbreviation {code} in the unit at {unit.start}")
+            ranges = _code_ranges(unit, values, sections, little)
+            if ranges:
+                coded.append((unit, ranges, mangled, _record(unit, values, sections, little)))
         self._charge(spent)
+
+    def _scope_codes(self, unit: Unit) -> _ScopeCodes:
+        """The unit's abbreviations compiled for the scope walk (`_ScopeCodes`), cached per table."""
+        key = (unit.abbrev_offset, unit.asize, unit.osize, unit.version, _SCOPES)
+        table = self._scope_tables.get(key)
+        if table is None:
+            table = self._scope_tables[key] = _ScopeCodes(self._plans_for(unit, _SCOPES), self.little)
+        return table
 
     def _scope_name(self, record: Record, records: dict[int, Record | None]) -> tuple[str, bool]:
         """`dieparse._name`: the first name along the entry's abstract origin / specification
@@ -473,7 +519,7 @@ class DieReader:
         if not self._first[unit.start] <= offset < unit.end:
             return None
         code, pos = uleb(self.info, offset)
-        plan = self._plans_for(unit, _WHOLE).get(code) if code else None
+        plan = self._whole_plan(unit, code) if code else None
         if plan is None or plan[0] not in (_SUBPROGRAM, _INLINED):
             return None
         self._charge(plan[4])
@@ -608,7 +654,9 @@ class DieReader:
         code, pos = uleb(self.info, target)
         if code == 0:
             return where, {}
-        plan = self._plans_for(where, _WHOLE)[code]
+        plan = self._whole_plan(where, code)
+        if plan is None:
+            raise Unsupported(f"a reference to an entry of no abbreviation ({code})")
         self._charge(plan[4])
         return where, self._decode(pos, plan, self._sizes_of(where))[0]
 
@@ -682,6 +730,114 @@ def _compile(
             steps.append((-1, 0, size, 0))
     skip = steps[0][2] if len(steps) == 1 and steps[0][0] == -1 else 0 if not steps else -1
     return (tag, children, role, tuple(steps), 1 + len(specs), skip)
+
+
+class _ScopeCodes:
+    """An abbreviation table compiled for `DieReader._scope_walk`: per code (a list index, or a
+    dict key where codes are sparse), `kinds[code]` is what the walk does with an entry and
+    `costs[code]` what the entry is charged (`Plan`'s). A kind >= 0: nothing of the entry is
+    read, it is skipped by that many bytes after its code; _VARIABLE: skipped attribute by
+    attribute (`args[code]`: `_skip_variable`'s steps); _UNPACKED: a code scope whose kept
+    attributes all have sizes of 1, 2, 4 or 8 bytes and whose others have fixed sizes
+    (`args[code]`: `_unpacker`'s); _DECODED: read by `DieReader._decode` (`args[code]`: the
+    plan); _ABSENT: no such abbreviation."""
+
+    def __init__(self, plans: dict[int, Plan], little: bool) -> None:
+        top = max(plans, default=0)
+        self.kinds: list[int] | dict[int, int]
+        self.costs: list[int] | dict[int, int]
+        self.args: list[Any] | dict[int, Any]
+        if top <= 4 * len(plans) + 64:  # dense, as compilers number them: lists
+            self.kinds, self.costs, self.args = [_ABSENT] * (top + 1), [0] * (top + 1), [None] * (top + 1)
+        else:  # a code nobody numbers densely: no list as long as the largest
+            self.kinds, self.costs, self.args = {}, {}, {}
+        self.kinds[0], self.costs[0] = 0, 0  # a null entry (the end of siblings): nothing to skip
+        for code, plan in plans.items():
+            self.costs[code] = plan[4]
+            self.kinds[code], self.args[code] = _scope_action(plan, little)
+
+
+def _scope_action(plan: Plan, little: bool) -> tuple[int, Any]:
+    """(kind, argument) of `plan` (compiled for `_SCOPES`) in `_ScopeCodes`."""
+    steps, skip = plan[3], plan[5]
+    if skip >= 0:
+        return skip, None
+    found = _unpacker(steps, little) if plan[2] == _SCOPE else _variable_steps(steps)
+    if found is None:
+        return _DECODED, plan
+    return (_UNPACKED if plan[2] == _SCOPE else _VARIABLE), found
+
+
+def _unpacker(
+    steps: tuple[tuple[int, int, int, int], ...], little: bool
+) -> tuple[Callable[[bytes, int], tuple[int, ...]], int, tuple[int, ...], tuple[int, ...]] | None:
+    """(unpack_from, entry size, kept attributes, their forms) of a plan's steps whose kept
+    attributes are unsigned integers of 1, 2, 4 or 8 bytes (the values `_value` gives them)
+    and whose skipped ones have fixed sizes; None for others. The unpacking reads no byte past
+    the last kept attribute (`_decode` reads none)."""
+    fmt, keys, forms = ["<" if little else ">"], [], []
+    size = pad = 0
+    for attr, form, n, _const in steps:
+        if attr == -1:
+            pad += n
+            continue
+        if attr < 0 or n not in _STRUCT_CODES:
+            return None
+        fmt.append(f"{pad}x{_STRUCT_CODES[n]}")
+        keys.append(attr)
+        forms.append(form)
+        size += pad + n
+        pad = 0
+    return struct.Struct("".join(fmt)).unpack_from, size + pad, tuple(keys), tuple(forms)
+
+
+def _variable_steps(
+    steps: tuple[tuple[int, int, int, int], ...],
+) -> tuple[tuple[tuple[int, int], ...], int] | None:
+    """`_skip_variable`'s steps for a plan that keeps nothing: ((fixed bytes before, how), ...)
+    and the fixed bytes after the last; None where a form is skipped otherwise (`_decode`)."""
+    runs: list[tuple[int, int]] = []
+    fixed = 0
+    for attr, form, n, _const in steps:
+        if attr == -1:
+            fixed += n
+            continue
+        how = (
+            _BLOCK
+            if form in (0x18, 0x09)
+            else _CSTRING
+            if form == 0x08
+            else _LEB
+            if form in _LEB_FORMS
+            else -1
+        )
+        if attr != -2 or how < 0:
+            return None
+        runs.append((fixed, how))
+        fixed = 0
+    return tuple(runs), fixed
+
+
+def _skip_variable(info: bytes, pos: int, steps: tuple[tuple[tuple[int, int], ...], int]) -> int:
+    """Where the entry whose attributes start at `pos` ends, skipped by `_variable_steps`' steps
+    (the bytes `_value` would read; past the section: IndexError or ValueError, as there)."""
+    runs, tail = steps
+    for fixed, how in runs:
+        pos += fixed
+        if how == _BLOCK:
+            n = info[pos]
+            if n < 0x80:
+                pos += n + 1
+            else:
+                n, pos = uleb(info, pos)
+                pos += n
+        elif how == _CSTRING:
+            pos = info.index(b"\0", pos) + 1
+        else:
+            while info[pos] & 0x80:
+                pos += 1
+            pos += 1
+    return pos + tail
 
 
 def _int(fv: tuple[int, Any]) -> int:

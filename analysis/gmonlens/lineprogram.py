@@ -75,31 +75,47 @@ def decode_sequences(
     keep: set[int] = wanted or set()
     seq_start = -1
     room = budget.left("line-table rows") if budget is not None else 1 << 62
+    # every row kept, no span asked, and fewer rows possible than the budget has room for (a row
+    # takes at least a byte): rows are appended with no check, and counted per sequence
+    plain = keep_all and spans is None and end - pos <= room
     while pos < end:
         op = data[pos]
         pos += 1
-        if op >= opcode_base:
+        if op >= opcode_base:  # special opcode: a row (most rows)
             address += addr_step[op]
             line += line_step[op]
-            if keep_all or address in keep:
-                room -= 1
-                if room < 0:
-                    raise _exceeded(budget)
+            if plain:
                 a_add(address)
                 f_add(file)
                 l_add(line)
-            if seq_start < 0:
-                seq_start = address
-            continue
-        # the other opcodes, most frequent first (gcc: set_column, negate_stmt, copy)
-        if op == 5:  # set_column: skip its ULEB operand
+                continue
+        # the other opcodes, most frequent first (gcc: set_column, negate_stmt, copy, advance_line)
+        elif op == 5:  # set_column: skip its ULEB operand
             while data[pos] & 0x80:
                 pos += 1
             pos += 1
             continue
-        if op == 6 or op == 7 or op == 10 or op == 11:  # negate_stmt, basic_block, prologue/epilogue
+        elif op == 6:  # negate_stmt
             continue
-        if op == 0:  # extended
+        elif op == 1:  # DW_LNS_copy: a row
+            if plain:
+                a_add(address)
+                f_add(file)
+                l_add(line)
+                continue
+        elif op == 3:  # advance_line
+            b = data[pos]
+            if b < 0x80:  # one-byte SLEB128
+                pos += 1
+                line += b - 0x80 if b & 0x40 else b
+            else:
+                v, pos = sleb(data, pos)
+                line += v
+            continue
+        elif op == 4:  # set_file
+            file, pos = uleb(data, pos)
+            continue
+        elif op == 0:  # extended
             length, pos = uleb(data, pos)
             if length == 0:
                 continue
@@ -109,6 +125,8 @@ def decode_sequences(
                 if spans is not None and seq_start >= 0:
                     spans.append((seq_start, address))
                 seq_start = -1
+                if plain:
+                    room -= len(addrs)
                 if addrs:
                     addrs.append(address)
                     files.append(files[-1])
@@ -120,45 +138,52 @@ def decode_sequences(
             elif sub == 2:  # DW_LNE_set_address
                 address = int.from_bytes(data[pos + 1 : pos + 1 + min(asize, length - 1)], order)
             pos = nxt
-        elif op == 1:  # DW_LNS_copy
-            if keep_all or address in keep:
-                room -= 1
-                if room < 0:
-                    raise _exceeded(budget)
-                a_add(address)
-                f_add(file)
-                l_add(line)
-            if seq_start < 0:
-                seq_start = address
-        elif op == 2:  # advance_pc
-            b = data[pos]
-            if b < 0x80:
-                pos += 1
-                address += b * min_len
-            else:
-                v, pos = uleb(data, pos)
-                address += v * min_len
-        elif op == 3:  # advance_line
-            b = data[pos]
-            if b < 0x80:  # one-byte SLEB128
-                pos += 1
-                line += b - 0x80 if b & 0x40 else b
-            else:
-                v, pos = sleb(data, pos)
-                line += v
-        elif op == 4:  # set_file
-            file, pos = uleb(data, pos)
-        elif op == 8:  # const_add_pc
-            address += const_add
-        elif op == 9:  # fixed_advance_pc
-            address += int.from_bytes(data[pos : pos + 2], order)
-            pos += 2
-        else:  # set_column, negate_stmt, basic_block, prologue/epilogue, isa, unknown
-            for _ in range(std_lengths[op - 1] if op - 1 < len(std_lengths) else 0):
-                _, pos = uleb(data, pos)
+            continue
+        else:  # the rare ones: no row, the address and the position move
+            address, pos = _rare(op, data, pos, address, min_len, const_add, std_lengths, order)
+            continue
+        # a row (special opcode or copy) under `wanted`, `spans` or a tight budget
+        if keep_all or address in keep:
+            room -= 1
+            if room < 0:
+                raise _exceeded(budget)
+            a_add(address)
+            f_add(file)
+            l_add(line)
+        if seq_start < 0:
+            seq_start = address
+    if plain:
+        room -= len(addrs)  # rows of a sequence left unended, counted as the checked loop does
     if budget is not None:
         budget.charge("line-table rows", budget.left("line-table rows") - room, ".debug_line")
     return out
+
+
+def _rare(
+    op: int,
+    data: bytes,
+    pos: int,
+    address: int,
+    min_len: int,
+    const_add: int,
+    std_lengths: list[int],
+    order: Literal["little", "big"],
+) -> tuple[int, int]:
+    """(address, position after the operands) of a standard opcode `decode_sequences` meets
+    rarely: const_add_pc, advance_pc, fixed_advance_pc, basic_block / prologue_end /
+    epilogue_begin (no operands whatever the header says), set_isa and unknown ones (the
+    operands the header gives, skipped)."""
+    if op == 8:  # const_add_pc
+        return address + const_add, pos
+    if op == 2:  # advance_pc
+        v, pos = uleb(data, pos)
+        return address + v * min_len, pos
+    if op == 9:  # fixed_advance_pc
+        return address + int.from_bytes(data[pos : pos + 2], order), pos + 2
+    if op != 7 and op != 10 and op != 11:
+        for _ in range(std_lengths[op - 1] if op - 1 < len(std_lengths) else 0):
+            _, pos = uleb(data, pos)
+    return address, pos
 
 
 def _opcodes(h: Any) -> tuple[int, int, list[int], int, list[int], list[int]]:

@@ -196,13 +196,10 @@ class _TableBuilder:
         default = 0 if self.bfd and base == 0 else 1
         local: dict[int, int] = {}
         for k, (addrs, fnums, lines) in enumerate(decoded):
-            fids = []
-            for f in fnums:
-                fid = local.get(f)
-                if fid is None:
-                    fid = self._file_id(names, base, default if f == _DEFAULT_FILE else f)
-                    local[f] = fid
-                fids.append(fid)
+            for f in dict.fromkeys(fnums):  # in order of first use: ids as a row-by-row loop gives
+                if f not in local:
+                    local[f] = self._file_id(names, base, default if f == _DEFAULT_FILE else f)
+            fids = list(map(local.__getitem__, fnums))
             made = shared.get(k)
             if made is None:
                 shared[k] = made = _compact(addrs, fids, lines)

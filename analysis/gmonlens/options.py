@@ -97,16 +97,35 @@ class AnalysisOptions:
 
 
 def table(
-    specs: Sequence[SymSpec], symbols: Sequence[Symbol], names: Sequence[str], defaults: bool = False
+    specs: Sequence[SymSpec],
+    symbols: Sequence[Symbol],
+    names: Sequence[str],
+    defaults: frozenset[int] = frozenset(),
 ) -> frozenset[int]:
-    """Positions of the routines any spec matches (plus gprof's default excludes if asked)."""
-    out = set()
+    """Positions of the routines any spec matches, and `defaults` (gprof's default excludes'
+    positions, `default_excludes`, where asked)."""
+    out = set(defaults)
     if specs:
         for i, s in enumerate(symbols):
             if any(spec.matches(s, names[i]) for spec in specs):
                 out.add(i)
-    if defaults:
-        out.update(i for i, s in enumerate(symbols) if s.name in DEFAULT_EXCLUDES)
+    return frozenset(out)
+
+
+def default_excludes(symbols: Sequence[Symbol]) -> frozenset[int]:
+    """Positions of the routines named as gprof's default excludes (DEFAULT_EXCLUDES), found by
+    `list.index` (a C loop: -l's tables have tens of thousands of symbols, none of them named so
+    but for a few)."""
+    raw = [s.name for s in symbols]
+    out = set()
+    for name in DEFAULT_EXCLUDES:
+        i = -1
+        while True:
+            try:
+                i = raw.index(name, i + 1)
+            except ValueError:
+                break
+            out.add(i)
     return frozenset(out)
 
 
@@ -136,13 +155,14 @@ def resolve_tables(opts: AnalysisOptions, symbols: Sequence[Symbol], names: Sequ
     def arcs(specs: Sequence[ArcSpec]) -> tuple[tuple[frozenset[int], frozenset[int]], ...]:
         return tuple((table([a.parent], symbols, names), table([a.child], symbols, names)) for a in specs)
 
+    defaults = default_excludes(symbols)
     return Tables(
         incl_flat=table(opts.incl_flat, symbols, names),
-        excl_flat=table(opts.excl_flat, symbols, names, defaults=True),
+        excl_flat=table(opts.excl_flat, symbols, names, defaults=defaults),
         incl_graph=table(opts.incl_graph, symbols, names),
-        excl_graph=table(opts.excl_graph, symbols, names, defaults=True),
+        excl_graph=table(opts.excl_graph, symbols, names, defaults=defaults),
         incl_time=table(opts.incl_time, symbols, names),
-        excl_time=table(opts.excl_time, symbols, names, defaults=True),
+        excl_time=table(opts.excl_time, symbols, names, defaults=defaults),
         incl_arcs=arcs(opts.incl_arcs),
         excl_arcs=arcs(opts.excl_arcs),
     )

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable, Iterator
 
-from .model import ArcTable, Cycle, Profile, Routine, as_table
+from .model import ArcTable, Cycle, GraphOrder, Profile, Routine, as_table
 
 # ReportOptions and flat_order are part of this module's API too (re-exported)
 from .report_format import ReportOptions as ReportOptions
@@ -94,7 +94,7 @@ def flat_profile(p: Profile, opts: ReportOptions) -> str:
     if total <= 0:
         out.append(" no time accumulated\n\n")
         total = 1.0
-    order = flat_order(p)
+    order = flat_order(p, with_figures=not opts.zero)  # call_unit reads only routines with calls
     unit, scale = call_unit(p, order)
     dim = p.dimension
     out.append(
@@ -277,11 +277,16 @@ def call_graph_chunks(p: Profile, opts: ReportOptions) -> Iterator[str]:
             s = refs[r.id] = routine_ref(r, opts)
         return s
 
-    for entry in p.graph_order:
-        if entry.routine < 0:
-            lines = _cycle_entry(p, p.cycle(entry.cycle), opts, print_ticks, ref)
+    order = p.graph_order
+    codes = order.codes if isinstance(order, GraphOrder) else GraphOrder(order).codes
+    routines, lines_only_functions = p.routines, opts.lines
+    for code in codes:  # a routine id, or -N for cycle N
+        if code < 0:
+            lines = _cycle_entry(p, p.cycle(-code), opts, print_ticks, ref)
+        elif lines_only_functions and not routines[code].is_function:
+            continue  # -l's line symbols: `_routine_entry` prints none (asked of each here: many)
         else:
-            lines = _routine_entry(p, t, p.routines[entry.routine], opts, print_ticks, ref)
+            lines = _routine_entry(p, t, routines[code], opts, print_ticks, ref)
         if lines:
             lines.append(sep)
             yield "".join(lines)

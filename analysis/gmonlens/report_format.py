@@ -61,10 +61,13 @@ def routine_name(r: Routine, opts: ReportOptions) -> str:
     return name
 
 
-def flat_order(p: Profile) -> list[Routine]:
-    """§8.4: time descending, calls descending, raw name; ties keep address order."""
+def flat_order(p: Profile, with_figures: bool = False) -> list[Routine]:
+    """§8.4: time descending, calls descending, raw name; ties keep address order. With
+    `with_figures`, only the routines with self time or calls (what the flat profile prints
+    without -z; -l's tables are mostly line symbols with neither), in the same order."""
+    routines = [r for r in p.routines if r.self_ticks or r.calls] if with_figures else p.routines
     return sorted(
-        p.routines,
+        routines,
         key=lambda r: (-r.self_ticks, -r.calls, r.name.encode("utf-8", "surrogateescape")),
     )
 

@@ -48,18 +48,22 @@ class FunctionScopes:
     @classmethod
     def build(cls, scopes: Sequence[tuple[int, int, str]]) -> FunctionScopes:
         """From (low, high, name) code ranges in DIE order (high exclusive)."""
-        bounds = sorted({b for lo, hi, _ in scopes for b in (lo, hi)})
-        order = sorted(range(len(scopes)), key=lambda i: scopes[i][0])
+        n = len(scopes)
+        lows = [s[0] for s in scopes]
+        bounds = sorted(set(lows).union([s[1] for s in scopes]))
+        order = sorted(range(n), key=lows.__getitem__)  # stable: DIE order among equal lows
         heap: list[tuple[int, int, int, str]] = []  # (size, -DIE order, high, name)
+        push, pop = heapq.heappush, heapq.heappop
         names: list[str | None] = []
         k = 0
         for b in bounds[:-1]:
-            while k < len(order) and scopes[order[k]][0] <= b:
-                lo, hi, name = scopes[order[k]]
-                heapq.heappush(heap, (hi - lo, -order[k], hi, name))
+            while k < n and lows[order[k]] <= b:
+                i = order[k]
+                lo, hi, name = scopes[i]
+                push(heap, (hi - lo, -i, hi, name))
                 k += 1
             while heap and heap[0][2] <= b:
-                heapq.heappop(heap)
+                pop(heap)
             names.append(heap[0][3] if heap else None)
         return cls(tuple(bounds), tuple(names))
 

@@ -303,3 +303,22 @@ def test_nested_large_containers_in_pieces(cache_home: Path) -> None:
         deep = (deep,)
     assert diskcache.store("profile", KEY, {"deep": deep})
     assert diskcache.load("profile", KEY, identity) == {"deep": deep}
+
+
+def test_pieces_hold_at_most_chunk_items_and_chunk_bytes() -> None:
+    """Small items go CHUNK_ITEMS to a piece (one marshal.dumps a piece); where those would pass
+    CHUNK_BYTES, pieces are cut by the items' sizes (an item larger than CHUNK_BYTES alone); read
+    back in order."""
+    small = list(range(diskcache.CHUNK_ITEMS * 5 + 3))
+    big = ["x" * (diskcache.CHUNK_BYTES // 10)] * 40 + ["y" * (diskcache.CHUNK_BYTES * 2)] + list(range(300))
+    for value in (small, big, tuple(big), {i: v for i, v in enumerate(big)}):
+        chunked = diskcache._pieces(value)
+        assert chunked[0] == diskcache._CHUNK
+        parts = [marshal.loads(p) for p in chunked[2]]
+        assert all(len(p) <= diskcache.CHUNK_ITEMS for p in parts)
+        assert all(
+            len(b) <= diskcache.CHUNK_BYTES + 64 or len(p) == 1
+            for b, p in zip(chunked[2], parts, strict=True)
+        )
+        assert diskcache._whole(chunked) == value
+    assert len(diskcache._pieces(small)[2]) == 6

@@ -77,3 +77,26 @@ def test_files_read_as_described(program: Program, tmp_path: Path) -> None:
     args = engine_profile(program, program.variants[0])[1]
     assert program.variants[0].options == ()
     assert render_text(profile, args.report_options(profile)) == _golden(f"{program.name}.plain.txt")
+
+
+@pytest.mark.parametrize(("program", "variant"), CASES)
+def test_flat_order_of_the_routines_with_figures_is_the_whole_orders_part(
+    program: Program, variant: Variant
+) -> None:
+    """The flat profile (without -z) sorts only the routines with self time or calls: the same
+    order as sorting them all and keeping those."""
+    from gmonlens.report_format import flat_order
+
+    profile, _args = engine_profile(program, variant)
+    whole = flat_order(profile)
+    assert flat_order(profile, with_figures=True) == [r for r in whole if r.self_ticks or r.calls]
+
+
+def test_default_excludes_are_every_routine_so_named() -> None:
+    from gmonlens.model import Symbol
+    from gmonlens.options import DEFAULT_EXCLUDES, default_excludes
+
+    names = ["main", "mcount", "f", "_mcount", "mcount", "__mcleanup", "mcount_x", *DEFAULT_EXCLUDES]
+    symbols = [Symbol(n, i, i, True, False) for i, n in enumerate(names)]
+    assert default_excludes(symbols) == frozenset(i for i, n in enumerate(names) if n in DEFAULT_EXCLUDES)
+    assert default_excludes([]) == frozenset()

@@ -62,3 +62,38 @@ def test_classes_it_does_not_fit_make_their_own() -> None:
                 raise ValueError("negative")
 
     assert maker(NoSlots) is NoSlots and maker(Checked) is Checked
+
+
+def test_routines_and_symbols_are_made_as_their_twins() -> None:
+    """The fast way (a twin of the same slots, then `__class__`) fits the classes -l makes by
+    the ten thousand."""
+    from gmonlens.records import _twin
+
+    assert _twin(Routine) is not None and _twin(Symbol) is not None
+
+
+@pytest.mark.parametrize(
+    ("cls", "values"), [(Symbol, ("f", 0x10, 0x1F, False, True, "a.c", 3, True)), (Routine, ROUTINE)]
+)
+def test_without_a_twin_the_slots_are_set_through_the_descriptors(
+    cls: type, values: tuple[object, ...], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from gmonlens import records
+
+    monkeypatch.setattr(records, "_twin", lambda cls: None)
+    make = records.maker.__wrapped__(cls)
+    made = make(*values)
+    assert made == cls(*values) and type(made) is cls
+
+
+def test_a_class_of_another_layout_has_no_twin() -> None:
+    from gmonlens.records import _twin
+
+    class Base:
+        __slots__ = ("a",)
+
+    @dataclasses.dataclass(frozen=True, slots=True)
+    class Derived(Base):
+        b: int
+
+    assert _twin(Derived) is None

@@ -3,6 +3,7 @@ workspaces moved away from where they were built."""
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 import sys
@@ -152,6 +153,29 @@ async def test_call_hierarchy_with_call_sites(cproject: Path, tmp_path: Path) ->
         assert lines == [position_of(util_c, "return helper(n)").line], lines
 
 
+def _same_figures(ws: Path, *names: str) -> bool:
+    """Whether the routines whose display names hold `names` have the same self and children
+    seconds and calls (`gmonlens report --json` on the workspace's build)."""
+    build = ws / "build"
+    out = subprocess.run(
+        [
+            str(Path(sys.executable).parent / "gmonlens"),
+            "report",
+            "--json",
+            str(build / "shapes"),
+            str(build / "gmon.out"),
+        ],
+        capture_output=True,
+        check=True,
+    ).stdout
+    routines = json.loads(out)["routines"]
+    figures = [
+        {(r["self_seconds"], r["children_seconds"], r["calls"]) for r in routines if n in r["display_name"]}
+        for n in names
+    ]
+    return all(len(f) == 1 for f in figures) and len(set.union(*figures)) == 1
+
+
 async def test_cpp_methods_templates_overloads(cppproject: Path, tmp_path: Path) -> None:
     async with session([cppproject], tmp_path / "cache") as client:
         status = await wait_status(client)
@@ -209,7 +233,12 @@ async def test_cpp_methods_templates_overloads(cppproject: Path, tmp_path: Path)
             )
             for c in on_line
         ]
-        assert len(answers) == 2 and answers[0] != answers[1], answers
+        assert len(answers) == 2, answers
+        if answers[0] == answers[1]:
+            # both instances are called from one line of main as often (300 calls): only their
+            # sampled time tells their callers apart, and it may be the same; then it must be so
+            # in the profile itself, else one command answered for the other instance
+            assert _same_figures(cppproject, "geo::accumulate<int>", "geo::accumulate<double>"), answers
         # library callees outside the workspace still appear in outgoing calls
         main_cpp = cppproject / "src" / "main.cpp"
         u3 = await open_doc(client, main_cpp, "cpp")

@@ -62,7 +62,7 @@ def main(argv: list[str] | None = None) -> int:
                     where = {n: _where(st) for n, st in s.get("stacks", {}).items()}
                     busy = {n: w for n, w in where.items() if "select" not in w and "wait" not in w}
                     print(
-                        f"    {s['ms']:7.1f} ms at +{s['t'] - start:5.2f} s  {busy if args.stacks else list(busy.values())[:3]}"
+                        f"    {s['ms']:7.1f} ms at +{s['t'] - start:5.2f} s  {where if args.stacks else list(busy.values())[:3]}"
                     )
             if run == "cold":  # fill the cache as the (killed) warm-up would have: a true second start
                 env = {**os.environ, "XDG_CACHE_HOME": str(cache / "xdg")}

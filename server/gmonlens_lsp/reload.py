@@ -40,6 +40,7 @@ from .workspace.session import (
     line_heat,
     load_folder,
     stamp,
+    watched_stamp,
 )
 from .workspace.settings import effective_settings
 
@@ -124,7 +125,7 @@ async def _reload(ls: GmonlensServer, state: FolderState, generation: int) -> No
 
     client = state.client_settings if state.client_settings is not None else ls.client_settings
     started = time.time_ns()
-    before = stamp(state.watch_paths())
+    before = await asyncio.to_thread(watched_stamp, state)
     outcome: LoadOutcome | None = None
     try:
         state.worker = in_thread(effective_settings, state.path, client)

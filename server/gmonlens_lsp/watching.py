@@ -13,7 +13,7 @@ from pygls.capabilities import get_capability
 
 from . import reload, render
 from .server import GmonlensServer
-from .workspace.session import FolderState, stamp
+from .workspace.session import FolderState, watched_stamp
 
 log = logging.getLogger("gmonlens")
 POLL = 0.25  # seconds between polls
@@ -52,11 +52,11 @@ def changed(ls: GmonlensServer, state: FolderState) -> bool:
 
 
 async def _settle_and_reload(ls: GmonlensServer, state: FolderState) -> None:
-    last = stamp(state.watch_paths())
+    last = await asyncio.to_thread(watched_stamp, state)
     quiet = 0.0
     while quiet < STABLE:
         await asyncio.sleep(0.1)
-        now = stamp(state.watch_paths())
+        now = await asyncio.to_thread(watched_stamp, state)
         quiet = quiet + 0.1 if now == last else 0.0
         last = now
     if state.uri in ls.folders:
@@ -72,7 +72,7 @@ async def _poll(ls: GmonlensServer) -> None:
             if state.loading is not None and not state.loading.done():
                 continue
             previous = state.last_stamp
-            now = await asyncio.to_thread(stamp, state.watch_paths())
+            now = await asyncio.to_thread(watched_stamp, state)
             if previous is None or (
                 now != previous and changed(ls, state)
             ):  # never loaded to the end: watch from now on

@@ -135,10 +135,11 @@ def _cpu(pid: int) -> float:
     return round((int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK"), 2)
 
 
-def _vmhwm(pid: int) -> int:
-    """Peak RSS (VmHWM) of a live process, MB."""
+def _vmhwm(pid: int, field: str = "VmHWM") -> int:
+    """Peak RSS (VmHWM) of a live process, MB (or another /proc status field in kB: `RssFile`,
+    the file pages mapped in, such as the binary's sections read through mmap)."""
     with open(f"/proc/{pid}/status") as fh:
-        m = re.search(r"VmHWM:\s+(\d+) kB", fh.read())
+        m = re.search(field + r":\s+(\d+) kB", fh.read())
     return int(m.group(1)) // 1024 if m else 0
 
 
@@ -187,6 +188,7 @@ async def _session(src: Path, exe: Path, gmon: Path, cache: Path, hovers: int) -
         still = still + 0.5 if now - last < 0.02 else 0.0
         last = now
     peak = _vmhwm(client.proc.pid)
+    anon, files = _vmhwm(client.proc.pid, "RssAnon"), _vmhwm(client.proc.pid, "RssFile")
     cpu = _cpu(client.proc.pid)
     await client.request("shutdown", None)
     client.notify("exit", None)
@@ -197,7 +199,8 @@ async def _session(src: Path, exe: Path, gmon: Path, cache: Path, hovers: int) -
             "calls_first_ms": round(calls[0], 1) if calls else None,
             "calls_median_ms": round(statistics.median(calls), 1) if calls else None,
             "calls_max_ms": round(max(calls), 1) if calls else None, "call_requests": len(calls),
-            "server_mb_at_hovers": at_hovers, "server_mb": peak, "server_cpu_s": cpu}  # fmt: skip
+            "server_mb_at_hovers": at_hovers, "server_mb": peak,
+            "server_rss_anon_mb_after": anon, "server_rss_file_mb_after": files, "server_cpu_s": cpu}  # fmt: skip
 
 
 def bench_server(exe: Path, gmon: Path, hovers: int) -> dict[str, Any]:

@@ -64,6 +64,9 @@ def _protocol_streams() -> tuple[object, object]:
 
 def main(argv: Sequence[str]) -> int:
     args = _parse(argv)
+    from gmonlens import mallocpolicy
+
+    mallocpolicy.apply()  # a long-running process: freed memory goes back (see the module)
     logging.basicConfig(
         stream=sys.stderr,
         level=getattr(logging, args.log_level),

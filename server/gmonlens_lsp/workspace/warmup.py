@@ -77,6 +77,9 @@ def main(argv: list[str]) -> int:
     process (RLIMIT_AS) before anything is read."""
     with contextlib.suppress(OSError):
         os.nice(10)
+    from gmonlens import mallocpolicy
+
+    mallocpolicy.apply()  # one step's freed memory reused by the next (see the module)
     for a in argv:
         if a.startswith("--max-memory=") and a[13:].isdigit():
             _limit_memory(int(a[13:]))

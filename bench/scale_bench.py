@@ -146,7 +146,8 @@ def _vmhwm(pid: int, field: str = "VmHWM") -> int:
 async def _session(src: Path, exe: Path, gmon: Path, cache: Path, hovers: int) -> dict[str, Any]:
     """One server run: first lenses of a middle file, then `hovers` requests on routine names
     there, a hover and a call hierarchy (prepare, then incoming and outgoing calls of the item) in
-    turn (`hover_*`: every request; `calls_*`: the call hierarchy's alone)."""
+    turn (`hover_*`: every request; `calls_*`: the call hierarchy's alone), then the same every
+    0.3 s while the background work runs (`during_*`)."""
     source = src / f"m{len(list(src.glob('m*.c'))) // 2}.c"
     start = time.perf_counter()
     client = await start_server(src, {}, cache)  # zero configuration: discovery finds prog
@@ -161,31 +162,21 @@ async def _session(src: Path, exe: Path, gmon: Path, cache: Path, hovers: int) -
     times: list[float] = []  # every request's latency, ms
     calls: list[float] = []  # the call hierarchy's: prepare, incoming, outgoing
     for k in range(hovers):
-        line = lines[k % len(lines)]
-        pos = {"textDocument": {"uri": uri}, "position": {"line": line, "character": 6}}
-        if k % 2 == 0:
-            t = time.perf_counter()
-            await client.request("textDocument/hover", pos)
-            times.append(1000 * (time.perf_counter() - t))
-        else:
-            t = time.perf_counter()
-            items = await client.request("textDocument/prepareCallHierarchy", pos)
-            calls.append(1000 * (time.perf_counter() - t))
-            for method in ("callHierarchy/incomingCalls", "callHierarchy/outgoingCalls"):
-                if items:
-                    t = time.perf_counter()
-                    await client.request(method, {"item": items[0]})
-                    calls.append(1000 * (time.perf_counter() - t))
-            times.extend(calls[-3:] if items else calls[-1:])
+        times += await _ask(client, uri, lines[k % len(lines)], k % 2 == 1, calls)
         await asyncio.sleep(0.05)
     at_hovers = _vmhwm(client.proc.pid)
-    # the background work after the first lenses (certainty, line heat): wait until the server
-    # has used no CPU for 2 s (at most 120 s), so that its peak includes it
-    deadline, last, still = time.monotonic() + 120, _cpu(client.proc.pid), 0.0
+    # the background work after the first lenses (certainty, line heat, warm-up) starts once the
+    # requests pause: ask on, every 0.3 s, until the server has used (almost) no CPU for 2 s (at
+    # most 120 s), so that `during_*` are requests answered beside it and the peak includes it
+    during: list[float] = []
+    deadline, last, still, k = time.monotonic() + 120, _cpu(client.proc.pid), 0.0, 0
     while time.monotonic() < deadline and still < 2.0:
-        await asyncio.sleep(0.5)
+        for _ in range(2):
+            await asyncio.sleep(0.25)
+            during += await _ask(client, uri, lines[k % len(lines)], k % 2 == 1, [])
+            k += 1
         now = _cpu(client.proc.pid)
-        still = still + 0.5 if now - last < 0.02 else 0.0
+        still = still + 0.5 if now - last < 0.05 else 0.0  # the requests' own CPU: a few ms
         last = now
     peak = _vmhwm(client.proc.pid)
     anon, files = _vmhwm(client.proc.pid, "RssAnon"), _vmhwm(client.proc.pid, "RssFile")
@@ -199,8 +190,31 @@ async def _session(src: Path, exe: Path, gmon: Path, cache: Path, hovers: int) -
             "calls_first_ms": round(calls[0], 1) if calls else None,
             "calls_median_ms": round(statistics.median(calls), 1) if calls else None,
             "calls_max_ms": round(max(calls), 1) if calls else None, "call_requests": len(calls),
+            "during_requests": len(during), "during_median_ms": round(statistics.median(during), 1),
+            "during_max_ms": round(max(during), 1),
             "server_mb_at_hovers": at_hovers, "server_mb": peak,
             "server_rss_anon_mb_after": anon, "server_rss_file_mb_after": files, "server_cpu_s": cpu}  # fmt: skip
+
+
+async def _ask(client: Any, uri: str, line: int, hierarchy: bool, calls: list[float]) -> list[float]:
+    """A hover on routine name at `line`, or (`hierarchy`) its call hierarchy: prepare, then the
+    incoming and outgoing calls of the item; returns each request's latency in ms (the call
+    hierarchy's also appended to `calls`)."""
+    pos = {"textDocument": {"uri": uri}, "position": {"line": line, "character": 6}}
+    if not hierarchy:
+        t = time.perf_counter()
+        await client.request("textDocument/hover", pos)
+        return [1000 * (time.perf_counter() - t)]
+    t = time.perf_counter()
+    items = await client.request("textDocument/prepareCallHierarchy", pos)
+    out = [1000 * (time.perf_counter() - t)]
+    for method in ("callHierarchy/incomingCalls", "callHierarchy/outgoingCalls"):
+        if items:
+            t = time.perf_counter()
+            await client.request(method, {"item": items[0]})
+            out.append(1000 * (time.perf_counter() - t))
+    calls += out
+    return out
 
 
 def bench_server(exe: Path, gmon: Path, hovers: int) -> dict[str, Any]:

@@ -14,6 +14,8 @@ import logging
 import sys
 from collections.abc import Sequence
 
+SWITCH_INTERVAL = 0.001  # seconds a thread keeps the GIL when another waits (CPython: 0.005)
+
 
 def main(argv: Sequence[str]) -> int:
     parser = argparse.ArgumentParser(
@@ -42,6 +44,11 @@ def main(argv: Sequence[str]) -> int:
     # a loaded profile is hundreds of thousands of long-lived objects: collect young objects less
     # often (the loaded ones are frozen out of collections, see reload._apply)
     gc.set_threshold(20_000, 20, 50)
+    # a request's handler hands the GIL back and forth (event loop, to_thread, the stdout write);
+    # beside a CPU-bound background thread each hand-back waited up to the 5 ms default: requests
+    # during the certainty and the heat took 70-150 ms at 100,000 routines, 19-52 ms at 1 ms
+    # (bench/scale_bench.py's `during_*`; first lenses no slower)
+    sys.setswitchinterval(SWITCH_INTERVAL)
 
     neutral_process()  # nothing relative may resolve in the workspace (see isolation)
     create_server().start_io()

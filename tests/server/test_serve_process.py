@@ -24,7 +24,11 @@ def test_serve_sets_up_the_process(monkeypatch: pytest.MonkeyPatch) -> None:
 
     monkeypatch.setattr(factory, "create_server", lambda: Stub())
     monkeypatch.setattr(isolation, "neutral_process", lambda: None)
-    monkeypatch.setattr(mallocpolicy, "apply", lambda: applied.append(True) or True)
+    def apply() -> bool:
+        applied.append(True)
+        return True
+
+    monkeypatch.setattr(mallocpolicy, "apply", apply)
     before: tuple[Any, ...] = (sys.getswitchinterval(), gc.get_threshold())
     try:
         assert serve.main([]) == 0

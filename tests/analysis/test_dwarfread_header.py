@@ -7,15 +7,7 @@ from types import SimpleNamespace
 import pytest
 
 from gmonlens.dwarfread import Unsupported, _v5_entries
-
-
-def _uleb(n: int) -> bytes:
-    out = bytearray()
-    while True:
-        byte, n = n & 0x7F, n >> 7
-        out.append(byte | (0x80 if n else 0))
-        if not n:
-            return bytes(out)
+from leb128 import uleb as _uleb
 
 
 @pytest.mark.parametrize(

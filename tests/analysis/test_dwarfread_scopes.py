@@ -15,26 +15,8 @@ from gmonlens import dwarfread
 from gmonlens.budget import Budget
 from gmonlens.dieparse import Unsupported
 from gmonlens.dwarfread import DieReader
-
-
-def _uleb(n: int) -> bytes:
-    out = bytearray()
-    while True:
-        byte, n = n & 0x7F, n >> 7
-        out.append(byte | (0x80 if n else 0))
-        if not n:
-            return bytes(out)
-
-
-def _sleb(n: int) -> bytes:
-    out = bytearray()
-    while True:
-        byte, n = n & 0x7F, n >> 7
-        done = (n == 0 and not byte & 0x40) or (n == -1 and byte & 0x40)
-        out.append(byte | (0 if done else 0x80))
-        if done:
-            return bytes(out)
-
+from leb128 import sleb as _sleb
+from leb128 import uleb as _uleb
 
 # forms of the attributes nobody reads, with a value's bytes
 _SKIPPED = {

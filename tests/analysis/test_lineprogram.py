@@ -15,6 +15,8 @@ import pytest
 
 from gmonlens.budget import Budget, LimitError
 from gmonlens.lineprogram import decode_sequences, sleb, uleb
+from leb128 import sleb as _sleb
+from leb128 import uleb as _uleb
 
 HEADER = {
     "minimum_instruction_length": 1,
@@ -26,25 +28,6 @@ HEADER = {
 # a header claiming operands for the opcodes that have none (the decoder reads none) and two for
 # set_isa (it reads two)
 ODD = {**HEADER, "standard_opcode_lengths": [0, 1, 1, 1, 1, 1, 1, 0, 1, 1, 1, 2]}
-
-
-def _uleb(n: int) -> bytes:
-    out = bytearray()
-    while True:
-        byte, n = n & 0x7F, n >> 7
-        out.append(byte | (0x80 if n else 0))
-        if not n:
-            return bytes(out)
-
-
-def _sleb(n: int) -> bytes:
-    out = bytearray()
-    while True:
-        byte, n = n & 0x7F, n >> 7
-        done = (n == 0 and not byte & 0x40) or (n == -1 and byte & 0x40)
-        out.append(byte | (0 if done else 0x80))
-        if done:
-            return bytes(out)
 
 
 def _program(rng: random.Random) -> bytes:

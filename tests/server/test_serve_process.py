@@ -24,6 +24,7 @@ def test_serve_sets_up_the_process(monkeypatch: pytest.MonkeyPatch) -> None:
 
     monkeypatch.setattr(factory, "create_server", lambda: Stub())
     monkeypatch.setattr(isolation, "neutral_process", lambda: None)
+
     def apply() -> bool:
         applied.append(True)
         return True

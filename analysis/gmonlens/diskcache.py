@@ -184,8 +184,9 @@ def _read_payload(path: str, key: str, cap: int) -> bytes | None:
 # in it (at any depth, through containers of at most CHUNK_ITEMS items) becomes
 # (_CHUNK, "l"/"t"/"d", [marshal of at most CHUNK_ITEMS items, CHUNK_BYTES bytes]), and reading
 # decodes piece by piece. One marshal.loads of a whole DWARF index (5 MB at 100,000 routines)
-# held the GIL 120-490 ms, one marshal.dumps of a profile's 100,000 names 65-119 ms
-# (bench/loopwatch.py); a piece takes a few ms, and the server's event loop runs between pieces.
+# held the GIL 120-490 ms (bench/loopwatch.py), one marshal.dumps of a profile entry's columns
+# at 100,000 routines 48.6 ms of thread CPU (bench/gilholds.py); a piece takes a few ms, and the
+# server's event loop runs between pieces.
 # Nothing inside a piece is walked again on reading.
 _CHUNK = "\x00gmonlens-pieces"
 CHUNK_ITEMS = 128  # items a piece holds at most
@@ -195,9 +196,8 @@ _LETTER: dict[type, str] = {dict: "d", list: "l", tuple: "t"}
 
 
 def _pieces(value: Any) -> Any:
+    """A list, tuple or dict of more than CHUNK_ITEMS items as (_CHUNK, letter, pieces)."""
     t = type(value)
-    if t not in _LETTER or len(value) <= CHUNK_ITEMS:
-        return value
     items = list(value.items()) if t is dict else value
     pieces: list[bytes] = []
     for at in range(0, len(items), CHUNK_ITEMS):

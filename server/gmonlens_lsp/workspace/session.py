@@ -360,23 +360,21 @@ class FolderState:
         config = os.path.join(self.path, CONFIG_FILE)
         binary = self.loaded.binary if self.loaded is not None else None
         files = [p for p in self.inputs if p not in (config, binary)]
-        if not self.settings.profiles:  # where default profiles would appear (or be rewritten)
-            for d in search_dirs(self.path):
-                for pattern in PROFILE_PATTERNS:
-                    files += glob.glob(os.path.join(glob.escape(d), pattern))
+        dirs = search_dirs(self.path) if not self.settings.profiles else []
+        for d in dirs:  # where default profiles would appear (or be rewritten)
+            for pattern in PROFILE_PATTERNS:
+                files += glob.glob(os.path.join(glob.escape(d), pattern))
         files = list(dict.fromkeys(files))
         if len(files) > MAX_POLLED_FILES:
             files = sorted({os.path.dirname(p) for p in files})
-        paths = [config, *([binary] if binary else []), *files]
-        if not self.settings.profiles:
-            paths += search_dirs(self.path)
+        paths = [config, *([binary] if binary else []), *files, *dirs]
         return list(dict.fromkeys(paths))
 
 
 def watched_stamp(state: FolderState) -> dict[str, tuple[int, int]]:
     """`stamp(state.watch_paths())`: listings and stats of the folder (its build folders, their
     profiles), for a thread: at 100,000 routines the folder holds 2,000 files and this took
-    50-340 ms of the event loop beside the background work (bench/loopwatch.py)."""
+    52-391 ms of the event loop beside the background work (bench/loopwatch.py)."""
     return stamp(state.watch_paths())
 
 

@@ -26,7 +26,13 @@ function expected(repo, folder, binary, gmon, sourceFile) {
     const call = lines.findIndex((l) => /  # (\S+): \d+ calls?, ~/.test(l));
     if (call >= 0) {
       const callee = /  # (\S+): \d+ calls?, ~/.exec(lines[call])[1];
-      const line = source.findIndex((l, i) => i >= r.line - 3 && l.includes(r.display_name));
+      // the line naming the routine: its DWARF line may be a few lines below the name (a
+      // signature over several lines: SQLite's sqlite3BtreeIndexMoveto, 4), and the next line
+      // after it naming the routine may be another routine's call or comment
+      let line = -1;
+      for (let i = r.line - 1; i >= Math.max(0, r.line - 12) && line < 0; i--) {
+        if (source[i].includes(r.display_name)) line = i;
+      }
       const hot = lines.find((l) => /^\*\s+\d/.test(l));
       const hotAddress = hot ? /\s([0-9a-f]+):  /.exec(hot)?.[1] : undefined;
       return { routine: r.display_name, line: (line >= 0 ? line : r.line - 1) + 1, callee, hotAddress };

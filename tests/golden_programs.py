@@ -87,6 +87,7 @@ class Program:
         out: dict[str, int] = {}
         at = TEXT_ADDRESS
         for r in self.routines:
+            assert r.name not in out, f"{self.name}: two routines named {r.name}"
             out[r.name] = at
             at += r.size
         return out

@@ -7,6 +7,7 @@ import math
 from gmonlens.diff import change, diff_profiles, failures, match_routines, z_score
 from gmonlens.diff_report import render_text, to_json
 from gmonlens.model import Profile, Routine
+from routine_keys import named
 
 
 def routine(
@@ -80,7 +81,7 @@ def test_diff_rows_sorted_and_failures() -> None:
     names = [r.name for r in d.routines]
     assert names[0] == "slow"
     assert "main" not in names  # no figures on either side
-    by = {r.name: r for r in d.routines}
+    by = named(d.routines, "name")
     assert by["slow"].self.verdict == "up" and by["same"].self.verdict == "noise"
     assert by["old"].status == "gone" and by["fresh"].status == "new"
     assert by["fresh"].self.verdict == "up"

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from gmonlens.loader import load
+from routine_keys import Named, named
 
 from .lspclient import open_doc, position_of, session, state_of, uri, wait_status
 
@@ -20,8 +21,9 @@ async def call_graph(client: Any, params: dict[str, Any]) -> Any:
     return await client.protocol.send_request_async("gmonlens/callGraph", params)
 
 
-def names(result: Any) -> dict[str, Any]:
-    return {n.displayName: n for n in result.nodes}
+def names(result: Any) -> Named[Any]:
+    """The answer's nodes by name (the program has two `helper`s: looking one up fails)."""
+    return named(result.nodes, "displayName")
 
 
 async def test_call_graph_around_cursor_and_whole(cproject: Path, tmp_path: Path) -> None:
@@ -41,8 +43,7 @@ async def test_call_graph_around_cursor_and_whole(cproject: Path, tmp_path: Path
         got = names(g)
         assert set(got) == {"work", "main", "helper", "util_sum", "clamp"}, set(got)
         assert g.center == got["work"].id and g.depth == 1
-        work = profile.routine_named("work")
-        assert work is not None
+        work = named(profile.routines)["work"]
         assert got["work"].calls == work.calls
         assert got["work"].totalSeconds == pytest.approx(profile.seconds(work.total_ticks), abs=1e-6)
         assert got["work"].uri == uri(main_c) and got["work"].line == position_of(main_c, "long work").line
@@ -121,8 +122,10 @@ async def test_flame_graph_adds_up_and_edges_marked(cproject: Path, tmp_path: Pa
         assert work.uri.endswith("/src/main.c") and work.line is not None
         assert frames[0].parent == -1 and all(f.parent < i for i, f in enumerate(frames))
         whole = await call_graph(client, {"whole": True, "nodeThreshold": 0, "edgeThreshold": 0})
-        ids = {n.displayName: n.id for n in whole.nodes}
-        edge = next(e for e in whole.edges if e.caller == ids["main"] and e.callee == ids["work"])
+        by_name = names(whole)
+        edge = next(
+            e for e in whole.edges if e.caller == by_name["main"].id and e.callee == by_name["work"].id
+        )
         assert edge.estimated is False  # work has one caller: its whole time, exact
         assert any(e.estimated for e in whole.edges) == any(
             len({a.parent for a in profile.arcs if a.child == r.id and a.count and a.parent != r.id}) > 1

@@ -14,6 +14,7 @@ import pytest
 from lsprotocol import types
 
 from gmonlens.loader import load
+from routine_keys import named, sum_by_name
 
 from .lspclient import open_doc, position_of, session, state_of, uri, wait_status
 
@@ -27,8 +28,7 @@ async def disassembly(client: Any, params: dict[str, Any]) -> Any:
 @pytest.mark.asyncio
 async def test_disassembly_request_content_and_command(cproject: Path, tmp_path: Path) -> None:
     profile = load(str(cproject / "build" / "app"), [str(cproject / "build" / "gmon.out")]).profile
-    work = profile.routine_named("work")
-    assert work is not None
+    work = named(profile.routines)["work"]
     async with session([cproject], tmp_path / "cache") as client:
         caps = client.init_result.capabilities.workspace
         assert caps.text_document_content is not None
@@ -53,10 +53,10 @@ async def test_disassembly_request_content_and_command(cproject: Path, tmp_path:
         for i in doc.instructions:
             for c in i.calls:
                 calls[c.callee] = calls.get(c.callee, 0) + c.count
-        arcs = {
-            profile.routines[profile.arcs[k].child].display_name: profile.arcs[k].count
+        arcs = sum_by_name(  # per name, as the instructions' calls are
+            (profile.routines[profile.arcs[k].child].display_name, profile.arcs[k].count)
             for k in profile.children[work.id]
-        }
+        )
         assert calls == {k: v for k, v in arcs.items() if v}
         helper = next(c for i in doc.instructions for c in i.calls if c.callee == "helper")
         assert helper.path and helper.path.endswith(".c") and helper.sourceLine > 0

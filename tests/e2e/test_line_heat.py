@@ -14,6 +14,7 @@ import pytest
 from lsprotocol import types
 
 from gmonlens.loader import load
+from routine_keys import named
 
 from .lspclient import open_doc, position_of, session, state_of, uri, wait_status
 from .workspaces import build_moved
@@ -71,8 +72,7 @@ async def test_inlay_hints_and_line_heat_request(heatproject: Path, tmp_path: Pa
         profile = load(str(build / "app"), [str(build / "gmon.out")]).profile
         self_seconds = sum(profile.seconds(r.self_ticks) for r in profile.routines)
         assert sum(entry.seconds for entry in lines) == pytest.approx(self_seconds, abs=1e-5)
-        work = profile.routine_named("work")
-        assert work is not None
+        work = named(profile.routines)["work"]
         in_work = sum(r.seconds for e in lines for r in e.routines if r.name == "work")
         assert in_work == pytest.approx(profile.seconds(work.self_ticks), abs=1e-5)
         # only the requested range

@@ -26,6 +26,7 @@ import pytest
 
 from gmonlens.loader import load
 from mcp_server.mcpclient import McpClient
+from routine_keys import named
 
 from .rawlsp import RawServer, server_env
 
@@ -150,8 +151,7 @@ def test_bundled_server_lists_with_its_own_library(
 ) -> None:
     ext, _target = unpacked
     profile = load(str(cproject / "build" / "app"), [str(cproject / "build" / "gmon.out")]).profile
-    work = profile.routine_named("work")
-    assert work is not None
+    work = named(profile.routines)["work"]
     env = server_env(tmp_path / "cache", LIBCAPSTONE_PATH=str(workspace))
     cmd = [str(bare_python), "-I", str(ext / "python" / "launch.py"), "serve", "--stdio"]
     with RawServer(tmp_path / "cache", cwd=workspace, cmd=cmd, env=env) as server:

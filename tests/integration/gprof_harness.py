@@ -21,6 +21,8 @@ from pathlib import Path
 
 import pytest
 
+from routine_keys import Named, named_values
+
 PROGRAMS_DIR = Path(__file__).resolve().parent / "programs"
 ROOT = Path(__file__).resolve().parents[2]
 GMONLENS = ROOT / ".venv" / "bin" / "gmonlens"
@@ -247,15 +249,12 @@ def compare_reports_x86_static(target: Target, args: Sequence[str], cwd: Path) -
         pytest.fail("not only extra count-0 arcs:\n" + "\n".join(bad[:10]) + "\n" + diff, pytrace=False)
 
 
-def nm_symbols(binary: Path, nm: str = "nm") -> dict[str, int]:
-    """name -> address for the defined symbols `nm` lists (duplicates: first kept)."""
+def nm_symbols(binary: Path, nm: str = "nm") -> Named[int]:
+    """name -> address for the defined symbols `nm` lists; looking up a name several symbols have
+    (two files' `static` routines) fails (routine_keys.py)."""
     out = subprocess.run([nm, "--defined-only", str(binary)], capture_output=True, text=True, check=True)
-    syms: dict[str, int] = {}
-    for line in out.stdout.splitlines():
-        parts = line.split()
-        if len(parts) == 3:
-            syms.setdefault(parts[2], int(parts[0], 16))
-    return syms
+    rows = (line.split() for line in out.stdout.splitlines())
+    return named_values((parts[2], int(parts[0], 16)) for parts in rows if len(parts) == 3)
 
 
 class Workshop:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import random
 import re
 import subprocess
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -135,7 +136,7 @@ def make_gmon(seed: int, lay: Layout) -> bytes:
 
 
 def synth30_layout(
-    syms: dict[str, int],
+    syms: Mapping[str, int],
     address_size: int = 8,
     little_endian: bool = True,
     sites: dict[str, tuple[tuple[int, ...], tuple[int, ...]]] | None = None,

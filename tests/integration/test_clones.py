@@ -12,6 +12,8 @@ from pathlib import Path
 from gprof_harness import NATIVE, Workshop, gmonlens, gprof
 from test_gprof_compare import CASES
 
+from routine_keys import Named, named, named_values
+
 
 def _json(args: list[str], cwd: Path) -> dict:  # type: ignore[type-arg]
     r = gmonlens(["--json", *args], cwd)
@@ -19,21 +21,18 @@ def _json(args: list[str], cwd: Path) -> dict:  # type: ignore[type-arg]
     return json.loads(r.stdout)
 
 
-def _flat(text: bytes) -> dict[str, tuple[str, str]]:
-    """name -> (self seconds, calls) from gprof's flat profile (`-p -b`)."""
-    out = {}
-    for line in text.decode().splitlines()[5:]:
-        f = line.split()
-        if len(f) >= 4:
-            out[f[-1]] = (f[2], f[3] if len(f) > 4 else "")
-    return out
+def _flat(text: bytes) -> Named[tuple[str, str]]:
+    """name -> (self seconds, calls) from gprof's flat profile (`-p -b`); a name several rows share
+    fails when looked up."""
+    rows = [f for f in (line.split() for line in text.decode().splitlines()[5:]) if len(f) >= 4]
+    return named_values((f[-1], (f[2], f[3] if len(f) > 4 else "")) for f in rows)
 
 
 def test_folded_clones_are_named_with_their_share(workshop: Workshop) -> None:
     b = workshop.get(CASES["opt2"].program)
     doc = _json([str(b.binary), str(b.gmon["out"])], b.dir)
     by_id = {r["id"]: r for r in doc["routines"]}
-    folded = {f["name"]: f for f in doc["folded"]}
+    folded = named(doc["folded"], "name")
     # gprof: frame_dummy gets refresh.part.0's and scan.constprop.0's samples and calls
     assert {"refresh.part.0", "scan.constprop.0", "spin_cfg.constprop.0.isra.0"} <= set(folded), folded
     owner = by_id[folded["refresh.part.0"]["routine"]]
@@ -45,7 +44,7 @@ def test_folded_clones_are_named_with_their_share(workshop: Workshop) -> None:
     # that straddle its end (bins of ~3.99 bytes are not aligned to routines), which is what
     # `--clones-apart` leaves to frame_dummy by the same overlap rule.
     apart = _json(["--clones-apart", str(b.binary), str(b.gmon["out"])], b.dir)
-    own = {r["name"]: r for r in apart["routines"]}.get("frame_dummy", {"self_seconds": 0.0})
+    own = named(apart["routines"], "name").get("frame_dummy", {"self_seconds": 0.0})
     clones = sum(f["self_seconds"] for f in into)
     assert clones > 0
     assert abs(clones + own["self_seconds"] - owner["self_seconds"]) < 1e-9
@@ -56,7 +55,7 @@ def test_folded_clones_are_named_with_their_share(workshop: Workshop) -> None:
 def test_clones_apart_shows_them_under_their_own_names(workshop: Workshop) -> None:
     b = workshop.get(CASES["opt2"].program)
     doc = _json(["--clones-apart", str(b.binary), str(b.gmon["out"])], b.dir)
-    names = {r["name"]: r for r in doc["routines"]}
+    names = named(doc["routines"], "name")
     assert doc["folded"] == []
     assert names["refresh.part.0"]["calls"] > 0 and names["scan.constprop.0"]["calls"] > 0
     # frame_dummy itself is never called: what it keeps is only its bytes' share of the bins that
@@ -76,7 +75,7 @@ def test_bins_straddling_a_clone_keep_the_owners_share(workshop: Workshop, tmp_p
     assert data[:4] == b"gmon" and data[20] == 0, "a GNU gmon.out whose first record is the histogram"
     low, high, n = struct.unpack_from("<QQI", data, 21)
     doc = _json([str(b.binary), str(b.gmon["out"])], b.dir)
-    folded = {f["name"]: f for f in doc["folded"]}
+    folded = named(doc["folded"], "name")
     edge = folded["refresh.part.0"]["address"]  # frame_dummy's end
     width = (high - low) / n
     i = int((edge - low) / width)
@@ -88,7 +87,7 @@ def test_bins_straddling_a_clone_keep_the_owners_share(workshop: Workshop, tmp_p
     by_id = {r["id"]: r for r in doc["routines"]}
     into = [f for f in doc["folded"] if by_id.get(f["routine"], {}).get("name") == "frame_dummy"]
     owner = by_id[into[0]["routine"]]
-    apart = {r["name"]: r for r in _json(["--clones-apart", str(b.binary), gmon], b.dir)["routines"]}
+    apart = named(_json(["--clones-apart", str(b.binary), gmon], b.dir)["routines"], "name")
     own = apart["frame_dummy"]["self_seconds"]
     assert own > 0 and not apart["frame_dummy"]["calls"]
     assert abs(sum(f["self_seconds"] for f in into) + own - owner["self_seconds"]) < 1e-9

@@ -22,6 +22,8 @@ from typing import Any
 import pytest
 from gprof_harness import GMONLENS, gmonlens_env
 
+from routine_keys import Named, named, named_values
+
 SOURCE = Path(__file__).parent / "diff_programs" / "variants.c"
 VARIANTS = {"base": ["-DSLOW=8"], "padded": ["-DSLOW=8", "-DPAD"], "slower": ["-DSLOW=48", "-DNOCALL"]}
 
@@ -72,8 +74,9 @@ def diff_json(*args: str, cwd: Path) -> dict[str, Any]:
     return data
 
 
-def rows(data: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    return {r["display_name"]: r for r in data["routines"]}
+def rows(data: dict[str, Any]) -> Named[dict[str, Any]]:
+    """The diff's rows by display name (variants.c's names are its own; a shared one fails)."""
+    return named(data["routines"])
 
 
 def test_slower_routine_is_a_regression_beyond_noise(runs: Runs) -> None:
@@ -156,19 +159,21 @@ _FLAT = re.compile(r"^\s*[\d.]+\s+[\d.]+\s+([\d.]+)\s+(?:(\d+)\s+[\d.]+\s+[\d.]+
 _PRIMARY = re.compile(r"^\[\d+\]\s+[\d.]+\s+([\d.]+)\s+([\d.]+)\s+(?:\S+\s+)?(\S+) \[\d+\]$")
 
 
-def gprof_figures(binary: str, profile: str) -> tuple[dict[str, tuple[str, int]], dict[str, tuple[str, str]]]:
+def gprof_figures(binary: str, profile: str) -> tuple[Named[tuple[str, int]], Named[tuple[str, str]]]:
+    """gprof's flat rows (name -> self, calls) and call-graph entries (name -> self, children); a
+    name several routines share fails when looked up."""
     gprof = shutil.which("gprof")
     assert gprof
     text = subprocess.run([gprof, "-b", binary, profile], capture_output=True, text=True, check=True).stdout
-    flat: dict[str, tuple[str, int]] = {}
-    graph: dict[str, tuple[str, str]] = {}
+    flat: list[tuple[str, tuple[str, int]]] = []
+    graph: list[tuple[str, tuple[str, str]]] = []
     for line in text.splitlines():
         if (m := _FLAT.match(line)) is not None:
-            flat[m.group(3)] = (m.group(1), int(m.group(2) or 0))
+            flat.append((m.group(3), (m.group(1), int(m.group(2) or 0))))
         elif (m := _PRIMARY.match(line)) is not None:
-            graph[m.group(3)] = (m.group(1), m.group(2))
+            graph.append((m.group(3), (m.group(1), m.group(2))))
     assert flat and graph, text
-    return flat, graph
+    return named_values(flat), named_values(graph)
 
 
 @pytest.mark.parametrize("other", ["slower", "padded"])

@@ -10,17 +10,15 @@ from __future__ import annotations
 
 import json
 import math
-import re
 import subprocess
 
 import pytest
 from gprof_harness import GMONLENS, Built, Workshop, gmonlens_env
 from test_export import CYCLES, SHAPES, gprof_b
 
-pytestmark = pytest.mark.integration
+from routine_keys import Entry, call_graph, check_frames, frames_per_name, named
 
-PRIMARY = re.compile(r"^\[\d+\]\s+[\d.]+\s+([\d.]+)\s+([\d.]+)\s+(?:[\d+]+\s+)?(\S.*?) \[\d+\]$", re.M)
-SPEEDSCOPE_LINE = re.compile(r"^(.*) (\d+)$")
+pytestmark = pytest.mark.integration
 
 
 @pytest.fixture(scope="module")
@@ -40,27 +38,9 @@ def gmonlens(built: Built, *argv: str) -> str:
     return proc.stdout
 
 
-def entries(text: str) -> dict[str, tuple[float, float]]:
-    """gprof's call-graph primary lines outside cycles: name -> (self, children) as printed."""
-    out: dict[str, tuple[float, float]] = {}
-    for m in PRIMARY.finditer(text.split("Index by function name")[0]):
-        name = m.group(3)
-        if re.search(r" <cycle \d+>$", name):
-            continue  # a member: its cycle is the frame
-        out[name] = (float(m.group(1)), float(m.group(2)))
-    return out
-
-
-def inclusive(folded: str) -> tuple[int, dict[str, int]]:
-    total, per = 0, {}
-    for line in folded.splitlines():
-        m = SPEEDSCOPE_LINE.match(line)
-        assert m, line
-        value = int(m.group(2))
-        total += value
-        for frame in set(m.group(1).split(";")):
-            per[frame] = per.get(frame, 0) + value
-    return total, per
+def entries(text: str) -> list[Entry]:
+    """gprof's call-graph entries outside cycles (cycles as a whole, not their members)."""
+    return [e for e in call_graph(text) if e.whole or not e.cycle]
 
 
 @pytest.mark.parametrize(
@@ -74,36 +54,30 @@ def test_folded_frames_add_up_to_gprof(
     built: Built = request.getfixturevalue(which)
     text = gprof_b(built, *flags)
     folded = gmonlens(built, "export", "--format", "folded", "--min-percent", "0", *flags)
-    total, per = inclusive(folded)
+    total, per = frames_per_name(folded)
     want = entries(text)
-    main_self, main_children = want["main"]
-    grand = sum(s for s, _c in want.values())  # every second of self time sits in one entry
+    main = named(want, "name")["main"]
+    grand = sum(e.self_s for e in want)  # every second of self time sits in one entry
     assert math.isclose(total / 1e6, grand, abs_tol=0.005 * len(want) + 0.011)
-    assert abs(per["main"] / 1e6 - (main_self + main_children)) <= 0.011
-    checked = 0
-    for name, (s, c) in want.items():
-        if s + c == 0:
-            continue
-        got = per.get(name, 0) / 1e6
-        assert abs(got - (s + c)) <= 0.011, (name, got, s, c)
-        checked += 1
-    assert checked >= 5
+    assert abs(per["main"] / 1e6 - (main.self_s + main.children_s)) <= 0.011
+    assert check_frames(want, per, 0.011) >= 5
 
 
 def test_json_certainty_against_gprof(cycles: Built) -> None:
     doc = json.loads(gmonlens(cycles, "report", "--json"))
     text = gprof_b(cycles)
-    want = entries(text)
     period = doc["sample_period"]
-    by_name = {r["display_name"]: r for r in doc["routines"]}
-    for name, (s, _c) in want.items():
-        r = by_name.get(name)
+    by_index = {r["index"]: r for r in doc["routines"]}
+    for e in entries(text):
+        r = by_index.get(e.index)
         if r is None:
-            continue
-        assert abs(r["self_samples"] * period - s) <= 0.005 + 1e-9
+            continue  # a cycle as a whole
+        assert r["display_name"] == e.name, e
+        assert abs(r["self_samples"] * period - e.self_s) <= 0.005 + 1e-9
         assert math.isclose(r["self_stderr_seconds"], math.sqrt(r["self_samples"]) * period)
         assert math.isclose(r["total_stderr_seconds"], math.sqrt(r["total_seconds"] / period) * period)
         assert 0 <= r["children_estimated_seconds"] <= r["children_seconds"] + 1e-9
+    by_name = named(doc["routines"])
     # the diamond: top calls l and r (one caller each: exact), whose callees (bottom: l and r;
     # spin: everyone) are split, so top's children are estimated but for l's and r's self time
     top, left, right = by_name["top"], by_name["l"], by_name["r"]

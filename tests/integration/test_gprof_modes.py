@@ -23,6 +23,7 @@ from gprof_harness import (
 )
 
 from gmonwriter import gnu_to_bsd
+from routine_keys import named_values
 
 # The same programs (names, flags and workloads) as test_gprof_compare.py, so builds are shared.
 PROGRAMS = {
@@ -383,14 +384,14 @@ def test_external_symbol_table_subset(workshop: Workshop, tmp_path: Path) -> Non
     """A hand-written table: only T/t lines count (W, D, garbage skipped); routines missing from it
     give their code to the one before; an address-sorted `nm -n` table gives the same report."""
     b = workshop.get(PROGRAMS["recursion"])
-    syms = {
-        n: a
+    syms = named_values(
+        (n, a)
         for a, n in (
             line.split()[::2]
             for line in _nm_table(b.binary, tmp_path / "all.txt").read_text().splitlines()
             if len(line.split()) == 3
         )
-    }
+    )
     table = tmp_path / "few.txt"
     table.write_text(
         f"{syms['burn']:>016} t burn\ngarbage\n{syms['middle']:>016} W middle\n"

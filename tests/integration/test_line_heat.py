@@ -21,6 +21,7 @@ from gmonlens.lineheat import LineHeat, compute_line_heat, inlined_copies
 from gmonlens.linetable import LineTable
 from gmonlens.loader import load
 from gmonlens.model import Profile
+from routine_keys import named
 
 LINEHEAT = Program("lineheat", ("lineheat.c",), args=("20000000",))  # ~0.3 s: a few dozen samples
 LINEHEAT_O2 = Program("lineheat_O2", ("lineheat.c",), flags=("-O2",), args=("6000000",))
@@ -89,7 +90,7 @@ def test_spans_match_gprof_line_entries(case: tuple[str, Built]) -> None:
     name, built = case
     profile, heat = heat_of(built)
     rows = gprof_lines(built)
-    by_name = {r.display_name: r for r in profile.routines}
+    by_name = named(profile.routines)  # for gprof's rows without a line (crt routines: own names)
     starts = sorted(s.address for s in heat.spans)
     got: dict[int, float] = {}  # gprof's seconds summed per span start
     count: dict[int, int] = {}
@@ -122,8 +123,7 @@ def test_inlined_header_line_gets_the_heat(workshop: Workshop) -> None:
     profile, heat = heat_of(built)
     header = [f for path, figs in heat.lines.items() if Path(path).name == "lineheat.h" for f in figs]
     assert header, "no heat in lineheat.h"
-    work = profile.routine_named("work")
-    assert work is not None
+    work = named(profile.routines)["work"]
     hottest = max(header, key=lambda f: f.ticks)
     assert hottest.routine == work.id  # mix was inlined into work
     assert hottest.line in (4, 5)

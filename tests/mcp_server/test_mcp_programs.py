@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from routine_keys import named
 from workspace_builds import build_workspace
 
 from .mcpclient import McpClient
@@ -197,7 +198,11 @@ def source_line(ws: Path, file: str, line: int) -> str:
 
 def test_callers_and_callees(c_ws: Path, c_client: McpClient) -> None:
     callees = c_client.call("callees", routine="work")["structuredContent"]["callees"]
-    assert {c["name"]: c["calls"] for c in callees} == {"util_sum": 400, "helper": 400, "clamp": 400}
+    assert sorted((c["name"], c["calls"]) for c in callees) == [
+        ("clamp", 400),
+        ("helper", 400),
+        ("util_sum", 400),
+    ]
     for c in callees:
         (site,) = c["call_sites"]
         assert site["calls"] == 400 and c["name"] in source_line(c_ws, site["file"], site["line"])
@@ -206,7 +211,7 @@ def test_callers_and_callees(c_ws: Path, c_client: McpClient) -> None:
     first = c_client.call("callees", routine="work", limit=1)["structuredContent"]
     assert [c["name"] for c in first["callees"]] == ["util_sum"] and first["more"] == 2
     callers = c_client.call("callers", routine="is_even")["structuredContent"]["callers"]
-    by_name = {c["name"]: c for c in callers}
+    by_name = named(callers, "name")
     assert by_name["main"]["calls"] == 400 and by_name["main"]["of_calls"] == 400
     assert by_name["is_odd"]["in_cycle"] is True and "propagated_seconds" not in by_name["is_odd"]
     assert by_name["is_odd"]["calls"] == 4800 and by_name["is_odd"]["self_seconds"] is None

@@ -10,17 +10,20 @@ from pathlib import Path
 import pytest
 
 from gmonlens.dwarf import DwarfIndex
+from routine_keys import Named, named_values
 
 from .conftest import line_of
 
 pytestmark = pytest.mark.integration  # builds its inputs with gcc/g++ at test time
 
 
-def symbols(binary: Path) -> dict[str, int]:
+def symbols(binary: Path) -> Named[int]:
     out = subprocess.run(
         ["nm", "--defined-only", str(binary)], capture_output=True, text=True, check=True
     ).stdout
-    return {p[2]: int(p[0], 16) for p in (line.split() for line in out.splitlines()) if len(p) == 3}
+    return named_values(
+        (p[2], int(p[0], 16)) for p in (line.split() for line in out.splitlines()) if len(p) == 3
+    )
 
 
 def test_c_declarations_name_positions(c_ws: Path) -> None:

@@ -12,6 +12,7 @@ import pytest
 
 from gmonlens_lsp.workspace.session import load_folder
 from gmonlens_lsp.workspace.settings import Settings
+from routine_keys import named, named_values
 
 from .conftest import line_of
 
@@ -66,10 +67,10 @@ def test_folded_copy_is_placed_on_its_definition(icf_ws: Path) -> None:
     assert loaded is not None
     ix, p = loaded.index, loaded.profile
     src = icf_ws / "src" / "icf.c"
-    names = {p.routines[rid].name: place.line for rid, place in ix.routines_in(str(src))}
+    names = named_values((p.routines[rid].name, place.line) for rid, place in ix.routines_in(str(src)))
     assert names["mix_a"] == line_of(src, "static unsigned long mix_a")
     assert names["mix_b"] == line_of(src, "static unsigned long mix_b")
-    rid = next(r.id for r in p.routines if r.name == "mix_b")
+    rid = named(p.routines, "name")["mix_b"].id
     place = ix.place(rid)
     assert place is not None and place.name == "mix_b" and place.path == str(src)
 
@@ -125,6 +126,8 @@ def test_folded_cpp_function_is_placed_by_the_line_table(tmp_path: Path) -> None
     assert loaded is not None
     ix, p = loaded.index, loaded.profile
     lexer = src / "lex.cpp"
-    lines = {p.routines[rid].display_name: place.line for rid, place in ix.routines_in(str(lexer))}
+    lines = named_values(
+        (p.routines[rid].display_name, place.line) for rid, place in ix.routines_in(str(lexer))
+    )
     assert lines.get("Lex::pseudo(char const*)") == line_of(lexer, "const char* pseudo("), lines
     assert lines.get("Lex::functional(char const*)") == line_of(lexer, "const char* functional("), lines

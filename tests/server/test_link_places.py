@@ -15,6 +15,7 @@ from gmonlens_lsp.features.hover import _entry as hover_entry
 from gmonlens_lsp.workspace import index as index_module
 from gmonlens_lsp.workspace.session import load_folder
 from gmonlens_lsp.workspace.settings import Settings
+from routine_keys import named
 
 from .conftest import line_of
 
@@ -64,8 +65,8 @@ def test_hover_links_decode_no_large_unit(ws: Path, tmp_path: Path, monkeypatch:
     loaded = load_folder(str(ws), Settings(), 1).loaded
     assert loaded is not None
     profile, index = loaded.profile, loaded.index
-    work = next(r for r in profile.routines if r.name == "work")
-    main = next(r for r in profile.routines if r.name == "main")
+    work = named(profile.routines, "name")["work"]
+    main = named(profile.routines, "name")["main"]
     dwarf = index.dwarf
     assert dwarf is not None and dwarf.pending_bytes(main.address) > LINK_BYTES
     text = hover_entry(loaded, work.id)  # the hover's call-graph entry, as the server renders it

@@ -11,6 +11,7 @@ import pytest
 
 from gmonlens_lsp.workspace.session import load_folder
 from gmonlens_lsp.workspace.settings import Settings
+from routine_keys import named_values
 
 from .conftest import line_of
 
@@ -57,7 +58,7 @@ def test_lambda_and_local_class_members_have_places(tmp_path: Path, opt: str) ->
     loaded = load_folder(str(tmp_path), Settings(), 1).loaded
     assert loaded is not None
     ix, routines = loaded.index, loaded.profile.routines
-    lenses = {routines[rid].display_name: place.line for rid, place in ix.routines_in(str(src))}
+    lenses = named_values((routines[rid].display_name, place.line) for rid, place in ix.routines_in(str(src)))
     lam = next(n for n in lenses if "{lambda(long)#1}::operator()" in n)
     twice = next(n for n in lenses if n.endswith("::Local::twice(long)"))
     assert lenses[lam] == line_of(src, "[&s](long x)")

@@ -15,6 +15,7 @@ from gmonlens_lsp.cursor import places_of
 from gmonlens_lsp.workspace.markdown import text
 from gmonlens_lsp.workspace.session import load_folder
 from gmonlens_lsp.workspace.settings import Settings
+from routine_keys import named
 
 HOSTILE = [
     "**[h](x)**",
@@ -61,7 +62,7 @@ def test_hover_shows_a_hostile_name(c_ws: Path, name: str) -> None:
     loaded = load_folder(str(c_ws), Settings(), 1).loaded
     assert loaded is not None
     p = loaded.profile
-    work = next(r for r in p.routines if r.name == "work")
+    work = named(p.routines, "name")["work"]
     places = places_of(loaded, render.neighbours(p, work.id))
     honest = render.hover_markdown(p, places, work.id)
     routines = tuple(replace(r, display_name=name) for r in p.routines)

@@ -13,6 +13,7 @@ from gmonlens_lsp.workspace.index import Place
 from gmonlens_lsp.workspace.session import load_folder
 from gmonlens_lsp.workspace.settings import DEFAULT_LENS_TITLE, Settings
 from gmonlens_lsp.workspace.srcnames import source_name
+from routine_keys import named
 
 
 def test_lens_title_template() -> None:
@@ -65,7 +66,7 @@ def test_hover_markdown_and_items(c_ws: Path) -> None:
     loaded = load_folder(str(c_ws), Settings(), 1).loaded
     assert loaded is not None
     p = loaded.profile
-    work = next(r for r in p.routines if r.name == "work")
+    work = named(p.routines, "name")["work"]
     md = render.hover_markdown(p, places_of(loaded, render.neighbours(p, work.id)), work.id)
     rows = md.splitlines()
     assert rows[0] == "**work**"
@@ -73,7 +74,7 @@ def test_hover_markdown_and_items(c_ws: Path) -> None:
     assert any(row.startswith("| **[") and "**work" in row for row in rows)  # the primary line
     assert any("util_sum" in row for row in rows)
     assert "costs the same" in md and "Per call" in md
-    even = next(r for r in p.routines if r.name == "is_even")
+    even = named(p.routines, "name")["is_even"]
     assert "Member of **cycle" in render.hover_markdown(p, {}, even.id)
     place = loaded.index.place(work.id)
     item = render.call_item(p, work.id, place, place_text(place), loaded.binary, 1)
@@ -88,7 +89,7 @@ def test_spontaneous_routine_has_no_call_count_and_hover_states_total(c_ws: Path
     loaded = load_folder(str(c_ws), Settings(), 1).loaded
     assert loaded is not None
     p = loaded.profile
-    main = next(r for r in p.routines if r.name == "main")
+    main = named(p.routines, "name")["main"]
     assert main.calls == 0 and main.self_calls == 0  # gprof: <spontaneous>, blank "called"
     f = render.figures(p, main)
     title = render.lens_title(DEFAULT_LENS_TITLE, f)
@@ -96,7 +97,7 @@ def test_spontaneous_routine_has_no_call_count_and_hover_states_total(c_ws: Path
     assert render.lens_title("{name} {calls} calls · {total}", f) == f"main {f.total_s}"
     md = render.hover_markdown(p, {}, main.id)
     assert f"Total **{f.total_s} s** (self {f.self_s} s + children" in md and "never called" in md
-    work = next(r for r in p.routines if r.name == "work")
+    work = named(p.routines, "name")["work"]
     fw = render.figures(p, work)
     assert f"Total **{fw.total_s} s**" in render.hover_markdown(p, {}, work.id)
     assert "400 calls." in render.hover_markdown(p, {}, work.id)
@@ -120,7 +121,7 @@ def test_hover_says_how_sure_and_hierarchy_marks_estimates(c_ws: Path) -> None:
     assert loaded is not None
     p = loaded.profile
     cert = loaded.certainty
-    main = next(r for r in p.routines if r.name == "main")
+    main = named(p.routines, "name")["main"]
     f = render.figures(p, main)
     md = render.hover_markdown(p, {}, main.id, cert)
     assert f"Self **{f.self_s} ± {f.self_err} s** ({f.samples} samples)" in md

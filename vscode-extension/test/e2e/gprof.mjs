@@ -1,13 +1,34 @@
 // Reads `gprof -b` text (the oracle) and compares a lens title with it.
 
 /**
+ * A routine's figures by name, for a test that looks up routines it knows by name. A name is not a
+ * routine's identity (two files' `static` routines, a C++ destructor's D0/D1 symbols share one), and
+ * gprof's flat profile has no index to tell them apart: looking up a name that several routines have
+ * throws, instead of answering with one of them picked by chance (issue 32).
+ */
+export class ByName extends Map {
+  constructor() {
+    super();
+    /** @type {Set<string>} names gprof prints for more than one routine */
+    this.shared = new Set();
+  }
+
+  get(name) {
+    if (this.shared.has(name)) throw new Error(`gprof has several routines named ${name}: not a key`);
+    return super.get(name);
+  }
+}
+
+/**
  * @returns {{totalSeconds: number, hottest: string,
- *   routines: Map<string, {flatPercent: number, self: string, calls: string, graphPercent?: number, total?: string}>,
- *   callers: Map<string, {name: string, called: string}[]>}}
+ *   routines: ByName, // name -> {flatPercent: number, self: string, calls: string, graphPercent?: number, total?: string}
+ *   callers: ByName}} // name -> {name: string, called: string}[]
  */
 export function parseGprof(text) {
-  const routines = new Map();
-  const callers = new Map();
+  const routines = new ByName();
+  const callers = new ByName();
+  const flatNames = new Set();
+  const graphIndex = new Map(); // name -> the index [N] of its call-graph entry
   let totalSeconds = 0;
   let hottest = "";
   const lines = text.split("\n");
@@ -19,6 +40,8 @@ export function parseGprof(text) {
     const name = m[5].trim();
     if (!hottest) hottest = name;
     totalSeconds = Math.max(totalSeconds, Number(m[2]));
+    if (flatNames.has(name)) markShared(name, routines, callers);
+    flatNames.add(name);
     routines.set(name, { flatPercent: Number(m[1]), self: m[3], calls: m[4] ?? "" });
   }
   // Call graph blocks separated by dashes; the primary line starts with [index].
@@ -26,7 +49,7 @@ export function parseGprof(text) {
   let block = [];
   for (const line of start >= 0 ? lines.slice(start + 1) : []) {
     if (/^-{10,}/.test(line) || /^Index by function name/.test(line)) {
-      readBlock(block, routines, callers);
+      readBlock(block, routines, callers, graphIndex);
       block = [];
       if (/^Index/.test(line)) break;
     } else if (line.trim() !== "") {
@@ -36,17 +59,25 @@ export function parseGprof(text) {
   return { totalSeconds, hottest, routines, callers };
 }
 
-function readBlock(block, routines, callers) {
+function markShared(name, routines, callers) {
+  routines.shared.add(name);
+  callers.shared.add(name);
+}
+
+function readBlock(block, routines, callers, graphIndex) {
   const p = block.findIndex((l) => /^\[\d+\]/.test(l));
   if (p < 0) return;
   // [N] %time self children [called] name [N]
-  const m = /^\[\d+\]\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+(?:([\d+]+)\s+)?(\S+)/.exec(block[p]);
+  const m = /^\[(\d+)\]\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+(?:([\d+]+)\s+)?(\S+)/.exec(block[p]);
   if (!m) return;
-  const name = m[5];
-  const r = routines.get(name) ?? { flatPercent: 0, self: m[2], calls: m[4] ?? "" };
-  r.graphPercent = Number(m[1]);
-  r.total = (Number(m[2]) + Number(m[3])).toFixed(2);
-  if (m[4]) r.calls = m[4];
+  const [, index, percent, self, children, called, name] = m;
+  if (graphIndex.has(name) && graphIndex.get(name) !== index) markShared(name, routines, callers);
+  graphIndex.set(name, index);
+  if (routines.shared.has(name)) return; // which routine of that name has these figures is not told
+  const r = Map.prototype.get.call(routines, name) ?? { flatPercent: 0, self, calls: called ?? "" };
+  r.graphPercent = Number(percent);
+  r.total = (Number(self) + Number(children)).toFixed(2);
+  if (called) r.calls = called;
   routines.set(name, r);
   const list = [];
   for (const line of block.slice(0, p)) {

@@ -258,10 +258,18 @@ def nm_symbols(binary: Path, nm: str = "nm") -> Named[int]:
 
 
 class Workshop:
-    """Builds (program, target, flags) once per session, lazily, and runs it once per label."""
+    """Builds (program, target, flags) once per session, lazily, and runs it once per label.
 
-    def __init__(self, root: Path) -> None:
+    `run` > 0 (`--profile-runs`): the same builds (`builds`, shared by the session's workshops),
+    each in a directory of its own for that run (the binary hard-linked there), with runs of their
+    own: an independent sampled profile per label."""
+
+    def __init__(
+        self, root: Path, run: int = 0, builds: dict[tuple[str, str, tuple[str, ...]], Built] | None = None
+    ) -> None:
         self.root = root
+        self.run = run
+        self.builds: dict[tuple[str, str, tuple[str, ...]], Built] = {} if builds is None else builds
         self.cache: dict[tuple[str, str, tuple[str, ...]], Built] = {}
 
     def get(
@@ -278,9 +286,27 @@ class Workshop:
         key = (program.name, target.name, extra_flags)
         built = self.cache.get(key)
         if built is None:
-            sub = f"{program.name}-{target.name}" + ("-" + "_".join(extra_flags) if extra_flags else "")
-            built = build(program, target, self.root / sub.replace("/", "_"), extra_flags)
-            self.cache[key] = built
+            built = self.cache[key] = self._for_this_run(key, program, target, extra_flags)
         for label, args in (runs or {"out": None}).items():
             built.run(label, args)
         return built
+
+    def _for_this_run(
+        self,
+        key: tuple[str, str, tuple[str, ...]],
+        program: Program,
+        target: Target,
+        extra_flags: tuple[str, ...],
+    ) -> Built:
+        sub = (
+            f"{program.name}-{target.name}" + ("-" + "_".join(extra_flags) if extra_flags else "")
+        ).replace("/", "_")
+        base = self.builds.get(key)
+        if base is None:
+            base = self.builds[key] = build(program, target, self.root / sub, extra_flags)
+        if self.run == 0:
+            return base
+        rundir = self.root / f"run{self.run}" / sub
+        rundir.mkdir(parents=True)
+        os.link(base.binary, rundir / base.binary.name)
+        return Built(program, target, rundir, rundir / base.binary.name)

@@ -17,6 +17,9 @@ from synth_gmon import Layout, make_gmon
 
 from gmonwriter import gnu_to_bsd
 
+# profiles synthesized from the symbol table: nothing here depends on a run's samples
+pytestmark = pytest.mark.unsampled
+
 PPC = Target("ppc32be", gprof="powerpc-linux-gnu-gprof", address_size=4, little_endian=False)
 TOOLS = ("powerpc-linux-gnu-as", "powerpc-linux-gnu-ld", "powerpc-linux-gnu-nm", PPC.gprof)
 SEEDS = range(1001, 1041)

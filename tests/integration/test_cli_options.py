@@ -13,7 +13,10 @@ from gprof_harness import GMONLENS, NATIVE, gprof, run_tool
 
 from gmonlens.commands.gprof_args import NONE, OPTIONAL, OPTIONS, REQUIRED
 
-pytestmark = pytest.mark.skipif(NATIVE.missing() is not None, reason=str(NATIVE.missing()))
+pytestmark = [
+    pytest.mark.skipif(NATIVE.missing() is not None, reason=str(NATIVE.missing())),
+    pytest.mark.unsampled,  # the command line only
+]
 
 
 def _report(args: list[str], cwd: Path) -> tuple[int, str, str]:

@@ -13,6 +13,9 @@ from gmonlens.dwarf import DwarfIndex
 from gmonlens.elf import read_elf
 from gmonlens.scopes import _pyelftools_scopes, elf_code_names, function_scopes
 
+# DWARF of the binaries only: nothing here depends on a run's samples
+pytestmark = pytest.mark.unsampled
+
 CALC = sorted(str(p) for p in (ROOT / "examples" / "calc").glob("*.c"))
 SHAPES = [str(PROGRAMS_DIR / "shapes.cpp")]
 HDRLIB = [str(PROGRAMS_DIR / "hdrlib_driver.cpp"), str(PROGRAMS_DIR / "hdrlib_lib.cpp"), f"-I{PROGRAMS_DIR}"]

@@ -40,7 +40,8 @@ class Runs:
 
 
 @pytest.fixture(scope="module")
-def runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Runs]:
+def runs(tmp_path_factory: pytest.TempPathFactory, profile_run: int) -> Iterator[Runs]:
+    """The variants built and run (again for each independent run: --profile-runs)."""
     gcc, gprof = shutil.which("gcc"), shutil.which("gprof")
     if gcc is None or gprof is None:
         pytest.skip("gcc and gprof (GNU binutils) are needed")

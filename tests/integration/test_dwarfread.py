@@ -16,6 +16,9 @@ from gmonlens.dwarfread import DieReader, Unsupported
 from gmonlens.errors import GmonlensError
 from gmonlens.sections import ElfFile
 
+# DWARF of the binaries only: nothing here depends on a run's samples
+pytestmark = pytest.mark.unsampled
+
 CALC = [*sorted(str(p) for p in (ROOT / "examples" / "calc").glob("*.c")), f"-I{ROOT / 'examples' / 'calc'}"]
 SHAPES = [str(PROGRAMS_DIR / "shapes.cpp")]
 HDRLIB = [str(PROGRAMS_DIR / "hdrlib_driver.cpp"), str(PROGRAMS_DIR / "hdrlib_lib.cpp"), f"-I{PROGRAMS_DIR}"]

@@ -227,8 +227,9 @@ _NODEBUG_LINK = {  # link order b.c c.c x.c a.c; x.c is built without -g, so x1 
 
 
 @pytest.fixture(scope="module")
-def nodebug_link(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A program whose routine without a file (x1) sits between files in address order."""
+def nodebug_link(tmp_path_factory: pytest.TempPathFactory, profile_run: int) -> Path:
+    """A program whose routine without a file (x1) sits between files in address order (run again
+    for each --profile-runs run)."""
     d = tmp_path_factory.mktemp("exec-order")
     for name, text in _NODEBUG_LINK.items():
         (d / name).write_text(text)

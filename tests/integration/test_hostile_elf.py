@@ -30,8 +30,8 @@ int main(void) { long t = 0; for (int i = 0; i < 20000; i++) t += mid(i % 3000);
 
 
 @pytest.fixture(scope="module")
-def honest(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
-    """(binary, gmon.out) of the honest program."""
+def honest(tmp_path_factory: pytest.TempPathFactory, profile_run: int) -> tuple[Path, Path]:
+    """(binary, gmon.out) of the honest program (run again for each --profile-runs run)."""
     if shutil.which("gcc") is None:
         pytest.skip("gcc not installed")
     d = tmp_path_factory.mktemp("hostile_elf")

@@ -12,6 +12,9 @@ from gprof_harness import NATIVE, PROGRAMS_DIR, ROOT, run_tool
 
 from unit_lines_compare import assert_entry_lines_as_lines_at, assert_same_as_whole_table
 
+# line tables of the binaries only: nothing here depends on a run's samples
+pytestmark = pytest.mark.unsampled
+
 CALC = [*sorted(str(p) for p in (ROOT / "examples" / "calc").glob("*.c")), f"-I{ROOT / 'examples' / 'calc'}"]
 HDRINL = [str(PROGRAMS_DIR / f) for f in ("hdrinl_main.c", "hdrinl_render.c", "hdrinl_sum.c")]
 HDRLIB = [str(PROGRAMS_DIR / "hdrlib_driver.cpp"), str(PROGRAMS_DIR / "hdrlib_lib.cpp"), f"-I{PROGRAMS_DIR}"]

@@ -1,6 +1,7 @@
 """The real-program tier: third-party programs and the small fixtures, built at test time, checked
 with no configuration through the real server. Builds are made once per session (and cached on
-disk by their inputs, see programs.py)."""
+disk by their inputs, see programs.py); each program is run once per session (once per
+independent run under `--profile-runs N`: tests/conftest.py)."""
 
 from __future__ import annotations
 
@@ -20,44 +21,51 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.slow)  # builds third-party programs (minutes, cached)
 
 
+@pytest.fixture(autouse=True)
+def _each_run(profile_run: int) -> int:
+    """Every test of the tier reads the programs' run `profile_run` (parametrized under
+    --profile-runs N, except tests marked `unsampled`)."""
+    return profile_run
+
+
 @pytest.fixture(scope="session")
-def sqlite_prog() -> tuple[programs.RealProgram, Oracle]:
+def sqlite_prog(profile_run: int) -> tuple[programs.RealProgram, Oracle]:
     programs.need("gcc", "gprof")
-    prog = programs.sqlite()
+    prog = programs.sqlite(run=profile_run)
     return prog, gprof_oracle("gprof", prog.binary, prog.gmon)
 
 
 @pytest.fixture(scope="session")
-def qjs_prog() -> tuple[programs.RealProgram, Oracle]:
+def qjs_prog(profile_run: int) -> tuple[programs.RealProgram, Oracle]:
     programs.need("gcc", "gprof")
-    prog = programs.quickjs_zstd_lz4()
+    prog = programs.quickjs_zstd_lz4(run=profile_run)
     return prog, gprof_oracle("gprof", prog.binary, prog.gmon)
 
 
 @pytest.fixture(scope="session")
-def leveldb_prog() -> tuple[programs.RealProgram, Oracle]:
+def leveldb_prog(profile_run: int) -> tuple[programs.RealProgram, Oracle]:
     programs.need("g++", "gprof", "npm")
-    prog = programs.leveldb_snappy()
+    prog = programs.leveldb_snappy(run=profile_run)
     return prog, gprof_oracle("gprof", prog.binary, prog.gmon)
 
 
 @pytest.fixture(scope="session")
-def leveldb_o0() -> programs.RealProgram:
+def leveldb_o0(profile_run: int) -> programs.RealProgram:
     programs.need("g++", "gprof", "npm")
-    return programs.leveldb_snappy("-O0")
+    return programs.leveldb_snappy("-O0", run=profile_run)
 
 
 @pytest.fixture(scope="session")
-def libsass_prog() -> tuple[programs.RealProgram, Oracle]:
+def libsass_prog(profile_run: int) -> tuple[programs.RealProgram, Oracle]:
     programs.need("g++", "gprof")
-    prog = programs.libsass()
+    prog = programs.libsass(run=profile_run)
     return prog, gprof_oracle("gprof", prog.binary, prog.gmon)
 
 
 @pytest.fixture(scope="session")
-def jq_prog() -> tuple[programs.RealProgram, Oracle]:
+def jq_prog(profile_run: int) -> tuple[programs.RealProgram, Oracle]:
     programs.need("gcc", "gprof", "make")
-    prog = programs.jq()
+    prog = programs.jq(run=profile_run)
     return prog, gprof_oracle("gprof", prog.binary, prog.gmon)
 
 

@@ -1,6 +1,13 @@
 """Real third-party programs for the real-program tier, fetched from registry packages and built
-with `gcc -pg -g -O2` (PIE, the compiler's default) at test time; builds are cached by their inputs
-under `$GMONLENS_REALPROGS_WORK` (default bench/work/realprogs, git-ignored).
+with `gcc -pg -g -O2` (PIE, the compiler's default) at test time.
+
+Caching: the fetched sources and the builds are kept under `$GMONLENS_TEST_CACHE` (default
+`$XDG_CACHE_HOME/gmonlens-tests`, else ~/.cache/gmonlens-tests), shared by every clone on the
+machine: a build is reused when its key (the sources' and driver's bytes, the flags, and the
+versions of gcc, g++ and ld) is the one it was made with; other clones and concurrent sessions wait
+on a lock file while one builds. The runs (gmon.out) stay in the clone, under
+`$GMONLENS_REALPROGS_WORK` (default bench/work/realprogs, git-ignored): run 0 once per build, and
+runs 1.. (`--profile-runs N`) each in a directory of its own.
 
 - SQLite: the amalgamation from the npm package better-sqlite3 (bench/sqlite_prog.py; set
   `$GMONLENS_SQLITE_DIR` to a directory holding sqlite3.c to skip the fetch), driver
@@ -31,12 +38,16 @@ cannot silently shrink.
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
+import functools
 import hashlib
 import os
 import shutil
 import subprocess
 import sys
 import tarfile
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -46,6 +57,11 @@ import pytest
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
 WORK = Path(os.environ.get("GMONLENS_REALPROGS_WORK") or ROOT / "bench" / "work" / "realprogs")
+CACHE = Path(
+    os.environ.get("GMONLENS_TEST_CACHE")
+    or Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "gmonlens-tests"
+)
+KEEP_BUILDS = 3  # builds kept per program (other keys: other branches, older sources), newest first
 QUICKJS = "quickjs==1.19.4"  # vendors QuickJS 2021-03-27 in upstream-quickjs/
 ZSTANDARD = "zstandard==0.25.0"  # vendors the zstd amalgamation in zstd/
 LZ4 = "lz4==4.4.5"  # vendors LZ4 1.10 (lz4, lz4hc, lz4frame, xxhash) in lz4libs/
@@ -86,8 +102,8 @@ TIMEOUT = 1200
 @dataclass(frozen=True)
 class RealProgram:
     name: str
-    binary: Path  # built in build/ of `root`
-    gmon: Path
+    binary: Path  # in the build cache (CACHE/build/<program>/<key>/)
+    gmon: Path  # this run's, in WORK
     sources: tuple[Path, ...]  # the files whose routines get lenses
     include_dirs: tuple[Path, ...] = ()  # headers there (and beside the sources) hold routines too
 
@@ -96,12 +112,68 @@ def _run(argv: list[str], **kw: object) -> None:
     subprocess.run(argv, check=True, timeout=TIMEOUT, **kw)  # type: ignore[call-overload]
 
 
-def _sdist(spec: str, dest: Path) -> Path:
-    """Unpack the sdist of `spec` (pip download) under dest; returns its top directory."""
+@contextlib.contextmanager
+def _locked(path: Path) -> Iterator[None]:
+    """Hold an exclusive lock on the file `path` (other processes, other clones, wait)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("a") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)
+
+
+@functools.cache
+def toolchain() -> bytes:
+    """The versions of the tools a build's bytes depend on (part of every build key)."""
+    out = []
+    for tool in ("gcc", "g++", "ld"):
+        try:
+            r = subprocess.run([tool, "--version"], capture_output=True, text=True, timeout=60)
+            out.append(r.stdout.splitlines()[0] if r.stdout else f"{tool}: none")
+        except OSError:
+            out.append(f"{tool}: none")
+    return "\n".join(out).encode()
+
+
+@contextlib.contextmanager
+def cached_build(program: str, key: str) -> Iterator[tuple[Path, bool]]:
+    """The build directory of `program` for `key`, locked while in the block: (directory, done).
+    Not done: the block builds into the (emptied) directory; it is marked done when the block ends
+    without an exception. Older keys of the program beyond KEEP_BUILDS are removed."""
+    base = CACHE / "build" / program
+    bdir, stamp = base / key, base / key / ".done"
+    with _locked(base.with_suffix(".lock")):
+        if stamp.exists():
+            os.utime(stamp)  # recently used: kept
+            yield bdir, True
+            return
+        shutil.rmtree(bdir, ignore_errors=True)
+        bdir.mkdir(parents=True)
+        yield bdir, False
+        stamp.write_text(key)
+        done = sorted(base.glob("*/.done"), key=lambda p: p.stat().st_mtime, reverse=True)
+        for old in done[KEEP_BUILDS:]:
+            shutil.rmtree(old.parent, ignore_errors=True)
+
+
+def _sdist(spec: str, dest: Path | None = None) -> Path:
+    """Unpack the sdist of `spec` (pip download) once under dest (default: the cache's src/);
+    returns its top directory."""
     name, version = spec.split("==")
+    dest = dest or CACHE / "src"
     top = dest / f"{name}-{version}"
-    if top.is_dir():
-        return top
+    with _locked(dest / f"{name}-{version}.lock"):
+        if not (top / ".done").exists():
+            shutil.rmtree(top, ignore_errors=True)
+            _fetch_sdist(spec, dest)
+            (top / ".done").write_text(spec)
+    return top
+
+
+def _fetch_sdist(spec: str, dest: Path) -> None:
+    name, version = spec.split("==")
     dest.mkdir(parents=True, exist_ok=True)
     r = subprocess.run(
         [sys.executable, "-m", "pip", "download", "--no-deps", "--no-binary", name, spec, "-d", str(dest)],
@@ -115,7 +187,6 @@ def _sdist(spec: str, dest: Path) -> Path:
     with tarfile.open(tgz) as tar:
         tar.extractall(dest, filter="data")
     tgz.unlink()
-    return top
 
 
 def _digest(*parts: bytes) -> str:
@@ -130,17 +201,27 @@ def _compile_all(jobs: list[list[str]]) -> None:
         list(pool.map(lambda argv: _run(argv, stdout=subprocess.DEVNULL), jobs))
 
 
-def _run_workload(exe: Path, *args: str, env: dict[str, str] | None = None, cwd: Path | None = None) -> Path:
-    """Run `exe` in `cwd` (default: beside it), once per build: its gmon.out."""
-    cwd = cwd or exe.parent
+def _run_workload(exe: Path, *args: str, cwd: Path) -> Path:
+    """Run `exe` in `cwd` once per build: its gmon.out there (kept while newer than `exe`)."""
     gmon = cwd / "gmon.out"
     if gmon.exists() and gmon.stat().st_mtime >= exe.stat().st_mtime:
         return gmon
     gmon.unlink(missing_ok=True)
     cwd.mkdir(parents=True, exist_ok=True)
-    _run([str(exe), *args], cwd=cwd, stdout=subprocess.DEVNULL, env=env)
+    _run([str(exe), *args], cwd=cwd, stdout=subprocess.DEVNULL)
     assert gmon.exists(), f"{exe} wrote no gmon.out"
     return gmon
+
+
+def run_dir(program: str, key: str, run: int) -> Path:
+    """Where run `run` of the build `key` of `program` writes its profile (in this clone)."""
+    return WORK / "runs" / program / key / f"run{run}"
+
+
+def _drop_objects(bdir: Path) -> None:
+    """The objects once linked (nothing reads them: a changed input is a new key, built anew)."""
+    for o in bdir.glob("*.o"):
+        o.unlink()
 
 
 def routines(exe: Path) -> int:
@@ -149,19 +230,23 @@ def routines(exe: Path) -> int:
     return sum(1 for line in out.stdout.splitlines() if line.split()[1:2] in (["T"], ["t"]))
 
 
-def sqlite() -> RealProgram:
+def sqlite(run: int = 0) -> RealProgram:
     sys.path.insert(0, str(ROOT / "bench"))
     try:
         import sqlite_prog  # type: ignore[import-not-found]
     finally:
         sys.path.pop(0)
     try:
-        src = sqlite_prog.fetch(WORK / "sqlite")
+        with _locked(CACHE / "src" / "sqlite.lock"):
+            src = sqlite_prog.fetch(CACHE / "src" / "sqlite")
     except (RuntimeError, subprocess.CalledProcessError) as exc:
         pytest.skip(f"cannot fetch SQLite's amalgamation: {exc}")
     defines = [*sqlite_prog.DEFINES, *SQLITE_EXTRA_DEFINES]
-    exe = sqlite_prog.build(src, opt="-O2", work=WORK / "sqlite", defines=defines)
-    gmon = sqlite_prog.run_workload(exe, 1)
+    inputs = (src / "sqlite3.c", src / "sqlite3.h", sqlite_prog.DRIVER)
+    key = _digest(toolchain(), " ".join(["-O2", *defines]).encode(), *(f.read_bytes() for f in inputs))
+    with cached_build("sqlite", key) as (bdir, _done):
+        exe = sqlite_prog.build(src, opt="-O2", work=bdir, defines=defines)
+    gmon = _run_workload(exe, "1", cwd=run_dir("sqlite", key, run))
     return RealProgram("sqlite", exe, gmon, (src / "sqlite3.c", sqlite_prog.DRIVER))
 
 
@@ -169,32 +254,28 @@ QJS_FILES = ("quickjs", "libregexp", "libunicode", "cutils", "libbf")
 LZ4_FILES = ("lz4", "lz4hc", "lz4frame", "xxhash")
 
 
-def quickjs_zstd_lz4() -> RealProgram:
-    srcdir = WORK / "qjs-src"
-    qjs = _sdist(QUICKJS, srcdir) / "upstream-quickjs"
-    zstd = _sdist(ZSTANDARD, srcdir) / "zstd"
-    lz4 = _sdist(LZ4, srcdir) / "lz4libs"
+def quickjs_zstd_lz4(run: int = 0) -> RealProgram:
+    qjs = _sdist(QUICKJS) / "upstream-quickjs"
+    zstd = _sdist(ZSTANDARD) / "zstd"
+    lz4 = _sdist(LZ4) / "lz4libs"
     driver = HERE / "qjs_workload.c"
-    bdir = WORK / "qjs" / "build"
-    exe = bdir / "qjs_workload"
     version = (qjs / "VERSION").read_text().strip()
     flags = ["-pg", "-g", "-O2"]
     defines = [f'-DCONFIG_VERSION="{version}"', "-DCONFIG_BIGNUM"]
     libs = [qjs / f"{f}.c" for f in QJS_FILES] + [zstd / "zstd.c"] + [lz4 / f"{f}.c" for f in LZ4_FILES]
     sources = [*libs, driver]
-    digest = _digest(" ".join(flags + defines).encode(), *(s.read_bytes() for s in sources))
-    stamp = bdir / "digest"
-    if not (exe.exists() and stamp.exists() and stamp.read_text() == digest):
-        bdir.mkdir(parents=True, exist_ok=True)
-        jobs = [["gcc", *flags, *defines, "-c", str(c), "-o", str(bdir / f"{c.stem}.o")] for c in libs]
-        jobs.append(["gcc", *flags, f"-I{qjs}", f"-I{zstd}", f"-I{lz4}", "-c", str(driver),
-                     "-o", str(bdir / "driver.o")])  # fmt: skip
-        _compile_all(jobs)
-        objs = [str(bdir / f"{c.stem}.o") for c in libs] + [str(bdir / "driver.o")]
-        _run(["gcc", *flags, "-o", str(exe), *objs, "-lm", "-lpthread"])
-        stamp.write_text(digest)
-        (bdir / "gmon.out").unlink(missing_ok=True)
-    gmon = _run_workload(exe, "2")
+    key = _digest(toolchain(), " ".join(flags + defines).encode(), *(s.read_bytes() for s in sources))
+    with cached_build("qjs", key) as (bdir, done):
+        exe = bdir / "qjs_workload"
+        if not done:
+            jobs = [["gcc", *flags, *defines, "-c", str(c), "-o", str(bdir / f"{c.stem}.o")] for c in libs]
+            jobs.append(["gcc", *flags, f"-I{qjs}", f"-I{zstd}", f"-I{lz4}", "-c", str(driver),
+                         "-o", str(bdir / "driver.o")])  # fmt: skip
+            _compile_all(jobs)
+            objs = [str(bdir / f"{c.stem}.o") for c in libs] + [str(bdir / "driver.o")]
+            _run(["gcc", *flags, "-o", str(exe), *objs, "-lm", "-lpthread"])
+            _drop_objects(bdir)
+    gmon = _run_workload(exe, "2", cwd=run_dir("qjs", key, run))
     return RealProgram("quickjs+zstd+lz4", exe, gmon, tuple(sources))
 
 
@@ -212,11 +293,19 @@ LEVELDB_FILES = (
 SNAPPY_FILES = ("snappy", "snappy-sinksource", "snappy-stubs-internal", "snappy-c")
 
 
-def _npm_deps(spec: str, dest: Path) -> Path:
-    """The deps/ directory of the npm package `spec` (npm pack), unpacked once under dest."""
-    top = dest / spec.replace("@", "-")
-    if (top / "package" / "deps").is_dir():
-        return top / "package" / "deps"
+def _npm_deps(spec: str, dest: Path | None = None) -> Path:
+    """The deps/ directory of the npm package `spec` (npm pack), unpacked once under dest (default:
+    the cache's src/)."""
+    top = (dest or CACHE / "src") / spec.replace("@", "-")
+    with _locked(top.with_suffix(".lock")):
+        if not (top / ".done").exists():
+            shutil.rmtree(top, ignore_errors=True)
+            _fetch_npm_deps(spec, top)
+            (top / ".done").write_text(spec)
+    return top / "package" / "deps"
+
+
+def _fetch_npm_deps(spec: str, top: Path) -> None:
     if shutil.which("npm") is None:
         pytest.skip(f"npm is needed to fetch {spec}")
     top.mkdir(parents=True, exist_ok=True)
@@ -229,57 +318,51 @@ def _npm_deps(spec: str, dest: Path) -> Path:
         tar.extractall(top, members=[m for m in tar.getmembers() if m.name.startswith("package/deps/")],
                        filter="data")  # fmt: skip
     tgz.unlink()
-    return top / "package" / "deps"
 
 
-def leveldb_snappy(opt: str = "-O2") -> RealProgram:
-    deps = _npm_deps(CLASSIC_LEVEL, WORK / "leveldb-src")
+def leveldb_snappy(opt: str = "-O2", run: int = 0) -> RealProgram:
+    deps = _npm_deps(CLASSIC_LEVEL)
     ldb, snappy = deps / "leveldb" / "leveldb-1.20", deps / "snappy"
     driver = HERE / "leveldb_workload.cc"
-    bdir = WORK / "leveldb" / f"build{opt}"
-    exe = bdir / "leveldb_workload"
     flags = ["-pg", "-g", opt]
     defines = ["-DLEVELDB_PLATFORM_POSIX=1", "-DOS_LINUX", "-DSNAPPY=1", "-DHAVE_CONFIG_H=1"]
     includes = [f"-I{ldb}", f"-I{ldb / 'include'}", f"-I{snappy / 'linux'}", f"-I{snappy / 'snappy'}"]
     libs = [ldb / f"{f}.cc" for f in LEVELDB_FILES] + [snappy / "snappy" / f"{f}.cc" for f in SNAPPY_FILES]
     sources = [*libs, driver]
-    digest = _digest(" ".join(flags + defines).encode(), *(s.read_bytes() for s in sources))
-    stamp = bdir / "digest"
-    if not (exe.exists() and stamp.exists() and stamp.read_text() == digest):
-        bdir.mkdir(parents=True, exist_ok=True)
-        objs = [bdir / f"{c.stem}.o" for c in sources]
-        _compile_all([["g++", *flags, *defines, *includes, "-w", "-c", str(c), "-o", str(o)]
-                      for c, o in zip(sources, objs, strict=True)])  # fmt: skip
-        # linked in name order (as `*.o`), where a libstdc++ inline's line rows end exactly at
-        # log::Reader::Reporter's destructor (the `-A -C` case of test_real_cxx.py)
-        _run(["g++", *flags, "-o", str(exe), *sorted(map(str, objs)), "-lpthread"])
-        stamp.write_text(digest)
-        (bdir / "gmon.out").unlink(missing_ok=True)
-    gmon = _run_workload(exe, "2", str(bdir / "db"))
+    key = _digest(toolchain(), " ".join(flags + defines).encode(), *(s.read_bytes() for s in sources))
+    with cached_build(f"leveldb{opt}", key) as (bdir, done):
+        exe = bdir / "leveldb_workload"
+        if not done:
+            objs = [bdir / f"{c.stem}.o" for c in sources]
+            _compile_all([["g++", *flags, *defines, *includes, "-w", "-c", str(c), "-o", str(o)]
+                          for c, o in zip(sources, objs, strict=True)])  # fmt: skip
+            # linked in name order (as `*.o`), where a libstdc++ inline's line rows end exactly at
+            # log::Reader::Reporter's destructor (the `-A -C` case of test_real_cxx.py)
+            _run(["g++", *flags, "-o", str(exe), *sorted(map(str, objs)), "-lpthread"])
+            _drop_objects(bdir)
+    rundir = run_dir(f"leveldb{opt}", key, run)
+    gmon = _run_workload(exe, "2", str(rundir / "db"), cwd=rundir)
     return RealProgram(f"leveldb+snappy{opt}", exe, gmon, tuple(sources), (ldb / "include" / "leveldb",))
 
 
-def libsass(opt: str = "-O2") -> RealProgram:
-    top = _sdist(LIBSASS, WORK / "libsass-src")
+def libsass(opt: str = "-O2", run: int = 0) -> RealProgram:
+    top = _sdist(LIBSASS)
     src, include = top / "libsass" / "src", top / "libsass" / "include"
     version = (top / ".libsass-upstream-version").read_text().strip()
     driver = HERE / "libsass_workload.cc"
-    bdir = WORK / "libsass" / f"build{opt}"
-    exe = bdir / "libsass_workload"
     flags = ["-pg", "-g", opt]
     defines = [f'-DLIBSASS_VERSION="{version}"', f"-I{include}"]
     sources = [*sorted(src.glob("*.cpp")), *sorted(src.glob("*.c")), driver]
-    digest = _digest(" ".join(flags + defines).encode(), *(s.read_bytes() for s in sources))
-    stamp = bdir / "digest"
-    if not (exe.exists() and stamp.exists() and stamp.read_text() == digest):
-        bdir.mkdir(parents=True, exist_ok=True)
-        objs = [bdir / f"{c.name}.o" for c in sources]
-        _compile_all([["gcc" if c.suffix == ".c" else "g++", *flags, *defines, "-w", "-c", str(c), "-o", str(o)]
-                      for c, o in zip(sources, objs, strict=True)])  # fmt: skip
-        _run(["g++", *flags, "-o", str(exe), *sorted(map(str, objs))])
-        stamp.write_text(digest)
-        (bdir / "gmon.out").unlink(missing_ok=True)
-    gmon = _run_workload(exe, "2")
+    key = _digest(toolchain(), " ".join(flags + defines).encode(), *(s.read_bytes() for s in sources))
+    with cached_build(f"libsass{opt}", key) as (bdir, done):
+        exe = bdir / "libsass_workload"
+        if not done:
+            objs = [bdir / f"{c.name}.o" for c in sources]
+            _compile_all([["gcc" if c.suffix == ".c" else "g++", *flags, *defines, "-w", "-c", str(c), "-o", str(o)]
+                          for c, o in zip(sources, objs, strict=True)])  # fmt: skip
+            _run(["g++", *flags, "-o", str(exe), *sorted(map(str, objs))])
+            _drop_objects(bdir)
+    gmon = _run_workload(exe, "2", cwd=run_dir(f"libsass{opt}", key, run))
     return RealProgram(f"libsass{opt}", exe, gmon, tuple(sources), (include, include / "sass", src / "b64",
                                                                      src / "utf8"))  # fmt: skip
 
@@ -306,8 +389,8 @@ def jq_document(path: Path, n: int = 20000) -> Path:
     return path
 
 
-def jq() -> RealProgram:
-    top = _sdist(JQ, WORK / "jq-src")
+def jq(run: int = 0) -> RealProgram:
+    top = _sdist(JQ)
     tarball = next(top.glob("deps/jq-*.tar.gz"))
     flags = "-pg -g -O2"
     configure = [
@@ -316,25 +399,23 @@ def jq() -> RealProgram:
         "--disable-docs",
         "--disable-maintainer-mode",
     ]
-    tree = WORK / "jq" / "tree"
-    exe = tree / "jq"
-    digest = _digest(flags.encode(), " ".join(configure).encode(), tarball.read_bytes())
-    stamp = WORK / "jq" / "digest"
-    if not (exe.exists() and stamp.exists() and stamp.read_text() == digest):
-        shutil.rmtree(tree, ignore_errors=True)
-        unpack = WORK / "jq" / "unpack"
-        shutil.rmtree(unpack, ignore_errors=True)
-        with tarfile.open(tarball) as tar:
-            tar.extractall(unpack, filter="data")  # keeps the release's mtimes: no bison/flex run
-        next(unpack.iterdir()).rename(tree)
-        env = {**os.environ, "CFLAGS": flags}
-        _run(["./configure", *configure], cwd=tree, env=env, stdout=subprocess.DEVNULL)
-        _run(["make", "-j2"], cwd=tree, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        stamp.write_text(digest)
-    run = WORK / "jq" / "run"
-    jq_document(run / "input.json")
-    shutil.copy2(HERE / "jq_workload.jq", run / "prog.jq")
-    gmon = _run_workload(exe, "-f", "prog.jq", "input.json", cwd=run)
+    key = _digest(toolchain(), flags.encode(), " ".join(configure).encode(), tarball.read_bytes())
+    with cached_build("jq", key) as (bdir, done):
+        # built where it stays: make compiles with relative paths, so the DWARF names this tree
+        tree = bdir / "tree"
+        exe = tree / "jq"
+        if not done:
+            unpack = bdir / "unpack"
+            with tarfile.open(tarball) as tar:
+                tar.extractall(unpack, filter="data")  # keeps the release's mtimes: no bison/flex run
+            next(unpack.iterdir()).rename(tree)
+            env = {**os.environ, "CFLAGS": flags}
+            _run(["./configure", *configure], cwd=tree, env=env, stdout=subprocess.DEVNULL)
+            _run(["make", "-j2"], cwd=tree, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    rundir = run_dir("jq", key, run)
+    jq_document(rundir / "input.json")
+    shutil.copy2(HERE / "jq_workload.jq", rundir / "prog.jq")
+    gmon = _run_workload(exe, "-f", "prog.jq", "input.json", cwd=rundir)
     # the compiled sources, and the grammar and scanner that parser.c and lexer.c place routines in
     dirs = (tree / "src", tree / "vendor" / "oniguruma" / "src", tree / "vendor" / "decNumber")
     sources = sorted(p for d in dirs for p in d.glob("*.c") if p.with_suffix(".o").exists())
@@ -343,8 +424,8 @@ def jq() -> RealProgram:
 
 
 def second_profile(prog: RealProgram, *args: str) -> Path:
-    """Another run of `prog` (with `args`, in second/ beside it): a profile to sum with its own."""
-    return _run_workload(prog.binary, *args, cwd=prog.binary.parent / "second")
+    """Another run of `prog` (with `args`, in second/ beside its run): a profile to sum with its own."""
+    return _run_workload(prog.binary, *args, cwd=prog.gmon.parent / "second")
 
 
 def need(*tools: str) -> None:

@@ -23,17 +23,18 @@ pytestmark = pytest.mark.asyncio
 
 FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "workspaces" / "cproject"
 TARGETS = {"x86-64": NATIVE, "i686": I686, "aarch64": AARCH64}
-_built: dict[str, tuple[Path, Path, Oracle]] = {}
+_built: dict[tuple[str, int], tuple[Path, Path, Oracle]] = {}
 
 
-def build(target: Target, base: Path) -> tuple[Path, Path, Oracle]:
-    """cproject built and run once per target and session: (binary, gmon.out, gprof's figures)."""
-    if target.name in _built:
-        return _built[target.name]
+def build(target: Target, base: Path, run: int) -> tuple[Path, Path, Oracle]:
+    """cproject built and run once per target, session and independent run (--profile-runs):
+    (binary, gmon.out, gprof's figures)."""
+    if (target.name, run) in _built:
+        return _built[target.name, run]
     why = target.missing()
     if why or shutil.which("strip") is None:
         pytest.skip(why or "strip is not installed")
-    src = base / f"cproject-{target.name}"
+    src = base / f"cproject-{target.name}-run{run}"
     shutil.copytree(FIXTURE, src)
     exe = src / "out" / "app"
     exe.parent.mkdir()
@@ -43,15 +44,15 @@ def build(target: Target, base: Path) -> tuple[Path, Path, Oracle]:
     subprocess.run([*target.runner, str(exe), "200"], cwd=exe.parent, env=env, check=True, capture_output=True,
                    timeout=300)  # fmt: skip
     gmon = exe.parent / "gmon.out"
-    _built[target.name] = (exe, gmon, gprof_oracle(target.gprof, exe, gmon))
-    return _built[target.name]
+    _built[target.name, run] = (exe, gmon, gprof_oracle(target.gprof, exe, gmon))
+    return _built[target.name, run]
 
 
 @pytest.mark.parametrize("layout", ["root", "build", "beside"])
 @pytest.mark.parametrize("arch", list(TARGETS))
 async def test_fixture_zero_config(arch: str, layout: str, tmp_path_factory: pytest.TempPathFactory,
-                                   unrelated_exe: Path, tmp_path: Path) -> None:  # fmt: skip
-    exe, gmon, oracle = build(TARGETS[arch], tmp_path_factory.getbasetemp())
+                                   unrelated_exe: Path, tmp_path: Path, profile_run: int) -> None:  # fmt: skip
+    exe, gmon, oracle = build(TARGETS[arch], tmp_path_factory.getbasetemp(), profile_run)
     ws = tmp_path / "ws"
     binary = copy_program(exe, gmon, ws / "build" if layout == "build" else ws)
     if layout == "beside":

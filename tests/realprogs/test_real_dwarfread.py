@@ -9,6 +9,9 @@ from dwarf_compare import assert_same_as_pyelftools
 
 from . import programs
 
+# the binaries' DWARF only: nothing here depends on a run's samples
+pytestmark = pytest.mark.unsampled
+
 
 @pytest.mark.parametrize("fixture", ["sqlite_prog", "qjs_prog", "leveldb_prog", "libsass_prog", "jq_prog"])
 def test_index_as_pyelftools_reads_it(fixture: str, request: pytest.FixtureRequest) -> None:

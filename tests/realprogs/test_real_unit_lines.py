@@ -9,6 +9,9 @@ import pytest
 
 from unit_lines_compare import assert_entry_lines_as_lines_at, assert_same_as_whole_table
 
+# the binaries' line tables only: nothing here depends on a run's samples
+pytestmark = pytest.mark.unsampled
+
 REAL = ["sqlite_prog", "qjs_prog", "leveldb_prog"]
 
 

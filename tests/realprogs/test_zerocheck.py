@@ -8,9 +8,13 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
+import pytest
 from lsprotocol import types
 
 from .zerocheck import FlatRow, Lens, Oracle, base_name, check_hottest
+
+# the checker on hand-made input, no program: nothing here depends on a run's samples
+pytestmark = pytest.mark.unsampled
 
 BLOOM = "leveldb::(anonymous namespace)::BloomFilterPolicy::CreateFilter(leveldb::Slice const*, int) const"
 INTERNAL = "leveldb::InternalFilterPolicy::CreateFilter(leveldb::Slice const*, int) const"

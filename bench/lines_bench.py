@@ -5,7 +5,7 @@ come from there), and whether every output is identical to gprof's.
 
     .venv/bin/python bench/lines_bench.py [--reps N] [--markdown] [--gmonlens PATH] [PROGRAM ... | BINARY GMON]
 
-PROGRAM is one of jq (tests/realprogs' build in $GMONLENS_REALPROGS_WORK), brotli and cmark
+PROGRAM is one of jq (tests/realprogs/programs.py's build, cached in ~/.cache/gmonlens-tests), brotli and cmark
 (bench/lines_programs.py builds them); without arguments, the generated program of 300 routines
 in 8 files at -O2 (bench/gen_program.py). Each repetition runs gprof, gmonlens cold (a fresh cache)
 and gmonlens warm in turn; medians are printed. Each run's CPU time and peak RSS are its own
@@ -26,7 +26,6 @@ from pathlib import Path
 BENCH = Path(__file__).resolve().parent
 ROOT = BENCH.parent
 GMONLENS = ROOT / ".venv" / "bin" / "gmonlens"
-REALPROGS = Path(os.environ.get("GMONLENS_REALPROGS_WORK") or ROOT / "bench" / "work" / "realprogs")
 
 
 def run_once(argv: list[str], env: dict[str, str]) -> tuple[float, float, float, bytes]:
@@ -43,11 +42,13 @@ def run_once(argv: list[str], env: dict[str, str]) -> tuple[float, float, float,
 
 def program_files(name: str) -> tuple[Path, Path]:
     """BINARY and GMON of a named program (module docstring)."""
-    if name == "jq":
-        binary, gmon = REALPROGS / "jq" / "tree" / "jq", REALPROGS / "jq" / "run" / "gmon.out"
-        if not (binary.exists() and gmon.exists()):
-            raise SystemExit(f"{binary}: not built (tests/realprogs builds it; set GMONLENS_REALPROGS_WORK)")
-        return binary, gmon
+    if name == "jq":  # built (or taken from the tests' build cache) and run as the tests do
+        sys.path.insert(0, str(ROOT / "tests"))
+        sys.path.insert(0, str(ROOT))
+        from tests.realprogs import programs
+
+        prog = programs.jq()
+        return prog.binary, prog.gmon
     sys.path.insert(0, str(BENCH))
     import lines_programs
 

@@ -50,13 +50,15 @@ def _strip_cycle(name: str) -> str:
     return re.sub(r" <cycle \d+>$", "", name)
 
 
-def graph_arcs(text: str) -> dict[str, dict[str, int]]:
-    """caller -> callee -> count from gprof's call graph (`-q`): the lines below each primary line,
-    and for a caller gprof gives no entry of its own (never called and never sampled: a static
-    initializer, a routine run through pthread_once) the lines naming it above its callees'."""
-    children: dict[str, dict[str, int]] = {}
+def graph_arcs(text: str) -> dict[str, list[dict[str, int]]]:
+    """caller -> callee -> count from gprof's call graph (`-q`), one dict per entry of the caller's
+    name (two files' `static` routines, a C++ destructor's D0/D1 symbols, share a name): the lines
+    below each primary line, and for a caller gprof gives no entry of its own (never called and
+    never sampled: a static initializer, a routine run through pthread_once) the lines naming it
+    above its callees'."""
+    children: dict[str, list[dict[str, int]]] = {}
     parents: dict[str, dict[str, int]] = {}
-    current: str | None = None
+    current: dict[str, int] | None = None
     above: list[tuple[str, int]] = []
     in_graph = False
     for line in text.splitlines():
@@ -73,20 +75,21 @@ def graph_arcs(text: str) -> dict[str, dict[str, int]]:
         if PRIMARY.match(line):
             m = re.match(r"^\[\d+\]\s+\S+\s+\S+\s+\S+\s+(?:[\d+]+\s+)?(.*?) \[\d+\]$", line)
             assert m, line
-            current = _strip_cycle(m[1])
-            children.setdefault(current, {})
+            name = _strip_cycle(m[1])
+            current = {}
+            children.setdefault(name, []).append(current)
             for caller, count in above:
-                parents.setdefault(caller, {})[current] = parents.get(caller, {}).get(current, 0) + count
+                parents.setdefault(caller, {})[name] = parents.get(caller, {}).get(name, 0) + count
             continue
         m = CHILD.match(line)
         if not m or m[2].endswith("as a whole>") or m[2] == "<spontaneous>":
             continue
         if current is not None:
             callee = _strip_cycle(m[2])
-            children[current][callee] = children[current].get(callee, 0) + int(m[1])
+            current[callee] = current.get(callee, 0) + int(m[1])
         else:
             above.append((_strip_cycle(m[2]), int(m[1])))
-    return {**{k: v for k, v in parents.items() if k not in children}, **children}
+    return {**{k: [v] for k, v in parents.items() if k not in children}, **children}
 
 
 def run_json(gmonlens: str, args: Sequence[str], env: dict[str, str] | None = None) -> Any:
@@ -121,22 +124,27 @@ def check_program(
         self_of.setdefault(r.name, []).append(r.seconds)
     line_rows = flat_rows(lines) if lines is not None else None
     arcs = graph_arcs(graph)
+    docs = listings(binary, profiles)
+    routines_named: dict[str, int] = {}
+    for doc in docs:
+        routines_named[doc["routine"]] = routines_named.get(doc["routine"], 0) + 1
     problems: list[str] = []
-    checked = 0
     mine: dict[str, list[str]] = {}
-    for doc in listings(binary, profiles):
+    for doc in docs:
         name = doc["routine"]
-        checked += 1
         mine.setdefault(name, []).append("%.2f" % sum(i["seconds"] for i in doc["instructions"]))
-        if len(self_of.get(name, ["0.00"])) == 1:
-            problems += check_listing(doc, self_of.get(name, ["0.00"])[0], line_rows, arcs.get(name, {}))
-        else:  # statics sharing a name: seconds compared as a multiset below, arcs not told apart
+        # a routine is told apart by its name only where no other routine (listed, in gprof's flat
+        # profile or call graph) has it: which one got a run's samples is chance
+        entries = arcs.get(name, [{}])
+        if routines_named[name] == 1 and len(self_of.get(name, ())) <= 1 and len(entries) == 1:
+            problems += check_listing(doc, self_of.get(name, ["0.00"])[0], line_rows, entries[0])
+        else:  # a shared name: seconds compared as a multiset below, arcs not told apart
             problems += check_listing(doc, mine[name][-1], line_rows, None)
     for name, got in mine.items():
         want = sorted(x for x in self_of.get(name, []) if x != "0.00")
         if sorted(x for x in got if x != "0.00") != want:
             problems.append(f"{name}: listings {sorted(got)} s, gprof {want}")
-    return checked, problems
+    return len(docs), problems
 
 
 def line_groups(doc: dict[str, Any]) -> list[tuple[int, float]]:

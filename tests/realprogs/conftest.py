@@ -10,7 +10,10 @@ from pathlib import Path
 import pytest
 
 from . import programs
+from .test_real_disasm import LINES
 from .zerocheck import Oracle, gprof_oracle
+
+DISASM = Path(__file__).parent / "test_real_disasm.py"
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -19,6 +22,20 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         if here in Path(str(item.fspath)).parents:
             item.add_marker(pytest.mark.realprogs)
             item.add_marker(pytest.mark.slow)  # builds third-party programs (minutes, cached)
+    # the listings' tests last (in each run): by then gprof's -l, started in the background when
+    # their programs were built, has had the other core
+    items.sort(key=lambda i: (_run_of(i), Path(str(i.fspath)) == DISASM))
+
+
+def _run_of(item: pytest.Item) -> int:
+    callspec = getattr(item, "callspec", None)
+    return int(callspec.params.get("profile_run", 0)) if callspec else 0
+
+
+def _lines_later(request: pytest.FixtureRequest, prog: programs.RealProgram) -> None:
+    """Start gprof's `-l` on `prog` in the background when this session lists its instructions."""
+    if any(Path(str(i.fspath)) == DISASM for i in request.session.items):
+        programs.gprof_later(prog, *LINES)
 
 
 @pytest.fixture(autouse=True)
@@ -29,16 +46,18 @@ def _each_run(profile_run: int) -> int:
 
 
 @pytest.fixture(scope="session")
-def sqlite_prog(profile_run: int) -> tuple[programs.RealProgram, Oracle]:
+def sqlite_prog(profile_run: int, request: pytest.FixtureRequest) -> tuple[programs.RealProgram, Oracle]:
     programs.need("gcc", "gprof")
     prog = programs.sqlite(run=profile_run)
+    _lines_later(request, prog)
     return prog, gprof_oracle("gprof", prog.binary, prog.gmon)
 
 
 @pytest.fixture(scope="session")
-def qjs_prog(profile_run: int) -> tuple[programs.RealProgram, Oracle]:
+def qjs_prog(profile_run: int, request: pytest.FixtureRequest) -> tuple[programs.RealProgram, Oracle]:
     programs.need("gcc", "gprof")
     prog = programs.quickjs_zstd_lz4(run=profile_run)
+    _lines_later(request, prog)
     return prog, gprof_oracle("gprof", prog.binary, prog.gmon)
 
 
@@ -56,9 +75,10 @@ def leveldb_o0(profile_run: int) -> programs.RealProgram:
 
 
 @pytest.fixture(scope="session")
-def libsass_prog(profile_run: int) -> tuple[programs.RealProgram, Oracle]:
+def libsass_prog(profile_run: int, request: pytest.FixtureRequest) -> tuple[programs.RealProgram, Oracle]:
     programs.need("g++", "gprof")
     prog = programs.libsass(run=profile_run)
+    _lines_later(request, prog)
     return prog, gprof_oracle("gprof", prog.binary, prog.gmon)
 
 

@@ -38,6 +38,7 @@ cannot silently shrink.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import fcntl
 import functools
@@ -47,10 +48,12 @@ import shutil
 import subprocess
 import sys
 import tarfile
+import tempfile
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+from typing import IO
 
 import pytest
 
@@ -426,6 +429,46 @@ def jq(run: int = 0) -> RealProgram:
 def second_profile(prog: RealProgram, *args: str) -> Path:
     """Another run of `prog` (with `args`, in second/ beside its run): a profile to sum with its own."""
     return _run_workload(prog.binary, *args, cwd=prog.gmon.parent / "second")
+
+
+_gprof_jobs: dict[tuple[str, ...], tuple[subprocess.Popen[bytes], IO[bytes]]] = {}
+
+
+def gprof_later(prog: RealProgram, *opts: str) -> None:
+    """Start `gprof -b OPTS` on `prog` in the background, once (`gprof_text` collects it): gprof's
+    `-l` takes 56-89 s of CPU on QuickJS and SQLite, which the tier's other tests, on the other core,
+    need not wait for."""
+    argv = ("gprof", "-b", *opts, str(prog.binary), str(prog.gmon))
+    if argv not in _gprof_jobs:
+        out = tempfile.TemporaryFile()  # noqa: SIM115 (closed by gprof_text, or at exit)
+        _gprof_jobs[argv] = (subprocess.Popen(argv, stdout=out, stderr=subprocess.DEVNULL), out)
+        if len(_gprof_jobs) == 1:
+            atexit.register(_stop_gprof_jobs)
+
+
+def _stop_gprof_jobs() -> None:
+    """Background runs nobody collected (their test deselected or failed first) end with the session."""
+    for proc, out in _gprof_jobs.values():
+        proc.kill()
+        proc.wait()
+        out.close()
+    _gprof_jobs.clear()
+
+
+def gprof_text(prog: RealProgram, *opts: str) -> str | None:
+    """`gprof -b OPTS`'s output on `prog` (None when gprof fails or prints nothing)."""
+    argv = ("gprof", "-b", *opts, str(prog.binary), str(prog.gmon))
+    gprof_later(prog, *opts)
+    proc, out = _gprof_jobs.pop(argv)
+    with out:
+        try:
+            proc.wait(timeout=TIMEOUT)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            raise
+        out.seek(0)
+        text = out.read().decode(errors="replace")
+    return text if proc.returncode == 0 and text.strip() else None
 
 
 def need(*tools: str) -> None:

@@ -6,27 +6,22 @@ programs, README), its call instructions' counts to gprof's arcs, callee by call
 
 from __future__ import annotations
 
-import subprocess
-
 import pytest
 
 from disasm_oracle import check_program
 
 from . import programs
 
-
-def _gprof(prog: programs.RealProgram, *opts: str) -> str | None:
-    res = subprocess.run(
-        ["gprof", "-b", *opts, str(prog.binary), str(prog.gmon)], capture_output=True, timeout=600
-    )
-    return res.stdout.decode(errors="replace") if res.returncode == 0 and res.stdout.strip() else None
+# gprof's -l, the slow part (89 s of CPU on SQLite), is started in the background when a program is
+# built (conftest.py), and these tests run last in the tier (or in their run: --profile-runs)
+LINES = ("-l", "-p")
 
 
 def _check(prog: programs.RealProgram) -> None:
-    flat, graph = _gprof(prog, "-p"), _gprof(prog, "-q")
+    flat, graph = programs.gprof_text(prog, "-p"), programs.gprof_text(prog, "-q")
     assert flat is not None and graph is not None
     checked, problems = check_program(
-        str(prog.binary), [str(prog.gmon)], flat, _gprof(prog, "-l", "-p"), graph
+        str(prog.binary), [str(prog.gmon)], flat, programs.gprof_text(prog, *LINES), graph
     )
     assert checked > 100, f"{prog.name}: only {checked} routines listed"
     assert not problems, f"{prog.name}: {len(problems)} problems\n" + "\n".join(problems[:40])

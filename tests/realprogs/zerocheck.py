@@ -13,6 +13,7 @@ from typing import Any
 from lsprotocol import types
 
 from e2e.lspclient import _get, open_doc, session, state_of, uri, wait_status
+from routine_keys import named_values
 
 _FLAT = re.compile(
     r"^\s*[\d.]+\s+[\d.]+\s+(?P<self>[\d.]+)\s+(?:(?P<calls>\d+(?:\+\d+)?)\s+[\d.]+\s+[\d.]+\s+)?(?P<name>\S.*?)\s*$"
@@ -51,17 +52,28 @@ def _generated(binary: Path, names: set[str]) -> dict[str, tuple[Path, int]]:
     from gmonlens.elf import read_elf
 
     image = read_elf(str(binary))
-    at = {sym.name: sym.value for sym in image.symbols if sym.class_letter in "TtWw"}
+    at = named_values((sym.name, sym.value) for sym in image.symbols if sym.class_letter in "TtWw")
     dwarf = DwarfIndex.from_elf(str(binary))
     out: dict[str, tuple[Path, int]] = {}
-    for name in sorted(names & at.keys()):
-        decl = dwarf.decl_at(at[name]) or dwarf.decl_named((name, base_name(name)), at[name])
-        if decl is None or not decl.file or not Path(decl.file).exists():
-            continue
-        lines = Path(decl.file).read_text(errors="replace").splitlines()
-        if 0 < decl.line <= len(lines) and base_name(name) not in lines[decl.line - 1]:
-            out[name] = (Path(decl.file), decl.line - 1)
+    for name in sorted(names & set(at)):
+        places = [p for address in at.every(name) if (p := _macro_place(dwarf, name, address))]
+        if places:
+            # keyed by name, as gprof's flat profile is: such a routine must have its name alone
+            assert len(at.every(name)) == 1, f"{name}: {len(at.every(name))} routines, one made by a macro"
+            out[name] = places[0]
     return out
+
+
+def _macro_place(dwarf: Any, name: str, address: int) -> tuple[Path, int] | None:
+    """(file, 0-based line) of the routine at `address` when its declaration line does not spell
+    its name (a macro made it), else None."""
+    decl = dwarf.decl_at(address) or dwarf.decl_named((name, base_name(name)), address)
+    if decl is None or not decl.file or not Path(decl.file).exists():
+        return None
+    lines = Path(decl.file).read_text(errors="replace").splitlines()
+    if 0 < decl.line <= len(lines) and base_name(name) not in lines[decl.line - 1]:
+        return Path(decl.file), decl.line - 1
+    return None
 
 
 def gprof_oracle(gprof: str, binary: Path, gmon: Path) -> Oracle:

@@ -6,13 +6,13 @@ listing is the engine's (`gmonlens.disasm`, through `workspace.disasm_docs`)."""
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import Any, cast
 
 from lsprotocol import types
 
 from gmonlens.errors import GmonlensError
 
-from .. import reload, render
+from .. import payloads, reload, render
 from ..cursor import routines_under_cursor
 from ..server import GmonlensServer, safe
 from ..workspace import disasm_docs
@@ -74,7 +74,10 @@ async def _target(ls: GmonlensServer, params: Any) -> Target | None:
     return None
 
 
-async def disassembly(ls: GmonlensServer, params: Any) -> dict[str, Any] | None:
+DisassemblyAnswer = payloads.Disassembly | payloads.DisasmError
+
+
+async def disassembly(ls: GmonlensServer, params: Any) -> DisassemblyAnswer | None:
     target = await _target(ls, params)
     if target is None:
         return None
@@ -82,7 +85,7 @@ async def disassembly(ls: GmonlensServer, params: Any) -> dict[str, Any] | None:
     try:
         doc = await asyncio.to_thread(disasm_docs.document, loaded, state.uri, rid, syntax, compact)
         ls.listings.add(doc["uri"])
-        return doc
+        return cast(payloads.Disassembly, doc)  # the shape: tests/protocol (the example's check)
     except GmonlensError as e:  # a routine without code, a binary changed under us
         return {"error": str(e)}
 
@@ -90,7 +93,7 @@ async def disassembly(ls: GmonlensServer, params: Any) -> dict[str, Any] | None:
 def register(server: GmonlensServer) -> None:
     @server.feature(DISASSEMBLY)
     @safe()
-    async def disassembly_request(ls: GmonlensServer, params: Any) -> dict[str, Any] | None:
+    async def disassembly_request(ls: GmonlensServer, params: Any) -> DisassemblyAnswer | None:
         return await disassembly(ls, params)
 
     @server.feature(
@@ -100,14 +103,18 @@ def register(server: GmonlensServer) -> None:
     async def text_document_content(
         ls: GmonlensServer, params: types.TextDocumentContentParams
     ) -> types.TextDocumentContentResult:
-        doc = await disassembly(ls, {"uri": params.uri})
-        text = doc.get("text") if doc else None
-        error = (doc.get("error") if doc else None) or "no listing: no profile loaded, or no such routine"
-        return render.document_content(text, error)
+        doc: dict[str, Any] = dict(await disassembly(ls, {"uri": params.uri}) or {})
+        text, error = doc.get("text"), doc.get("error")
+        return render.document_content(
+            text if isinstance(text, str) else None,
+            error
+            if isinstance(error, str) and error
+            else "no listing: no profile loaded, or no such routine",
+        )
 
     @server.command(SHOW_DISASSEMBLY)
     @safe()
-    async def show_disassembly(ls: GmonlensServer, *args: Any) -> dict[str, Any] | None:
+    async def show_disassembly(ls: GmonlensServer, *args: Any) -> DisassemblyAnswer | None:
         """`[uri, {line, character}, symbol?]` (a lens's arguments) or `[{"name", "folder"?}]`."""
         params: Any
         if len(args) >= 2 and isinstance(args[0], str) and isinstance(args[1], dict):

@@ -20,7 +20,7 @@ from array import array
 from collections.abc import Callable
 from typing import Any
 
-from gmonlens import diskcache
+from gmonlens.load import diskcache
 
 
 def best(f: Callable[[], object], n: int = 7) -> float:
@@ -47,7 +47,7 @@ def jsonable(x: Any) -> Any:
 def row(kind: str, stored: bytes) -> str:
     value = marshal.loads(stored)
     if kind == "linetable":  # stored as arrays; the encoders are compared on the plain lists
-        from gmonlens.linetable import LineTable
+        from gmonlens.dwarf.line_table import LineTable
 
         t = LineTable.from_plain(value)
         value = (t.starts, t.sequences, t.files)
@@ -74,11 +74,11 @@ def row(kind: str, stored: bytes) -> str:
 
 
 def converters() -> dict[str, Callable[[Any], Any]]:
-    from gmonlens.dwarf import DwarfIndex
-    from gmonlens.linetable import LineTable
-    from gmonlens.loader import _static_calls_entry
-    from gmonlens.program import _lines_entry
-    from gmonlens.scopes import FunctionScopes
+    from gmonlens.dwarf.declarations import DwarfIndex
+    from gmonlens.dwarf.line_table import LineTable
+    from gmonlens.dwarf.scopes import FunctionScopes
+    from gmonlens.load.loader import _static_calls_entry
+    from gmonlens.load.program import _lines_entry
     from gmonlens_lsp.workspace.cache_entries import _decode_profile
 
     return {

@@ -45,14 +45,14 @@ def main() -> int:
 
         _, exe, gmon_path = gen_program.default_program()
         binary, gmon = str(exe), str(gmon_path)
-    from gmonlens.callsites import CallFinder
-    from gmonlens.export_callgrind import to_callgrind
-    from gmonlens.export_common import line_data
-    from gmonlens.export_dot import to_dot
-    from gmonlens.export_graph import graph_around, whole_graph
-    from gmonlens.export_pprof import to_pprof
-    from gmonlens.linetable import LineTable
-    from gmonlens.loader import load
+    from gmonlens.dwarf.line_table import LineTable
+    from gmonlens.load.loader import load
+    from gmonlens.output.callgrind import to_callgrind
+    from gmonlens.output.dot import to_dot
+    from gmonlens.output.export_common import line_data
+    from gmonlens.output.graph import graph_around, whole_graph
+    from gmonlens.output.pprof import to_pprof
+    from gmonlens.profile.call_sites import CallFinder
 
     reps = a.reps
     loaded = timed("load", reps, lambda: load(binary, [gmon]))

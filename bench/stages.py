@@ -2,7 +2,7 @@
 
 Usage: ``.venv/bin/python bench/stages.py [--reps N] [--cold] [-- gprof-options] BINARY GMON``
 
-Wraps the functions that ``gmonlens.loader.load`` calls (read_elf, build_symbol_table, read_profiles,
+Wraps the functions that ``gmonlens.load.loader.load`` calls (read_elf, build_symbol_table, read_profiles,
 routine_lines, demangle_all, resolve_tables, find_static_calls, compute_profile, ...) and
 ``render_text`` with timers, runs the report ``--reps`` times in-process (the first run also pays
 the lazy imports) and prints the median per stage. ``--cold`` turns the on-disk cache off
@@ -58,15 +58,15 @@ def main(argv: list[str] | None = None) -> int:
     import gmonlens_lsp.cli as cli
 
     import_times = (time.perf_counter() - w0, time.process_time() - c0)
-    import gmonlens.loader as loader
-    import gmonlens.report as report
+    import gmonlens.load.loader as loader
+    import gmonlens.output.report as report
 
     for name in dir(loader):
         obj = getattr(loader, name)
         if callable(obj) and not isinstance(obj, type) and name not in ("load", "load_profile"):
             setattr(loader, name, _timed(name, obj))
     try:
-        import gmonlens.staticcalls as sc
+        import gmonlens.profile.static_calls as sc
 
         sc.find_static_calls = _timed("find_static_calls", sc.find_static_calls)
     except ImportError:

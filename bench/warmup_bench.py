@@ -19,9 +19,9 @@ import tempfile
 
 _LOAD = """
 import sys
-from gmonlens.loader import load_profile
-from gmonlens.options import AnalysisOptions
-from gmonlens.program import Program
+from gmonlens.load.loader import load_profile
+from gmonlens.common.options import AnalysisOptions
+from gmonlens.load.program import Program
 from gmonlens_lsp import reload
 from gmonlens_lsp.workspace import cache_entries
 import inspect

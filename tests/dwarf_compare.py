@@ -1,11 +1,11 @@
-"""The DWARF index read by the own reader (`gmonlens.dwarfread`) against pyelftools' reading
+"""The DWARF index read by the own reader (`gmonlens.dwarf.info_reader`) against pyelftools' reading
 (`dwarfdecl`), for the tests that compare them on compiled programs."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from gmonlens.dwarf import DwarfIndex
+from gmonlens.dwarf.declarations import DwarfIndex
 
 
 def _everything(index: DwarfIndex) -> tuple[Any, ...]:

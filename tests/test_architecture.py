@@ -32,21 +32,21 @@ PACKAGES = (
 LSP_LIBS = ("pygls", "lsprotocol")
 # the engine's I/O modules: the only ones that may import pyelftools
 ELFTOOLS_MODULES = {
-    "gmonlens.elf",
-    "gmonlens.elfdwarf",
-    "gmonlens.dwarf",
-    "gmonlens.dwarfdecl",
-    "gmonlens.lineheader",
-    "gmonlens.linetable",
-    "gmonlens.scopes",
-    "gmonlens.program",
+    "gmonlens.binary.image",
+    "gmonlens.dwarf.pyelftools_info",
+    "gmonlens.dwarf.declarations",
+    "gmonlens.dwarf.info_fallback",
+    "gmonlens.dwarf.line_headers",
+    "gmonlens.dwarf.line_table",
+    "gmonlens.dwarf.scopes",
+    "gmonlens.load.program",
     "gmonlens.elfsections",
 }
 MAX_LINES = 80
 HARD_MAX = 120
 # module.function -> why it may be longer than MAX_LINES (at most two)
 LONG_FUNCTIONS: dict[str, str] = {
-    "gmonlens.lineprogram.decode_sequences": "the DWARF line-number opcode loop: one dispatch in one frame (hot)",
+    "gmonlens.dwarf.line_opcodes.decode_sequences": "the DWARF line-number opcode loop: one dispatch in one frame (hot)",
 }
 
 

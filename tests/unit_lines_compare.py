@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from gmonlens.linetable import LineTable
-from gmonlens.program import Program
+from gmonlens.dwarf.line_table import LineTable
+from gmonlens.load.program import Program
 
 
 def assert_same_as_whole_table(exe: str) -> int:

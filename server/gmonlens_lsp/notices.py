@@ -12,8 +12,8 @@ from typing import Literal
 
 from pygls.capabilities import get_capability
 
-from gmonlens.certainty import Health
-from gmonlens.model import Profile
+from gmonlens.common.model import Profile
+from gmonlens.profile.certainty import Health
 
 from . import payloads, render
 from .server import GmonlensServer

@@ -12,11 +12,11 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, TypedDict
 
-from gmonlens.certainty import Health
-from gmonlens.diff import RoutineDiff
-from gmonlens.export_graph import CallGraph
-from gmonlens.flame import FlameTree, frame_name
-from gmonlens.model import Profile, Routine
+from gmonlens.common.model import Profile, Routine
+from gmonlens.output.flame import FlameTree, frame_name
+from gmonlens.output.graph import CallGraph
+from gmonlens.profile.certainty import Health
+from gmonlens.profile.diff import RoutineDiff
 
 from .workspace import fsuri
 from .workspace.baseline import Comparison, PinnedBaseline, change_text

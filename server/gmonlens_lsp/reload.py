@@ -264,7 +264,7 @@ async def _finish(ls: GmonlensServer, state: FolderState, loaded: LoadedFolder) 
     # line heat once per load, in a thread (it holds the GIL for 0.1-0.3 s on SQLite; beside the
     # first lenses' DWARF decoding it slowed them by a second or more)
     heat = heat_task(ls, state, loaded, after=certain)
-    from gmonlens.disasm_session import has_listing_data
+    from gmonlens.disasm.session import has_listing_data
 
     complete = (
         loaded.dwarf_cached

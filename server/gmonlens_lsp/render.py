@@ -15,9 +15,9 @@ from dataclasses import dataclass
 
 from lsprotocol import types
 
-from gmonlens.certainty import FEW_ROUTINE_SAMPLES, ProfileCertainty, stderr_seconds
-from gmonlens.lineheat import InlinedCopies
-from gmonlens.model import Arc, Profile, Routine
+from gmonlens.common.model import Arc, Profile, Routine
+from gmonlens.profile.certainty import FEW_ROUTINE_SAMPLES, ProfileCertainty, stderr_seconds
+from gmonlens.profile.line_heat import InlinedCopies
 
 from . import payloads
 from .workspace import markdown as md
@@ -310,7 +310,9 @@ def folded_markdown(profile: Profile, rid: int) -> list[str]:
         parts.append(f"`{f.name}` ({share}, {calls})")
     return [
         "gprof credits these routines to it (their names are ones gprof ignores, so their code counts as "
-        "the routine before them): " + ", ".join(parts) + ". `gmonlens.clones: apart` shows them apart.",
+        "the routine before them): "
+        + ", ".join(parts)
+        + ". `gmonlens.profile.clones: apart` shows them apart.",
         "",
     ]
 

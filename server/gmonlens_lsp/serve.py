@@ -25,7 +25,7 @@ def main(argv: Sequence[str]) -> int:
     # INFO lines already reach the client as window/logMessage; stderr carries warnings and worse
     parser.add_argument("--log-level", default="WARNING", choices=["DEBUG", "INFO", "WARNING", "ERROR"])
     args, unknown = parser.parse_known_args(list(argv))
-    from gmonlens import mallocpolicy
+    from gmonlens.common import mallocpolicy
 
     mallocpolicy.apply()  # before any thread: freed memory goes back (see the module)
     logging.basicConfig(

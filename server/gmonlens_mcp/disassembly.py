@@ -1,6 +1,6 @@
 """`disassembly`: the `gmonlens disasm` listing of a routine, when this build has it.
 
-The listing comes from the engine's `gmonlens.disasm_session` / `gmonlens.disasm_render` (the
+The listing comes from the engine's `gmonlens.disasm.session` / `gmonlens.disasm.render` (the
 `gmonlens disasm` command's modules): JSON `gmonlens-disasm/1` as structured content, the text
 listing (objdump's spelling, samples and seconds per instruction, source lines, calls with gprof's
 counts) as text. Without those modules (not merged yet), or without capstone (the `.vsix` does not
@@ -14,7 +14,7 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from gmonlens.errors import GmonlensError
+from gmonlens.common.errors import GmonlensError
 
 from .lookup import find
 from .rpc import ToolResult
@@ -25,16 +25,16 @@ MAX_TEXT_LINES = 400
 
 def _context(view: View) -> Any:
     try:  # imported by name: the module may not be in this build (and mypy then has no stub)
-        session = importlib.import_module("gmonlens.disasm_session")
+        session = importlib.import_module("gmonlens.disasm.session")
     except ImportError:
         raise ToolFailure(
             "disassembly is not available in this build: it needs the `gmonlens disasm` listing "
-            "(gmonlens.disasm_session), not installed yet",
+            "(gmonlens.disasm.session), not installed yet",
             {"unavailable": True},
         ) from None
     ctx = view.derived.get("disasm")
     if ctx is None:
-        from gmonlens.options import AnalysisOptions
+        from gmonlens.common.options import AnalysisOptions
 
         options = AnalysisOptions(static_call_graph=view.loaded.settings.static_call_graph)
         ctx = session.DisasmContext.open(view.loaded.binary, list(view.loaded.profiles), options)
@@ -47,7 +47,7 @@ def disassembly(view: View, args: dict[str, Any]) -> ToolResult:
     r = view.profile.routines[rid]
     try:
         ctx = _context(view)
-        render = importlib.import_module("gmonlens.disasm_render")
+        render = importlib.import_module("gmonlens.disasm.render")
         same = [x.id for x in ctx.profile.routines if x.address == r.address and x.name == r.name]
         if not same:
             raise ToolFailure(f"{r.display_name}: not in the listing's symbol table")
@@ -56,7 +56,7 @@ def disassembly(view: View, args: dict[str, Any]) -> ToolResult:
         doc = render.to_json(listing, display, ctx.target_names, "att")
         text = render.render_text(listing, display, ctx.target_names)
     except ImportError:
-        raise ToolFailure("disassembly is not available in this build (gmonlens.disasm_render)") from None
+        raise ToolFailure("disassembly is not available in this build (gmonlens.disasm.render)") from None
     except GmonlensError as exc:  # no capstone, an architecture without a decoder, no code
         raise ToolFailure(f"no disassembly of {r.display_name}: {exc}", {"routine": r.display_name}) from None
     limit = args["limit"]

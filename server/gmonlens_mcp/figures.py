@@ -13,8 +13,8 @@ import math
 import re
 from typing import Any
 
-from gmonlens.model import Arc, Profile, Routine
-from gmonlens.report import DASHES, ReportOptions, call_graph, flat_order, flat_profile
+from gmonlens.common.model import Arc, Profile, Routine
+from gmonlens.output.report import DASHES, ReportOptions, call_graph, flat_order, flat_profile
 
 from .lookup import place
 from .workspace import View

@@ -6,7 +6,7 @@ import math
 import os
 from typing import Any
 
-from gmonlens.errors import GmonlensError
+from gmonlens.common.errors import GmonlensError
 
 from . import figures as fig
 from .lookup import find
@@ -177,7 +177,7 @@ def _source_line(path: str | None, line: int, cache: dict[str, list[str] | None]
     if not path or not os.path.isabs(path):
         return None
     if path not in cache:
-        from gmonlens.files import read_regular
+        from gmonlens.common.files import read_regular
 
         try:
             cache[path] = read_regular(path, 16 << 20, "source file").decode("utf-8", "replace").splitlines()

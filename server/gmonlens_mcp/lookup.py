@@ -20,7 +20,7 @@ import os
 import re
 from typing import Any
 
-from gmonlens.model import Routine
+from gmonlens.common.model import Routine
 from gmonlens_lsp.workspace.srcnames import source_name
 
 from .workspace import ToolFailure, View

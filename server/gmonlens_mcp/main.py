@@ -64,7 +64,7 @@ def _protocol_streams() -> tuple[object, object]:
 
 def main(argv: Sequence[str]) -> int:
     args = _parse(argv)
-    from gmonlens import mallocpolicy
+    from gmonlens.common import mallocpolicy
 
     mallocpolicy.apply()  # a long-running process: freed memory goes back (see the module)
     logging.basicConfig(

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 # The workspace modules (yaml, elftools, the DWARF index) load with the first profile, on the
 # worker thread, so that `initialize` and `tools/list` are answered without them.
 if TYPE_CHECKING:
-    from gmonlens.model import Profile
+    from gmonlens.common.model import Profile
     from gmonlens_lsp.workspace.session import LoadedFolder, LoadOutcome
     from gmonlens_lsp.workspace.settings import Settings
 

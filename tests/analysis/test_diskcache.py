@@ -18,11 +18,11 @@ from pathlib import Path
 
 import pytest
 
-from gmonlens import diskcache
-from gmonlens.dwarf import EXPORT_FORMAT, DwarfIndex, SourceDecl
-from gmonlens.linetable import LineTable
-from gmonlens.loader import _static_calls_entry
-from gmonlens.program import _lines_entry
+from gmonlens.dwarf.declarations import EXPORT_FORMAT, DwarfIndex, SourceDecl
+from gmonlens.dwarf.line_table import LineTable
+from gmonlens.load import diskcache
+from gmonlens.load.loader import _static_calls_entry
+from gmonlens.load.program import _lines_entry
 
 KEY = "ab" * 32
 
@@ -116,8 +116,8 @@ def _planted(cache: Path, payload: bytes, digest: bytes | None = None, length: i
 
 CRASH = (
     "import sys\n"
-    "from gmonlens import diskcache\n"
-    "from gmonlens.program import _lines_entry\n"
+    "from gmonlens.load import diskcache\n"
+    "from gmonlens.load.program import _lines_entry\n"
     "convert = _lines_entry if sys.argv[2] == 'shape' else lambda v: (hash(v), v)[1]  # hash: segfault\n"
     "print(diskcache.load('lines', sys.argv[1], convert))\n"
 )

@@ -10,11 +10,11 @@ from typing import Any
 
 import pytest
 
-from gmonlens import program as program_module
-from gmonlens import sections
-from gmonlens.elf import is_executable
-from gmonlens.errors import ElfError
-from gmonlens.program import ProfileFiles, Program
+from gmonlens.binary import elffile as sections
+from gmonlens.binary.image import is_executable
+from gmonlens.common.errors import ElfError
+from gmonlens.load import program as program_module
+from gmonlens.load.program import ProfileFiles, Program
 from gmonwriter import Arc, Hist, gnu_file
 
 

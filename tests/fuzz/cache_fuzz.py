@@ -17,15 +17,15 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from gmonlens import diskcache
-from gmonlens.dwarf import DwarfIndex
-from gmonlens.linetable import LineTable, lines_at
-from gmonlens.loader import _static_calls_entry, load_profile
-from gmonlens.options import AnalysisOptions
-from gmonlens.program import _lines_entry
-from gmonlens.report import ReportOptions, render_text
-from gmonlens.report_json import to_json
-from gmonlens.scopes import FunctionScopes, function_scopes
+from gmonlens.common.options import AnalysisOptions
+from gmonlens.dwarf.declarations import DwarfIndex
+from gmonlens.dwarf.line_table import LineTable, lines_at
+from gmonlens.dwarf.scopes import FunctionScopes, function_scopes
+from gmonlens.load import diskcache
+from gmonlens.load.loader import _static_calls_entry, load_profile
+from gmonlens.load.program import _lines_entry
+from gmonlens.output.report import ReportOptions, render_text
+from gmonlens.output.report_json import to_json
 from gmonlens_lsp.workspace.cache_entries import _decode_profile, _encode_profile
 
 ODD: list[Any] = [0, -1, 2**70, 1.5, "", "x", None, [], (), {}, b"\xff", [1, 2], (1,), {"0": []}, True]

@@ -1,4 +1,4 @@
-"""The fast DIE walker (gmonlens.dieparse) gives the function scopes pyelftools gives (what `-l`'s
+"""The fast DIE walker (gmonlens.dwarf.die_primitives) gives the function scopes pyelftools gives (what `-l`'s
 line symbols are named by), on C and C++, -O2 and LTO, DWARF 2, 4 and 5, compressed sections (read
 by pyelftools then), x86-64, i386 and AArch64."""
 
@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from gprof_harness import AARCH64, I686, NATIVE, PROGRAMS_DIR, ROOT, run_tool
 
-from gmonlens.dwarf import DwarfIndex
-from gmonlens.elf import read_elf
-from gmonlens.scopes import _pyelftools_scopes, elf_code_names, function_scopes
+from gmonlens.binary.image import read_elf
+from gmonlens.dwarf.declarations import DwarfIndex
+from gmonlens.dwarf.scopes import _pyelftools_scopes, elf_code_names, function_scopes
 
 CALC = sorted(str(p) for p in (ROOT / "examples" / "calc").glob("*.c"))
 SHAPES = [str(PROGRAMS_DIR / "shapes.cpp")]

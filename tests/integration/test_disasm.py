@@ -176,8 +176,8 @@ def objdump_texts(tool: str, binary: str, intel: bool) -> dict[int, str]:
 def test_objdump_spelling(workshop: Workshop, program: str, target: Target, syntax: str) -> None:
     """Every instruction of .text as objdump -d spells it (SQLite's 271,390 x86-64 instructions
     were all identical in AT&T when this was written; Intel: 15 `comisd` operand sizes differ)."""
-    from gmonlens.disasm import Decoder
-    from gmonlens.elf import read_elf
+    from gmonlens.binary.image import read_elf
+    from gmonlens.disasm.listing import Decoder
 
     built = workshop.get((PROGRAMS | CROSS)[program], target)
     if shutil.which(OBJDUMP[target.name]) is None:

@@ -1,4 +1,4 @@
-"""The own `.debug_info` reader (gmonlens.dwarfread) gives the DWARF index pyelftools gives
+"""The own `.debug_info` reader (gmonlens.dwarf.info_reader) gives the DWARF index pyelftools gives
 (units, file tables, declarations with their names, lines, columns, files and code ranges, the
 address -> unit table): C and C++, -O0 to -O3 with inlining and clones, LTO, DWARF 2, 4 and 5,
 compressed sections, x86-64, i386 and AArch64."""
@@ -12,9 +12,9 @@ import pytest
 from gprof_harness import AARCH64, I686, NATIVE, PROGRAMS_DIR, ROOT, run_tool
 
 from dwarf_compare import assert_same_as_pyelftools
-from gmonlens.dwarfread import DieReader, Unsupported
-from gmonlens.errors import GmonlensError
-from gmonlens.sections import ElfFile
+from gmonlens.binary.elffile import ElfFile
+from gmonlens.common.errors import GmonlensError
+from gmonlens.dwarf.info_reader import DieReader, Unsupported
 
 CALC = [*sorted(str(p) for p in (ROOT / "examples" / "calc").glob("*.c")), f"-I{ROOT / 'examples' / 'calc'}"]
 SHAPES = [str(PROGRAMS_DIR / "shapes.cpp")]

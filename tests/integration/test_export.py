@@ -328,8 +328,8 @@ def test_samples_outside_routines_keep_gprof_total(cycles: Built, tmp_path: Path
     """Samples gprof counts in its total but credits to no routine (here: below the first routine
     of a PIE, whose histogram starts at 0 as glibc writes it) appear as one pseudo-function, so the
     export's total is gprof's."""
-    from gmonlens.elf import read_elf
-    from gmonlens.loader import load
+    from gmonlens.binary.image import read_elf
+    from gmonlens.load.loader import load
     from gmonwriter import Hist, gnu_file
 
     image = read_elf(str(cycles.binary))

@@ -174,9 +174,9 @@ def test_32000_one_bin_histogram_records(tmp_path: Path) -> None:
 # ---- a cache entry of the wrong shape is rebuilt, never trusted ----------------------------------------
 def test_lines_entry_of_wrong_shape(prog: Built, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A lines entry {address: 5} gave the CLI a TypeError traceback; now it is dropped and rebuilt."""
-    from gmonlens import diskcache
-    from gmonlens.elf import read_elf
-    from gmonlens.loader import LINES_BFD_KIND, LINES_BFD_STATIC_KIND, LINES_KIND, LINES_STATIC_KIND
+    from gmonlens.binary.image import read_elf
+    from gmonlens.load import diskcache
+    from gmonlens.load.loader import LINES_BFD_KIND, LINES_BFD_STATIC_KIND, LINES_KIND, LINES_STATIC_KIND
 
     cache_home = tmp_path / "xdg"
     monkeypatch.setenv("XDG_CACHE_HOME", str(cache_home))

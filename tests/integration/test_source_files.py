@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 from gprof_harness import NATIVE, Built, Program, Workshop, compare_reports, gmonlens, gmonlens_env, gprof
 
-from gmonlens.elf import read_elf
-from gmonlens.linetable import LineTable, lines_at
+from gmonlens.binary.image import read_elf
+from gmonlens.dwarf.line_table import LineTable, lines_at
 
 HDRINL = Program(
     "hdrinl",

@@ -66,9 +66,9 @@ CALLS_PAIRS = [
 
 def static_pairs(binary: Path) -> tuple[list[tuple[str, str]], list[tuple[int, int]], list[int], int]:
     """Our scanner on `binary`: (caller, callee) names, position pairs, routine starts, pointer size."""
-    from gmonlens.elf import read_elf
-    from gmonlens.staticcalls import find_static_calls
-    from gmonlens.symbols import build_symbol_table
+    from gmonlens.binary.image import read_elf
+    from gmonlens.profile.static_calls import find_static_calls
+    from gmonlens.profile.symbols import build_symbol_table
 
     image = read_elf(str(binary))
     table = build_symbol_table(image.symbols, image.strtab, image.text_end)

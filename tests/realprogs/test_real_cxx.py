@@ -91,7 +91,7 @@ def test_static_call_graph_with_gprofs_calls(
     count-0 arcs, may join cycles and change the order in which the call graph's total is summed
     (on one LevelDB run a `% time` of exactly 1.25 printed as 1.3, gprof's 1.2). Held to the calls
     gprof finds (forward ones), the report is gprof's byte for byte."""
-    import gmonlens.staticcalls as sc
+    import gmonlens.profile.static_calls as sc
     from gmonlens_lsp.cli import main
 
     prog = _prog(fixture, request)[0]
@@ -112,7 +112,7 @@ def _defined_in(binary: Path, routines: list[dict[str, Any]], sources: list[Path
     class's, which does not name them). Members of a class local to a function
     (`f(int)::State::Match`), whose DWARF entries sit inside the function's, are taken where the
     line table puts their entry (gprof's file and line)."""
-    from gmonlens.dwarf import DwarfIndex
+    from gmonlens.dwarf.declarations import DwarfIndex
 
     dwarf = DwarfIndex.from_elf(str(binary))
     wanted = set(sources)

@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from gmonlens.callsites import CallFinder
-from gmonlens.fit import ARC_CODE_SAMPLE, CALL_SITE_REACH, PROLOGUE, arc_code_mismatches
-from gmonlens.program import Program
+from gmonlens.load.program import Program
+from gmonlens.profile.call_sites import CallFinder
+from gmonlens.profile.fit import ARC_CODE_SAMPLE, CALL_SITE_REACH, PROLOGUE, arc_code_mismatches
 
 from . import programs
 from .zerocheck import Oracle

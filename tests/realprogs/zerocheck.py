@@ -47,8 +47,8 @@ def _generated(binary: Path, names: set[str]) -> dict[str, tuple[Path, int]]:
     """Routines (of `names`) whose name is not written at their DWARF declaration line (generated
     by a macro: the declaration is the macro's invocation): name -> (file, 0-based line). Their
     lens belongs on that line."""
-    from gmonlens.dwarf import DwarfIndex
-    from gmonlens.elf import read_elf
+    from gmonlens.binary.image import read_elf
+    from gmonlens.dwarf.declarations import DwarfIndex
 
     image = read_elf(str(binary))
     at = {sym.name: sym.value for sym in image.symbols if sym.class_letter in "TtWw"}

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from gmonlens.errors import GmonlensError
+from gmonlens.common.errors import GmonlensError
 from gmonlens_lsp.workspace import baseline
 from gmonlens_lsp.workspace.settings import Baseline, effective_settings
 

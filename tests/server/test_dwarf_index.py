@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from gmonlens.dwarf import DwarfIndex
+from gmonlens.dwarf.declarations import DwarfIndex
 
 from .conftest import line_of
 

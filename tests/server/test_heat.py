@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from gmonlens.lineheat import LineFigure, LineHeat, LineSpan
-from gmonlens.model import Profile, Routine
+from gmonlens.common.model import Profile, Routine
+from gmonlens.profile.line_heat import LineFigure, LineHeat, LineSpan
 from gmonlens_lsp import payloads, render
 from gmonlens_lsp.workspace.heat_index import build_index
 from gmonlens_lsp.workspace.session import line_heat, load_folder

@@ -7,7 +7,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from gmonlens.certainty import Health
+from gmonlens.profile.certainty import Health
 from gmonlens_lsp import payloads, render
 from gmonlens_lsp.workspace.index import Place
 

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from gmonlens import mallocpolicy
+from gmonlens.common import mallocpolicy
 from gmonlens_lsp import factory, serve
 from gmonlens_lsp.workspace import isolation
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from gmonlens.errors import GmonlensError
+from gmonlens.common.errors import GmonlensError
 from gmonlens_lsp.workspace import userfiles
 from gmonlens_lsp.workspace.discovery import expand_profiles
 from gmonlens_lsp.workspace.settings import UNTRUSTED, effective_settings

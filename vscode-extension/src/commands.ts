@@ -1,6 +1,6 @@
 /**
  * The extension's commands. Server work goes through workspace/executeCommand
- * (`gmonlens.reload`, `gmonlens.report`, `gmonlens.hottest`, `gmonlens.pinBaseline`,
+ * (`gmonlens.reload`, `gmonlens.output.report`, `gmonlens.hottest`, `gmonlens.pinBaseline`,
  * `gmonlens.clearBaseline`, `gmonlens.changes`); the rest is VS Code UI.
  */
 
@@ -66,7 +66,7 @@ async function serverCommand(ext: Gmonlens, command: string, args: unknown[]): P
 }
 
 async function showReport(ext: Gmonlens): Promise<void> {
-  const text = await serverCommand(ext, "gmonlens.report", withFolder(ext, []));
+  const text = await serverCommand(ext, "gmonlens.output.report", withFolder(ext, []));
   if (text === undefined) {
     return;
   }

@@ -11,7 +11,7 @@ import sys
 from collections.abc import Sequence
 
 from gmonlens import __version__
-from gmonlens.errors import GmonlensError, UsageError
+from gmonlens.common.errors import GmonlensError, UsageError
 
 from .gprof_args import options_help, parse_report_args
 

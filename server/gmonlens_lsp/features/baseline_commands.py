@@ -7,7 +7,7 @@ import asyncio
 import time
 from typing import Any
 
-from gmonlens.errors import GmonlensError
+from gmonlens.common.errors import GmonlensError
 
 from .. import notices, payloads, reload
 from ..server import GmonlensServer, safe

@@ -1,6 +1,6 @@
 """The custom request `gmonlens/callGraph`: the call graph around a routine (callers and callees to a
 depth) or the whole program pruned like `gmonlens export --format dot`, for a client to draw
-(PROTOCOL.md). The graph comes from the engine (`gmonlens.export_graph`); this module finds the
+(PROTOCOL.md). The graph comes from the engine (`gmonlens.output.graph`); this module finds the
 routine and the folder, and `payloads` writes the JSON. It never waits for the figures' certainty
 (a background computation after a large load): until it is ready (`LoadedFolder.certainty_ready`,
 the hover's and call hierarchy's rule) the edges' `estimated` is null and `certaintyPending` true."""
@@ -10,9 +10,9 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from gmonlens.certainty import ProfileCertainty
-from gmonlens.export_graph import EDGE_THRES, NODE_THRES, CallGraph, graph_around, whole_graph
-from gmonlens.model import Profile
+from gmonlens.common.model import Profile
+from gmonlens.output.graph import EDGE_THRES, NODE_THRES, CallGraph, graph_around, whole_graph
+from gmonlens.profile.certainty import ProfileCertainty
 
 from .. import payloads, reload, render
 from ..cursor import places_of, routine_under_cursor

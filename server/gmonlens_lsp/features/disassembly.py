@@ -1,7 +1,7 @@
 """A routine's annotated disassembly as a read-only document (PROTOCOL.md): the custom request
 `gmonlens/disassembly` (text and what each line shows), LSP 3.18's `workspace/textDocumentContent`
 for `gmonlens-disasm:` URIs (the text alone), and the command `gmonlens.showDisassembly`. The
-listing is the engine's (`gmonlens.disasm`, through `workspace.disasm_docs`)."""
+listing is the engine's (`gmonlens.disasm.listing`, through `workspace.disasm_docs`)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from typing import Any
 
 from lsprotocol import types
 
-from gmonlens.errors import GmonlensError
+from gmonlens.common.errors import GmonlensError
 
 from .. import reload, render
 from ..cursor import routines_under_cursor

@@ -1,5 +1,5 @@
 """The custom request `gmonlens/flameGraph`: the flame graph (icicle) of a folder's profile, built by
-the engine (`gmonlens.flame`: gprof's propagated times top down, widths adding up), as frames for a
+the engine (`gmonlens.output.flame`: gprof's propagated times top down, widths adding up), as frames for a
 client to draw (PROTOCOL.md). This module finds the folder; `payloads` writes the JSON. The tree
 is kept per loaded profile and parameters (`LoadedFolder.flame`: a few entries, gone on a reload),
 so a repeated request (zoom, re-open, search) does not rebuild it (0.6-0.9 s at 100,000 routines)."""
@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from gmonlens.flame import flame_tree
+from gmonlens.output.flame import flame_tree
 
 from .. import payloads, reload
 from ..cursor import places_of

@@ -1,4 +1,4 @@
-"""workspace/executeCommand: gmonlens.reload, gmonlens.report, gmonlens.hottest,
+"""workspace/executeCommand: gmonlens.reload, gmonlens.output.report, gmonlens.hottest,
 gmonlens.showCallers (arguments and results: PROTOCOL.md)."""
 
 from __future__ import annotations
@@ -25,9 +25,9 @@ def _folders(ls: GmonlensServer, folder_uri: object) -> list[FolderState]:
 def _report(loaded: LoadedFolder) -> str:
     """The text `gmonlens report` prints for the folder's files: routines named with gprof's file rule
     (`gprof_files`), which the editor's profile does not use (it keeps true source positions)."""
-    from gmonlens.loader import load_profile
-    from gmonlens.options import AnalysisOptions
-    from gmonlens.report import ReportOptions, render_text
+    from gmonlens.common.options import AnalysisOptions
+    from gmonlens.load.loader import load_profile
+    from gmonlens.output.report import ReportOptions, render_text
 
     profile = load_profile(
         loaded.program,  # the files as the load read them
@@ -76,7 +76,7 @@ def register(server: GmonlensServer) -> None:
         if tasks:
             await asyncio.gather(*tasks, return_exceptions=True)
 
-    @server.command("gmonlens.report")
+    @server.command("gmonlens.output.report")
     @safe()
     async def report_cmd(ls: GmonlensServer, *args: Any) -> str | None:
         for state in _folders(ls, args[0] if args else None):

@@ -20,15 +20,15 @@ import shutil
 from dataclasses import dataclass, field
 from typing import Any
 
-from gmonlens import diskcache
-from gmonlens.budget import stored_size
-from gmonlens.diff import ProfileDiff, RoutineDiff, diff_profiles
-from gmonlens.diff_report import MARK
-from gmonlens.errors import GmonlensError
-from gmonlens.files import open_regular
-from gmonlens.model import Profile
-from gmonlens.options import AnalysisOptions
-from gmonlens.program import Program
+from gmonlens.binary.budget import stored_size
+from gmonlens.common.errors import GmonlensError
+from gmonlens.common.files import open_regular
+from gmonlens.common.model import Profile
+from gmonlens.common.options import AnalysisOptions
+from gmonlens.load import diskcache
+from gmonlens.load.program import Program
+from gmonlens.output.diff_report import MARK
+from gmonlens.profile.diff import ProfileDiff, RoutineDiff, diff_profiles
 
 from . import markdown as md
 from .discovery import _abs, expand_profiles
@@ -195,7 +195,7 @@ def compare(
     """Load the baseline (through the profile cache: a pinned baseline never changes) and compare
     (raises GmonlensError on bad baseline input). `program`: the current load's, whose binary is
     not read again when the baseline names the same file."""
-    from gmonlens.loader import load_profile
+    from gmonlens.load.loader import load_profile
 
     from . import cache_entries
 

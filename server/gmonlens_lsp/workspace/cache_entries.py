@@ -1,6 +1,6 @@
-"""The server's own entry in the engine's on-disk cache (`gmonlens.diskcache`, under
+"""The server's own entry in the engine's on-disk cache (`gmonlens.load.diskcache`, under
 `$XDG_CACHE_HOME/gmonlens`): each computed profile. (The binary's line table, DWARF index and
-scopes are the engine's: `gmonlens.program.Program` keeps them there.)
+scopes are the engine's: `gmonlens.load.program.Program` keeps them there.)
 
 A profile's key is the binary's identity (`Program.key`: real path, inode, size, mtime, ctime,
 GNU build-id) with each profile file's content hash, the options and the engine's record shapes.
@@ -18,8 +18,8 @@ from array import array
 from collections.abc import Callable
 from typing import Any
 
-from gmonlens import diskcache
-from gmonlens.program import Program
+from gmonlens.load import diskcache
+from gmonlens.load.program import Program
 
 cache_dir = diskcache.cache_dir
 
@@ -33,8 +33,9 @@ def profile_key(program: Program, options: object) -> str | None:
     replaced by another of the same size and mtime is another profile), the options and the
     engine version (record shapes included). Raises GmonlensError for an unusable binary; None
     when a profile file cannot be read (the load then says why)."""
-    from gmonlens import __version__, model
-    from gmonlens.errors import GmonFormatError
+    from gmonlens import __version__
+    from gmonlens.common import model
+    from gmonlens.common.errors import GmonFormatError
 
     bkey = program.key
     if bkey is None:
@@ -96,7 +97,7 @@ def _flat(pairs: tuple[tuple[int, int], ...]) -> list[int]:
 def _encode_profile(profile: Any) -> dict[str, Any]:
     """A Profile as columns (see CODEC): the record fields by `_column`; the engine's column
     tables (`model.ArcTable`, `GraphOrder`, `Groups`) as their plain columns (bytes)."""
-    from gmonlens.model import ArcTable, GraphOrder, Groups
+    from gmonlens.common.model import ArcTable, GraphOrder, Groups
 
     out: dict[str, Any] = {}
     hints = typing.get_type_hints(type(profile))
@@ -119,7 +120,7 @@ def _encode_profile(profile: Any) -> dict[str, Any]:
 
 def _columns(data: dict[str, Any], n_routines: int, n_cycles: int) -> dict[str, Any]:
     """The column tables of `_encode_profile` data, shape-checked (ShapeError)."""
-    from gmonlens import model
+    from gmonlens.common import model
 
     def plain(name: str, cls: str) -> Any:
         value = data[name]
@@ -231,7 +232,7 @@ def _records(cls: Any, encoded: Any) -> tuple[Any, ...]:
 def _decode_profile(data: Any) -> Any:
     """A Profile from `_encode_profile` data: every field type-checked, every cross-reference
     (routine ids, arc positions, cycle numbers) in range, else ShapeError."""
-    from gmonlens import model
+    from gmonlens.common import model
 
     diskcache.expect(isinstance(data, dict))
     hints = typing.get_type_hints(model.Profile)
@@ -276,7 +277,7 @@ def fit_of(program: Program) -> Any:
     table, the profile's parse and the arcs' check against the code (1.3 s CPU at 100,000
     routines). Raises as `program.fit()` does (an error is never cached)."""
     from gmonlens import __version__
-    from gmonlens.errors import GmonlensError
+    from gmonlens.common.errors import GmonlensError
 
     try:
         parts = [k.encode() for k in program.profiles.content_keys()]
@@ -293,7 +294,7 @@ def fit_of(program: Program) -> Any:
 
 
 def _decode_fit(value: Any) -> Any:
-    from gmonlens.fit import Fit
+    from gmonlens.profile.fit import Fit
 
     checks = [_checker(typing.get_type_hints(Fit)[f.name]) for f in dataclasses.fields(Fit)]
     diskcache.expect(type(value) is tuple and len(value) == len(checks))

@@ -1,5 +1,5 @@
 """Listings of routines as read-only documents (no LSP types): the `gmonlens-disasm:` URIs that
-name them, the engine's listing (`gmonlens.disasm`) for a loaded folder, and the document's text
+name them, the engine's listing (`gmonlens.disasm.listing`) for a loaded folder, and the document's text
 with what each line shows (for heat, inlay hints, links and cursor sync in a client).
 
 A URI is `gmonlens-disasm:/<printed name>.s?folder=<folder URI>&routine=<raw name>&address=<hex>
@@ -13,9 +13,9 @@ import threading
 from typing import Any
 from urllib.parse import parse_qs, quote, unquote, urlsplit
 
-from gmonlens.disasm_render import render_lines
-from gmonlens.disasm_session import DisasmContext, gprof_lines
-from gmonlens.model import Routine
+from gmonlens.common.model import Routine
+from gmonlens.disasm.render import render_lines
+from gmonlens.disasm.session import DisasmContext, gprof_lines
 
 from .session import LoadedFolder
 from .sourcetext import file_lines

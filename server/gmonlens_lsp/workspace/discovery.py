@@ -7,7 +7,7 @@ Contract of `discover(folder, settings)`:
   `gmon.out`/`gmon.out.*` are, the newer set is taken (and `Discovery.choice` says so).
 - Binary: `settings.binary` (relative to the folder), else an ELF executable (PIE or not; never a
   shared object, an object file or a stripped copy), in the profiles' folder, the workspace folder
-  or the build folders, that the profiles fit EXACTLY by the engine's rule (`gmonlens.fit`); the
+  or the build folders, that the profiles fit EXACTLY by the engine's rule (`gmonlens.profile.fit`); the
   newest of those, and `choice` says which was taken when several fit.
   A libtool build tree (`--enable-shared`, the default) holds a wrapper script where the program
   should be and the ELF in `.libs/`: each searched folder's `.libs/` is searched too, the wrapper is
@@ -24,10 +24,10 @@ import os
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from gmonlens.elf import is_executable
-from gmonlens.errors import ElfError, GmonlensError
-from gmonlens.fit import describe
-from gmonlens.program import ProfileFiles, Program
+from gmonlens.binary.image import is_executable
+from gmonlens.common.errors import ElfError, GmonlensError
+from gmonlens.load.program import ProfileFiles, Program
+from gmonlens.profile.fit import describe
 
 from . import cache_entries
 from .settings import UNTRUSTED, Settings
@@ -217,7 +217,7 @@ def _matching(directory: str, part: str) -> list[str]:
 
 
 def _is_executable(path: str) -> bool:
-    """An executable file that the engine says is an ELF executable (`gmonlens.elf.is_executable`:
+    """An executable file that the engine says is an ELF executable (`gmonlens.binary.image.is_executable`:
     PIE or not; never a shared object or an object file; headers read only)."""
     return os.path.isfile(path) and os.access(path, os.X_OK) and is_executable(path)
 
@@ -274,7 +274,7 @@ def candidate_binaries(folder: str, profile_dirs: Iterable[str]) -> list[str]:
 
 
 def profile_fits(binary: str, profile: str) -> bool:
-    """Whether `profile` fits `binary` exactly (the engine's rule, gmonlens.fit)."""
+    """Whether `profile` fits `binary` exactly (the engine's rule, gmonlens.profile.fit)."""
     try:
         return Program(binary, [profile]).fit().exact
     except GmonlensError:

@@ -22,12 +22,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from gmonlens.demangle import demangle_all
-from gmonlens.errors import GmonlensError
-from gmonlens.lineheat import InlinedCopies, LineHeat, compute_line_heat, inlined_copies
-from gmonlens.linetable import LineTable
-from gmonlens.model import HistogramRecord, Profile
-from gmonlens.program import Program
+from gmonlens.common.demangle import demangle_all
+from gmonlens.common.errors import GmonlensError
+from gmonlens.common.model import HistogramRecord, Profile
+from gmonlens.dwarf.line_table import LineTable
+from gmonlens.load.program import Program
+from gmonlens.profile.line_heat import InlinedCopies, LineHeat, compute_line_heat, inlined_copies
 
 from .srcnames import source_name
 

@@ -23,11 +23,11 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Protocol, TypeVar
 
-from gmonlens.callsites import CallFinder, arc_call_sites
-from gmonlens.dwarf import DwarfIndex, SourceDecl
-from gmonlens.linetable import LineTable
-from gmonlens.model import Arc, Profile, Routine
-from gmonlens.sourcemap import SourceMapper
+from gmonlens.common.model import Arc, Profile, Routine
+from gmonlens.dwarf.declarations import DwarfIndex, SourceDecl
+from gmonlens.dwarf.line_table import LineTable
+from gmonlens.load.sourcemap import SourceMapper
+from gmonlens.profile.call_sites import CallFinder, arc_call_sites
 
 from .srcnames import source_name
 

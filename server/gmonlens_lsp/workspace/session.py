@@ -24,11 +24,11 @@ from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from typing import Any
 
-from gmonlens.certainty import Health, ProfileCertainty, certainty, profile_health, thread_starter
-from gmonlens.errors import GmonlensError, reason
-from gmonlens.model import Profile
-from gmonlens.program import Program
-from gmonlens.sourcemap import SourceMapper
+from gmonlens.common.errors import GmonlensError, reason
+from gmonlens.common.model import Profile
+from gmonlens.load.program import Program
+from gmonlens.load.sourcemap import SourceMapper
+from gmonlens.profile.certainty import Health, ProfileCertainty, certainty, profile_health, thread_starter
 
 from . import cache_entries
 from .discovery import PROFILE_PATTERNS, Discovery, discover, search_dirs
@@ -118,7 +118,7 @@ class LoadOutcome:
 def profile_health_of(program: Program, profile: Profile) -> tuple[Health, ...]:
     """The profile's health in the editor: samples, arcs, threads (from the binary's symbols) and a
     binary newer than the profile (source files newer than the binary: `finish_index`)."""
-    from gmonlens.healthfiles import binary_changed
+    from gmonlens.load.health import binary_changed
 
     try:
         starter = thread_starter([s.name for s in program.image.symbols])
@@ -190,8 +190,8 @@ def _load_folder(folder: str, settings: Settings, generation: int, check: Callab
         )
     program = found.program or Program(found.binary, found.profiles)
     try:
-        from gmonlens.loader import load_profile
-        from gmonlens.options import AnalysisOptions
+        from gmonlens.common.options import AnalysisOptions
+        from gmonlens.load.loader import load_profile
 
         options = AnalysisOptions(
             static_call_graph=settings.static_call_graph, clones_apart=settings.clones_apart

@@ -17,7 +17,7 @@ from typing import Any
 
 import yaml
 
-from gmonlens.errors import GmonlensError
+from gmonlens.common.errors import GmonlensError
 
 from .userfiles import SETTINGS_CAP, read_regular
 

@@ -11,7 +11,7 @@ import re
 from bisect import bisect_left
 from functools import lru_cache
 
-from gmonlens.errors import GmonlensError
+from gmonlens.common.errors import GmonlensError
 
 from .userfiles import SOURCE_CAP, read_text
 

@@ -1,5 +1,5 @@
 """The workspace's files as the server reads them itself (settings, sources): through the engine's
-`gmonlens.files` (regular files only after links, never blocking on a FIFO, size-capped), decoded
+`gmonlens.common.files` (regular files only after links, never blocking on a FIFO, size-capped), decoded
 bytes-safely. Profiles and binaries are read by the engine, with its own caps.
 """
 
@@ -8,8 +8,8 @@ from __future__ import annotations
 import os
 import threading
 
-from gmonlens.errors import GmonlensError
-from gmonlens.files import read_regular
+from gmonlens.common.errors import GmonlensError
+from gmonlens.common.files import read_regular
 
 __all__ = ["SETTINGS_CAP", "SOURCE_CAP", "read_regular", "read_text", "set_trust"]
 

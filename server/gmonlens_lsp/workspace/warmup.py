@@ -10,12 +10,12 @@ import os
 import sys
 from typing import TYPE_CHECKING
 
-from gmonlens.errors import reason
+from gmonlens.common.errors import reason
 
 from . import cache_entries
 
 if TYPE_CHECKING:
-    from gmonlens.program import Program
+    from gmonlens.load.program import Program
 
 
 def warm(binary: str, profiles: list[str], static_call_graph: bool, clones_apart: bool = False) -> None:
@@ -24,7 +24,7 @@ def warm(binary: str, profiles: list[str], static_call_graph: bool, clones_apart
     process's peak is its largest step, not their sum). The computed profile is the server's to
     write (it has it in memory: `reload`); it is computed here only when the cache still lacks it
     (the server could not write it), so that a second start finds every entry."""
-    from gmonlens.program import Program
+    from gmonlens.load.program import Program
 
     program = Program(binary, profiles)
     _warm_profile(program, static_call_graph, clones_apart)
@@ -37,8 +37,8 @@ def warm(binary: str, profiles: list[str], static_call_graph: bool, clones_apart
 
 
 def _warm_profile(program: Program, static_call_graph: bool, clones_apart: bool) -> None:
-    from gmonlens.loader import load_profile
-    from gmonlens.options import AnalysisOptions
+    from gmonlens.common.options import AnalysisOptions
+    from gmonlens.load.loader import load_profile
 
     options = AnalysisOptions(static_call_graph=static_call_graph, clones_apart=clones_apart)
     key = cache_entries.profile_key(program, options)
@@ -54,7 +54,7 @@ _MEMORY_PER_BYTE = 96  # address space per byte of the executable on disk (a 10 
 def memory_limit(binary: str) -> int:
     """The address space (bytes) a warm-up of `binary` may use: what an honest program of its size
     on disk needs, with room; a hostile one fails with MemoryError instead of swapping."""
-    from gmonlens.budget import stored_size
+    from gmonlens.binary.budget import stored_size
 
     try:
         st = os.stat(binary)
@@ -77,7 +77,7 @@ def main(argv: list[str]) -> int:
     process (RLIMIT_AS) before anything is read."""
     with contextlib.suppress(OSError):
         os.nice(10)
-    from gmonlens import mallocpolicy
+    from gmonlens.common import mallocpolicy
 
     mallocpolicy.apply()  # one step's freed memory reused by the next (see the module)
     for a in argv:

@@ -73,6 +73,12 @@ def row(kind: str, stored: bytes) -> str:
     return " | ".join(cells)
 
 
+def _no_file() -> Any:
+    from gmonlens.common.errors import ElfError
+
+    raise ElfError("x", "no such file (the index is read from the cache only)")
+
+
 def converters() -> dict[str, Callable[[Any], Any]]:
     from gmonlens.dwarf.declarations import DwarfIndex
     from gmonlens.dwarf.line_table import LineTable
@@ -86,7 +92,7 @@ def converters() -> dict[str, Callable[[Any], Any]]:
         "staticcalls": _static_calls_entry,
         "linetable": LineTable.from_plain,
         "scopes": FunctionScopes.from_plain,
-        "dwarf": lambda d: DwarfIndex.from_export("x", d),
+        "dwarf": lambda d: DwarfIndex.from_export("x", d, _no_file),
         "profile": _decode_profile,
     }
 

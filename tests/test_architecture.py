@@ -9,7 +9,13 @@
 - only the engine's I/O modules import elftools;
 - no import circles anywhere in `analysis/` and `server/` (imports inside functions count too);
 - no function over 80 lines, except those listed in LONG_FUNCTIONS (each says why), none over 120;
-- `gmonlens report` loads no pygls/lsprotocol and, of `gmonlens_lsp`, only the package and `cli`.
+- `gmonlens report` loads no pygls/lsprotocol and, of `gmonlens_lsp`, only the package and `cli`;
+- the engine's rooms (`ENGINE_ROOMS`) form a strict order: a module imports its own room and rooms
+  before it, never one after it (function-level and TYPE_CHECKING imports included), and every
+  room's `__init__.py` is empty;
+- only the facade (`gmonlens.load.program`) opens a program's files: nothing else builds an
+  `ElfFile` or calls `open_regular`;
+- no module is imported by a name in a string (`importlib.import_module("gmonlens...")`).
 """
 
 from __future__ import annotations
@@ -42,6 +48,11 @@ ELFTOOLS_MODULES = {
     "gmonlens.load.program",
     "gmonlens.elfsections",
 }
+# the engine's rooms, in order: each may import only itself and the rooms before it
+ENGINE_ROOMS = ("common", "binary", "dwarf", "profile", "load", "output", "disasm", "commands")
+# the facade: the only module that opens a program's binary (`open_elf`) or calls `open_regular`
+# (the disk cache opens its own entries, which are not the program's)
+OPENERS = {"gmonlens.load.program", "gmonlens.load.diskcache", "gmonlens.common.files"}
 MAX_LINES = 80
 HARD_MAX = 120
 # module.function -> why it may be longer than MAX_LINES (at most two)
@@ -303,3 +314,87 @@ def test_render_reads_nothing() -> None:
     assert not used & RENDER_FORBIDDEN, (
         f"render.py reads files or the index: {sorted(used & RENDER_FORBIDDEN)}"
     )
+
+
+# ---- the engine's rooms ------------------------------------------------------------------------
+
+
+def _room(name: str) -> str | None:
+    parts = name.split(".")
+    return parts[1] if parts[0] == "gmonlens" and len(parts) > 2 else None
+
+
+def test_engine_modules_live_in_rooms() -> None:
+    loose = sorted(n for n in MODULES if _under(n, "gmonlens") and n != "gmonlens" and _room(n) is None
+                   and n.removeprefix("gmonlens.") not in ENGINE_ROOMS)  # fmt: skip
+    assert not loose, f"engine modules outside every room: {loose}"
+    unknown = sorted({r for n in MODULES if (r := _room(n)) is not None} - set(ENGINE_ROOMS))
+    assert not unknown, f"rooms missing from ENGINE_ROOMS (place them in the order): {unknown}"
+
+
+def _upward_imports(graph: dict[str, set[str]]) -> set[tuple[str, str]]:
+    """(module, imported) pairs where a room imports a room after it in ENGINE_ROOMS."""
+    rank = {room: i for i, room in enumerate(ENGINE_ROOMS)}
+    bad = set()
+    for name, imported in graph.items():
+        room = _room(name)
+        for m in imported:
+            other = _room(m) or (m.split(".")[1] if m.count(".") == 1 and m.startswith("gmonlens.") else None)
+            if room in rank and other in rank and rank[other] > rank[room]:
+                bad.add((name, m))
+    return bad
+
+
+def test_rooms_import_only_rooms_before_them() -> None:
+    bad = _upward_imports({name: _internal(name) for name in MODULES})
+    assert not bad, f"imports going up or sideways between rooms: {sorted(bad)}"
+
+
+def test_room_order_check_finds_an_upward_import() -> None:
+    graph = {
+        "gmonlens.profile.a": {"gmonlens.output.b", "gmonlens.common.c"},
+        "gmonlens.output.b": {"gmonlens.profile.a", "gmonlens.output.d"},
+    }
+    assert _upward_imports(graph) == {("gmonlens.profile.a", "gmonlens.output.b")}
+
+
+def test_room_packages_are_empty() -> None:
+    full = sorted(
+        name
+        for name, path in MODULES.items()
+        if path.name == "__init__.py"
+        and _under(name, "gmonlens")
+        and name != "gmonlens"
+        and path.read_text().strip()
+    )
+    assert not full, f"room __init__.py files must be empty (start-up must not grow): {full}"
+
+
+def test_only_the_facade_opens_program_files() -> None:
+    bad = set()
+    for name, tree in TREES.items():
+        if not _under(name, "gmonlens") or name in OPENERS:
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call):
+                f = node.func
+                called = f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else ""
+                if called in ("ElfFile", "open_regular"):
+                    bad.add((name, called))
+    assert not bad, f"program files opened outside the facade: {sorted(bad)}"
+
+
+def test_no_module_imported_by_a_string() -> None:
+    bad = set()
+    for name, tree in TREES.items():
+        for node in ast.walk(tree):
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr == "import_module"
+                and node.args
+                and isinstance(node.args[0], ast.Constant)
+                and str(node.args[0].value).startswith("gmonlens")
+            ):
+                bad.add((name, node.args[0].value))
+    assert not bad, f"modules imported by a name in a string: {sorted(bad)}"

@@ -19,6 +19,8 @@ from typing import Any
 
 import pytest
 
+from binaries import dwarf_index
+
 from . import programs
 from .zerocheck import Oracle, base_name, copy_program, serve_zero_config
 
@@ -112,9 +114,8 @@ def _defined_in(binary: Path, routines: list[dict[str, Any]], sources: list[Path
     class's, which does not name them). Members of a class local to a function
     (`f(int)::State::Match`), whose DWARF entries sit inside the function's, are taken where the
     line table puts their entry (gprof's file and line)."""
-    from gmonlens.dwarf.declarations import DwarfIndex
 
-    dwarf = DwarfIndex.from_elf(str(binary))
+    dwarf = dwarf_index(str(binary))
     wanted = set(sources)
     out = set()
     for r in routines:

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from binaries import line_table
 from gmonlens.common.options import AnalysisOptions
 from gmonlens.dwarf.line_table import LineTable
 from gmonlens.dwarf.scopes import elf_code_names, function_scopes
@@ -42,7 +43,7 @@ def test_warm_fills_every_entry_with_the_engines_values(
     for bfd, kind in ((False, "linetable"), (True, "linetable-bfd")):
         cached = diskcache.load(kind, key, LineTable.from_plain)
         assert cached is not None
-        assert cached.to_plain() == LineTable.from_elf(binary, bfd=bfd).to_plain()
+        assert cached.to_plain() == line_table(binary, bfd=bfd).to_plain()
     fresh = Program(binary, [gmon])
     alone = function_scopes(fresh.dwarf())
     named = function_scopes(fresh.dwarf(), elf_code_names(fresh.image.symbols))

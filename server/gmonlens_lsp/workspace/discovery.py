@@ -24,9 +24,8 @@ import os
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from gmonlens.binary.image import is_executable
 from gmonlens.common.errors import ElfError, GmonlensError
-from gmonlens.load.program import ProfileFiles, Program
+from gmonlens.load.program import ProfileFiles, Program, is_executable
 from gmonlens.profile.fit import describe
 
 from . import cache_entries

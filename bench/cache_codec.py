@@ -2,7 +2,7 @@
 
 Usage: ``.venv/bin/python bench/cache_codec.py [CACHE_DIR]`` (default: $XDG_CACHE_HOME/gmonlens).
 Fill the directory first, e.g. with SQLite (bench/sqlite_prog.py) through the server's warm-up:
-``XDG_CACHE_HOME=/tmp/c .venv/bin/python -m gmonlens_lsp.workspace.warmup BINARY GMON``. orjson and msgpack
+``XDG_CACHE_HOME=/tmp/c .venv/bin/python -m gmonlens_ide.warmup BINARY GMON``. orjson and msgpack
 are measured when importable (``pip install orjson msgpack`` in a scratch venv); they are not
 dependencies. Decision and figures: analysis/gmonlens/diskcache.py's docstring.
 """
@@ -85,7 +85,7 @@ def converters() -> dict[str, Callable[[Any], Any]]:
     from gmonlens.dwarf.scopes import FunctionScopes
     from gmonlens.load.loader import _static_calls_entry
     from gmonlens.load.program import _lines_entry
-    from gmonlens_lsp.workspace.cache_entries import _decode_profile
+    from gmonlens_ide.cache_entries import _decode_profile
 
     return {
         "lines": _lines_entry,

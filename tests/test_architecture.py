@@ -1,15 +1,16 @@
 """The layering ARCHITECTURE.md promises, checked on the source (AST, no import is executed):
 
 - the engine (`analysis/gmonlens`, its commands included) imports no pygls and no lsprotocol;
-- the LSP-free layer (`gmonlens_lsp.workspace`) imports no pygls, no lsprotocol and nothing of
-  `gmonlens_lsp` outside itself (so no feature);
-- the MCP server (`gmonlens_mcp`) imports no pygls, no lsprotocol and, of `gmonlens_lsp`, only
-  the LSP-free layer;
+- floors, imports one way: the engine (`gmonlens`) <- the editor-neutral layer (`gmonlens_ide`)
+  <- the adapters (`gmonlens_lsp`, `gmonlens_mcp`; never each other) <- the entry point
+  (`gmonlens_cli`); the engine and `gmonlens_ide` import no pygls, lsprotocol or MCP SDK;
+  `gmonlens_mcp` imports no pygls or lsprotocol;
 - a feature module imports no other feature module;
 - only the engine's I/O modules import elftools;
 - no import circles anywhere in `analysis/` and `server/` (imports inside functions count too);
 - no function over 80 lines, except those listed in LONG_FUNCTIONS (each says why), none over 120;
-- `gmonlens report` loads no pygls/lsprotocol and, of `gmonlens_lsp`, only the package and `cli`;
+- `gmonlens report` loads no pygls/lsprotocol, no adapter and no `gmonlens_ide`: of the servers'
+  side only `gmonlens_cli.main`;
 - the engine's rooms (`ENGINE_ROOMS`) form a strict order: a module imports its own room and rooms
   before it, never one after it (function-level and TYPE_CHECKING imports included), and every
   room's `__init__.py` is empty;
@@ -32,8 +33,10 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = (
     (ROOT / "analysis", "gmonlens"),
+    (ROOT / "server", "gmonlens_ide"),
     (ROOT / "server", "gmonlens_lsp"),
     (ROOT / "server", "gmonlens_mcp"),
+    (ROOT / "server", "gmonlens_cli"),
 )
 LSP_LIBS = ("pygls", "lsprotocol")
 # the engine's I/O modules: the only ones that may import pyelftools
@@ -105,41 +108,51 @@ def _under(name: str, package: str) -> bool:
     return name == package or name.startswith(package + ".")
 
 
-def test_engine_imports_no_lsp() -> None:
-    bad = {
-        (name, m)
-        for name in MODULES
-        if _under(name, "gmonlens")
-        for m in _imports(name)
-        if m.split(".")[0] in LSP_LIBS or _under(m, "gmonlens_lsp")
-    }
-    assert not bad, f"the engine imports the LSP side: {sorted(bad)}"
+# package -> the packages of ours it may import (floors: imports go one way)
+FLOORS = {
+    "gmonlens": {"gmonlens"},
+    "gmonlens_ide": {"gmonlens", "gmonlens_ide"},
+    "gmonlens_lsp": {"gmonlens", "gmonlens_ide", "gmonlens_lsp"},
+    "gmonlens_mcp": {"gmonlens", "gmonlens_ide", "gmonlens_mcp"},
+    "gmonlens_cli": {"gmonlens", "gmonlens_ide", "gmonlens_lsp", "gmonlens_mcp", "gmonlens_cli"},
+}
+# package -> third-party libraries it must not import
+FORBIDDEN_LIBS = {
+    "gmonlens": {"pygls", "lsprotocol", "mcp"},
+    "gmonlens_ide": {"pygls", "lsprotocol", "mcp"},
+    "gmonlens_mcp": {"pygls", "lsprotocol"},
+}
 
 
-def test_workspace_layer_is_lsp_free() -> None:
+def _floor_violations(graph: dict[str, set[str]]) -> set[tuple[str, str]]:
     bad = set()
-    for name in MODULES:
-        if not _under(name, "gmonlens_lsp.workspace"):
-            continue
-        for m in _imports(name):
-            lsp = m.split(".")[0] in LSP_LIBS
-            outside = _under(m, "gmonlens_lsp") and not _under(m, "gmonlens_lsp.workspace")
-            if lsp or (outside and m != "gmonlens_lsp"):
+    for name, imported in graph.items():
+        top = name.split(".")[0]
+        for m in imported:
+            other = m.split(".")[0]
+            if other in FLOORS and other not in FLOORS[top]:
                 bad.add((name, m))
-    assert not bad, f"gmonlens_lsp.workspace reaches outside itself: {sorted(bad)}"
+            if other in FORBIDDEN_LIBS.get(top, ()):
+                bad.add((name, m))
+    return bad
 
 
-def test_mcp_server_is_lsp_free() -> None:
-    """`gmonlens_mcp` imports no pygls or lsprotocol and, of `gmonlens_lsp`, only the workspace layer."""
-    bad = {
-        (name, m)
-        for name in MODULES
-        if _under(name, "gmonlens_mcp")
-        for m in _imports(name)
-        if m.split(".")[0] in LSP_LIBS
-        or (_under(m, "gmonlens_lsp") and not _under(m, "gmonlens_lsp.workspace") and m != "gmonlens_lsp")
+def test_floors_import_one_way() -> None:
+    bad = _floor_violations({name: set(_imports(name)) for name in MODULES})
+    assert not bad, f"imports across floors the wrong way (or a forbidden library): {sorted(bad)}"
+
+
+def test_floor_check_finds_violations() -> None:
+    graph = {
+        "gmonlens_mcp.a": {"gmonlens_lsp.b", "gmonlens_ide.c"},
+        "gmonlens_ide.c": {"lsprotocol.types", "gmonlens.common.model"},
+        "gmonlens.common.model": {"gmonlens_ide.c"},
     }
-    assert not bad, f"gmonlens_mcp reaches the LSP side: {sorted(bad)}"
+    assert _floor_violations(graph) == {
+        ("gmonlens_mcp.a", "gmonlens_lsp.b"),
+        ("gmonlens_ide.c", "lsprotocol.types"),
+        ("gmonlens.common.model", "gmonlens_ide.c"),
+    }
 
 
 def test_features_import_no_feature() -> None:
@@ -238,20 +251,21 @@ def test_functions_are_short() -> None:
 )
 def test_report_loads_no_lsp(argv: list[str]) -> None:
     code = (
-        "import sys, gmonlens_lsp.cli as c\n"
+        "import sys, gmonlens_cli.main as c\n"
         "import contextlib, io\n"
         "with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):\n"
         f"    c.main({argv!r})\n"
-        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('pygls', 'lsprotocol', 'gmonlens_lsp')))\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in "
+        "('pygls', 'lsprotocol', 'gmonlens_lsp', 'gmonlens_mcp', 'gmonlens_ide', 'gmonlens_cli')))\n"
     )
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(str(r) for r, _ in PACKAGES))
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
-    assert out.stdout.strip() == "['gmonlens_lsp', 'gmonlens_lsp.cli']"
+    assert out.stdout.strip() == "['gmonlens_cli', 'gmonlens_cli.main']"
 
 
 # ---- the LSP layer: only render builds lsprotocol objects, and render reads nothing ------------
 
-RENDER = "gmonlens_lsp.render"
+RENDER = "gmonlens_lsp.to_lsp"
 # what would let render read a file or decode DWARF (through the index) itself
 RENDER_FORBIDDEN = {"os", "io", "pathlib", "shutil", "builtins.open", "open", "file_lines", "file_locator",
                     "SourceIndex", "DwarfIndex", "LineTable", "LineLocator"}  # fmt: skip
@@ -312,7 +326,7 @@ def test_render_reads_nothing() -> None:
         elif isinstance(node, ast.Name):
             used.add(node.id)
     assert not used & RENDER_FORBIDDEN, (
-        f"render.py reads files or the index: {sorted(used & RENDER_FORBIDDEN)}"
+        f"to_lsp.py reads files or the index: {sorted(used & RENDER_FORBIDDEN)}"
     )
 
 

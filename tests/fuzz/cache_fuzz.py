@@ -27,7 +27,7 @@ from gmonlens.load.loader import _static_calls_entry, load_profile
 from gmonlens.load.program import _lines_entry
 from gmonlens.output.report import ReportOptions, render_text
 from gmonlens.output.report_json import to_json
-from gmonlens_lsp.workspace.cache_entries import _decode_profile, _encode_profile
+from gmonlens_ide.cache_entries import _decode_profile, _encode_profile
 
 ODD: list[Any] = [0, -1, 2**70, 1.5, "", "x", None, [], (), {}, b"\xff", [1, 2], (1,), {"0": []}, True]
 

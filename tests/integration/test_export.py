@@ -316,7 +316,7 @@ def test_export_imports_no_pygls(fmt: str, cycles: Built, tmp_path: Path) -> Non
     out = tmp_path / f"out.{fmt}"
     argv = ["export", "--format", fmt, str(cycles.binary), str(cycles.gmon["out"]), "-o", str(out)]
     code = (
-        f"import sys; from gmonlens_lsp.cli import main; rc = main({argv!r}); "
+        f"import sys; from gmonlens_cli.main import main; rc = main({argv!r}); "
         "print('PYGLS' if any(m.startswith(('pygls', 'lsprotocol')) for m in sys.modules) else 'CLEAN', rc)"
     )
     proc = subprocess.run(

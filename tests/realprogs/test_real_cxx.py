@@ -94,7 +94,7 @@ def test_static_call_graph_with_gprofs_calls(
     (on one LevelDB run a `% time` of exactly 1.25 printed as 1.3, gprof's 1.2). Held to the calls
     gprof finds (forward ones), the report is gprof's byte for byte."""
     import gmonlens.profile.static_calls as sc
-    from gmonlens_lsp.cli import main
+    from gmonlens_cli.main import main
 
     prog = _prog(fixture, request)[0]
     argv = ["-b", "-c", str(prog.binary), str(prog.gmon)]

@@ -11,7 +11,7 @@ from gmonlens.dwarf.line_table import LineTable
 from gmonlens.load.sourcemap import SourceMapper
 from gmonlens.output.export_common import line_data
 from gmonlens.profile.call_sites import CallFinder
-from gmonlens_lsp.workspace.index import SourceIndex
+from gmonlens_ide.index import SourceIndex
 
 
 def _routine(rid: int, name: str, address: int, end: int) -> Routine:

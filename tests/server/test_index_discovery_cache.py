@@ -12,10 +12,10 @@ import pytest
 
 from gmonlens.load.loader import load_profile
 from gmonlens.load.program import Program
-from gmonlens_lsp.workspace import cache_entries as cache
-from gmonlens_lsp.workspace.discovery import discover, find_profiles, profile_fits
-from gmonlens_lsp.workspace.session import load_folder
-from gmonlens_lsp.workspace.settings import Settings
+from gmonlens_ide import cache_entries as cache
+from gmonlens_ide.discovery import discover, find_profiles, profile_fits
+from gmonlens_ide.session import load_folder
+from gmonlens_ide.settings import Settings
 
 from .conftest import line_of
 

@@ -16,7 +16,7 @@ from gmonlens.load import diskcache
 from gmonlens.load import program as programmod
 from gmonlens.load.loader import load_profile
 from gmonlens.load.program import Program
-from gmonlens_lsp.workspace import cache_entries, warmup
+from gmonlens_ide import cache_entries, warmup
 
 pytestmark = pytest.mark.integration  # builds its inputs with gcc/g++ at test time
 

@@ -97,11 +97,14 @@ class LoadedFolder:
 
     disasm: dict[str, Any] = field(default_factory=dict, compare=False)  # syntax -> DisasmContext
     flame: Memo = field(default_factory=Memo, compare=False)  # flame trees by their parameters
+    # routines by name and their places, for `lookup` (one entry per name table and place asked)
+    names: Memo = field(default_factory=lambda: Memo(1 << 20), compare=False)
 
     @property
-    def total_seconds(self) -> float:
+    def total_seconds(self) -> float | None:
+        """The flat profile's total in seconds; None without a sampling rate."""
         p = self.profile
-        return p.seconds(p.total_ticks) if p.hz else 0.0
+        return p.seconds(p.total_ticks)
 
 
 @dataclass(frozen=True)

@@ -11,64 +11,27 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 
 from lsprotocol import types
 
 from gmonlens.common.model import Arc, Profile, Routine
-from gmonlens.profile.certainty import FEW_ROUTINE_SAMPLES, ProfileCertainty, stderr_seconds
+from gmonlens.profile.certainty import FEW_ROUTINE_SAMPLES, ProfileCertainty
 from gmonlens.profile.line_heat import InlinedCopies
+from gmonlens_ide import figures as fig
+from gmonlens_ide import markdown as md
+from gmonlens_ide.figures import FEW_MARK, RoutineFigures, duration, routine_figures
+from gmonlens_ide.heat_index import HotLine
+from gmonlens_ide.index import Place
+from gmonlens_ide.settings import DEFAULT_LENS_TITLE, DEFAULT_LINE_HEAT_LABEL
+from gmonlens_ide.sourcetext import utf16_len
 
-from . import payloads
-from .workspace import markdown as md
-from .workspace.heat_index import HotLine
-from .workspace.index import Place
-from .workspace.settings import DEFAULT_LENS_TITLE, DEFAULT_LINE_HEAT_LABEL
-from .workspace.sourcetext import utf16_len
+from . import wire
 
 SHOW_CALLERS = "gmonlens.showCallers"
-ASSUMPTION = (
-    "*Children times are propagated by call counts: gprof assumes every call to a routine costs "
-    "the same, whoever the caller.*"
-)
-
-
-@dataclass(frozen=True, slots=True)
-class Figures:
-    percent: str  # "42.0"
-    self_s: str  # "0.31"
-    total_s: str  # "0.37"
-    calls: str  # "120" or "120+4"; "" when never called (gprof's blank)
-    cycle: int  # 0 when not in a cycle
-    name: str
-    self_err: str = ""  # "0.06": the self figure's standard error in seconds (sqrt(samples) x period)
-    total_err: str = ""
-    samples: str = ""  # "18": samples credited to the routine (self), rounded
-    total_samples: str = ""  # samples behind the total (self + children), rounded
-    few: bool = False  # the total rests on fewer than FEW_ROUTINE_SAMPLES samples (but some)
-
-
-FEW_MARK = " · few samples"
-
-
-def figures(profile: Profile, r: Routine) -> Figures:
-    base = profile.print_ticks if profile.print_ticks > 0 else 1.0
-    percent = 100.0 * r.total_ticks / base
-    calls = payloads.calls_text(r)  # blank for a routine nobody called (main, other spontaneous ones)
-    period = 1.0 / profile.hz if profile.hz else 0.0
-    return Figures(
-        percent=f"{percent:.1f}",
-        self_s=f"{profile.seconds(r.prop_self_ticks):.2f}",
-        total_s=f"{profile.seconds(r.total_ticks):.2f}",
-        calls=calls,
-        cycle=r.cycle,
-        name=r.display_name,
-        self_err=f"{stderr_seconds(r.self_ticks, period):.2f}",
-        total_err=f"{stderr_seconds(r.total_ticks, period):.2f}",
-        samples=f"{r.self_ticks:.0f}",
-        total_samples=f"{r.total_ticks:.0f}",
-        few=0 < r.total_ticks < FEW_ROUTINE_SAMPLES,
-    )
+# the figures, their rounding and the words for estimates are the editor-neutral layer's
+Figures = RoutineFigures
+figures = routine_figures
+ASSUMPTION = f"*{fig.ASSUMPTION}*"
 
 
 _NO_CALLS = re.compile(r"\s*·\s*\{calls\}\s*calls\b|\{calls\}\s*calls\b\s*·?\s*|\{calls\}")
@@ -135,7 +98,7 @@ def line_range(line: int) -> types.Range:
     return types.Range(types.Position(max(line - 1, 0), 0), types.Position(max(line - 1, 0), 0))
 
 
-uri_of = payloads.uri_of
+uri_of = wire.uri_of
 
 
 def _link(label: str, place: Place | None) -> str:
@@ -169,7 +132,7 @@ def code_lens(
             title=lens_title(template, figures(profile, r)) + mark + suffix,
             command=SHOW_CALLERS,
             # the symbol tells apart the routines sharing a line (a template's instances)
-            arguments=payloads.lens_arguments(
+            arguments=wire.lens_arguments(
                 place.path, {"line": rng.start.line, "character": rng.start.character}, r.name
             ),
         ),
@@ -197,7 +160,7 @@ def _arc_row(profile: Profile, arc: Arc, other: Routine, places: Places, parent_
     total_calls = profile.cycle(callee.cycle).calls if callee.cycle else callee.calls
     note = " (static)" if arc.is_static else ""
     return (
-        f"| | | {profile.seconds(arc.self_ticks):.2f} | {profile.seconds(arc.child_ticks):.2f} "
+        f"| | | {fig.shown(profile.seconds(arc.self_ticks))} | {fig.shown(profile.seconds(arc.child_ticks))} "
         f"| {arc.count}/{total_calls}{note} | {link} |"
     )
 
@@ -218,29 +181,20 @@ def certainty_lines(profile: Profile, cert: ProfileCertainty, rid: int) -> list[
     c = cert.routines[rid]
     lines = [
         f"Self **{f.self_s} ± {f.self_err} s** ({f.samples} samples) · total **{f.total_s} ± "
-        f"{f.total_err} s** ({f.total_samples} samples); ± is one standard error of the sampling "
-        "(sqrt of the samples).",
+        f"{f.total_err} s** ({f.total_samples} samples); {fig.SAMPLING_ERROR}.",
         "",
     ]
     if f.few:
-        lines += [
-            f"⚠ **Few samples**: the total rests on {f.total_samples} samples; figures under "
-            f"{FEW_ROUTINE_SAMPLES} samples are mostly noise (run longer, or sum several runs).",
-            "",
-        ]
-    children = profile.seconds(r.prop_child_ticks)
+        lines += [f"⚠ **{fig.few_samples(f.total_samples)}**", ""]
     est = c.children_estimated_seconds
-    if children > 0 and est > 0.0005 and c.split is not None:
+    if r.prop_child_ticks > 0 and est > 0.0005 and c.split is not None:
         s = c.split
         who = profile.cycle(-s.callee).number if s.callee < 0 else None
         name = f"<cycle {who}>" if who else profile.routines[s.callee].display_name
-        lines.append(
-            f"**{est:.2f} s of {children:.2f} s** children time estimated: **{md.text(name)}** has "
-            f"{s.callers} callers (gprof splits its time by call counts)."
-        )
-        lines.append("")
-    elif children > 0:
-        lines += ["Children time exact: every callee below has a single caller.", ""]
+        text = fig.children_estimated(fig.shown(est), f.children_s, f"**{md.text(name)}**", s.callers)
+        lines += [text, ""]
+    elif r.prop_child_ticks > 0:
+        lines += [fig.CHILDREN_EXACT, ""]
     return lines
 
 
@@ -262,15 +216,14 @@ def hover_markdown(profile: Profile, places: Places, rid: int, cert: ProfileCert
     called = f.calls
     lines.append(
         f"| **[{r.index}]** | **{f.percent}%** | **{f.self_s}** | "
-        f"**{profile.seconds(r.prop_child_ticks):.2f}** | **{called}** | **{_name(profile, r)}** |"
+        f"**{f.children_s}** | **{called}** | **{_name(profile, r)}** |"
     )
     for pos in profile.children[rid]:
         arc = profile.arcs[pos]
         lines.append(_arc_row(profile, arc, profile.routines[arc.child], places, parent_side=False))
     lines.append("")
-    children_s = f"{profile.seconds(r.prop_child_ticks):.2f}"
     lines.append(
-        f"Total **{f.total_s} s** (self {f.self_s} s + children {children_s} s), {f.percent}% of the run"
+        f"Total **{f.total_s} s** (self {f.self_s} s + children {f.children_s} s), {f.percent}% of the run"
         + (f", {f.calls} calls." if f.calls else "; never called (spontaneous).")
     )
     lines.append("")
@@ -281,14 +234,14 @@ def hover_markdown(profile: Profile, places: Places, rid: int, cert: ProfileCert
         cyc = profile.cycle(r.cycle)
         members = ", ".join(md.text(profile.routines[m].display_name) for m in cyc.member_order)
         lines.append(
-            f"Member of **cycle {r.cycle}** ({members}): {profile.seconds(cyc.total_ticks):.2f} s as a whole, "
+            f"Member of **cycle {r.cycle}** ({members}): {fig.shown(profile.seconds(cyc.total_ticks))} s as a whole, "
             f"{cyc.calls} calls from outside, {cyc.self_calls} between members."
         )
         lines.append("")
     ncalls = r.calls + r.self_calls
     if ncalls:
-        per_self = duration(profile.seconds(r.self_ticks) / ncalls)
-        per_total = duration(profile.seconds(r.self_ticks + r.child_ticks) / ncalls)
+        per_self = duration(_per_call(profile.seconds(r.self_ticks), ncalls))
+        per_total = duration(_per_call(profile.seconds(r.self_ticks + r.child_ticks), ncalls))
         lines.append(f"Per call: self {per_self}, total {per_total} ({ncalls} calls).")
         lines.append("")
     lines.append(ASSUMPTION)
@@ -317,14 +270,8 @@ def folded_markdown(profile: Profile, rid: int) -> list[str]:
     ]
 
 
-def duration(seconds: float) -> str:
-    """Seconds in the unit that reads best: `0`, `12.5 µs`, `3.2 ms`, `1.05 s` (3 significant digits)."""
-    if seconds != seconds or seconds <= 0:
-        return "0 s"
-    for scale, unit in ((1.0, "s"), (1e-3, "ms"), (1e-6, "µs")):
-        if seconds >= scale:
-            return f"{seconds / scale:.3g} {unit}"
-    return f"{seconds / 1e-9:.3g} ns"
+def _per_call(total: float | None, calls: int) -> float | None:
+    return None if total is None else total / calls
 
 
 def instances_markdown(profile: Profile, rids: list[int], shown: int) -> str:
@@ -369,7 +316,7 @@ def call_item(
         range=types.Range(rng.start, rng.end),
         selection_range=rng,
         detail=lens_title(DEFAULT_LENS_TITLE, f),
-        data=payloads.item_data(rid, generation, r.name),
+        data=wire.item_data(rid, generation, r.name),
     )
 
 
@@ -379,12 +326,12 @@ def arc_detail(profile: Profile, arc: Arc, estimated: bool | None = None) -> str
     if arc.is_static:
         return "static call (never counted)"
     text = (
-        f"{arc.count} calls · {profile.seconds(arc.self_ticks):.2f} s self + "
-        f"{profile.seconds(arc.child_ticks):.2f} s children"
+        f"{arc.count} calls · {fig.shown(profile.seconds(arc.self_ticks))} s self + "
+        f"{fig.shown(profile.seconds(arc.child_ticks))} s children"
     )
     if estimated is None or arc.is_self:
         return text
-    return text + (" · estimated (callee has several callers)" if estimated else " · exact")
+    return text + " · " + (fig.ARC_ESTIMATED if estimated else fig.ARC_EXACT)
 
 
 def call_ranges(lines: Sequence[int], fallback: types.Range) -> list[types.Range]:
@@ -439,7 +386,7 @@ def message_type(kind: str) -> types.MessageType:
 # ---- line heat -------------------------------------------------------------------------------
 
 
-_line_err = payloads.line_err
+_line_err = wire.line_err
 
 
 def heat_label(template: str, h: HotLine) -> str:
@@ -479,13 +426,15 @@ def inlined_markdown(name: str, copies: InlinedCopies, profile: Profile, places:
     routines they lie in are linked to their declarations in `places`."""
     total = profile.total_ticks if profile.total_ticks > 0 else 1.0
     lines = [
-        f"**{md.text(name)}**, inlined: {profile.seconds(copies.ticks):.2f} s of line samples in its inlined "
+        f"**{md.text(name)}**, inlined: {fig.shown(profile.seconds(copies.ticks))} s of line samples in its inlined "
         f"copies ({100.0 * copies.ticks / total:.1f}% of the total time), in:",
         "",
     ]
     for rid, ticks in copies.callers:
         r = profile.routines[rid]
-        lines.append(f"- {location_link(r.display_name, places.get(rid))}: {profile.seconds(ticks):.2f} s")
+        lines.append(
+            f"- {location_link(r.display_name, places.get(rid))}: {fig.shown(profile.seconds(ticks))} s"
+        )
     lines.append("")
     lines.append(
         "*Line samples: histogram samples on the inlined code's lines. gprof's call graph counts "

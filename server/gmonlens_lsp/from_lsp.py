@@ -1,8 +1,9 @@
-"""The routine under the cursor, shared by the features: the identifier at an LSP position (open
-text, else the file on disk read off the event loop) and the routines the loaded index places there.
-Positions are LSP's (0-based lines, UTF-16 columns); the index takes 1-based lines.
+"""From LSP: the one reader of what requests name. A folder (`folder_for`: a folder's URI or a
+document in it) and the cursor (`cursor_at`: the folder, its load, the file and the identifier at an
+LSP position, resolved once per request; the open text, else the file on disk read off the event
+loop). Positions are LSP's (0-based lines, UTF-16 columns); the index takes 1-based lines.
 
-Also what `render` is given, since it reads nothing itself: the text of a declaration's line
+Also what `to_lsp` is given, since it reads nothing itself: the text of a declaration's line
 (`place_text`), routines' places (`places_of`: the index may decode DWARF) and the call-site lines
 in a file (`lines_in`). These read files: call them off the event loop."""
 
@@ -12,16 +13,17 @@ import asyncio
 import os
 import re
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from urllib.parse import unquote
 
 from lsprotocol import types
 
-from . import render
+from gmonlens_ide.index import Place, link_budget
+from gmonlens_ide.session import FolderState, LoadedFolder
+from gmonlens_ide.sourcetext import LineLocator, file_lines, index_of_utf16
+
+from . import to_lsp, uris
 from .server import GmonlensServer
-from .workspace import fsuri as uris
-from .workspace.index import Place, link_budget
-from .workspace.session import LoadedFolder
-from .workspace.sourcetext import LineLocator, file_lines, index_of_utf16
 
 # the part of the word before the cursor may be empty: the cursor can sit on its first character
 WORD = re.compile(r"(?:[A-Za-z_~][A-Za-z0-9_]*)?$")
@@ -57,32 +59,57 @@ async def word_at(ls: GmonlensServer, uri: str, position: types.Position) -> str
         locator = LineLocator(text)
         if locator.start(position.line) < 0:
             return None
-        return word_in([locator.line(position.line)], render.position(0, position.character))
+        return word_in([locator.line(position.line)], to_lsp.position(0, position.character))
     path = uris.to_fs_path(uri)
     if not path:
         return None
     return word_in(await asyncio.to_thread(file_lines, path), position)
 
 
-async def named_at(
-    ls: GmonlensServer, uri: str, position: types.Position
-) -> tuple[LoadedFolder, str, str] | None:
-    """The loaded profile, file path and identifier under the cursor, when all three exist."""
-    loaded = ls.loaded_for(uri)
+def folder_for(ls: GmonlensServer, uri: str) -> FolderState | None:
+    """The folder a request's `uri` names: a workspace folder's own URI, else the innermost folder
+    holding the document."""
+    return ls.folders.get(uri) or ls.folder_of(uri)
+
+
+@dataclass(frozen=True)
+class Cursor:
+    """What a request at a position refers to, resolved once per request: the folder and its load,
+    the file, the 1-based line and the identifier there."""
+
+    state: FolderState
+    loaded: LoadedFolder
+    path: str
+    line: int
+    word: str
+
+    def routines(self) -> list[int]:
+        """Every routine named by the identifier on this line, hottest first (several: a
+        template's instances); reads DWARF: call off the event loop."""
+        return self.loaded.index.routines_at(self.path, self.line, self.word)
+
+    def routine(self) -> int | None:
+        """The routine the identifier names here (reads DWARF: call off the event loop)."""
+        return self.loaded.index.routine_at(self.path, self.line, self.word)
+
+
+async def cursor_at(ls: GmonlensServer, uri: str, position: types.Position) -> Cursor | None:
+    """The loaded folder, file and identifier at `position` of `uri`, when all exist."""
+    state = ls.folder_of(uri)
+    loaded = state.loaded if state is not None else None
     path = uris.to_fs_path(uri)
-    word = await word_at(ls, uri, position) if loaded is not None and path else None
-    return (loaded, path, word) if loaded is not None and path and word else None
+    if state is None or loaded is None or not path:
+        return None
+    word = await word_at(ls, uri, position)
+    return Cursor(state, loaded, path, position.line + 1, word) if word else None
 
 
 async def routine_under_cursor(
     ls: GmonlensServer, uri: str, position: types.Position
 ) -> tuple[LoadedFolder, int] | None:
-    at = await named_at(ls, uri, position)
-    if at is None:
-        return None
-    loaded, path, word = at
-    rid = await asyncio.to_thread(loaded.index.routine_at, path, position.line + 1, word)
-    return None if rid is None else (loaded, rid)
+    at = await cursor_at(ls, uri, position)
+    rid = await asyncio.to_thread(at.routine) if at is not None else None
+    return None if at is None or rid is None else (at.loaded, rid)
 
 
 async def routines_under_cursor(
@@ -90,12 +117,9 @@ async def routines_under_cursor(
 ) -> tuple[LoadedFolder, list[int]] | None:
     """Every routine named under the cursor: several when the line declares several of that name
     (a template's instances, one lens each), hottest first; else `routine_under_cursor`'s."""
-    at = await named_at(ls, uri, position)
-    if at is None:
-        return None
-    loaded, path, word = at
-    rids = await asyncio.to_thread(loaded.index.routines_at, path, position.line + 1, word)
-    return (loaded, rids) if rids else None
+    at = await cursor_at(ls, uri, position)
+    rids = await asyncio.to_thread(at.routines) if at is not None else []
+    return (at.loaded, rids) if at is not None and rids else None
 
 
 # ---- what render is given --------------------------------------------------------------------

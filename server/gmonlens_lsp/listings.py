@@ -16,9 +16,8 @@ from urllib.parse import parse_qs, quote, unquote, urlsplit
 from gmonlens.common.model import Routine
 from gmonlens.disasm.render import render_lines
 from gmonlens.disasm.session import DisasmContext, gprof_lines
-
-from .session import LoadedFolder
-from .sourcetext import file_lines
+from gmonlens_ide.session import LoadedFolder
+from gmonlens_ide.sourcetext import file_lines
 
 SCHEME = "gmonlens-disasm"
 _LOCK = threading.Lock()

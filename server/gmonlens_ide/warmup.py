@@ -1,4 +1,4 @@
-"""`python -m gmonlens_lsp.workspace.warmup BINARY [--static-call-graph] [--clones-apart] PROFILE...`: fill the cache for one
+"""`python -m gmonlens_ide.warmup BINARY [--static-call-graph] [--clones-apart] PROFILE...`: fill the cache for one
 binary and profile set (full DWARF index, both line tables, both kinds of function scopes, and the computed profile
 when the server could not write it), at low priority, in a
 process of its own so that the server's requests never wait for this work (the GIL)."""
@@ -87,7 +87,7 @@ def main(argv: list[str]) -> int:
     args = [a for a in argv if a not in flags and not a.startswith("--max-memory=")]
     if not args:
         print(
-            "usage: python -m gmonlens_lsp.workspace.warmup [--max-memory=BYTES] BINARY "
+            "usage: python -m gmonlens_ide.warmup [--max-memory=BYTES] BINARY "
             "[--static-call-graph] [--clones-apart] PROFILE...",
             file=sys.stderr,
         )

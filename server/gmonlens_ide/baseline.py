@@ -1,6 +1,6 @@
 """A folder's baseline: which profile the current one is compared with, the comparison, and its
 texts (lens suffix, hover table, the list of changes). No lsprotocol here; the JSON the
-client gets is built in `gmonlens_lsp.payloads`.
+client gets is built in `gmonlens_lsp.wire`.
 
 Where the baseline comes from, first found wins:
 1. a pinned copy (command `gmonlens.pinBaseline`): the current binary and profiles copied into

@@ -17,11 +17,12 @@ from gmonlens.output.flame import FlameTree, frame_name
 from gmonlens.output.graph import CallGraph
 from gmonlens.profile.certainty import Health
 from gmonlens.profile.diff import RoutineDiff
+from gmonlens_ide.baseline import Comparison, PinnedBaseline, change_text
+from gmonlens_ide.figures import calls_text
+from gmonlens_ide.heat_index import FileHeat, HeatIndex, HotLine
+from gmonlens_ide.index import Place
 
-from .workspace import fsuri
-from .workspace.baseline import Comparison, PinnedBaseline, change_text
-from .workspace.heat_index import FileHeat, HeatIndex, HotLine
-from .workspace.index import Place
+from . import uris
 
 # ---- shared pieces ---------------------------------------------------------------------------
 
@@ -34,7 +35,7 @@ class LinePosition(TypedDict):
 
 
 def uri_of(path: str) -> str:
-    return fsuri.from_fs_path(path)
+    return uris.from_fs_path(path)
 
 
 def _uri(place: Place | None) -> str | None:
@@ -45,9 +46,9 @@ def _line(place: Place | None) -> int | None:
     return max(place.line - 1, 0) if place else None
 
 
-def calls_text(r: Routine) -> str:
-    """The call count as gprof prints it: `N`, `N+M` with recursive calls, "" when never called."""
-    return f"{r.calls}+{r.self_calls}" if r.self_calls else str(r.calls) if r.calls else ""
+def _s(value: float | None) -> float | None:
+    """Seconds on the wire: rounded to the microsecond; null without a sampling rate."""
+    return None if value is None else round(value, 6)
 
 
 # ---- gmonlens/status -------------------------------------------------------------------------
@@ -57,7 +58,7 @@ class BaselineStatus(TypedDict):
     label: str
     totalBefore: float
     totalAfter: float
-    deltaSeconds: float
+    deltaSeconds: float | None
     percent: float | None  # null when the baseline's total is 0
     verdict: str  # "up", "down" or "noise"
     regressions: int
@@ -75,7 +76,7 @@ class HealthEntry(TypedDict):
 class Status(TypedDict):
     state: Literal["loading", "loaded", "problem", "idle"]
     message: str
-    totalSeconds: float
+    totalSeconds: float | None
     routines: int
     folder: str
     baseline: BaselineStatus | None
@@ -102,7 +103,7 @@ def status(
     state: Literal["loading", "loaded", "problem", "idle"],
     message: str,
     folder: str,
-    total_seconds: float,
+    total_seconds: float | None,
     routines: int,
     cmp: Comparison | None,
     health: Sequence[Health],
@@ -111,7 +112,7 @@ def status(
     return {
         "state": state,
         "message": message,
-        "totalSeconds": round(total_seconds, 6),
+        "totalSeconds": _s(total_seconds),
         "routines": routines,
         "folder": folder,
         "baseline": baseline_status(cmp),
@@ -145,12 +146,12 @@ def item_data(rid: int, generation: int, name: str) -> ItemData:
 
 class RoutineSeconds(TypedDict):
     name: str
-    seconds: float
+    seconds: float | None
 
 
 class HeatLine(TypedDict):
     line: int
-    seconds: float
+    seconds: float | None
     percent: float
     routine: str
     routines: list[RoutineSeconds]
@@ -160,7 +161,7 @@ class HeatLine(TypedDict):
 
 class LineHeat(TypedDict):
     uri: str
-    totalSeconds: float
+    totalSeconds: float | None
     lines: list[HeatLine]
 
 
@@ -196,8 +197,8 @@ class Hottest(TypedDict):
     """A `gmonlens.hottest` entry."""
 
     name: str
-    selfSeconds: float
-    totalSeconds: float
+    selfSeconds: float | None
+    totalSeconds: float | None
     percent: float
     calls: str
     uri: str | None
@@ -208,8 +209,8 @@ def hottest_entry(profile: Profile, r: Routine, place: Place | None) -> Hottest:
     base = profile.print_ticks if profile.print_ticks > 0 else 1.0
     return {
         "name": r.display_name,
-        "selfSeconds": round(profile.seconds(r.prop_self_ticks), 6),
-        "totalSeconds": round(profile.seconds(r.total_ticks), 6),
+        "selfSeconds": _s(profile.seconds(r.prop_self_ticks)),
+        "totalSeconds": _s(profile.seconds(r.total_ticks)),
         "percent": round(100.0 * r.total_ticks / base, 3),
         "calls": calls_text(r),
         "uri": _uri(place),
@@ -227,8 +228,8 @@ class Caller(TypedDict):
 
     name: str
     calls: int
-    selfSeconds: float
-    childrenSeconds: float
+    selfSeconds: float | None
+    childrenSeconds: float | None
     uri: str | None
     line: int | None
     callSites: list[CallSite]
@@ -243,8 +244,8 @@ def caller_entry(
     return {
         "name": profile.routines[arc.parent].display_name,
         "calls": arc.count,
-        "selfSeconds": round(profile.seconds(arc.self_ticks), 6),
-        "childrenSeconds": round(profile.seconds(arc.child_ticks), 6),
+        "selfSeconds": _s(profile.seconds(arc.self_ticks)),
+        "childrenSeconds": _s(profile.seconds(arc.child_ticks)),
         "uri": _uri(place),
         "line": _line(place),
         "callSites": [{"uri": uri_of(f), "line": ln - 1} for f, ln in sites],
@@ -379,8 +380,8 @@ class GraphNode(TypedDict):
     id: int
     name: str
     displayName: str
-    selfSeconds: float
-    totalSeconds: float
+    selfSeconds: float | None
+    totalSeconds: float | None
     percent: float
     selfPercent: float
     calls: int
@@ -394,7 +395,7 @@ class GraphEdge(TypedDict):
     caller: int
     callee: int
     calls: int
-    seconds: float
+    seconds: float | None
     percent: float
     inCycle: bool
     # the time along it is gprof's split (the callee has several callers); None while not known
@@ -405,8 +406,8 @@ class GraphCycle(TypedDict):
     number: int
     members: list[int]
     allMembers: list[int]
-    selfSeconds: float
-    totalSeconds: float
+    selfSeconds: float | None
+    totalSeconds: float | None
     percent: float
     calls: int
     internalCalls: int
@@ -419,7 +420,7 @@ class CallGraphResult(TypedDict):
     depth: int | None
     nodeThreshold: float
     edgeThreshold: float
-    totalSeconds: float
+    totalSeconds: float | None
     prunedNodes: int
     prunedEdges: int
     nodes: list[GraphNode]
@@ -428,8 +429,8 @@ class CallGraphResult(TypedDict):
     certaintyPending: bool  # the edges' `estimated` not known yet (null): ask again later
 
 
-def _seconds(p: Profile) -> Callable[[float], float]:
-    return p.seconds if p.hz else (lambda _t: 0.0)
+def _seconds(p: Profile) -> Callable[[float], float | None]:
+    return p.seconds
 
 
 def _cycle(p: Profile, number: int, members: list[int]) -> GraphCycle:
@@ -440,8 +441,8 @@ def _cycle(p: Profile, number: int, members: list[int]) -> GraphCycle:
         "number": number,
         "members": members,
         "allMembers": list(c.members),
-        "selfSeconds": round(sec(c.prop_self_ticks), 6),
-        "totalSeconds": round(sec(c.total_ticks), 6),
+        "selfSeconds": _s(sec(c.prop_self_ticks)),
+        "totalSeconds": _s(sec(c.total_ticks)),
         "percent": round(100.0 * c.total_ticks / p.print_ticks, 4) if p.print_ticks > 0 else 0.0,
         "calls": c.calls,
         "internalCalls": c.self_calls,
@@ -459,8 +460,8 @@ def _nodes(p: Profile, g: CallGraph, places: Mapping[int, Place | None]) -> list
                 "id": n.routine,
                 "name": n.name,
                 "displayName": n.display_name,
-                "selfSeconds": round(sec(n.self_ticks), 6),
-                "totalSeconds": round(sec(n.total_ticks), 6),
+                "selfSeconds": _s(sec(n.self_ticks)),
+                "totalSeconds": _s(sec(n.total_ticks)),
                 "percent": round(n.percent, 4),
                 "selfPercent": round(n.self_percent, 4),
                 "calls": n.calls,
@@ -500,7 +501,7 @@ def call_graph(
         "depth": depth,
         "nodeThreshold": node_thres,
         "edgeThreshold": edge_thres,
-        "totalSeconds": round(sec(g.total_ticks), 6),
+        "totalSeconds": _s(sec(g.total_ticks)),
         "prunedNodes": g.pruned_nodes,
         "prunedEdges": g.pruned_edges,
         "nodes": _nodes(p, g, places),
@@ -509,7 +510,7 @@ def call_graph(
                 "caller": e.parent,
                 "callee": e.child,
                 "calls": e.count,
-                "seconds": round(sec(e.ticks), 6),
+                "seconds": _s(sec(e.ticks)),
                 "percent": round(e.percent, 4),
                 "inCycle": e.in_cycle,
                 "estimated": None if estimated is None else not e.in_cycle and estimated[(e.parent, e.child)],
@@ -529,8 +530,8 @@ class FlameFrame(TypedDict):
     routine: int | None
     cycle: int | None
     name: str
-    seconds: float
-    selfSeconds: float
+    seconds: float | None
+    selfSeconds: float | None
     estimated: bool
     depth: int
     uri: str | None
@@ -540,7 +541,7 @@ class FlameFrame(TypedDict):
 class FlameGraphResult(TypedDict):
     folder: str
     generation: int
-    totalSeconds: float
+    totalSeconds: float | None
     minPercent: float
     truncated: bool
     frames: list[FlameFrame]

@@ -36,10 +36,10 @@ TARGET = 0.300
 
 
 def request_times(exe: Path, gmon: Path, routine: str, repeat: int) -> dict[str, object]:
-    from gmonlens.disasm import Decoder
-    from gmonlens.disasm_render import render_text, to_json
-    from gmonlens.disasm_session import DisasmContext
-    from gmonlens.options import AnalysisOptions
+    from gmonlens.common.options import AnalysisOptions
+    from gmonlens.disasm.listing import Decoder
+    from gmonlens.disasm.render import render_text, to_json
+    from gmonlens.disasm.session import DisasmContext
 
     t = time.perf_counter()
     ctx = DisasmContext.open(str(exe), [str(gmon)], AnalysisOptions())

@@ -11,13 +11,13 @@ from collections import defaultdict
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gmonlens.callgraph import compute_profile
-from gmonlens.certainty import certainty, profile_health, thread_starter
-from gmonlens.flame import flame_tree, folded
-from gmonlens.model import GmonData, HistogramRecord, Profile, RawArc, Routine, Symbol
-from gmonlens.options import AnalysisOptions, SymSpec, resolve_tables
-from gmonlens.report_json import to_json
-from gmonlens.symbols import SymbolTable
+from gmonlens.common.model import GmonData, HistogramRecord, Profile, RawArc, Routine, Symbol
+from gmonlens.common.options import AnalysisOptions, SymSpec, resolve_tables
+from gmonlens.output.flame import flame_tree, folded
+from gmonlens.output.report_json import to_json
+from gmonlens.profile.callgraph import compute_profile
+from gmonlens.profile.certainty import certainty, profile_health, thread_starter
+from gmonlens.profile.symbols import SymbolTable
 
 BASE, SIZE = 0x1000, 0x100
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from gmonlens.asmtext import objdump_text
-from gmonlens.disasm import credit
-from gmonlens.histogram import assign_samples
-from gmonlens.model import HistogramRecord
+from gmonlens.common.model import HistogramRecord
+from gmonlens.disasm.asmtext import objdump_text
+from gmonlens.disasm.listing import credit
+from gmonlens.profile.histogram import assign_samples
 
 
 @pytest.mark.parametrize(
@@ -86,7 +86,7 @@ def test_instruction_credit_adds_up_to_routine_credit(scale_bins: tuple[int, int
 def test_cet_and_mpx_prefixed_branches(syntax: str, code: str, want: tuple[str, str]) -> None:
     """`notrack` (CET, -fcf-protection) and `bnd` prefixed calls are calls, spelt as objdump does."""
     pytest.importorskip("capstone")
-    from gmonlens.disasm import Decoder
+    from gmonlens.disasm.listing import Decoder
 
     (insn,) = Decoder("EM_X86_64", syntax).decode(bytes.fromhex(code), 0x1000)
     assert (insn.text, insn.kind) == want

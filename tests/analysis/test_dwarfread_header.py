@@ -6,7 +6,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from gmonlens.dwarfread import Unsupported, _v5_entries
+from gmonlens.dwarf.info_reader import Unsupported, _v5_entries
 from leb128 import uleb as _uleb
 
 

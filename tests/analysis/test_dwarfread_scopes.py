@@ -11,10 +11,10 @@ from types import SimpleNamespace
 
 import pytest
 
-from gmonlens import dwarfread
-from gmonlens.budget import Budget
-from gmonlens.dieparse import Unsupported
-from gmonlens.dwarfread import DieReader
+from gmonlens.binary.budget import Budget
+from gmonlens.dwarf import info_reader as dwarfread
+from gmonlens.dwarf.die_primitives import Unsupported
+from gmonlens.dwarf.info_reader import DieReader
 from leb128 import sleb as _sleb
 from leb128 import uleb as _uleb
 

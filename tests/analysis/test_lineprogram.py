@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from gmonlens.budget import Budget, LimitError
-from gmonlens.lineprogram import decode_sequences, sleb, uleb
+from gmonlens.binary.budget import Budget, LimitError
+from gmonlens.dwarf.line_opcodes import decode_sequences, sleb, uleb
 from leb128 import sleb as _sleb
 from leb128 import uleb as _uleb
 

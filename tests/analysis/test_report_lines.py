@@ -10,11 +10,11 @@ from array import array
 
 import pytest
 
-from gmonlens.linetable import LineTable
-from gmonlens.model import ElfSymbol, Symbol
-from gmonlens.report_lines import FunctionNames, line_runs, with_line_symbols
-from gmonlens.scopes import FunctionScopes
-from gmonlens.symbols import SymbolTable
+from gmonlens.common.model import ElfSymbol, Symbol
+from gmonlens.dwarf.line_table import LineTable
+from gmonlens.dwarf.scopes import FunctionScopes
+from gmonlens.profile.line_symbols import FunctionNames, line_runs, with_line_symbols
+from gmonlens.profile.symbols import SymbolTable
 
 
 def plain_runs(lines: LineTable, names: FunctionNames, lo: int, hi: int) -> list[tuple[int, str, int, str]]:

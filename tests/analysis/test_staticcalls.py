@@ -6,10 +6,10 @@ import struct
 
 import pytest
 
-from gmonlens import staticcalls
-from gmonlens.errors import GmonlensError
-from gmonlens.model import CodeSection
-from gmonlens.staticcalls import StaticCallsUnsupported, find_static_calls
+from gmonlens.common.errors import GmonlensError
+from gmonlens.common.model import CodeSection
+from gmonlens.profile import static_calls as staticcalls
+from gmonlens.profile.static_calls import StaticCallsUnsupported, find_static_calls
 
 NOP, RET = b"\x90", b"\xc3"
 

@@ -1,6 +1,6 @@
 """The wire contract pinned by data (protocol/README.md): one session with a real server on the
 example program (`scenario.py`, no compiler) gives every custom message; each must fit its payload
-type (`gmonlens_lsp.payloads`), every payload type must have an example, and the committed files
+type (`gmonlens_lsp.wire`), every payload type must have an example, and the committed files
 in `protocol/examples/` must be what the session gives now. `GMONLENS_WRITE_EXAMPLES=1` rewrites
 them instead (a deliberate change of the contract: review the diff, then PROTOCOL.md and the
 extension's `src/protocol.ts`, whose unit tests read the same files)."""
@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from gmonlens_lsp import payloads
+from gmonlens_lsp import wire
 
 from .scenario import run_session
 from .typed_json import Checker, is_typeddict
@@ -24,25 +24,25 @@ ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "protocol" / "examples"
 WRITE = os.environ.get("GMONLENS_WRITE_EXAMPLES") == "1"
 
-LensArguments = tuple[str, payloads.LinePosition, str]  # `payloads.lens_arguments`
+LensArguments = tuple[str, wire.LinePosition, str]  # `wire.lens_arguments`
 # example -> the payload type of what the server sends (None: null); the examples not listed are
 # what a client sends (settings, params, arguments), checked by the server answering them
 SERVER_SENDS: dict[str, Any] = {
-    "gmonlens.status.params": payloads.Status,
-    "gmonlens.lineHeat.result": payloads.LineHeat,
-    "gmonlens.callGraph.result": payloads.CallGraphResult,
-    "gmonlens.flameGraph.result": payloads.FlameGraphResult,
-    "gmonlens.disassembly.result": payloads.Disassembly,
-    "gmonlens.disassembly.result.error": payloads.DisasmError,
-    "callHierarchyItem.data": payloads.ItemData,
+    "gmonlens.status.params": wire.Status,
+    "gmonlens.lineHeat.result": wire.LineHeat,
+    "gmonlens.callGraph.result": wire.CallGraphResult,
+    "gmonlens.flameGraph.result": wire.FlameGraphResult,
+    "gmonlens.disassembly.result": wire.Disassembly,
+    "gmonlens.disassembly.result.error": wire.DisasmError,
+    "callHierarchyItem.data": wire.ItemData,
     "command.gmonlens.reload.result": None,
     "command.gmonlens.report.result": str,
-    "command.gmonlens.hottest.result": list[payloads.Hottest],
+    "command.gmonlens.hottest.result": list[wire.Hottest],
     "command.gmonlens.showCallers.arguments": LensArguments,  # a lens's, from textDocument/codeLens
-    "command.gmonlens.showCallers.result": list[payloads.Caller],
-    "command.gmonlens.showDisassembly.result": payloads.Disassembly,
-    "command.gmonlens.changes.result": list[payloads.ChangeEntry],
-    "command.gmonlens.pinBaseline.result": list[payloads.Pinned],
+    "command.gmonlens.showCallers.result": list[wire.Caller],
+    "command.gmonlens.showDisassembly.result": wire.Disassembly,
+    "command.gmonlens.changes.result": list[wire.ChangeEntry],
+    "command.gmonlens.pinBaseline.result": list[wire.Pinned],
     "command.gmonlens.clearBaseline.result": None,
 }
 
@@ -66,7 +66,7 @@ def test_every_message_fits_its_payload_type(examples: dict[str, Any]) -> None:
         assert name in examples, f"the session made no {name}"
         problems += checker.errors(examples[name], type(None) if tp is None else tp, name)
     assert not problems, "\n".join(problems)
-    declared = {v for v in vars(payloads).values() if is_typeddict(v) and v.__module__ == payloads.__name__}
+    declared = {v for v in vars(wire).values() if is_typeddict(v) and v.__module__ == wire.__name__}
     missing = sorted(t.__name__ for t in declared - checker.seen)
     assert not missing, f"payload types without an example (add one to tests/protocol/scenario.py): {missing}"
 

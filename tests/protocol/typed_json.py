@@ -1,5 +1,5 @@
 """Whether a JSON value is an instance of a Python type built from TypedDicts (the payload types of
-`gmonlens_lsp.payloads`): exactly the TypedDict's keys (all required: the payloads are total), each
+`gmonlens_lsp.wire`): exactly the TypedDict's keys (all required: the payloads are total), each
 value of its annotated type; `float` takes JSON integers too (Python's `round` may give `2.0` or
 `2`, JSON keeps the difference, a client does not). Records which TypedDicts it met, so a test can
 tell that every payload type has an example."""

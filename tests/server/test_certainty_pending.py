@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 from lsprotocol import types
 
+from gmonlens_ide import session
 from gmonlens_lsp import reload
-from gmonlens_lsp.workspace import session
 
 from .conftest import line_of
 from .test_heat_requests import Served

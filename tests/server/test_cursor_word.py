@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from lsprotocol import types
 
-from gmonlens_lsp.cursor import word_in
+from gmonlens_lsp.from_lsp import word_in
 
 
 @pytest.mark.parametrize(

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from gmonlens_lsp.workspace.discovery import discover
-from gmonlens_lsp.workspace.settings import Settings
+from gmonlens_ide.discovery import discover
+from gmonlens_ide.settings import Settings
 
 
 def _newer(path: Path, seconds: float = 30) -> None:
@@ -123,7 +123,7 @@ def test_build_prefixed_folders_are_searched(ws: Path) -> None:
 def test_prefixed_folders_are_budgeted(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A workspace with many `build-*` folders: at most _MAX_PREFIXED of them (in name order),
     among the first _MAX_SCANNED entries; plain files of that name are not folders."""
-    from gmonlens_lsp.workspace import discovery
+    from gmonlens_ide import discovery
 
     for k in range(40):
         (tmp_path / f"build-{k:02d}").mkdir()

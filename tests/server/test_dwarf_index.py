@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from gmonlens.dwarf import DwarfIndex
+from binaries import dwarf_index, open_elf
+from gmonlens.dwarf.declarations import DwarfIndex
 
 from .conftest import line_of
 
@@ -24,7 +25,7 @@ def symbols(binary: Path) -> dict[str, int]:
 
 
 def test_c_declarations_name_positions(c_ws: Path) -> None:
-    ix = DwarfIndex.from_elf(str(c_ws / "build" / "app"))
+    ix = dwarf_index(str(c_ws / "build" / "app"))
     by = {(d.name, Path(d.file or "").name): d for d in ix.all_decls()}
     main_c, util_c, util_h = c_ws / "src" / "main.c", c_ws / "src" / "util.c", c_ws / "include" / "util.h"
     work = by[("work", "main.c")]
@@ -39,7 +40,7 @@ def test_c_declarations_name_positions(c_ws: Path) -> None:
 
 def test_decl_at_and_units(c_ws: Path) -> None:
     binary = c_ws / "build" / "app"
-    ix = DwarfIndex.from_elf(str(binary))
+    ix = dwarf_index(str(binary))
     syms = symbols(binary)
     assert ix.decl_at(syms["util_sum"]).name == "util_sum"
     assert ix.decl_at(syms["util_sum"] + 3).name == "util_sum"  # inside the routine
@@ -52,7 +53,7 @@ def test_decl_at_and_units(c_ws: Path) -> None:
 
 
 def test_cpp_methods_templates_overloads(cpp_ws: Path) -> None:
-    ix = DwarfIndex.from_elf(str(cpp_ws / "build" / "shapes"))
+    ix = dwarf_index(str(cpp_ws / "build" / "shapes"))
     by_link = {d.linkage_name: d for d in ix.all_decls() if d.linkage_name}
     cpp, hpp = cpp_ws / "src" / "shapes.cpp", cpp_ws / "src" / "shapes.hpp"
     circle = by_link["_ZNK3geo6Circle4areaEv"]  # out-of-class definition: DW_AT_specification
@@ -77,7 +78,7 @@ def test_cpp_methods_templates_overloads(cpp_ws: Path) -> None:
 def test_clones_map_to_their_origin(clones_ws: Path) -> None:
     binary = clones_ws / "build" / "clones"
     src = clones_ws / "clones.c"
-    ix = DwarfIndex.from_elf(str(binary))
+    ix = dwarf_index(str(binary))
     clones = {
         n: a
         for n, a in symbols(binary).items()
@@ -95,11 +96,11 @@ def test_clones_map_to_their_origin(clones_ws: Path) -> None:
 
 def test_export_round_trip(cpp_ws: Path) -> None:
     binary = str(cpp_ws / "build" / "shapes")
-    ix = DwarfIndex.from_elf(binary)
+    ix = dwarf_index(binary)
     decls = list(ix.all_decls())
     ix.prepare_ranges()
     assert ix.complete()
-    again = DwarfIndex.from_export(binary, ix.export())
+    again = DwarfIndex.from_export(binary, ix.export(), open_elf(binary).with_budget)
     assert list(again.all_decls()) == decls
     assert again.units() == ix.units()
     some = decls[len(decls) // 2]
@@ -110,7 +111,7 @@ def test_no_debug_info(tmp_path: Path) -> None:
     src = tmp_path / "n.c"
     src.write_text("int main(void) { return 0; }\n")
     subprocess.run(["gcc", "-o", str(tmp_path / "n"), str(src)], check=True)
-    ix = DwarfIndex.from_elf(str(tmp_path / "n"))
+    ix = dwarf_index(str(tmp_path / "n"))
     assert not ix.has_debug_info
     assert ix.units() == ()
     assert ix.decl_at(0x1000) is None
@@ -140,7 +141,7 @@ def test_out_of_class_member_in_the_same_file_lands_on_its_definition(tmp_path: 
     )
     exe = tmp_path / "one"
     subprocess.run(["g++", "-g", "-O0", "-o", str(exe), str(src)], check=True)
-    by_link = {d.linkage_name: d for d in DwarfIndex.from_elf(str(exe)).all_decls() if d.linkage_name}
+    by_link = {d.linkage_name: d for d in dwarf_index(str(exe)).all_decls() if d.linkage_name}
     bump, twice = by_link["_ZN7Counter4bumpEi"], by_link["_ZN7Counter5twiceEi"]
     assert (Path(bump.file or "").name, bump.line, bump.name) == ("one.cpp", 7, "bump")
     assert (twice.line, twice.column) == (12, 5)

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
+from gmonlens_ide.session import Memo
 from gmonlens_lsp.features import flame_graph
-from gmonlens_lsp.workspace.session import Memo
 
 from .test_heat_requests import Served
 

@@ -14,11 +14,11 @@ import pytest
 from lsprotocol import types
 from pygls.workspace import Workspace
 
+from gmonlens_ide.session import FolderState, load_folder
+from gmonlens_ide.settings import Settings
 from gmonlens_lsp import reload
 from gmonlens_lsp.factory import create_server
 from gmonlens_lsp.server import GmonlensServer
-from gmonlens_lsp.workspace.session import FolderState, load_folder
-from gmonlens_lsp.workspace.settings import Settings
 
 from .conftest import line_of
 

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from gmonlens_lsp.workspace.session import load_folder
-from gmonlens_lsp.workspace.settings import Settings
+from gmonlens_ide.session import load_folder
+from gmonlens_ide.settings import Settings
 
 from .conftest import line_of
 

@@ -10,12 +10,12 @@ from typing import Any
 
 import pytest
 
-from gmonlens.loader import load_profile
-from gmonlens.program import Program
-from gmonlens_lsp.workspace import cache_entries as cache
-from gmonlens_lsp.workspace.discovery import discover, find_profiles, profile_fits
-from gmonlens_lsp.workspace.session import load_folder
-from gmonlens_lsp.workspace.settings import Settings
+from gmonlens.load.loader import load_profile
+from gmonlens.load.program import Program
+from gmonlens_ide import cache_entries as cache
+from gmonlens_ide.discovery import discover, find_profiles, profile_fits
+from gmonlens_ide.session import load_folder
+from gmonlens_ide.settings import Settings
 
 from .conftest import line_of
 
@@ -129,8 +129,8 @@ def test_cold_load_decodes_only_the_units_entry_lines(c_ws: Path, tmp_path: Path
     from the line programs of only the units holding them (`Program.lines_of`), not from
     `lines_at` over every routine nor the whole `LineTable` (1.1 s CPU at 100,000 routines).
     The lenses are those that every routine's entry lines give."""
-    import gmonlens.program as program_module
-    from gmonlens.linetable import LineTable
+    import gmonlens.load.program as program_module
+    from gmonlens.dwarf.line_table import LineTable
     from gmonlens_lsp.features.code_lens import lenses_for
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
@@ -166,8 +166,8 @@ def test_cold_load_decodes_only_the_units_entry_lines(c_ws: Path, tmp_path: Path
 def test_cold_load_checks_the_fit_once(c_ws: Path, tmp_path: Path, monkeypatch) -> None:
     """Discovery's fit check and the engine's load share one run of the fit rule (the load ran it
     again on the same symbols and records)."""
-    import gmonlens.loader as loader_module
-    import gmonlens.program as program_module
+    import gmonlens.load.loader as loader_module
+    import gmonlens.load.program as program_module
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     calls: list[str] = []

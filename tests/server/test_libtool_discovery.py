@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from gmonlens_lsp.workspace.discovery import discover, libtool_wrapper
-from gmonlens_lsp.workspace.settings import Settings
+from gmonlens_ide.discovery import discover, libtool_wrapper
+from gmonlens_ide.settings import Settings
 
 from .conftest import built
 
@@ -49,7 +49,7 @@ def test_binary_setting_naming_another_program_is_refused(
 ) -> None:
     """With `binary:` set to another program, the load is refused in one line naming both files and
     the evidence (it was loaded with a log line only)."""
-    from gmonlens_lsp.workspace.session import load_folder
+    from gmonlens_ide.session import load_folder
 
     other = c_ws / "build" / "app"  # its .text ends past the clones program's histogram
     out = load_folder(str(clones_ws), Settings(binary=str(other)), 1)

@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
+from gmonlens_ide import index as index_module
+from gmonlens_ide.session import load_folder
+from gmonlens_ide.settings import Settings
 from gmonlens_lsp.features.hover import _entry as hover_entry
-from gmonlens_lsp.workspace import index as index_module
-from gmonlens_lsp.workspace.session import load_folder
-from gmonlens_lsp.workspace.settings import Settings
 
 from .conftest import line_of
 
@@ -68,7 +68,7 @@ def test_hover_links_decode_no_large_unit(ws: Path, tmp_path: Path, monkeypatch:
     main = next(r for r in profile.routines if r.name == "main")
     dwarf = index.dwarf
     assert dwarf is not None and dwarf.pending_bytes(main.address) > LINK_BYTES
-    text = hover_entry(loaded, work.id)  # the hover's call-graph entry, as the server renders it
+    text = hover_entry(loaded, work.id, ws.as_uri())  # the hover's call-graph entry, as the server renders it
     # main linked at its line-table line (the brace after `main (void)`), its unit left undecoded
     assert f"main.c#L{line_of(ws / 'main.c', 'main (void)') + 1})" in text, text
     assert dwarf.pending_bytes(main.address) > 0

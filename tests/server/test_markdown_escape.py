@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from gmonlens_lsp import render
-from gmonlens_lsp.cursor import places_of
-from gmonlens_lsp.workspace.markdown import text
-from gmonlens_lsp.workspace.session import load_folder
-from gmonlens_lsp.workspace.settings import Settings
+from gmonlens_ide.markdown import text
+from gmonlens_ide.session import load_folder
+from gmonlens_ide.settings import Settings
+from gmonlens_lsp import to_lsp
+from gmonlens_lsp.from_lsp import places_of
 
 HOSTILE = [
     "**[h](x)**",
@@ -62,11 +62,11 @@ def test_hover_shows_a_hostile_name(c_ws: Path, name: str) -> None:
     assert loaded is not None
     p = loaded.profile
     work = next(r for r in p.routines if r.name == "work")
-    places = places_of(loaded, render.neighbours(p, work.id))
-    honest = render.hover_markdown(p, places, work.id)
+    places = places_of(loaded, to_lsp.neighbours(p, work.id))
+    honest = to_lsp.hover_markdown(p, places, work.id)
     routines = tuple(replace(r, display_name=name) for r in p.routines)
     hostile = replace(p, routines=routines)
-    md = render.hover_markdown(hostile, places, work.id)
+    md = to_lsp.hover_markdown(hostile, places, work.id)
     assert md.count("\n") == honest.count("\n")  # no line (table row) added or broken
     assert [r.count("|") - r.count("\\|") for r in md.splitlines()] == [
         r.count("|") - r.count("\\|") for r in honest.splitlines()

@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 
+from gmonlens_ide.session import FolderState, stamp
 from gmonlens_lsp import reload
 from gmonlens_lsp.factory import create_server
-from gmonlens_lsp.workspace.session import FolderState, stamp
 
 pytestmark = pytest.mark.integration  # builds its inputs with gcc/g++ at test time
 

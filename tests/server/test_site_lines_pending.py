@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from lsprotocol import types
 
-from gmonlens.program import Program
+from gmonlens.load.program import Program
 
 from .conftest import line_of
 from .test_heat_requests import Served

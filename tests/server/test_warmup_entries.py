@@ -8,14 +8,15 @@ from pathlib import Path
 
 import pytest
 
-from gmonlens import diskcache
-from gmonlens import program as programmod
-from gmonlens.linetable import LineTable
-from gmonlens.loader import load_profile
-from gmonlens.options import AnalysisOptions
-from gmonlens.program import Program
-from gmonlens.scopes import elf_code_names, function_scopes
-from gmonlens_lsp.workspace import cache_entries, warmup
+from binaries import line_table
+from gmonlens.common.options import AnalysisOptions
+from gmonlens.dwarf.line_table import LineTable
+from gmonlens.dwarf.scopes import elf_code_names, function_scopes
+from gmonlens.load import diskcache
+from gmonlens.load import program as programmod
+from gmonlens.load.loader import load_profile
+from gmonlens.load.program import Program
+from gmonlens_ide import cache_entries, warmup
 
 pytestmark = pytest.mark.integration  # builds its inputs with gcc/g++ at test time
 
@@ -42,7 +43,7 @@ def test_warm_fills_every_entry_with_the_engines_values(
     for bfd, kind in ((False, "linetable"), (True, "linetable-bfd")):
         cached = diskcache.load(kind, key, LineTable.from_plain)
         assert cached is not None
-        assert cached.to_plain() == LineTable.from_elf(binary, bfd=bfd).to_plain()
+        assert cached.to_plain() == line_table(binary, bfd=bfd).to_plain()
     fresh = Program(binary, [gmon])
     alone = function_scopes(fresh.dwarf())
     named = function_scopes(fresh.dwarf(), elf_code_names(fresh.image.symbols))
@@ -63,7 +64,7 @@ def test_warm_does_not_compute_a_stored_profile(
     def refuse(*args: object, **kwargs: object) -> None:
         raise AssertionError("the profile was computed again")
 
-    monkeypatch.setattr("gmonlens.loader.load_profile", refuse)
+    monkeypatch.setattr("gmonlens.load.loader.load_profile", refuse)
     warmup.warm(binary, [gmon], False)
     assert all(diskcache.exists(k, Program(binary, [gmon]).key) for k in _KINDS)
 
@@ -71,7 +72,8 @@ def test_warm_does_not_compute_a_stored_profile(
 def test_one_decoding_and_one_walk(c_ws: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     binary, gmon = _inputs(c_ws)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
-    from gmonlens import dwarfread, lineheader
+    from gmonlens.dwarf import info_reader as dwarfread
+    from gmonlens.dwarf import line_headers as lineheader
 
     programs, walks = [], []
     real_programs, real_pair = lineheader.programs, dwarfread.DieReader.code_scope_pair

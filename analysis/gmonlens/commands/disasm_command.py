@@ -1,6 +1,6 @@
 """`gmonlens disasm [options] SYMSPEC [BINARY [PROFILE...]]`: a routine's annotated disassembly.
 
-A thin front end over `gmonlens.disasm` (the listing) and `gmonlens.disasm_render` (text, JSON).
+A thin front end over `gmonlens.disasm.listing` (the listing) and `gmonlens.disasm.render` (text, JSON).
 gprof's analysis options apply as in `report` (parsed by the same table); the disasm options are
 `--syntax att|intel`, `--json`, `--color auto|always|never`, `--source-map FROM=TO` and gprof's
 `-I DIRS` (where sources are looked for). Imports no pygls.
@@ -14,7 +14,7 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from gmonlens.errors import GmonlensError, UsageError
+from gmonlens.common.errors import GmonlensError, UsageError
 
 from .gprof_args import ReportArgs, parse_report_args, take_own_options
 
@@ -111,8 +111,8 @@ class _Sources:
         return lines[line - 1] if lines is not None and 0 < line <= len(lines) else None
 
     def _read(self, file: str) -> list[str] | None:
-        from gmonlens.export_common import remap
-        from gmonlens.files import read_regular
+        from gmonlens.common.files import read_regular
+        from gmonlens.output.export_common import remap
 
         mapped = remap(file, self.source_map) or file
         for path in (mapped, *(os.path.join(d, os.path.basename(file)) for d in self.dirs)):
@@ -128,8 +128,8 @@ def run_disasm(d: DisasmArgs) -> int:
     """Print the listing of every routine SYMSPEC names; 1 with one line when there is none."""
     import gc
 
-    from gmonlens.disasm_render import render_text, to_json
-    from gmonlens.disasm_session import DisasmContext
+    from gmonlens.disasm.render import render_text, to_json
+    from gmonlens.disasm.session import DisasmContext
 
     gc.disable()  # one short-lived computation over many small objects: collection only costs time
     g = d.gprof

@@ -6,10 +6,10 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 
-from gmonlens.errors import UsageError
-from gmonlens.model import Profile
-from gmonlens.options import AnalysisOptions, ArcSpec, SymSpec
-from gmonlens.report import ReportOptions
+from gmonlens.common.errors import UsageError
+from gmonlens.common.model import Profile
+from gmonlens.common.options import AnalysisOptions, ArcSpec, SymSpec
+from gmonlens.output.report import ReportOptions
 
 from .gnu_getopt import NONE, OPTIONAL, REQUIRED, Option, OptionTable
 
@@ -151,7 +151,7 @@ class ReportArgs:
                 styles.add(GRAPH)
             styles -= self.user_styles
         label = ", ".join(self.profiles)
-        from gmonlens.errors import GmonlensError
+        from gmonlens.common.errors import GmonlensError
 
         if FLAT in styles and not profile.has_histogram:
             raise GmonlensError(label, "profile is missing histogram (flat profile requested)")

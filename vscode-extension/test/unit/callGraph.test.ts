@@ -68,7 +68,7 @@ test("parseCallGraph: null and malformed answers are no graph; edges to unknown 
 });
 
 test("ramp: the dot export's colours (blue -> red by weight), clamped", () => {
-  // gmonlens.export_dot.ramp(0, 0.25, 0.5, 0.75, 1)
+  // gmonlens.output.dot.ramp(0, 0.25, 0.5, 0.75, 1)
   assert.deepEqual([0, 0.25, 0.5, 0.75, 1].map(ramp), ["#0d0d73", "#0c9393", "#0ab60a", "#dada06", "#ff0000"]);
   assert.equal(ramp(-1), ramp(0));
   assert.equal(ramp(7), ramp(1));

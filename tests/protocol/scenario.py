@@ -8,9 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
-import hashlib
 import json
-import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -19,6 +17,8 @@ from urllib.parse import quote
 
 import pytest
 
+from gmonlens.load import diskcache
+from gmonlens_ide import baseline
 from gmonlens_lsp import reload
 from gmonlens_lsp.factory import create_server
 
@@ -44,17 +44,23 @@ SETTINGS: dict[str, Any] = {
 }
 
 
-def _pin_dir(folder: str) -> str:
-    """`workspace.baseline.pin_dir`'s folder hash for `folder` (a path that need not exist)."""
-    return hashlib.sha256(os.path.realpath(folder).encode()).hexdigest()[:24]
+def _pin_dirs(ws: Path) -> tuple[str, str]:
+    """The folder's pinned-baseline directory here and as the examples show it (`pin_dir` of the
+    documented folder, under the documented cache)."""
+    here = baseline.pin_dir(str(ws.resolve()))
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(diskcache, "cache_dir", lambda: f"{CACHE}/gmonlens")
+        shown = baseline.pin_dir(FOLDER)
+    assert here is not None and shown is not None
+    return here, shown
 
 
 def normaliser(ws: Path, cache: Path) -> Callable[[Any], Any]:
-    """Rewrites this run's paths (tmp folders) as the documented ones, in every string of a value."""
+    """Rewrites this run's paths (tmp folders) as the documented ones, in every string of a value
+    (called while $XDG_CACHE_HOME is `cache`)."""
     real = str(ws.resolve())
     pairs = [
-        (str(cache.resolve() / "gmonlens" / "baselines" / _pin_dir(real)),
-         f"{CACHE}/gmonlens/baselines/{_pin_dir(FOLDER)}"),
+        _pin_dirs(ws),
         (str(cache.resolve()), CACHE),
         (quote(ws.resolve().as_uri(), safe=""), quote(f"file://{FOLDER}", safe="")),
         (ws.resolve().as_uri(), f"file://{FOLDER}"),

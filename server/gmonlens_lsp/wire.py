@@ -156,7 +156,7 @@ class HeatLine(TypedDict):
     routine: str
     routines: list[RoutineSeconds]
     samples: float
-    errSeconds: float  # one standard error of the sampling
+    errSeconds: float | None  # one standard error of the sampling
 
 
 class LineHeat(TypedDict):
@@ -165,8 +165,11 @@ class LineHeat(TypedDict):
     lines: list[HeatLine]
 
 
-def line_err(h: HotLine) -> float:
-    """The line's standard error in seconds: sqrt(samples) x period = seconds / sqrt(samples)."""
+def line_err(h: HotLine) -> float | None:
+    """The line's standard error in seconds: sqrt(samples) x period = seconds / sqrt(samples);
+    None without a sampling rate."""
+    if h.seconds is None:
+        return None
     return h.seconds / h.samples**0.5 if h.samples > 0 else 0.0
 
 
@@ -174,16 +177,16 @@ def line_heat(uri: str, heat: HeatIndex, file_heat: FileHeat | None) -> LineHeat
     """The `gmonlens/lineHeat` result: every line of the file with time."""
     return {
         "uri": uri,
-        "totalSeconds": round(heat.total_seconds, 6),
+        "totalSeconds": _s(heat.total_seconds),
         "lines": [
             {
                 "line": h.line - 1,
-                "seconds": round(h.seconds, 6),
+                "seconds": _s(h.seconds),
                 "percent": round(h.percent, 4),
                 "routine": h.routine,
-                "routines": [{"name": n, "seconds": round(s, 6)} for n, s in h.routines],
+                "routines": [{"name": n, "seconds": _s(s)} for n, s in h.routines],
                 "samples": round(h.samples, 3),
-                "errSeconds": round(line_err(h), 6),
+                "errSeconds": _s(line_err(h)),
             }
             for h in (file_heat.lines if file_heat else ())
         ],
@@ -559,8 +562,8 @@ def flame_graph(
     seconds rounded to microseconds; `places`: routine id -> declaration (a cycle's frame takes
     its hottest member's)."""
 
-    def sec(t: float) -> float:
-        return round(t / p.hz, 6) if p.hz else 0.0
+    def sec(t: float) -> float | None:
+        return _s(p.seconds(t))
 
     frames: list[FlameFrame] = []
     for f in tree.frames:

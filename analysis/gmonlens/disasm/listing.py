@@ -33,6 +33,7 @@ from typing import Any, NamedTuple
 
 from gmonlens.common.errors import GmonlensError
 from gmonlens.common.model import CodeSection, HistogramRecord, Profile, Routine
+from gmonlens.common.units import seconds
 from gmonlens.disasm.asmtext import has_hidden_zero_disp, objdump_text, raw_matters
 from gmonlens.dwarf.line_table import LineTable
 from gmonlens.profile.line_symbols import FunctionNames, line_runs
@@ -102,9 +103,9 @@ class Listing:
     total_ticks: float  # the profile's flat total (percent base)
     machine: str
 
-    def seconds(self, ticks: float) -> float:
-        """Ticks to seconds (gprof's ticks / hz)."""
-        return ticks / self.hz if self.hz else 0.0
+    def seconds(self, ticks: float) -> float | None:
+        """`ticks` in seconds; None without a sampling rate (`common.units`)."""
+        return seconds(ticks, self.hz)
 
 
 class Decoder:

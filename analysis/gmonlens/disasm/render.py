@@ -1,4 +1,4 @@
-"""A routine's listing (`disasm.Listing`) as text or JSON (pure: names and source text passed in).
+"""A routine's listing (`listing.Listing`) as text or JSON (pure: names and source text passed in).
 
 JSON, schema `gmonlens-disasm/1` (times in seconds; samples are gprof's ticks, fractional where
 a histogram bin straddles instructions; addresses are integers, link-time as in the ELF file):

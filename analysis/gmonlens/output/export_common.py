@@ -61,7 +61,7 @@ def line_data(
     table: LineTable | None,
     finder: CallFinder | None,
 ) -> LineData:
-    """Per-line self time, entry lines and call-site lines (`callsites.call_site`: the call
+    """Per-line self time, entry lines and call-site lines (`call_sites.call_site`: the call
     instruction behind each recorded return address, found by `finder`)."""
     arcs = exported_arcs(p)
     routines = exported_routines(p, arcs)

@@ -1,5 +1,5 @@
 """The DWARF index read by the own reader (`gmonlens.dwarf.info_reader`) against pyelftools' reading
-(`dwarfdecl`), for the tests that compare them on compiled programs."""
+(`info_fallback`), for the tests that compare them on compiled programs."""
 
 from __future__ import annotations
 

@@ -412,3 +412,40 @@ def test_no_module_imported_by_a_string() -> None:
             ):
                 bad.add((name, node.args[0].value))
     assert not bad, f"modules imported by a name in a string: {sorted(bad)}"
+
+
+# ---- the test folders: what `make check` runs and what needs a toolchain ------------------------
+
+FAST_FOLDERS = ("tests/analysis", "tests/server")  # no compiler, no gprof, no editor
+BUILT_FOLDERS = ("tests/server_programs",)  # every test builds its inputs with gcc
+
+
+def _marked(tree: ast.Module) -> bool:
+    """Whether a test module carries a toolchain mark (`pytestmark`, or one on a test)."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and node.attr in ("integration", "e2e", "realprogs", "slow"):
+            return True
+    return False
+
+
+def _test_modules(folder: str) -> dict[str, ast.Module]:
+    base = ROOT / folder
+    return {
+        str(p.relative_to(ROOT)): ast.parse(p.read_text(), str(p)) for p in sorted(base.glob("test_*.py"))
+    }
+
+
+def test_fast_folders_need_no_toolchain() -> None:
+    marked = sorted(name for f in FAST_FOLDERS for name, tree in _test_modules(f).items() if _marked(tree))
+    assert not marked, f"tests needing a toolchain in a fast folder (move them to {BUILT_FOLDERS}): {marked}"
+
+
+def test_built_folders_are_marked() -> None:
+    bare = sorted(
+        name
+        for f in BUILT_FOLDERS
+        for name, tree in _test_modules(f).items()
+        if not any(isinstance(n, ast.Assign) and any(getattr(t, "id", "") == "pytestmark" for t in n.targets)
+                   for n in tree.body)
+    )  # fmt: skip
+    assert not bare, f"modules without `pytestmark = pytest.mark.integration` in a built folder: {bare}"

@@ -16,11 +16,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from gmonlens.common import units
 from gmonlens.common.model import Profile, Routine
-from gmonlens.common.units import seconds, stderr_seconds
+from gmonlens.common.units import NO_TIME, seconds, stderr_seconds
 from gmonlens.profile.certainty import FEW_ROUTINE_SAMPLES
 
-NO_TIME = "n/a"  # seconds of a profile without a sampling rate
 FEW_MARK = " · few samples"
 
 # ---- what is measured and what is gprof's estimate, said once ---------------------------------
@@ -62,14 +62,14 @@ def few_samples(samples: str) -> str:
 
 def shown(value: float | None) -> str:
     """Seconds (or any figure in seconds) as shown: two decimals, NO_TIME when there is none."""
-    return NO_TIME if value is None else f"{value:.2f}"
+    return units.shown(value)
 
 
 def shown_sum(*parts: float | None) -> str:
     """The sum of `parts` as each is shown (two decimals): the total beside them adds up."""
     if any(p is None for p in parts):
         return NO_TIME
-    return f"{sum(round(p or 0.0, 2) for p in parts):.2f}"
+    return f"{sum(float(shown(p)) for p in parts):.2f}"
 
 
 def is_few(samples: float, shown_value: str) -> bool:

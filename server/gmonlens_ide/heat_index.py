@@ -37,10 +37,10 @@ log = logging.getLogger(__name__)
 @dataclass(frozen=True, slots=True)
 class HotLine:
     line: int  # 1-based
-    seconds: float
+    seconds: float | None  # None without a sampling rate
     percent: float  # of the total time
     routine: str  # display name of the routine holding most of the line's time
-    routines: tuple[tuple[str, float], ...]  # (display name, seconds), most first
+    routines: tuple[tuple[str, float | None], ...]  # (display name, seconds), most first
     samples: float = 0.0  # histogram samples credited to the line (fractional with split bins)
 
 
@@ -58,7 +58,7 @@ class FileHeat:
 @dataclass(frozen=True)
 class HeatIndex:
     files: dict[str, FileHeat]  # normalised real path -> heat
-    total_seconds: float
+    total_seconds: float | None
     heat: LineHeat
 
     def for_path(self, path: str) -> FileHeat | None:
@@ -80,10 +80,10 @@ def build_index(heat: LineHeat, profile: Profile, resolve: Callable[[str], str |
             routines = tuple((names[rid].display_name, heat.seconds(t)) for rid, t in f.routines)
             old = lines.get(f.line)
             if old is not None:  # two recorded paths of one file (rare): add up
-                merged = sorted(old.routines + routines, key=lambda p: -p[1])
-                seconds = old.seconds + heat.seconds(f.ticks)
-                lines[f.line] = HotLine(f.line, seconds, heat.percent(f.ticks) + old.percent,
-                                        merged[0][0], tuple(merged), old.samples + f.ticks)  # fmt: skip
+                merged = sorted(old.routines + routines, key=lambda p: -(p[1] or 0.0))
+                samples = old.samples + f.ticks
+                lines[f.line] = HotLine(f.line, heat.seconds(samples), heat.percent(f.ticks) + old.percent,
+                                        merged[0][0], tuple(merged), samples)  # fmt: skip
                 continue
             lines[f.line] = HotLine(
                 f.line,

@@ -34,7 +34,7 @@ from .srcnames import source_name
 log = logging.getLogger("gmonlens")
 T = TypeVar("T")
 # The links of one answer (a hover's callers and callees, a call hierarchy's) decode DWARF units
-# within the request up to this many bytes of .debug_info in all (`dwarfread`: 0.1-0.3 us a byte,
+# within the request up to this many bytes of .debug_info in all (`info_reader`: 0.1-0.3 us a byte,
 # so at most some 70 ms; a unit of a hundred functions is 10 KB; the main.c of
 # bench/scale_bench.py, which declares every routine, is 192 KB at 25,000 routines and 770 KB at
 # 100,000); the other links point at the line of the routine's entry. (With a budget per link, a
@@ -432,7 +432,7 @@ class SourceIndex:
         return self._finder
 
     def call_site_lines(self, arc: Arc) -> list[tuple[str, int]]:
-        """(file, 1-based line) of each call site of `arc` (`callsites.call_site`: the call
+        """(file, 1-based line) of each call site of `arc` (`call_sites.call_site`: the call
         instruction behind each recorded return address, the rule the exports share),
         deduplicated, in record order."""
         finder = self._calls()

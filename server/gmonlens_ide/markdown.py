@@ -5,7 +5,7 @@ construct: `\\ ` * [ ] < > | ! & ~`, an underscore unless it joins two letters o
 cannot emphasise: `util_sum` stays as it is), `://` and `www.` (no autolink); control characters,
 line breaks and terminal escapes are shown as `\\xNN` / `\\n`, not obeyed. So nothing from a binary
 or a workspace opens a link, an image, raw HTML (`<img ...>`), emphasis, code or a table cell.
-Links in a hover are built only by the renderer, to our own targets (`render.location_link`: a file
+Links in a hover are built only by the renderer, to our own targets (`to_lsp.location_link`: a file
 URI and a line).
 """
 

@@ -116,7 +116,7 @@ def document(
                 "line": n,
                 "address": i.address,
                 "samples": i.ticks,
-                "seconds": round(sec(i.ticks), 6),
+                "seconds": _s(sec(i.ticks)),
                 "percent": round(100.0 * i.ticks / whole, 4) if whole > 0 else 0.0,
                 "file": i.file,
                 "path": index.resolve(i.file) if i.file else None,
@@ -131,21 +131,28 @@ def document(
         "routine": r.id,
         "name": r.name,
         "displayName": r.display_name,
-        "selfSeconds": round(sec(whole), 6),
-        "totalSeconds": round(sec(listing.total_ticks), 6),
+        "selfSeconds": _s(sec(whole)),
+        "totalSeconds": _s(sec(listing.total_ticks)),
         "text": "\n".join(text for text, _row in rows) + "\n",
         "instructions": insns,
         "sources": sources,
     }
 
 
-def _call(loaded: LoadedFolder, callee: int, name: str, count: int, seconds: float) -> wire.DisasmCall:
+def _s(seconds: float | None) -> float | None:
+    """Seconds rounded to the microsecond; None without a sampling rate."""
+    return None if seconds is None else round(seconds, 6)
+
+
+def _call(
+    loaded: LoadedFolder, callee: int, name: str, count: int, seconds: float | None
+) -> wire.DisasmCall:
     place = loaded.index.place(callee)
     found = place is not None and place.resolved
     return {
         "callee": name,
         "count": count,
-        "seconds": round(seconds, 6),
+        "seconds": _s(seconds),
         "path": place.path if found and place else None,
         "sourceLine": place.line if found and place else None,
     }

@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from lsprotocol import types
 
 from gmonlens.common.model import Arc, Profile, Routine
-from gmonlens.profile.certainty import FEW_ROUTINE_SAMPLES, ProfileCertainty
+from gmonlens.profile.certainty import ProfileCertainty
 from gmonlens.profile.line_heat import InlinedCopies
 from gmonlens_ide import figures as fig
 from gmonlens_ide import markdown as md
@@ -187,7 +187,7 @@ def certainty_lines(profile: Profile, cert: ProfileCertainty, rid: int) -> list[
     if f.few:
         lines += [f"⚠ **{fig.few_samples(f.total_samples)}**", ""]
     est = c.children_estimated_seconds
-    if r.prop_child_ticks > 0 and est > 0.0005 and c.split is not None:
+    if r.prop_child_ticks > 0 and est is not None and est > 0.0005 and c.split is not None:
         s = c.split
         who = profile.cycle(-s.callee).number if s.callee < 0 else None
         name = f"<cycle {who}>" if who else profile.routines[s.callee].display_name
@@ -392,9 +392,9 @@ _line_err = wire.line_err
 def heat_label(template: str, h: HotLine) -> str:
     """Fill the line-heat label template (seconds with two decimals, percent with one; `{err}` the
     standard error in seconds, `{samples}` the line's samples, `{few}` " · few samples" under 10)."""
-    values = {"seconds": f"{h.seconds:.2f}", "percent": f"{h.percent:.1f}", "routine": h.routine,
-              "line": str(h.line), "err": f"{_line_err(h):.2f}", "samples": f"{h.samples:.0f}",
-              "few": FEW_MARK if 0 < h.samples < FEW_ROUTINE_SAMPLES else ""}  # fmt: skip
+    values = {"seconds": fig.shown(h.seconds), "percent": f"{h.percent:.1f}", "routine": h.routine,
+              "line": str(h.line), "err": fig.shown(_line_err(h)), "samples": f"{h.samples:.0f}",
+              "few": FEW_MARK if fig.is_few(h.samples, fig.shown(h.seconds)) else ""}  # fmt: skip
     try:
         return template.format(**values)
     except (KeyError, IndexError, ValueError):
@@ -403,11 +403,11 @@ def heat_label(template: str, h: HotLine) -> str:
 
 def heat_tooltip(h: HotLine) -> str:
     text = (
-        f"Line samples: {h.seconds:.2f} ± {_line_err(h):.2f} s ({h.samples:.0f} samples), "
+        f"Line samples: {fig.shown(h.seconds)} ± {fig.shown(_line_err(h))} s ({h.samples:.0f} samples), "
         f"{h.percent:.1f}% of the total time, in {h.routine}"
     )
     if len(h.routines) > 1:
-        text += " (" + ", ".join(f"{name} {s:.2f} s" for name, s in h.routines) + ")"
+        text += " (" + ", ".join(f"{name} {fig.shown(s)} s" for name, s in h.routines) + ")"
     return text
 
 

@@ -162,7 +162,7 @@ class HeatLine(TypedDict):
     routine: str
     routines: list[RoutineSeconds]
     samples: float
-    errSeconds: float  # one standard error of the sampling
+    errSeconds: float | None  # one standard error of the sampling
 
 
 class LineHeat(TypedDict):
@@ -171,8 +171,11 @@ class LineHeat(TypedDict):
     lines: list[HeatLine]
 
 
-def line_err(h: HotLine) -> float:
-    """The line's standard error in seconds: sqrt(samples) x period = seconds / sqrt(samples)."""
+def line_err(h: HotLine) -> float | None:
+    """The line's standard error in seconds: sqrt(samples) x period = seconds / sqrt(samples);
+    None without a sampling rate."""
+    if h.seconds is None:
+        return None
     return h.seconds / h.samples**0.5 if h.samples > 0 else 0.0
 
 
@@ -180,16 +183,16 @@ def line_heat(uri: str, heat: HeatIndex, file_heat: FileHeat | None) -> LineHeat
     """The `gmonlens/lineHeat` result: every line of the file with time."""
     return {
         "uri": uri,
-        "totalSeconds": round(heat.total_seconds, 6),
+        "totalSeconds": _s(heat.total_seconds),
         "lines": [
             {
                 "line": h.line - 1,
-                "seconds": round(h.seconds, 6),
+                "seconds": _s(h.seconds),
                 "percent": round(h.percent, 4),
                 "routine": h.routine,
-                "routines": [{"name": n, "seconds": round(s, 6)} for n, s in h.routines],
+                "routines": [{"name": n, "seconds": _s(s)} for n, s in h.routines],
                 "samples": round(h.samples, 3),
-                "errSeconds": round(line_err(h), 6),
+                "errSeconds": _s(line_err(h)),
             }
             for h in (file_heat.lines if file_heat else ())
         ],
@@ -565,8 +568,8 @@ def flame_graph(
     seconds rounded to microseconds; `places`: routine id -> declaration (a cycle's frame takes
     its hottest member's)."""
 
-    def sec(t: float) -> float:
-        return round(t / p.hz, 6) if p.hz else 0.0
+    def sec(t: float) -> float | None:
+        return _s(p.seconds(t))
 
     frames: list[FlameFrame] = []
     for f in tree.frames:
@@ -606,7 +609,7 @@ class DisasmCall(TypedDict):
 
     callee: str
     count: int
-    seconds: float
+    seconds: float | None  # None without a sampling rate
     path: str | None
     sourceLine: int | None
 
@@ -619,7 +622,7 @@ class DisasmInstruction(TypedDict):
     line: int
     address: int
     samples: float
-    seconds: float
+    seconds: float | None  # None without a sampling rate
     percent: float
     file: str | None
     path: str | None
@@ -645,8 +648,8 @@ class Disassembly(TypedDict):
     routine: int
     name: str
     displayName: str
-    selfSeconds: float
-    totalSeconds: float
+    selfSeconds: float | None  # None without a sampling rate
+    totalSeconds: float | None
     text: str
     instructions: list[DisasmInstruction]
     sources: list[DisasmSource]

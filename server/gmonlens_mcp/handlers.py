@@ -7,6 +7,7 @@ import os
 from typing import Any
 
 from gmonlens.common.errors import GmonlensError
+from gmonlens.common.units import period
 from gmonlens_ide.figures import shown
 from gmonlens_ide.lookup import in_file
 
@@ -44,7 +45,7 @@ def profile_summary(view: View, args: dict[str, Any]) -> ToolResult:
         "folder": view.folder,
         "program": loaded.binary,
         "profiles": list(loaded.profiles),
-        "sample_period_seconds": 1.0 / p.hz if p.hz else None,
+        "sample_period_seconds": period(p.hz),
         "hz": p.hz,
         "total_seconds": fig.seconds(p, p.total_ticks),
         "total_samples": samples,

@@ -1,4 +1,4 @@
-"""The editor's call-site lines and the exports' agree (one rule, `callsites.call_site`): where
+"""The editor's call-site lines and the exports' agree (one rule, `call_sites.call_site`): where
 two calls to the callee share the recorded return address's window, both name the first call's
 line, and the count is not shown on two lines. No compiler: AArch64 code assembled here."""
 

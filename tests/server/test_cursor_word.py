@@ -1,4 +1,4 @@
-"""The identifier under the cursor (`cursor.word_in`): LSP positions, UTF-16 columns."""
+"""The identifier under the cursor (`from_lsp.word_in`): LSP positions, UTF-16 columns."""
 
 from __future__ import annotations
 

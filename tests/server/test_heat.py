@@ -8,13 +8,10 @@ import random
 from dataclasses import replace
 from pathlib import Path
 
-import pytest
-
 from gmonlens.common.model import Profile, Routine
 from gmonlens.profile.line_heat import LineFigure, LineHeat, LineSpan
 from gmonlens_ide.heat_index import build_index
-from gmonlens_ide.session import line_heat, load_folder
-from gmonlens_ide.settings import DEFAULT_LINE_HEAT_LABEL, Settings
+from gmonlens_ide.settings import DEFAULT_LINE_HEAT_LABEL
 from gmonlens_ide.sourcetext import LineLocator, file_locator, lsp_lines
 from gmonlens_lsp import to_lsp, wire
 
@@ -121,19 +118,3 @@ def test_file_locator_follows_the_file(tmp_path: Path) -> None:
     os.utime(f, ns=(1, 1))
     assert file_locator(str(f)).line(0) == "x"
     assert file_locator(str(tmp_path / "missing.c")).line(0) == ""
-
-
-@pytest.mark.integration
-def test_real_profile_lines_sum_to_self_time(c_ws: Path) -> None:
-    outcome = load_folder(str(c_ws), Settings(), 1)
-    loaded = outcome.loaded
-    assert loaded is not None
-    index = line_heat(loaded)
-    assert index is not None and line_heat(loaded) is index  # computed once
-    main_c = index.for_path(str(c_ws / "src" / "main.c"))
-    assert main_c is not None
-    helper = loaded.profile.routine_named("helper")
-    assert helper is not None
-    in_helper = sum(s for h in main_c.lines for name, s in h.routines if name == "helper")
-    assert abs(in_helper - loaded.profile.seconds(helper.self_ticks)) < 1e-9
-    assert all(h.line >= 1 for h in main_c.lines)

@@ -29,6 +29,8 @@ import {
 // ---- the wire: what goes over it, exactly ----------------------------------------------------
 
 const uri = str;
+/** Seconds (of gprof's figures): null without a sampling rate. */
+const seconds = nullable(num);
 const TextDocument = obj({ uri });
 const Position = obj({ line: int, character: int });
 const FolderArguments = union(tuple(), tuple(str)); // `[folderUri?]`
@@ -39,7 +41,7 @@ const BaselineStatus = obj({
   label: str,
   totalBefore: num,
   totalAfter: num,
-  deltaSeconds: num,
+  deltaSeconds: seconds,
   percent: nullable(num),
   verdict: lit("up", "down", "noise"),
   regressions: int,
@@ -49,7 +51,7 @@ const HealthEntry = obj({ code: str, message: str, fix: str });
 const Status = obj({
   state: lit("loading", "loaded", "problem", "idle"),
   message: str,
-  totalSeconds: num,
+  totalSeconds: seconds,
   routines: int,
   folder: str,
   baseline: nullable(BaselineStatus),
@@ -58,14 +60,14 @@ const Status = obj({
 
 const HeatLine = obj({
   line: int,
-  seconds: num,
+  seconds,
   percent: num,
   routine: str,
-  routines: arr(obj({ name: str, seconds: num })),
+  routines: arr(obj({ name: str, seconds })),
   samples: num,
-  errSeconds: num,
+  errSeconds: seconds,
 });
-const LineHeat = obj({ uri, totalSeconds: num, lines: arr(HeatLine) });
+const LineHeat = obj({ uri, totalSeconds: seconds, lines: arr(HeatLine) });
 
 const Thresholds = { nodeThreshold: optional(num), edgeThreshold: optional(num) };
 const CallGraphParams = union(
@@ -77,8 +79,8 @@ const GraphNode = obj({
   id: int,
   name: str,
   displayName: str,
-  selfSeconds: num,
-  totalSeconds: num,
+  selfSeconds: seconds,
+  totalSeconds: seconds,
   percent: num,
   selfPercent: num,
   calls: int,
@@ -91,7 +93,7 @@ const GraphEdge = obj({
   caller: int,
   callee: int,
   calls: int,
-  seconds: num,
+  seconds,
   percent: num,
   inCycle: bool,
   estimated: nullable(bool),
@@ -100,8 +102,8 @@ const GraphCycle = obj({
   number: int,
   members: arr(int),
   allMembers: arr(int),
-  selfSeconds: num,
-  totalSeconds: num,
+  selfSeconds: seconds,
+  totalSeconds: seconds,
   percent: num,
   calls: int,
   internalCalls: int,
@@ -113,7 +115,7 @@ const CallGraphResult = obj({
   depth: nullable(int),
   nodeThreshold: num,
   edgeThreshold: num,
-  totalSeconds: num,
+  totalSeconds: seconds,
   prunedNodes: int,
   prunedEdges: int,
   nodes: arr(GraphNode),
@@ -128,8 +130,8 @@ const FlameFrame = obj({
   routine: nullable(int),
   cycle: nullable(int),
   name: str,
-  seconds: num,
-  selfSeconds: num,
+  seconds,
+  selfSeconds: seconds,
   estimated: bool,
   depth: int,
   uri: nullable(uri),
@@ -138,7 +140,7 @@ const FlameFrame = obj({
 const FlameGraphResult = obj({
   folder: str,
   generation: int,
-  totalSeconds: num,
+  totalSeconds: seconds,
   minPercent: num,
   truncated: bool,
   frames: arr(FlameFrame),
@@ -150,12 +152,12 @@ const DisassemblyParams = union(
   obj({ uri: str, ...Syntax }),
   obj({ name: str, folder: optional(str), ...Syntax }),
 );
-const DisasmCall = obj({ callee: str, count: int, seconds: num, path: nullable(str), sourceLine: nullable(int) });
+const DisasmCall = obj({ callee: str, count: int, seconds, path: nullable(str), sourceLine: nullable(int) });
 const DisasmInstruction = obj({
   line: int,
   address: int,
   samples: num,
-  seconds: num,
+  seconds,
   percent: num,
   file: nullable(str),
   path: nullable(str),
@@ -170,8 +172,8 @@ const Disassembly = obj({
   routine: int,
   name: str,
   displayName: str,
-  selfSeconds: num,
-  totalSeconds: num,
+  selfSeconds: seconds,
+  totalSeconds: seconds,
   text: str,
   instructions: arr(DisasmInstruction),
   sources: arr(DisasmSource),
@@ -180,8 +182,8 @@ const DisasmError = obj({ error: str });
 
 const Hottest = obj({
   name: str,
-  selfSeconds: num,
-  totalSeconds: num,
+  selfSeconds: seconds,
+  totalSeconds: seconds,
   percent: num,
   calls: str,
   uri: nullable(uri),
@@ -190,8 +192,8 @@ const Hottest = obj({
 const Caller = obj({
   name: str,
   calls: int,
-  selfSeconds: num,
-  childrenSeconds: num,
+  selfSeconds: seconds,
+  childrenSeconds: seconds,
   uri: nullable(uri),
   line: nullable(int),
   callSites: arr(obj({ uri, line: int })),
@@ -355,10 +357,15 @@ export function hottestArguments(by: HottestBy, limit: number): [HottestBy, numb
 
 /** A wire object's keys, values unchecked: a reader may read only keys the wire has. */
 type Loose<T> = { [K in keyof T]?: unknown };
+/** A wire type whose figures `K` (seconds, null without a sampling rate) the views read as numbers
+ * (0 for null, as the server sent them before it said null). */
+type Figures<T, K extends keyof T> = Omit<T, K> & { [P in K]: number };
 
 const isNum = (v: unknown): v is number => typeof v === "number" && Number.isFinite(v);
 const isStr = (v: unknown): v is string => typeof v === "string";
 const isRec = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null;
+/** A figure: a number, 0 for null (no sampling rate), undefined for anything else (malformed). */
+const figure = (v: unknown): number | undefined => (isNum(v) ? v : v === null ? 0 : undefined);
 
 // gmonlens/status
 
@@ -495,31 +502,32 @@ export function parseLineHeat(result: unknown): FileHeat | undefined {
       continue;
     }
     const l = item as Loose<Wire<"HeatLine">>;
-    if (!isNum(l.line) || l.line < 0 || !isNum(l.seconds) || !isNum(l.percent)) {
+    const seconds = figure(l.seconds);
+    if (!isNum(l.line) || l.line < 0 || seconds === undefined || !isNum(l.percent)) {
       continue;
     }
     const routines = Array.isArray(l.routines)
       ? l.routines
-          .filter((p): p is { name: string; seconds: number } => isRec(p) && isStr(p.name) && isNum(p.seconds))
-          .map((p) => ({ name: p.name, seconds: p.seconds }))
+          .filter((p): p is { name: string; seconds: number | null } => isRec(p) && isStr(p.name) && figure(p.seconds) !== undefined)
+          .map((p) => ({ name: p.name, seconds: p.seconds ?? 0 }))
       : [];
     const sure = isNum(l.samples) && isNum(l.errSeconds) ? { samples: l.samples, errSeconds: l.errSeconds } : {};
-    lines.push({ line: Math.floor(l.line), seconds: l.seconds, percent: l.percent, routine: isStr(l.routine) ? l.routine : "", routines, ...sure });
+    lines.push({ line: Math.floor(l.line), seconds, percent: l.percent, routine: isStr(l.routine) ? l.routine : "", routines, ...sure });
   }
-  return { uri: r.uri, totalSeconds: isNum(r.totalSeconds) ? r.totalSeconds : 0, lines };
+  return { uri: r.uri, totalSeconds: figure(r.totalSeconds) ?? 0, lines };
 }
 
 // gmonlens/callGraph
 
-export type GraphNode = Wire<"GraphNode">;
+export type GraphNode = Figures<Wire<"GraphNode">, "selfSeconds" | "totalSeconds">;
 
-export interface GraphEdge extends Omit<Wire<"GraphEdge">, "estimated"> {
+export interface GraphEdge extends Omit<Figures<Wire<"GraphEdge">, "seconds">, "estimated"> {
   /** the edge's seconds are gprof's split of a callee with several callers (false: exact); absent
    * when the server did not say (null while its certainty figures compute: `certaintyPending`) */
   estimated?: boolean;
 }
 
-export interface CallGraph extends Omit<Wire<"CallGraphResult">, "nodes" | "edges" | "cycles"> {
+export interface CallGraph extends Omit<Figures<Wire<"CallGraphResult">, "totalSeconds">, "nodes" | "edges" | "cycles"> {
   nodes: GraphNode[];
   edges: GraphEdge[];
   cycles: Pick<Wire<"GraphCycle">, "number" | "members">[];
@@ -616,8 +624,8 @@ export function parseCallGraph(raw: unknown): CallGraph | undefined {
 
 // gmonlens/flameGraph
 
-export type FlameFrame = Wire<"FlameFrame">;
-export interface FlameGraph extends Omit<Wire<"FlameGraphResult">, "frames"> {
+export type FlameFrame = Figures<Wire<"FlameFrame">, "seconds" | "selfSeconds">;
+export interface FlameGraph extends Omit<Figures<Wire<"FlameGraphResult">, "totalSeconds">, "frames"> {
   frames: FlameFrame[];
 }
 
@@ -634,7 +642,8 @@ export function parseFlameGraph(raw: unknown): FlameGraph | undefined {
   const frames: FlameFrame[] = [];
   for (const [i, item] of r.frames.entries()) {
     const f = (isRec(item) ? item : undefined) as Loose<FlameFrame> | undefined;
-    if (!f || !isNum(f.parent) || f.parent >= i || !isNum(f.seconds)) {
+    const width = f ? figure(f.seconds) : undefined;
+    if (!f || !isNum(f.parent) || f.parent >= i || width === undefined) {
       return undefined;
     }
     const depth = f.parent < 0 ? 0 : frames[f.parent].depth + 1;
@@ -643,7 +652,7 @@ export function parseFlameGraph(raw: unknown): FlameGraph | undefined {
       routine: isNum(f.routine) ? f.routine : null,
       cycle: isNum(f.cycle) ? f.cycle : null,
       name: isStr(f.name) ? f.name : "?",
-      seconds: Math.max(f.seconds, 0),
+      seconds: Math.max(width, 0),
       selfSeconds: isNum(f.selfSeconds) ? Math.max(f.selfSeconds, 0) : 0,
       estimated: f.estimated === true,
       depth,
@@ -664,30 +673,32 @@ export function parseFlameGraph(raw: unknown): FlameGraph | undefined {
 // gmonlens/disassembly
 
 /** A call through one call instruction (seconds: gprof's propagated time, an estimate). */
-export type ListingCall = Wire<"DisasmCall">;
+export type ListingCall = Figures<Wire<"DisasmCall">, "seconds">;
 
 /** One instruction: its 0-based text line, figures (percent of the routine) and source. */
-export interface ListingInstruction extends Pick<Wire<"DisasmInstruction">, "line" | "address" | "seconds" | "percent" | "path" | "sourceLine"> {
+export interface ListingInstruction
+  extends Pick<Figures<Wire<"DisasmInstruction">, "seconds">, "line" | "address" | "seconds" | "percent" | "path" | "sourceLine"> {
   calls: ListingCall[];
 }
 
 /** A text line showing a source line (path: the file found in the workspace). */
 export type ListingSource = Pick<Wire<"DisasmSource">, "line" | "path" | "sourceLine">;
 
-export interface Listing extends Pick<Wire<"Disassembly">, "uri" | "displayName" | "selfSeconds" | "text"> {
+export interface Listing extends Pick<Figures<Wire<"Disassembly">, "selfSeconds">, "uri" | "displayName" | "selfSeconds" | "text"> {
   instructions: ListingInstruction[];
   sources: ListingSource[];
 }
 
 function parseCall(c: unknown): ListingCall | undefined {
   const r = (isRec(c) ? c : undefined) as Loose<ListingCall> | undefined;
-  if (!r || !isStr(r.callee) || !isNum(r.count) || !isNum(r.seconds)) {
+  const seconds = r ? figure(r.seconds) : undefined;
+  if (!r || !isStr(r.callee) || !isNum(r.count) || seconds === undefined) {
     return undefined;
   }
   return {
     callee: r.callee,
     count: r.count,
-    seconds: r.seconds,
+    seconds,
     path: isStr(r.path) ? r.path : null,
     sourceLine: isNum(r.sourceLine) ? r.sourceLine : null,
   };
@@ -702,13 +713,14 @@ export function parseListing(result: unknown): Listing | undefined {
   const instructions: ListingInstruction[] = [];
   for (const item of r.instructions) {
     const i = (isRec(item) ? item : undefined) as Loose<Wire<"DisasmInstruction">> | undefined;
-    if (!i || !isNum(i.line) || i.line < 0 || !isNum(i.address) || !isNum(i.seconds) || !isNum(i.percent)) {
+    const seconds = i ? figure(i.seconds) : undefined;
+    if (!i || !isNum(i.line) || i.line < 0 || !isNum(i.address) || seconds === undefined || !isNum(i.percent)) {
       continue;
     }
     instructions.push({
       line: Math.floor(i.line),
       address: i.address,
-      seconds: i.seconds,
+      seconds,
       percent: i.percent,
       path: isStr(i.path) ? i.path : null,
       sourceLine: isNum(i.sourceLine) ? i.sourceLine : 0,
@@ -725,7 +737,7 @@ export function parseListing(result: unknown): Listing | undefined {
   return {
     uri: r.uri,
     displayName: isStr(r.displayName) ? r.displayName : "",
-    selfSeconds: isNum(r.selfSeconds) ? r.selfSeconds : 0,
+    selfSeconds: figure(r.selfSeconds) ?? 0,
     text: r.text,
     instructions,
     sources,
@@ -741,7 +753,7 @@ export function listingError(result: unknown): string | undefined {
 // gmonlens.hottest
 
 /** A `gmonlens.hottest` entry (line 0-based, LSP's). */
-export interface HotRoutine extends Pick<Wire<"Hottest">, "name" | "selfSeconds" | "totalSeconds" | "percent" | "calls"> {
+export interface HotRoutine extends Pick<Figures<Wire<"Hottest">, "selfSeconds" | "totalSeconds">, "name" | "selfSeconds" | "totalSeconds" | "percent" | "calls"> {
   uri?: string;
   line?: number;
 }

@@ -1,6 +1,6 @@
 """The executable: header facts, raw `.symtab`/`.strtab` and code bytes (one of the engine's I/O modules).
 
-Sections are read through `sections.ElfFile` (by what the headers reference, within the file's
+Sections are read through `elffile.ElfFile` (by what the headers reference, within the file's
 budget); the symbol table is unpacked with struct (pyelftools' import alone cost more than the rest
 of a warm report's start-up, and its per-symbol objects are too slow for programs with tens of
 thousands of symbols).

@@ -33,3 +33,15 @@ def scaled(ticks: float, hz: int, per_second: int) -> int:
     """`ticks` samples in units of 1/per_second s, rounded (exports: microseconds, nanoseconds);
     0 without a positive rate (the formats need a number; their files say the rate)."""
     return round(ticks * per_second / hz) if hz > 0 else 0
+
+
+NO_TIME = "n/a"  # how a figure in seconds reads where the profile has no sampling rate
+
+
+def shown(value: float | None, spec: str = ".2f") -> str:
+    """A figure in seconds as text (`spec`: a format spec, two decimals as gprof prints them);
+    NO_TIME for None, right-aligned to the spec's width when it has one."""
+    if value is None:
+        width = spec.split(".")[0]
+        return NO_TIME.rjust(int(width)) if width.isdigit() else NO_TIME
+    return format(value, spec)

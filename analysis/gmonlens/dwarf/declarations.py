@@ -17,9 +17,9 @@ Contract:
   with empty `ranges`: `decl_named` places a routine by name when no DIE with code covers it.
 
 `DwarfIndex` here chooses and caches units and answers lookups; reading the DIEs (which ones
-count, code ranges, the specification/origin chain, file tables) is `dwarfread`'s (an own reader
-that skips what it does not need), and `dwarfdecl`'s over pyelftools for a file or unit
-`dwarfread` does not read (`Unsupported`): the same rules either way.
+count, code ranges, the specification/origin chain, file tables) is `info_reader`'s (an own reader
+that skips what it does not need), and `info_fallback`'s over pyelftools for a file or unit
+`info_reader` does not read (`Unsupported`): the same rules either way.
 """
 
 from __future__ import annotations
@@ -133,7 +133,7 @@ class DwarfIndex:
         return self._dwarf
 
     def _own(self) -> DieReader | None:
-        """The own reader (`dwarfread`), None when the file has no `.debug_info` or one it does
+        """The own reader (`info_reader`), None when the file has no `.debug_info` or one it does
         not read (pyelftools reads it then); raises ElfError."""
         if not self._reader_tried:
             self._reader_tried = True
@@ -146,7 +146,7 @@ class DwarfIndex:
         return self._reader
 
     def own_reader(self) -> DieReader | None:
-        """The own `.debug_info` reader of this index's file (`dwarfread`), None where
+        """The own `.debug_info` reader of this index's file (`info_reader`), None where
         pyelftools reads it; raises ElfError."""
         return self._own()
 
@@ -266,7 +266,7 @@ class DwarfIndex:
         return self._units
 
     def _file_table(self, cu: Any) -> list[str]:
-        """The unit's line-program file names (`dwarfdecl.file_table`), read once."""
+        """The unit's line-program file names (`info_fallback.file_table`), read once."""
         out = self._files.get(cu.cu_offset)
         if out is None:
             comp_dir = attr_text(cu.get_top_DIE().attributes, "DW_AT_comp_dir")

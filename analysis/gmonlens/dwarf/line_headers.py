@@ -58,7 +58,7 @@ class _Structs:
 
 
 class _Program:
-    """What `lineprogram.decode_sequences` reads of a line program (pyelftools' LineProgram shape)."""
+    """What `line_opcodes.decode_sequences` reads of a line program (pyelftools' LineProgram shape)."""
 
     def __init__(self, header: dict[str, Any], start: int, end: int, structs: _Structs) -> None:
         self.header = header

@@ -1,7 +1,7 @@
 """DWARF line tables: address -> (source file, line), and BFD's reading of them for gprof.
 
-An I/O module: `from_elf` and `lines_at` read the ELF's line programs (`lineheader` finds each
-unit's program and file names, `lineprogram` decodes its opcodes; both imported only then, so a
+An I/O module: `from_elf` and `lines_at` read the ELF's line programs (`line_headers` finds each
+unit's program and file names, `line_opcodes` decodes its opcodes; both imported only then, so a
 report whose lines are cached loads neither)."""
 
 from __future__ import annotations
@@ -140,7 +140,7 @@ class LineTable:
     def from_programs(
         cls, progs: Iterable[tuple[Any, list[str], int, bytes, Budget]], *, bfd: bool = False
     ) -> LineTable:
-        """The table of the line programs `progs` (`lineheader.programs`' items, in section
+        """The table of the line programs `progs` (`line_headers.programs`' items, in section
         order): `from_elf` over a subset of the units. For an address that only these units'
         sequences cover, `lookup` answers as the whole table's does."""
         return _tables_of(progs, (bfd,))[0]
@@ -163,7 +163,7 @@ def _build_tables(elf: ElfFile, readings: tuple[bool, ...]) -> list[LineTable]:
 def _tables_of(
     progs: Iterable[tuple[Any, list[str], int, bytes, Budget]], readings: tuple[bool, ...]
 ) -> list[LineTable]:
-    """`_build_tables` of the line programs `progs` (`lineheader.programs`' items)."""
+    """`_build_tables` of the line programs `progs` (`line_headers.programs`' items)."""
     from gmonlens.dwarf.line_opcodes import decode_sequences
 
     builders = [_TableBuilder(bfd) for bfd in readings]

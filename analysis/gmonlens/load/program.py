@@ -9,7 +9,7 @@ its routines, the line table, the DWARF index, the function scopes, the call ins
 code, and the profiles' records (`gmon`). What the disk cache holds (routine lines, line table,
 DWARF index, scopes) is looked up there first and stored there when decoded.
 
-The executable is opened once (`sections.ElfFile`: headers, then each section it is asked for,
+The executable is opened once (`elffile.ElfFile`: headers, then each section it is asked for,
 read once and kept, within the file's budget) and stays open while the Program lives (the DWARF
 index decodes from it on demand; `release_bytes` closes it), so a Program belongs to one load and
 sees one version of the file: a rebuilt binary is read by the next load's Program. Each reader
@@ -189,11 +189,11 @@ class Program:
 
     @property
     def image(self) -> ElfImage:
-        """Header facts, symbols and code (`elf.read_elf`); raises ElfError."""
+        """Header facts, symbols and code (`image.read_elf`); raises ElfError."""
         return self._once.get("image", lambda: read_elf(self._reader()))
 
     def needed_libraries(self) -> list[str]:
-        """The executable's DT_NEEDED shared library names (`elf.needed_libraries`), read through
+        """The executable's DT_NEEDED shared library names (`image.needed_libraries`), read through
         the open file."""
         from gmonlens.binary.image import needed_libraries
 
@@ -253,7 +253,7 @@ class Program:
         )
 
     def call_finder(self) -> CallFinder:
-        """The call instructions of the code (`callsites`), decoded on demand."""
+        """The call instructions of the code (`call_sites`), decoded on demand."""
 
         def make() -> CallFinder:
             image = self.image
@@ -277,7 +277,7 @@ class Program:
         a much smaller entry, the whole table when it is already at hand.
 
         `gprof_files=True` gives the file gprof names (BFD's reading of the line table, as
-        `addr2line` prints it; `linetable.lines_at`), otherwise the true source position. Cached
+        `addr2line` prints it; `line_table.lines_at`), otherwise the true source position. Cached
         on disk, one entry per rule and extent. `from_table=True` (the caller reads the whole
         `line_table` of the same rule anyway: -l) answers from that table's `lookup` (the same
         answers) instead of decoding the line programs a second time. `units=True` (the true
@@ -393,7 +393,7 @@ class Program:
 
     def dwarf(self) -> DwarfIndex:
         """The `DwarfIndex` (decoded lazily from the open file; seeded from the disk cache when a
-        complete one is there: `dwarf_cached`). Not thread-safe itself (see `dwarf.py`)."""
+        complete one is there: `dwarf_cached`). Not thread-safe itself (see `declarations.py`)."""
         return self._once.get("dwarf", self._make_dwarf)[0]
 
     @property

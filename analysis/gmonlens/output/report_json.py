@@ -38,6 +38,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from gmonlens.common.model import Profile
+from gmonlens.common.units import period
 from gmonlens.profile.certainty import Certainty, Health, certainty, profile_health
 
 SCHEMA = "gmonlens-profile/1"
@@ -70,7 +71,7 @@ def to_json(p: Profile, health: Sequence[Health] | None = None) -> dict[str, Any
     prop = p.print_ticks
     return {
         "schema": SCHEMA,
-        "sample_period": 1.0 / p.hz if p.hz else None,
+        "sample_period": period(p.hz),
         "hz": p.hz,
         "total_seconds": sec(total),
         "propagated_seconds": sec(prop),

@@ -1,7 +1,7 @@
 """The custom request `gmonlens/callGraph`: the call graph around a routine (callers and callees to a
 depth) or the whole program pruned like `gmonlens export --format dot`, for a client to draw
 (PROTOCOL.md). The graph comes from the engine (`gmonlens.output.graph`); this module finds the
-routine and the folder, and `payloads` writes the JSON. It never waits for the figures' certainty
+routine and the folder, and `wire` writes the JSON. It never waits for the figures' certainty
 (a background computation after a large load): until it is ready (`LoadedFolder.certainty_ready`,
 the hover's and call hierarchy's rule) the edges' `estimated` is null and `certaintyPending` true."""
 

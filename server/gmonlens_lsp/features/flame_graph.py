@@ -1,6 +1,6 @@
 """The custom request `gmonlens/flameGraph`: the flame graph (icicle) of a folder's profile, built by
 the engine (`gmonlens.output.flame`: gprof's propagated times top down, widths adding up), as frames for a
-client to draw (PROTOCOL.md). This module finds the folder; `payloads` writes the JSON. The tree
+client to draw (PROTOCOL.md). This module finds the folder; `wire` writes the JSON. The tree
 is kept per loaded profile and parameters (`LoadedFolder.flame`: a few entries, gone on a reload),
 so a repeated request (zoom, re-open, search) does not rebuild it (0.6-0.9 s at 100,000 routines)."""
 

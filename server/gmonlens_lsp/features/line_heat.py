@@ -85,7 +85,7 @@ def register(server: GmonlensServer) -> None:
         return [
             to_lsp.inlay_hint(h, text.line(h.line - 1), template)
             for h in file_heat.between(rng.start.line + 1, rng.end.line + 1)
-            if h.seconds > 0 and h.percent >= minimum
+            if h.samples > 0 and h.percent >= minimum
         ]
 
     @server.feature(LINE_HEAT)

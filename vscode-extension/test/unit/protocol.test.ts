@@ -154,6 +154,40 @@ describe("the readers lose nothing of a real message", () => {
   });
 });
 
+describe("a profile without a sampling rate: seconds null, read as 0, nothing dropped", () => {
+  /** The example with every seconds-like figure (`seconds`, `*Seconds`) null, as the server sends
+   * them for a profile without a sampling rate. */
+  function withoutRate(name: string): any {
+    const nulled = (v: unknown): unknown =>
+      Array.isArray(v)
+        ? v.map(nulled)
+        : typeof v === "object" && v !== null
+          ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, /^seconds$|Seconds$/.test(k) && typeof x === "number" ? null : nulled(x)]))
+          : v;
+    return nulled(ex(name));
+  }
+  test("the wire says null", () => {
+    for (const name of ["gmonlens.lineHeat.result", "gmonlens.callGraph.result", "gmonlens.flameGraph.result", "gmonlens.disassembly.result"]) {
+      const e = examples.find((x) => x.file === `${name}.json`);
+      assert.ok(e);
+      assert.deepEqual(MESSAGES[e.message][e.part]?.check(withoutRate(name)), [], name);
+    }
+  });
+  test("the readers keep every entry, at 0 s", () => {
+    const heat = parseLineHeat(withoutRate("gmonlens.lineHeat.result"));
+    assert.equal(heat?.lines.length, ex("gmonlens.lineHeat.result").lines.length);
+    assert.ok(heat?.lines.every((l) => l.seconds === 0 && l.errSeconds === undefined && l.routines.every((r) => r.seconds === 0)));
+    const flame = parseFlameGraph(withoutRate("gmonlens.flameGraph.result"));
+    assert.equal(flame?.frames.length, ex("gmonlens.flameGraph.result").frames.length);
+    const graph = parseCallGraph(withoutRate("gmonlens.callGraph.result"));
+    assert.ok(graph?.nodes.every((n) => n.totalSeconds === 0));
+    const listing = parseListing(withoutRate("gmonlens.disassembly.result"));
+    const raw = ex("gmonlens.disassembly.result");
+    assert.equal(listing?.instructions.length, raw.instructions.length);
+    assert.equal(listing?.instructions.flatMap((i) => i.calls).length, raw.instructions.flatMap((i: { calls: unknown[] }) => i.calls).length);
+  });
+});
+
 describe("what the extension sends is what the examples show", () => {
   test("gmonlens/lineHeat", () => {
     const params = ex("gmonlens.lineHeat.params");

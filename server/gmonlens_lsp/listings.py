@@ -144,9 +144,7 @@ def _s(seconds: float | None) -> float | None:
     return None if seconds is None else round(seconds, 6)
 
 
-def _call(
-    loaded: LoadedFolder, callee: int, name: str, count: int, seconds: float | None
-) -> wire.DisasmCall:
+def _call(loaded: LoadedFolder, callee: int, name: str, count: int, seconds: float | None) -> wire.DisasmCall:
     place = loaded.index.place(callee)
     found = place is not None and place.resolved
     return {

@@ -6,7 +6,8 @@ rule with a `tests:` list applies to the tests it matches (fnmatch patterns), th
 every test. A baseline is paired with each set: per test by test name when both sides are per
 test (a test without a baseline profile is undecided for the rules against the baseline); the
 one baseline for every set when it is a plain profile; the sum of its tests when only the
-baseline is per test. Scaling rules read their own profiles (one set per size).
+baseline is per test. A baseline, when the file gives one, is read even if no rule needs it: the
+arcs behind a count then show their change. Scaling rules read their own profiles (one set per size).
 
 What stops a rule from being checked (a routine that does not exist or names several, a cycle
 member's total time, a profile that cannot be read or is another program's, a `tests:` pattern
@@ -127,8 +128,7 @@ class _Run:
     ) -> None:
         what = "profiles" + (f" (test {pset.test})" if pset.test else "")
         profile = self.load(what, pset)
-        needs_base = any(r.needs_baseline for r in rules)
-        base, missing = self.baseline_for(pset, base_sets) if needs_base else (None, None)
+        base, missing = self.baseline_for(pset, base_sets)
         s = Subject(pset.test, profile, self.profiles.names(pset.binary, profile), self.threshold)
         if base is not None:
             s.base, s.base_names = base, self.profiles.names(self.budgets.baseline.binary, base)  # type: ignore[union-attr]
@@ -141,7 +141,7 @@ class _Run:
 
     def base_sets(self) -> dict[str | None, ProfileSet]:
         side = self.budgets.baseline
-        if side is None or not any(r.needs_baseline for r in self.budgets.rules):
+        if side is None:
             return {}
         sets, per_test = self.sets("baseline", side)
         return {s.test: s for s in sets} if per_test else {None: summed(sets)}

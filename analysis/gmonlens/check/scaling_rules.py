@@ -4,8 +4,10 @@ its exponent fitted and compared with the declared order (the method is fitting.
 Verdicts: calls are exact, so the rule fails when the excess over the order's own exponent is
 above the tolerance and passes otherwise. Time is sampled: it fails when the excess minus
 `threshold` standard errors is still above the tolerance, passes when the excess plus as many is
-within it, and is undecided between (or when a size's run has too few samples, or none in the
-routine).
+within it, and is undecided between. It is undecided too ("not enough samples to decide") when
+the routine has fewer than FEW_ROUTINE_SAMPLES samples at some size, or fewer than MIN_SAMPLES
+over all sizes: each size alone decides nothing, the fit's ± carries the samples, so the floor is
+on what the fit rests on, not on each run as for the other time rules.
 """
 
 from __future__ import annotations
@@ -13,11 +15,11 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from gmonlens.check.fitting import ExponentFit, fit_exponent
-from gmonlens.check.noise import NOT_ENOUGH, versus_limit
+from gmonlens.check.noise import MIN_SAMPLES, NOT_ENOUGH, versus_limit
 from gmonlens.check.results import Outcome, Verdict
 from gmonlens.check.rules import ScalingRule
-from gmonlens.check.time_rules import too_few
 from gmonlens.common.model import Profile
+from gmonlens.profile.certainty import FEW_ROUTINE_SAMPLES
 
 
 def _figure(rule: ScalingRule, p: Profile, rid: int) -> tuple[float, float]:
@@ -37,31 +39,48 @@ def _verdict(rule: ScalingRule, fit: ExponentFit, threshold: float) -> Verdict:
     )
 
 
-def scaling_rule(
-    rule: ScalingRule, threshold: float, profile_at: Callable[[int, tuple[str, ...]], tuple[Profile, int]]
-) -> Outcome:
-    """Fit and decide `rule`; `profile_at(size, files)` gives that size's profile and the
-    routine's id in it (raising what the caller reports)."""
+class _NoFit(Exception):
+    """A size whose figure cannot be fitted (`outcome` says why)."""
+
+    def __init__(self, outcome: Outcome) -> None:
+        super().__init__(outcome.reason)
+        self.outcome = outcome
+
+
+ProfileAt = Callable[[int, tuple[str, ...]], tuple[Profile, int]]
+
+
+def _points(rule: ScalingRule, profile_at: ProfileAt) -> tuple[list[float], list[float], list[float], int]:
+    """(sizes, figures, samples behind them, the routine's id); _NoFit when they cannot be fitted."""
     sizes: list[float] = []
     values: list[float] = []
     samples: list[float] = []
-    rid = None
+    rid = -1
     for size, files in rule.sizes:
         p, rid = profile_at(size, files)
-        if rule.of == "time":
-            few = too_few(p, f"the run at size {size:,}")
-            if few is not None:
-                return Outcome("undecided", None, "no exponent", few, routine=rid)
         value, ticks = _figure(rule, p, rid)
+        if rule.of == "time" and ticks < FEW_ROUTINE_SAMPLES:
+            why = f"{NOT_ENOUGH}: {rule.routine} has {ticks:g} samples at size {size:,} (at least {FEW_ROUTINE_SAMPLES})"
+            raise _NoFit(Outcome("undecided", None, "no exponent", why, routine=rid))
         if value <= 0:
-            what = "not called" if rule.of == "calls" else "has no samples"
-            why = f"{rule.routine} {what} at size {size:,}: no exponent"
-            return Outcome(
-                "undecided", None, "no exponent", (f"{NOT_ENOUGH}: " if rule.of == "time" else "") + why
-            )
+            why = f"{rule.routine} is not called at size {size:,}: no exponent"
+            raise _NoFit(Outcome("undecided", None, "no exponent", why, routine=rid))
         sizes.append(size)
         values.append(value)
         samples.append(ticks)
+    if rule.of == "time" and sum(samples) < MIN_SAMPLES:
+        why = f"{NOT_ENOUGH}: {rule.routine} has {sum(samples):g} samples over all sizes (at least {MIN_SAMPLES})"
+        raise _NoFit(Outcome("undecided", None, "no exponent", why, routine=rid))
+    return sizes, values, samples, rid
+
+
+def scaling_rule(rule: ScalingRule, threshold: float, profile_at: ProfileAt) -> Outcome:
+    """Fit and decide `rule`; `profile_at(size, files)` gives that size's profile and the
+    routine's id in it (raising what the caller reports)."""
+    try:
+        sizes, values, samples, rid = _points(rule, profile_at)
+    except _NoFit as e:
+        return e.outcome
     fit = fit_exponent(sizes, values, rule.order, samples=samples if rule.of == "time" else None)
     verdict = _verdict(rule, fit, threshold)
     shown = f"n^{fit.exponent:.2f} ± {fit.error:.2f} (like {fit.like})"

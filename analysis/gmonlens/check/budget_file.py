@@ -93,6 +93,9 @@ def _baseline(
 
 
 def _rules(doc: Document, value: object, problems: Problems, paths: _Paths, line: int) -> tuple[Rule, ...]:
+    if value is None:
+        problems.add(line, "", "'rules' is missing")
+        return ()
     if not isinstance(value, list) or not value:
         problems.add(line, "rules", "a non-empty list of rules is expected")
         return ()

@@ -19,7 +19,9 @@ Uncertainty (the ± printed beside the exponent, one standard error of b):
   reported as 0, for two);
 - time is a count of samples t_i, Poisson: ln t_i has variance about 1/t_i, so the points are
   weighted by t_i and the ± is sqrt(1 / sum(t_i (x_i - mean)^2)), widened by
-  sqrt(chi^2 / (k - 2)) when the points scatter more than the samples explain (k > 2 points).
+  sqrt(chi^2 / (k - 2)) when the points scatter more than the samples explain (the run's time
+  itself varies, not only its sampling) and there are four points or more (with three, one
+  degree of freedom, that estimate is too noisy to use: it triples the ± one time in ten).
 """
 
 from __future__ import annotations
@@ -88,5 +90,5 @@ def fit_exponent(
     if samples is None:
         error = math.sqrt(chi2 / (k - 2) / sxx) if k > 2 else 0.0
     else:
-        error = math.sqrt(1.0 / sxx) * (max(1.0, math.sqrt(chi2 / (k - 2))) if k > 2 else 1.0)
+        error = math.sqrt(1.0 / sxx) * (max(1.0, math.sqrt(chi2 / (k - 2))) if k > 3 else 1.0)
     return ExponentFit(b, error, order_exponent(order, sizes, ws), _like(sizes, ws, b))

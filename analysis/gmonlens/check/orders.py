@@ -1,9 +1,10 @@
 """Orders of growth a scaling rule may declare, `n^a (log n)^b`, and what they predict (pure).
 
-Accepted spellings (case and spaces free, an `O(...)` around them optional): `1`, `log n`, `n`,
-`n log n`, `n^2`, `n^2 log n`, `n^3`, any `n^x` (`n^1.5`, `n**2`, `n²`, `n³`), `log(n)`,
-`nlogn`, `n*log(n)`, `log^2 n`, and a bare number `x` (the exponent: `n^x`). The logarithm's
-base does not matter (it changes a constant factor, never an exponent).
+Accepted spellings (case and spaces free, an `O(...)` around them optional): `O(1)` (constant),
+`log n`, `n`, `n log n`, `n^2`, `n^2 log n`, `n^3`, any `n^x` (`n^1.5`, `n**2`, `n²`, `n³`),
+`log(n)`, `nlogn`, `n*log(n)`, `log^2 n`, and a bare number `x`, an exponent: `n^x` (so `1` is
+`n`, and a constant is written `O(1)` or `0`). The logarithm's base does not matter (it changes a
+constant factor, never an exponent).
 """
 
 from __future__ import annotations
@@ -68,8 +69,8 @@ def parse_order(value: object) -> Order | None:
     text = re.sub(r"\s+", "", text)
     if text.startswith("o(") and text.endswith(")"):
         text = text[2:-1]
-    if text == "1":
-        return Order(0.0, 0, "1")
+        if text == "1":
+            return Order(0.0, 0, "1")
     try:
         return parse_order(float(text)) if text else None
     except ValueError:

@@ -90,7 +90,7 @@ def to_json(report: CheckReport) -> dict[str, Any]:
             "pass": report.count("pass"),
             "fail": report.count("fail"),
             "undecided": report.count("undecided"),
-            "not_checked": sum(1 for r in report.results if r.problems),
+            "not_checked": report.not_checked(),
         },
         "rules": rules,
         "errors": list(report.errors),

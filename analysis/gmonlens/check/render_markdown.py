@@ -74,7 +74,10 @@ def render_markdown(report: CheckReport) -> str:
     """The report as a Markdown comment (module doc)."""
     fails, undecided, passes = report.count("fail"), report.count("undecided"), report.count("pass")
     head = "❌" if fails or report.errors else "❔" if undecided else "✅"
-    lines = [f"### {head} gmonlens check: {fails} failed, {undecided} undecided, {passes} passed", ""]
+    tally = f"{fails} failed, {undecided} undecided, {passes} passed"
+    if report.not_checked():
+        tally += f", {report.not_checked()} not checked"
+    lines = [f"### {head} gmonlens check: {tally}", ""]
     b = report.budgets
     if b.current is not None:
         lines += [

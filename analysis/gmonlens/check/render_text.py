@@ -65,12 +65,12 @@ def render_text(report: CheckReport) -> str:
         lines.append(f"gmonlens check {b.path}")
     for r in report.results:
         lines += rule_lines(r)
-    errored = sum(1 for r in report.results if r.problems)
     counts = [
-        f"{sum(1 for r in report.results if r.verdict == v and not r.problems)} {word}"
-        for v, word in (("pass", "passed"), ("fail", "failed"), ("undecided", "undecided"))
+        f"{report.count('pass')} passed",
+        f"{report.count('fail')} failed",
+        f"{report.count('undecided')} undecided",
     ]
-    if errored:
-        counts.append(f"{errored} not checked")
+    if report.not_checked():
+        counts.append(f"{report.not_checked()} not checked")
     lines.append(f"{len(report.results)} rules: {', '.join(counts)}")
     return "\n".join(lines) + "\n"

@@ -112,7 +112,11 @@ class CheckReport:
     tests: tuple[str, ...] = field(default=())  # the tests checked, when the profiles are per test
 
     def count(self, verdict: Verdict) -> int:
-        return sum(1 for r in self.results if r.verdict == verdict)
+        """Rules with `verdict` (rules that could not be checked are counted by `not_checked`)."""
+        return sum(1 for r in self.results if r.verdict == verdict and not r.problems)
+
+    def not_checked(self) -> int:
+        return sum(1 for r in self.results if r.problems)
 
     def exit_status(self, fail_undecided: bool = False) -> int:
         """2 when the budgets could not be checked, 1 when a rule failed (or, with

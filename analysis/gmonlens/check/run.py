@@ -11,7 +11,8 @@ arcs behind a count then show their change. Scaling rules read their own profile
 
 What stops a rule from being checked (a routine that does not exist or names several, a cycle
 member's total time, a profile that cannot be read or is another program's, a `tests:` pattern
-that matches no test) is one line in `CheckReport.errors` (each once, in the order met);
+that matches no test) is one line in `CheckReport.errors` (each once: the profiles' first, then
+the rules' in the file's order);
 warnings (a profile that fits its binary only loosely) are kept likewise.
 """
 
@@ -207,4 +208,7 @@ def run_check(
         )
         for r in budgets.rules
     )
-    return CheckReport(budgets, results, z, tuple(run.errors), tuple(run.warnings), tests)
+    rule_lines = {f"{run.where(r)}: {m}" for r in budgets.rules for m in run.problems[r.index]}
+    errors = [e for e in run.errors if e not in rule_lines]  # the profiles' first, then by rule
+    errors += [f"{run.where(r)}: {m}" for r in budgets.rules for m in run.problems[r.index]]
+    return CheckReport(budgets, results, z, tuple(errors), tuple(run.warnings), tests)

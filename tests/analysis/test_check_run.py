@@ -187,7 +187,7 @@ def test_a_profile_of_another_program(base: Path, capsys: pytest.CaptureFixture[
         "o", (Routine("main", size=4096, samples=5), Routine("f", size=4096, samples=5), Routine("z")), (), ()
     )
     gmon(base, "other.gmon", other)
-    code, out, err = check(
+    code, _out, err = check(
         capsys, str(budgets(base, "  - {calls: hash, max: 1}\n", "binary: prog\nprofiles: other.gmon\n"))
     )
     assert code == 2
@@ -310,7 +310,7 @@ def test_scaling_on_calls(tmp_path: Path, capsys: pytest.CaptureFixture[str]) ->
 
 def test_reports(base: Path, capsys: pytest.CaptureFixture[str]) -> None:
     hostile = "a|b*c_<d>`[x](y)"
-    write(base, "prog", program(BASE_CALLS + (Call("parse", hostile, 7),), SAMPLES, extra=[hostile]))
+    write(base, "prog", program((*BASE_CALLS, Call("parse", hostile, 7)), SAMPLES, extra=[hostile]))
     path = budgets(base, f"  - {{calls: hash, max: 1}}\n  - {{calls: {json.dumps(hostile)}, max: 10}}\n"
                          "  - {time_share: hash, max_percent: 41, name: hash's share}\n  - {calls: nope, max: 1}\n")  # fmt: skip
     code, _, _ = check(capsys, "--junit", "r.xml", "--markdown", "r.md", str(path))

@@ -409,3 +409,48 @@ def test_usage(capsys: pytest.CaptureFixture[str], argv: list[str], message: str
 def test_help(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = check(capsys, "--help")
     assert code == 0 and "exit status: 0 pass, 1 a rule failed, 2 the budgets could not be checked" in out
+
+
+def test_routine_budgets_for_the_editor(base: Path) -> None:
+    """The servers' entry point: a profile they hold -> each routine's budgets (no file read but
+    the budget file)."""
+    from gmonlens.check.budget_file import load_budgets
+    from gmonlens.check.routine_budgets import routine_budgets
+    from gmonlens.load.loader import load_profile
+
+    path = budgets(base, "  - {calls: hash, max: 1200}\n  - {arc: parse -> hash, equal: 1000}\n"
+                         "  - {calls: cmp, range: [1, 10]}\n  - {time_share: hash, max_percent: 30}\n"
+                         "  - {reached: [lookup, parse]}\n  - {calls: nope, max: 1}\n  - {no_new_callers: hash}\n"
+                         "  - {calls: sort, max: 1, tests: [t1]}\n  - {time_share: even, max_percent: 5}\n",
+                   "binary: prog\nprofiles: [prog.gmon]\nbaseline: {profiles: [prog.gmon]}\n")  # fmt: skip
+    profile = load_profile(str(base / "prog"), [str(base / "prog.gmon")])
+    view = routine_budgets(load_budgets(str(path)), profile, "prog")
+    hash_id = next(r.id for r in profile.routines if r.name == "hash")
+    parse_id = next(r.id for r in profile.routines if r.name == "parse")
+    assert [(b.text, b.verdict, b.measured, b.limit) for b in view.of(hash_id)] == [
+        ("calls 1,000 of 1,200 allowed", "pass", 1000.0, 1200.0),
+        ("calls from parse 1,000 (exactly 1,000 allowed)", "pass", 1000.0, 1000.0),
+        ("time 39.2% (33.0-45.8%) of the run (30% allowed): over budget", "fail", 200 / 510 * 100, 30.0),
+    ]
+    assert [b.text for b in view.of(parse_id)] == [
+        "calls to hash 1,000 (exactly 1,000 allowed)",
+        "must be reached: reached",
+    ]
+    assert [b.text for b in view.budgets if b.kind == "calls" and b.rule == 3] == [
+        "calls 5,000 (1 to 10 allowed): over budget"
+    ]
+    assert [b.text for b in view.budgets if b.rule == 5] == [
+        "must be reached: not reached",
+        "must be reached: reached",
+    ]
+    assert view.problems == (
+        f"{path}:10: rule 6 (calls): no routine 'nope' in prog",
+        f"{path}:13: rule 9 (time_share): 'even' is a member of <cycle 1> (even, odd): gprof does not split a cycle's "
+        "total time among its members; use 'measure: self' (its own samples)",
+    )
+    assert not [b for b in view.budgets if b.rule in (7, 8)]  # no baseline given; a rule for test t1 only
+    with_test = routine_budgets(load_budgets(str(path)), profile, "prog", baseline=profile, test="t1")
+    assert [b.text for b in with_test.budgets if b.rule in (7, 8)] == [
+        "no new callers allowed: none",
+        "calls 41 of 1 allowed: over budget",
+    ]

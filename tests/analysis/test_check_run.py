@@ -97,8 +97,8 @@ def test_exact_rules_and_exit_statuses(base: Path, capsys: pytest.CaptureFixture
         in out
     )
     assert "FAIL       calls(parse -> hash) in [1, 10]: 1,000" in out
-    assert "FAIL       reached: lookup: lookup (1 not reached: lookup)" in out
-    assert "FAIL       not reached: hash, cmp: hash, cmp (2 reached: hash, cmp)" in out
+    assert "FAIL       reached: lookup: lookup (not reached (1): lookup)" in out
+    assert "FAIL       not reached: hash, cmp: hash, cmp (reached (2): hash, cmp)" in out
     assert out.endswith("5 rules: 1 passed, 4 failed, 0 undecided\n")
 
 

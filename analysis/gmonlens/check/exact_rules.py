@@ -80,7 +80,7 @@ def _names_outcome(
     shown = (
         ", ".join(found[:5]) + (f" and {len(found) - 5} more" if len(found) > 5 else "") if found else "none"
     )
-    reason = f"{len(found)} {what}: {shown}" if found else ""
+    reason = f"{what} ({len(found)}): {shown}" if found else ""
     verdict: Verdict = "fail" if found else "pass"
     return Outcome(verdict, tuple(found[:MAX_LISTED]), shown, reason, s.test, arcs, routine=routine)
 

@@ -130,9 +130,7 @@ class _Run:
         what = "profiles" + (f" (test {pset.test})" if pset.test else "")
         profile = self.load(what, pset)
         base, missing = self.baseline_for(pset, base_sets)
-        s = Subject(pset.test, profile, self.profiles.names(pset.binary, profile), self.threshold)
-        if base is not None:
-            s.base, s.base_names = base, self.profiles.names(self.budgets.baseline.binary, base)  # type: ignore[union-attr]
+        s = Subject(pset.test, profile, self.profiles.names(pset.binary, profile), self.threshold, base)
         s.base_missing = missing
         for rule in rules:
             try:

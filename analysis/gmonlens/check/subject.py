@@ -33,7 +33,6 @@ class Subject:
     names: RoutineNames
     threshold: float
     base: Profile | None = None
-    base_names: RoutineNames | None = None
     base_missing: str | None = None
     _to_base: dict[int, int] | None = field(default=None, repr=False)
 

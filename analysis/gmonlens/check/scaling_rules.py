@@ -28,7 +28,7 @@ def _figure(rule: ScalingRule, p: Profile, rid: int) -> tuple[float, float]:
     if rule.of == "calls":
         return float(r.calls + r.self_calls), 0.0
     ticks = r.self_ticks if rule.measure == "self" else r.total_ticks
-    return p.seconds(ticks), ticks
+    return p.seconds(ticks) or 0.0, ticks  # no sampling rate: no time (too few samples below)
 
 
 def _verdict(rule: ScalingRule, fit: ExponentFit, threshold: float) -> Verdict:

@@ -23,6 +23,7 @@ from gmonlens.check.noise import (
 from gmonlens.check.results import ArcNote, Outcome, Verdict, worst
 from gmonlens.check.rules import TimeRule, TimeShareRule
 from gmonlens.check.subject import Subject
+from gmonlens.common import units
 from gmonlens.common.model import Profile, as_table
 
 MAX_ARCS = 5
@@ -99,7 +100,7 @@ def _child_notes(s: Subject, rid: int, bid: int | None) -> tuple[ArcNote, ...]:
     """The arcs from `rid` to its callees, with the time gprof propagates along each (and the
     baseline's), largest change first."""
     p, t = s.profile, as_table(s.profile.arcs)
-    before: dict[str, tuple[int, float]] = {}
+    before: dict[str, tuple[int, float | None]] = {}
     if s.base is not None and bid is not None:
         bt = as_table(s.base.arcs)
         for a in s.base.children[bid]:
@@ -151,10 +152,11 @@ def time_rule(rule: TimeRule, s: Subject) -> Outcome:
     s.no_time_split(rid, rule.measure)
     p = s.profile
     t = _ticks(p, rid, rule.measure)
-    seconds = p.seconds(t) if p.hz else 0.0
     few = too_few(p)
-    if few is not None:
-        return Outcome("undecided", seconds, f"{seconds:.3g} s", few, s.test, routine=rid)
+    seconds = p.seconds(t)
+    if few is not None or seconds is None:
+        shown = units.shown(seconds, ".3g") + (" s" if seconds is not None else "")
+        return Outcome("undecided", seconds, shown, few or NOT_ENOUGH, s.test, routine=rid)
     verdicts: list[Verdict] = []
     reasons: list[str] = []
     lo = hi = z = None

@@ -1,4 +1,4 @@
-// C++ names for `gmonlens check`'s tests (test_check_names.py): a namespace, a class with an
+// C++ names for `gmonlens check`'s tests (test_check_gprof_names.py): a namespace, a class with an
 // overloaded member, a static `helper` in each of two files, and a cycle (is_even <-> is_odd).
 #include <cstdio>
 

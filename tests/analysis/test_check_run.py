@@ -246,6 +246,19 @@ def test_per_test_profiles(base: Path, capsys: pytest.CaptureFixture[str]) -> No
     assert data["errors"] == [f"{path}:8: rule 4 (calls): no test matches 'Nope'"]
 
 
+def test_a_per_test_baseline_is_summed_against_plain_profiles(
+    base: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    one = program((Call("main", "parse", 1), Call("parse", "hash", 400)), SAMPLES)
+    per_test_folder(base / "old", {"a": one, "b": one})  # 800 calls of hash over the suite
+    path = budgets(base, "  - {calls: hash, max: 5000}\n  - {no_new_callers: cmp}\n",
+                   "binary: prog\nprofiles: [prog.gmon]\nbaseline: {profiles: old}\n")  # fmt: skip
+    calls, callers = check_json(capsys, path, 1)["rules"]
+    assert calls["verdict"] == "pass" and calls["arcs"][0]["baseline"] == 800
+    assert callers["verdict"] == "fail" and callers["measured"] == ["sort"]
+    assert callers["reason"] == "new callers (1): sort"  # cmp is in the baseline, never called there
+
+
 @pytest.mark.parametrize(
     ("index", "problem"),
     [
@@ -415,7 +428,7 @@ def test_routine_budgets_for_the_editor(base: Path) -> None:
     """The servers' entry point: a profile they hold -> each routine's budgets (no file read but
     the budget file)."""
     from gmonlens.check.budget_file import load_budgets
-    from gmonlens.check.routine_budgets import routine_budgets
+    from gmonlens.check.routine_budgets import about_binary, routine_budgets
     from gmonlens.load.loader import load_profile
 
     path = budgets(base, "  - {calls: hash, max: 1200}\n  - {arc: parse -> hash, equal: 1000}\n"
@@ -424,6 +437,8 @@ def test_routine_budgets_for_the_editor(base: Path) -> None:
                          "  - {calls: sort, max: 1, tests: [t1]}\n  - {time_share: even, max_percent: 5}\n",
                    "binary: prog\nprofiles: [prog.gmon]\nbaseline: {profiles: [prog.gmon]}\n")  # fmt: skip
     profile = load_profile(str(base / "prog"), [str(base / "prog.gmon")])
+    assert about_binary(load_budgets(str(path)), str(base / "prog"))
+    assert not about_binary(load_budgets(str(path)), str(base / "budgets.yaml"))
     view = routine_budgets(load_budgets(str(path)), profile, "prog")
     hash_id = next(r.id for r in profile.routines if r.name == "hash")
     parse_id = next(r.id for r in profile.routines if r.name == "parse")

@@ -74,13 +74,18 @@ def arc_rule(rule: ArcRule, s: Subject) -> Outcome:
 
 
 def _names_outcome(
-    found: list[str], what: str, s: Subject, arcs: tuple[ArcNote, ...] = (), routine: int | None = None
+    found: list[str],
+    what: str,
+    s: Subject,
+    arcs: tuple[ArcNote, ...] = (),
+    routine: int | None = None,
+    note: str = "",
 ) -> Outcome:
-    """Fails when `found` (names) is not empty, listing them."""
+    """Fails when `found` (names) is not empty, listing them (`note` added to the reason)."""
     shown = (
         ", ".join(found[:5]) + (f" and {len(found) - 5} more" if len(found) > 5 else "") if found else "none"
     )
-    reason = f"{what} ({len(found)}): {shown}" if found else ""
+    reason = f"{what} ({len(found)}): {shown}{note}" if found else ""
     verdict: Verdict = "fail" if found else "pass"
     return Outcome(verdict, tuple(found[:MAX_LISTED]), shown, reason, s.test, arcs, routine=routine)
 
@@ -96,8 +101,8 @@ def no_new_callers(rule: NoNewCallersRule, s: Subject) -> Outcome:
     before = set(callers(s.base, bid)) if bid is not None else set()
     new = sorted((p for p in callers(s.profile, rid) if to_base.get(p, -1) not in before), key=s.label)
     notes = tuple(ArcNote(s.label(p), s.label(rid), arc_count(s.profile, p, rid), 0) for p in new[:MAX_ARCS])
-    what = "new callers" + (f" ({s.label(rid)} is not in the baseline)" if bid is None else "")
-    return _names_outcome([s.label(p) for p in new], what, s, notes, rid)
+    note = f"; {s.label(rid)} is not in the baseline" if bid is None else ""
+    return _names_outcome([s.label(p) for p in new], "new callers", s, notes, rid, note)
 
 
 def no_new_arcs(rule: NoNewArcsRule, s: Subject) -> Outcome:

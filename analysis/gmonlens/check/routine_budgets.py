@@ -10,11 +10,13 @@ are taken only when `test` names a test they match. Rules over the whole program
 no_new_routines) and scaling rules (their profiles are other runs: `run_check` reads them) give
 none. A rule that cannot be checked on this profile (a name it does not have, a cycle member's
 total time) is one line in `BudgetView.problems`, never an exception. `budgets` comes from
-`budget_file.load_budgets` (which raises BudgetFileError, one line per problem).
+`budget_file.load_budgets` (which raises BudgetFileError, one line per problem);
+`about_binary(budgets, binary)` says whether a budget file is about the program a server shows.
 """
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 
 from gmonlens.check.names import RoutineNames
@@ -122,6 +124,17 @@ def _timed(rule: Rule, o: Outcome) -> list[Entry]:
             parts.append(f"baseline + {rule.max_increase_percent:g}% allowed")
         return [(o.routine, f"time {o.shown} ({', '.join(parts)}){note}", measured, rule.max_seconds)]
     return []
+
+
+def about_binary(budgets: Budgets, binary: str) -> bool:
+    """Whether `budgets` are about the executable at `binary` (the same file; by name when either
+    cannot be found): the budget file an editor should apply to the program it shows."""
+    if budgets.current is None:
+        return False
+    try:
+        return os.path.samefile(budgets.current.binary, binary)
+    except OSError:
+        return os.path.basename(budgets.current.binary) == os.path.basename(binary)
 
 
 def routine_budgets(

@@ -115,13 +115,14 @@ class _Run:
         """The baseline profile paired with `pset` (module doc), or None and why."""
         if not base_sets:
             return None, None
-        key = pset.test if None not in base_sets else None
-        base = base_sets.get(key)
+        plain = None in base_sets
+        base = base_sets.get(None if plain else pset.test)
         if base is None:
             return None, f"test {pset.test!r} has no baseline profile"
-        if base.files not in self._base:
-            what = "baseline" + (f" (test {base.test})" if base.test else "")
-            self._base[base.files] = self.load(what, base)
+        if not plain:  # a test's own baseline: read for it alone, not kept
+            return self.load(f"baseline (test {base.test})", base), None
+        if base.files not in self._base:  # the one baseline of every set: read once
+            self._base[base.files] = self.load("baseline", base)
         return self._base[base.files], None
 
     def check_set(
@@ -138,12 +139,14 @@ class _Run:
             except RuleProblem as e:
                 self.rule_error(rule, e.message)
 
-    def base_sets(self) -> dict[str | None, ProfileSet]:
+    def base_sets(self, per_test: bool) -> dict[str | None, ProfileSet]:
+        """The baseline's sets by test name when both sides are per test (`per_test`: the checked
+        profiles are), else {None: the one baseline} (a per-test baseline summed)."""
         side = self.budgets.baseline
         if side is None:
             return {}
-        sets, per_test = self.sets("baseline", side)
-        return {s.test: s for s in sets} if per_test else {None: summed(sets)}
+        sets, base_per_test = self.sets("baseline", side)
+        return {s.test: s for s in sets} if base_per_test and per_test else {None: summed(sets)}
 
     def check_scaling(self, rule: ScalingRule) -> None:
         def profile_at(size: int, files: tuple[str, ...]) -> tuple[Profile, int]:
@@ -182,7 +185,7 @@ def run_check(
     if on_sets and budgets.current is not None:
         try:
             sets, per_test = run.sets("profiles", budgets.current)
-            base_sets = run.base_sets()
+            base_sets = run.base_sets(per_test)
             _tests_of(run, sets, per_test, on_sets)
             tests = tuple(s.test for s in sets if s.test is not None)
             for pset in sets:

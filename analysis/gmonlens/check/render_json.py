@@ -73,8 +73,8 @@ def rule_json(r: RuleResult) -> dict[str, Any]:
     out["test"] = o.test if o is not None else None
     if r.per_test:
         out["tests"] = [{"test": x.test, **_outcome(x)} for x in r.outcomes]
-    if r.problems:
-        out["errors"] = list(r.problems)
+    if r.not_checked:
+        out["errors"] = list(r.not_checked)
     return out
 
 

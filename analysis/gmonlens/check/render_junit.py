@@ -62,8 +62,8 @@ def _case(suite: ET.Element, classname: str, name: str, o: Outcome | None, probl
 
 def _rule_cases(suite: ET.Element, r: RuleResult) -> list[str]:
     name = f"rule {r.rule.index}: {r.rule.title()}"
-    if r.problems or not r.per_test:
-        return [_case(suite, "gmonlens check", name, r.deciding, r.problems)]
+    if r.not_checked or not r.per_test:
+        return [_case(suite, "gmonlens check", name, r.deciding, r.not_checked)]
     return [_case(suite, o.test or "gmonlens check", name, o, ()) for o in r.outcomes]
 
 
@@ -75,7 +75,7 @@ def render_junit(report: CheckReport) -> bytes:
     for r in report.results:
         kinds += _rule_cases(suite, r)
     for e in report.errors:
-        if not any(e.endswith(p) for r in report.results for p in r.problems):
+        if not any(e.endswith(p) for r in report.results for p in r.not_checked):
             kinds.append(_case(suite, "gmonlens check", "profiles", None, (e,)))
     counts = {k: str(kinds.count(k)) for k in ("failure", "error", "skipped")}
     suite.attrib.update(

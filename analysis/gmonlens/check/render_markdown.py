@@ -43,8 +43,8 @@ def _why(o: Outcome) -> str:
 
 def _row(r: RuleResult) -> str:
     title = escape(r.rule.title())
-    if r.problems:
-        return f"| ⚠️ not checked | {title} | | {'<br>'.join(escape(p) for p in r.problems)} |"
+    if r.not_checked:
+        return f"| ⚠️ not checked | {title} | | {'<br>'.join(escape(p) for p in r.not_checked)} |"
     o = r.deciding
     icon = f"{_ICON[r.verdict]} {r.verdict}"
     if o is None:
@@ -88,7 +88,9 @@ def render_markdown(report: CheckReport) -> str:
     lines += [_row(r) for r in report.results]
     for r in report.results:
         lines += _details(r)
-    other = [e for e in report.errors if not any(e.endswith(p) for r in report.results for p in r.problems)]
+    other = [
+        e for e in report.errors if not any(e.endswith(p) for r in report.results for p in r.not_checked)
+    ]
     if other:
         lines += ["", "**Not checked:**", ""] + [f"- {escape(e)}" for e in other]
     if report.warnings:

@@ -42,8 +42,8 @@ def _tests(r: RuleResult) -> list[str]:
 def rule_lines(r: RuleResult) -> list[str]:
     """The lines of one rule's result."""
     title = r.rule.title()
-    if r.problems:
-        return [f"{'ERROR':<{_WIDTH}}{title}: {p}" for p in r.problems]
+    if r.not_checked:
+        return [f"{'ERROR':<{_WIDTH}}{title}: {p}" for p in r.not_checked]
     head = f"{r.verdict.upper():<{_WIDTH}}{title}"
     o = r.deciding
     if o is None:

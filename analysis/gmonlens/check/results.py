@@ -23,6 +23,7 @@ Verdict = Literal["pass", "fail", "undecided"]
 VERDICTS: tuple[Verdict, ...] = ("pass", "fail", "undecided")
 _RANK = {"pass": 0, "undecided": 1, "fail": 2}
 EXIT_PASS, EXIT_FAIL, EXIT_ERROR = 0, 1, 2
+NO_PROFILE = "not checked: its profiles could not be read"
 
 Measured = int | float | tuple[str, ...] | tuple[tuple[int, float], ...] | None
 
@@ -90,6 +91,14 @@ class RuleResult:
     problems: tuple[str, ...] = ()  # why it could not be checked (on some or every profile set)
 
     @property
+    def not_checked(self) -> tuple[str, ...]:
+        """Why the rule was not checked: its problems, or, when it has no outcome at all, that its
+        profiles could not be read (their errors are the report's). Empty when it was checked."""
+        if self.problems or self.outcomes:
+            return self.problems
+        return (NO_PROFILE,)
+
+    @property
     def verdict(self) -> Verdict:
         return worst([o.verdict for o in self.outcomes]) if self.outcomes else "undecided"
 
@@ -113,10 +122,10 @@ class CheckReport:
 
     def count(self, verdict: Verdict) -> int:
         """Rules with `verdict` (rules that could not be checked are counted by `not_checked`)."""
-        return sum(1 for r in self.results if r.verdict == verdict and not r.problems)
+        return sum(1 for r in self.results if r.verdict == verdict and not r.not_checked)
 
     def not_checked(self) -> int:
-        return sum(1 for r in self.results if r.problems)
+        return sum(1 for r in self.results if r.not_checked)
 
     def exit_status(self, fail_undecided: bool = False) -> int:
         """2 when the budgets could not be checked, 1 when a rule failed (or, with

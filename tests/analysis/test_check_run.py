@@ -187,10 +187,11 @@ def test_a_profile_of_another_program(base: Path, capsys: pytest.CaptureFixture[
         "o", (Routine("main", size=4096, samples=5), Routine("f", size=4096, samples=5), Routine("z")), (), ()
     )
     gmon(base, "other.gmon", other)
-    code, _out, err = check(
+    code, out, err = check(
         capsys, str(budgets(base, "  - {calls: hash, max: 1}\n", "binary: prog\nprofiles: other.gmon\n"))
     )
     assert code == 2
+    assert "ERROR      calls(hash) <= 1: not checked: its profiles could not be read" in out
     (line,) = err.splitlines()
     assert line.startswith(
         f"{base / 'budgets.yaml'}: profiles: {base / 'other.gmon'}: profile does not fit {base / 'prog'}"

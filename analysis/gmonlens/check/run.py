@@ -43,6 +43,7 @@ from gmonlens.check.rules import (
     ReachedRule,
     Rule,
     ScalingRule,
+    Side,
     TimeRule,
     TimeShareRule,
 )
@@ -102,7 +103,7 @@ class _Run:
             self.warnings[f"{what}: {w}"] = None
         return profile
 
-    def sets(self, what: str, side: Any) -> tuple[tuple[ProfileSet, ...], bool]:
+    def sets(self, what: str, side: Side) -> tuple[tuple[ProfileSet, ...], bool]:
         try:
             return profile_sets(side.binary, side.profiles)
         except GmonlensError as e:

@@ -39,6 +39,7 @@ from gmonlens.profile.symbols import SymbolTable, build_symbol_table
 
 if TYPE_CHECKING:  # imported when used: dwarf.py imports pyelftools
     from gmonlens.dwarf.declarations import DwarfIndex
+    from gmonlens.dwarf.producers import UnitProducer
     from gmonlens.dwarf.scopes import FunctionScopes
 
 T = TypeVar("T")
@@ -175,6 +176,14 @@ class Program:
         from gmonlens.binary.image import needed_libraries
 
         return self._once.get("needed", lambda: needed_libraries(self.path, self._reader()))
+
+    def unit_producers(self) -> list[UnitProducer]:
+        """Each compilation unit's name, directory, language and DW_AT_producer
+        (`dwarf.producers`: unit headers and top entries only), [] without debugging information;
+        raises `Unsupported` for DWARF that reader does not read (split DWARF 5), ElfError."""
+        from gmonlens.dwarf.producers import unit_producers
+
+        return self._once.get("producers", lambda: unit_producers(self._reader()))
 
     def release_bytes(self) -> None:
         """Close the executable and let go of the sections and the profiles' bytes read (the facts

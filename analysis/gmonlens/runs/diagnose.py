@@ -1,0 +1,445 @@
+"""Why a recording has no usable profile, or why its figures should be read with care: each finding
+with a stable `code`, a one-line message and the fix (pure: the recording's facts in).
+
+Codes (severity "error": no usable profile, or none of that process; "warning": the profile is
+usable but its figures are weak; "note": something to know):
+- `no_profiling_calls` (error; a warning when gprof's start-up is linked, since the histogram
+  still records time): the executable calls no profiling routine: compiled without -pg.
+- `not_linked_with_pg` (error): it calls mcount but gprof's start-up is not linked: no gmon.out.
+- `units_without_pg` (warning): compilation units whose recorded options lack -pg, named.
+- `killed_by_signal` (error): the command died of a signal other than a crash's before exit()
+  could write its profile; the fix is `--on-signal=exit` (SIGINT, SIGTERM, SIGHUP).
+- `stopped_by_signal` (note): --on-signal=exit turned a signal into exit(): the profile covers
+  the run up to the signal.
+- `exited_without_profile` (error): a profiled process ended without writing its profile: _exit(),
+  an exec of a program not built with -pg, a crash (SIGSEGV, SIGABRT, ...), or a write glibc
+  reported failing.
+- `arcs_overflow` (error): glibc's call-graph buffer overflowed (its message seen): no gmon.out.
+- `rate_zero` (error): a histogram whose sampling rate is 0: no time can be computed from it.
+- `no_profiling_timer` (error): the run used CPU time but no sample was taken (WSL1, or a program
+  that takes ITIMER_PROF/SIGPROF for itself), or every sample fell outside the program.
+- `few_samples` (warning): fewer than FEW_SAMPLES samples: the time figures are mostly noise.
+- `time_outside_program` (warning): the samples cover much less than the CPU time measured (time
+  in shared libraries, the kernel, or programs without -pg), with the share in percent.
+- `unknown_binary` (warning): a profile no executable known to the recording fits.
+- `profiles_not_summed` (error): a binary's profiles could not be read or summed.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from gmonlens.profile.certainty import FEW_SAMPLES
+from gmonlens.runs.collect import ProcessProfile
+from gmonlens.runs.command import ResolvedCommand
+from gmonlens.runs.launch import RunOutcome
+from gmonlens.runs.preflight import PROFILING_CALLS, Preflight
+from gmonlens.runs.processes import ProcessHistory
+from gmonlens.runs.summary import BinarySummary, relative_error
+
+CRASHES = frozenset(
+    {
+        signal.SIGSEGV,
+        signal.SIGBUS,
+        signal.SIGILL,
+        signal.SIGFPE,
+        signal.SIGABRT,
+        signal.SIGTRAP,
+        signal.SIGSYS,
+    }
+)
+CATCHABLE = frozenset({signal.SIGINT, signal.SIGTERM, signal.SIGHUP})
+NO_TIMER_CPU = 0.5  # seconds of CPU time with not one sample: the clock did not tick
+OUTSIDE_MIN_CPU = 0.2  # seconds of CPU time below which the share outside is not judged
+OUTSIDE_SHARE = 0.4  # share of the CPU time outside the samples that is worth saying
+UNITS_NAMED = 8
+
+
+@dataclass(frozen=True)
+class Diagnosis:
+    code: str
+    severity: str  # "error", "warning" or "note"
+    message: str
+    fix: str
+
+
+@dataclass(frozen=True)
+class Facts:
+    """What one recording saw (all runs)."""
+
+    command: ResolvedCommand
+    preflight: Preflight | None  # the command's executable, when it is one
+    runs: tuple[RunOutcome, ...]
+    profiles: tuple[ProcessProfile, ...]
+    binaries: tuple[BinarySummary, ...]
+    processes: Mapping[int, ProcessHistory]  # the helper's log (empty without the helper)
+    programs: Mapping[str, Preflight]  # programs the log names that left no profile, read
+    on_signal_exit: bool
+    arcs_requested: int | None
+    helper: bool  # the helper library was preloaded
+    wsl1: bool = False
+
+
+def signal_name(signum: int) -> str:
+    try:
+        return signal.Signals(signum).name
+    except ValueError:
+        return f"signal {signum}"
+
+
+def _rerun(facts: Facts, option: str) -> str:
+    words = " ".join(facts.command.argv[:4]) + (" ..." if len(facts.command.argv) > 4 else "")
+    return f"gmonlens record {option} -- {words}"
+
+
+def _build(facts: Facts) -> list[Diagnosis]:
+    return build_findings(facts.preflight) if facts.runs else build_findings(facts.preflight, before_run=True)
+
+
+_PG_FIX = (
+    "compile every source file with -pg as well as linking with it (add -pg to CFLAGS/CXXFLAGS and LDFLAGS; "
+    "with CMake, to both the compile and the link options), then rebuild"
+)
+
+
+def _calls_named() -> str:
+    return ", ".join(PROFILING_CALLS[:4])
+
+
+def build_findings(pre: Preflight | None, before_run: bool = False) -> list[Diagnosis]:
+    """What the executable alone says: no_profiling_calls (compiled without -pg, linked with it),
+    not_linked_with_pg, units_without_pg. A program with neither profiling calls nor gprof's
+    start-up may be a launcher (make, a shell) whose children are profiled: `before_run` adds a
+    note for it; after the run `_no_profile_at_all` says what came of it."""
+    if pre is None:
+        return []
+    out = []
+    if not pre.profiling_calls and pre.startup_linked:
+        out.append(
+            Diagnosis(
+                "no_profiling_calls",
+                "warning",
+                f"{pre.binary} makes no profiling calls ({_calls_named()}): it was linked with -pg but "
+                "compiled without it, so its histogram records time but no call is counted",
+                _PG_FIX,
+            )
+        )
+    elif not pre.profiling_calls and before_run:
+        out.append(
+            Diagnosis(
+                "no_profiling_calls",
+                "note",
+                f"{pre.binary} makes no profiling calls ({_calls_named()}): it was built without -pg, so only "
+                "a program it runs that was built with -pg can write a profile",
+                _PG_FIX,
+            )
+        )
+    elif pre.profiling_calls and not pre.startup_linked:
+        out.append(
+            Diagnosis(
+                "not_linked_with_pg",
+                "error",
+                f"{pre.binary} was compiled with -pg but linked without it: gprof's start-up (gcrt1.o: "
+                "__monstartup, _mcleanup) is missing, so no gmon.out is ever written",
+                "add -pg to the link command too (LDFLAGS=-pg; with CMake, target_link_options(TARGET "
+                "PRIVATE -pg)), then relink",
+            )
+        )
+    if pre.profiling_calls and pre.units_without_pg:
+        out.append(_units(pre))
+    return out
+
+
+def _units(pre: Preflight) -> Diagnosis:
+    units = pre.units_without_pg
+    names = ", ".join(os.path.basename(u.name) or "?" for u in units[:UNITS_NAMED])
+    more = f" and {len(units) - UNITS_NAMED} more" if len(units) > UNITS_NAMED else ""
+    return Diagnosis(
+        "units_without_pg",
+        "warning",
+        f"{len(units)} of {pre.units} units were compiled without -pg: {names}{more}: their routines get no "
+        "call counts (their time is still sampled)",
+        "rebuild those files with -pg (look for a target, directory or file whose flags lack it), then "
+        "record again",
+    )
+
+
+def _main_profiles(facts: Facts, run: RunOutcome) -> list[ProcessProfile]:
+    return [p for p in facts.profiles if p.pid == run.pid]
+
+
+def _signals(facts: Facts) -> list[Diagnosis]:
+    out: list[Diagnosis] = []
+    for run in facts.runs:
+        history = facts.processes.get(run.pid)
+        if history is not None and history.signal:
+            name = signal_name(history.signal)
+            out.append(
+                Diagnosis(
+                    "stopped_by_signal",
+                    "note",
+                    f"the command was stopped by {name}; --on-signal=exit made it exit and write its "
+                    "profile: the figures cover the run up to the signal",
+                    "nothing to fix; let the program finish for a profile of a whole run",
+                )
+            )
+        if run.signal is None or run.signal in CRASHES or _main_profiles(facts, run):
+            continue
+        out.append(_killed(facts, run.signal))
+    return _once(out)
+
+
+def _killed(facts: Facts, signum: int) -> Diagnosis:
+    name = signal_name(signum)
+    message = f"the command was killed by {name} (signal {signum}): a program writes gmon.out only when it calls exit()"
+    if signum == signal.SIGKILL:
+        fix = (
+            "SIGKILL cannot be caught (a timeout's or the out-of-memory killer's?): let the program finish, or "
+            f"stop it with SIGTERM or ^C and record with --on-signal=exit ({_rerun(facts, '--on-signal=exit')})"
+        )
+    elif signum in CATCHABLE and facts.on_signal_exit:
+        message += (
+            "; --on-signal=exit did not catch it (the program set its own handler, or is statically linked)"
+        )
+        fix = "make the program's own handler call exit(), or stop it another way"
+    elif signum in CATCHABLE:
+        fix = f"record with --on-signal=exit, so that {name} makes it exit and write its profile: {_rerun(facts, '--on-signal=exit')}"
+    else:
+        fix = f"do not stop it with {name}; let it finish, or stop it with SIGTERM or ^C and --on-signal=exit"
+    return Diagnosis("killed_by_signal", "error", message, fix)
+
+
+def _once(items: list[Diagnosis]) -> list[Diagnosis]:
+    seen: set[tuple[str, str]] = set()
+    out = []
+    for d in items:
+        if (d.code, d.message) not in seen:
+            seen.add((d.code, d.message))
+            out.append(d)
+    return out
+
+
+def _exit_reason(facts: Facts, run: RunOutcome) -> str:
+    history = facts.processes.get(run.pid)
+    glibc = [line for kind, line in run.messages if kind in ("profile_not_written", "out_of_memory")]
+    if glibc:
+        return f"glibc said: {glibc[0]}"
+    if run.signal in CRASHES:
+        return f"it crashed ({signal_name(run.signal or 0)}) before exit() could write its profile"
+    if history is not None and len(history.programs) > 1 and facts.preflight is not None:
+        last = history.programs[-1]
+        if os.path.realpath(last) != os.path.realpath(facts.preflight.binary):
+            return f"it ran {last} (exec), which writes no profile of its own: a profile is written by the program that calls exit()"
+    if history is not None and not history.exited and facts.helper:
+        return "it ended without calling exit(): _exit(), abort() or an exec of a program without -pg"
+    return "it ended without calling exit() (_exit()?), crashed, or exec'd a program without -pg"
+
+
+def _exits(facts: Facts) -> list[Diagnosis]:
+    pre = facts.preflight
+    if pre is None or not pre.can_profile:
+        return _no_profile_at_all(facts)
+    out = []
+    for run in facts.runs:
+        if _main_profiles(facts, run) or (run.signal is not None and run.signal not in CRASHES):
+            continue
+        if any(kind == "arcs_overflow" for kind, _ in run.messages):
+            continue
+        out.append(
+            Diagnosis(
+                "exited_without_profile",
+                "error",
+                f"{pre.binary} (pid {run.pid}) wrote no profile: {_exit_reason(facts, run)}",
+                "end the program by returning from main() or calling exit(), not _exit(); fix a crash first "
+                "(run it under gdb); a program that execs another must be that one's profile, built with -pg",
+            )
+        )
+    return _once(out)
+
+
+def _no_profile_at_all(facts: Facts) -> list[Diagnosis]:
+    """A command that is not itself a profiled program (a program built without -pg, a script,
+    make) and made no profile: which programs it ran, and why none wrote one."""
+    pre = facts.preflight
+    if facts.profiles or (pre is not None and (pre.profiling_calls or pre.startup_linked)):
+        return []  # nothing made, but build_findings said why
+    own = os.path.realpath(facts.command.path)
+    ran = sorted({p for h in facts.processes.values() for p in h.programs if os.path.realpath(p) != own})
+    profiled = [p for p in ran if p in facts.programs and facts.programs[p].can_profile]
+    if profiled:
+        return [
+            Diagnosis(
+                "exited_without_profile",
+                "error",
+                f"{', '.join(profiled[:4])} ran but wrote no profile (it ended through _exit(), crashed or was killed)",
+                "end the program by returning from main() or calling exit(); or record it directly: "
+                f"gmonlens record -- {profiled[0]} ...",
+            )
+        ]
+    shown = ", ".join(os.path.basename(p) for p in ran[:6]) + (" ..." if len(ran) > 6 else "")
+    if pre is not None:
+        what = f"{pre.binary} makes no profiling calls ({_calls_named()}): it was compiled and linked without -pg"
+    else:
+        what = f"{facts.command.path} is a {'script' if facts.command.kind == 'script' else 'command'} that made no profile"
+    runs = f", and none of the {len(ran)} programs it ran was built with -pg ({shown})" if ran else ""
+    return [Diagnosis("no_profiling_calls", "error", what + runs, _PG_FIX)]
+
+
+def _overflow(facts: Facts) -> list[Diagnosis]:
+    seen = [line for run in facts.runs for kind, line in run.messages if kind == "arcs_overflow"]
+    if not seen:
+        return []
+    sized = [h.arcs[1] for h in facts.processes.values() if h.arcs and h.arcs[1]]
+    limit = (
+        max(sized)
+        if sized
+        else facts.arcs_requested or (facts.preflight.arcs.default_limit if facts.preflight else None)
+    )
+    size = f"its {limit} entries hold ({limit - 1} arcs)" if limit else "it held"
+    bigger = max(4 * (limit or 0), 1 << 16)
+    honoured = (
+        " (the helper library enlarges it in dynamically linked programs; GLIBC_TUNABLES "
+        "glibc.gmon.minarcs/maxarcs, set too, are read from glibc 2.38 on)"
+    )
+    return [
+        Diagnosis(
+            "arcs_overflow",
+            "error",
+            f'glibc\'s call-graph buffer overflowed ("{seen[0]}"): the program made more distinct calls (call '
+            f"site, callee) than {size}, and glibc wrote no profile",
+            f"record again with a larger buffer: {_rerun(facts, f'--arcs {bigger}')}{honoured}",
+        )
+    ]
+
+
+def _rates(facts: Facts) -> list[Diagnosis]:
+    zero = [p for p in facts.profiles if p.rate_zero]
+    if not zero:
+        return []
+    return [
+        Diagnosis(
+            "rate_zero",
+            "error",
+            f"{zero[0].path}: its histogram's sampling rate is 0, so no time can be computed from its "
+            f"samples{' (and ' + str(len(zero) - 1) + ' more files)' if len(zero) > 1 else ''}",
+            "record it again: a C library writes the profiling clock's rate there; a rate of 0 comes from "
+            "a damaged or hand-made file",
+        )
+    ]
+
+
+def _cpu(facts: Facts) -> float:
+    return sum(r.cpu_seconds for r in facts.runs)
+
+
+def _timing(facts: Facts) -> list[Diagnosis]:
+    """no_profiling_timer, few_samples and time_outside_program, from the samples of every
+    binary against the CPU time measured."""
+    usable = [b for b in facts.binaries if b.problem is None and b.has_histogram and b.hz > 0]
+    if not usable:
+        return []
+    samples = sum(b.samples for b in usable)
+    seconds = sum(b.seconds for b in usable)
+    cpu = _cpu(facts)
+    if samples <= 0 and cpu >= NO_TIMER_CPU:
+        return [_no_timer(facts, cpu)]
+    out = []
+    if samples < FEW_SAMPLES:
+        error = relative_error(max((r.samples for b in usable for r in b.top), default=0.0))
+        about = f" (±{error:.0f}% for the hottest routine)" if error is not None else ""
+        out.append(
+            Diagnosis(
+                "few_samples",
+                "warning",
+                f"only {samples:.0f} samples ({seconds:.2f} s at {usable[0].hz} Hz): a figure of n samples is "
+                f"uncertain by about sqrt(n){about}",
+                f"run it longer, or let gmonlens sum several runs: {_rerun(facts, '--precision 5%')}",
+            )
+        )
+    if cpu >= OUTSIDE_MIN_CPU and samples > 0 and seconds < (1 - OUTSIDE_SHARE) * cpu:
+        out.append(_outside(facts, seconds, cpu))
+    return out
+
+
+def _no_timer(facts: Facts, cpu: float) -> Diagnosis:
+    where = " This looks like WSL1, which has no profiling timer." if facts.wsl1 else ""
+    return Diagnosis(
+        "no_profiling_timer",
+        "error",
+        f"the command used {cpu:.2f} s of CPU time but its profile holds not one sample: the profiling clock "
+        f"(ITIMER_PROF, SIGPROF) did not tick, or all the time went outside the program's code.{where}",
+        "on WSL1 use WSL2 or a Linux machine; otherwise check that the program does not take SIGPROF or "
+        "ITIMER_PROF for itself, and that its work runs in its own code, not only in shared libraries",
+    )
+
+
+def _outside(facts: Facts, seconds: float, cpu: float) -> Diagnosis:
+    share = 100.0 * (1 - seconds / cpu)
+    system = sum(r.system_seconds for r in facts.runs)
+    return Diagnosis(
+        "time_outside_program",
+        "warning",
+        f"the samples cover {seconds:.2f} s of the {cpu:.2f} s of CPU time the command used: {share:.0f}% of it "
+        f"went outside the profiled program's own code, which gprof does not see: in shared libraries (libc, "
+        f"libm, and glibc's mcount, which -pg calls at every routine's entry), in the kernel ({system:.2f} s of "
+        "system time), or in programs without -pg",
+        "gprof samples only the executable's own code: link the libraries that matter statically and built "
+        "with -pg, or profile them with a sampler such as perf where it is allowed",
+    )
+
+
+def _unknown(facts: Facts) -> list[Diagnosis]:
+    lost = [p for p in facts.profiles if p.binary is None]
+    if not lost:
+        return []
+    names = ", ".join(f"{os.path.basename(p.path)}" for p in lost[:4]) + (" ..." if len(lost) > 4 else "")
+    return [
+        Diagnosis(
+            "unknown_binary",
+            "warning",
+            f"{len(lost)} profiles were written by a program gmonlens could not name ({names}): {lost[0].problem}",
+            "name the program: gmonlens record --binary PATH -- ... (a statically linked program run by the "
+            "command is invisible to gmonlens's helper library)",
+        )
+    ]
+
+
+def _sums(facts: Facts) -> list[Diagnosis]:
+    return [
+        Diagnosis(
+            "profiles_not_summed",
+            "error",
+            f"{b.binary}: its {len(b.profiles)} profiles could not be read together: {b.problem}",
+            "record again into an empty --out directory",
+        )
+        for b in facts.binaries
+        if b.problem is not None
+    ]
+
+
+def diagnose(facts: Facts) -> tuple[Diagnosis, ...]:
+    """Every finding, most important first (module docstring)."""
+    found: list[Diagnosis] = []
+    for rule in (_build, _signals, _overflow, _exits, _rates, _sums, _timing, _unknown):
+        found += rule(facts)
+    order = {"error": 0, "warning": 1, "note": 2}
+    return tuple(sorted(found, key=lambda d: order[d.severity]))
+
+
+def is_wsl1(version: str) -> bool:
+    """Whether /proc/sys/kernel/osrelease's text is WSL1's ("...-Microsoft"; WSL2's says
+    "microsoft-standard")."""
+    return "Microsoft" in version and "microsoft-standard" not in version.lower()
+
+
+def any_usable(profiles: Sequence[ProcessProfile], binaries: Sequence[BinarySummary]) -> bool:
+    """Whether the recording made a profile worth reading: a binary's profiles summed, with samples
+    at a rate above 0, or counted calls."""
+    rates_ok = {p.binary for p in profiles if not p.rate_zero}
+    return any(
+        b.problem is None and ((b.samples > 0 and b.hz > 0 and b.binary in rates_ok) or b.calls > 0)
+        for b in binaries
+    )

@@ -16,8 +16,9 @@ usable but its figures are weak; "note": something to know):
   reported failing.
 - `arcs_overflow` (error): glibc's call-graph buffer overflowed (its message seen): no gmon.out.
 - `rate_zero` (error): a histogram whose sampling rate is 0: no time can be computed from it.
-- `no_profiling_timer` (error): the run used CPU time but no sample was taken (WSL1, or a program
-  that takes ITIMER_PROF/SIGPROF for itself), or every sample fell outside the program.
+- `no_profiling_timer` (error): the run used CPU time but no sample was taken: the system's
+  profiling clock does not tick (WSL1; gmonlens checks its own ITIMER_PROF to tell), or the
+  program stopped it (setitimer, its own SIGPROF handler) or spent all its time outside its code.
 - `few_samples` (warning): fewer than FEW_SAMPLES samples: the time figures are mostly noise.
 - `time_outside_program` (warning): the samples cover much less than the CPU time measured (time
   in shared libraries, the kernel, or programs without -pg), with the share in percent.
@@ -52,8 +53,9 @@ CRASHES = frozenset(
     }
 )
 CATCHABLE = frozenset({signal.SIGINT, signal.SIGTERM, signal.SIGHUP})
-NO_TIMER_CPU = 0.5  # seconds of CPU time with not one sample: the clock did not tick
-OUTSIDE_MIN_CPU = 0.2  # seconds of CPU time below which the share outside is not judged
+# the CPU time measured would have given this many samples: fewer, and no sample (no_profiling_timer)
+# or few (time_outside_program) is no finding (at 100 Hz: 0.2 s; no sample in 20 expected: e^-20)
+NO_TIMER_SAMPLES = 20
 OUTSIDE_SHARE = 0.4  # share of the CPU time outside the samples that is worth saying
 UNITS_NAMED = 8
 
@@ -81,6 +83,7 @@ class Facts:
     arcs_requested: int | None
     helper: bool  # the helper library was preloaded
     wsl1: bool = False
+    clock_ticks: bool | None = None  # whether ITIMER_PROF fires in gmonlens itself (None: not checked)
 
 
 def signal_name(signum: int) -> str:
@@ -344,7 +347,7 @@ def _timing(facts: Facts) -> list[Diagnosis]:
     samples = sum(b.samples for b in usable)
     seconds = sum(b.seconds for b in usable)
     cpu = _cpu(facts)
-    if samples <= 0 and cpu >= NO_TIMER_CPU:
+    if samples <= 0 and cpu * usable[0].hz >= NO_TIMER_SAMPLES:
         return [_no_timer(facts, cpu)]
     out = []
     if samples < FEW_SAMPLES:
@@ -359,18 +362,27 @@ def _timing(facts: Facts) -> list[Diagnosis]:
                 f"run it longer, or let gmonlens sum several runs: {_rerun(facts, '--precision 5%')}",
             )
         )
-    if cpu >= OUTSIDE_MIN_CPU and samples > 0 and seconds < (1 - OUTSIDE_SHARE) * cpu:
+    if cpu * usable[0].hz >= NO_TIMER_SAMPLES and samples > 0 and seconds < (1 - OUTSIDE_SHARE) * cpu:
         out.append(_outside(facts, seconds, cpu))
     return out
 
 
 def _no_timer(facts: Facts, cpu: float) -> Diagnosis:
-    where = " This looks like WSL1, which has no profiling timer." if facts.wsl1 else ""
+    if facts.clock_ticks is False or facts.wsl1:
+        why = "this system's profiling clock does not tick (gmonlens checked it"
+        why += "; this is WSL1, which has none)" if facts.wsl1 else ")"
+    elif facts.clock_ticks:
+        why = (
+            "the profiling clock ticks on this system (gmonlens checked it), so the program stopped it "
+            "(setitimer(ITIMER_PROF), a SIGPROF handler of its own) or spent all its time outside its "
+            "own code (shared libraries, the kernel)"
+        )
+    else:
+        why = "the profiling clock (ITIMER_PROF, SIGPROF) did not tick, or all the time went outside the program's code"
     return Diagnosis(
         "no_profiling_timer",
         "error",
-        f"the command used {cpu:.2f} s of CPU time but its profile holds not one sample: the profiling clock "
-        f"(ITIMER_PROF, SIGPROF) did not tick, or all the time went outside the program's code.{where}",
+        f"the command used {cpu:.2f} s of CPU time but its profile holds not one sample: {why}",
         "on WSL1 use WSL2 or a Linux machine; otherwise check that the program does not take SIGPROF or "
         "ITIMER_PROF for itself, and that its work runs in its own code, not only in shared libraries",
     )

@@ -203,6 +203,25 @@ def _signals(child: list[int], noted: list[int], active: bool) -> Iterator[None]
             signal.signal(s, h)
 
 
+def profiling_clock_ticks(cpu_seconds: float = 0.05) -> bool | None:
+    """Whether ITIMER_PROF fires in this process within `cpu_seconds` of CPU time (a 1 ms
+    interval): whether the system has a profiling clock (WSL1 has none). None when it cannot be
+    checked here (not the main thread: signal handlers are the main thread's)."""
+    if threading.current_thread() is not threading.main_thread():
+        return None
+    fired: list[int] = []
+    old = signal.signal(signal.SIGPROF, lambda signum, _frame: fired.append(signum))
+    try:
+        signal.setitimer(signal.ITIMER_PROF, 0.001, 0.001)
+        start = time.process_time()
+        while not fired and time.process_time() - start < cpu_seconds:
+            pass
+    finally:
+        signal.setitimer(signal.ITIMER_PROF, 0)
+        signal.signal(signal.SIGPROF, old)
+    return bool(fired)
+
+
 def become_subreaper() -> bool:
     """Make this process the child subreaper of its descendants (Linux); whether it could."""
     try:

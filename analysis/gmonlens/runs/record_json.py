@@ -114,6 +114,7 @@ def to_json(rec: Recording) -> dict[str, Any]:
             "path": c.path,
             "kind": c.kind,
             "interpreter": list(c.interpreter),
+            "profiled_binaries": [b.binary for b in rec.binaries],
         },
         "out_dir": rec.out_dir,
         "exit_status": rec.exit_status,
@@ -129,6 +130,7 @@ def to_json(rec: Recording) -> dict[str, Any]:
         "runs": [_run(n, r) for n, r in enumerate(rec.runs, 1)],
         "cpu_seconds": sum(r.cpu_seconds for r in rec.runs),
         "profiles": [_profile(p) for p in rec.profiles],
+        "left_alone": list(rec.left_alone),
         "binaries": [_binary(b, rec) for b in rec.binaries],
         "processes": [
             {
@@ -136,7 +138,9 @@ def to_json(rec: Recording) -> dict[str, Any]:
                 "ppid": h.ppid,
                 "programs": list(h.programs),
                 "exited": h.exited,
+                "signal": signal_name(h.signal) if h.signal else None,
                 "cpu_seconds": h.cpu_seconds,
+                "arcs_buffer": list(h.arcs) if h.arcs else None,
             }
             for h in rec.processes
         ],

@@ -9,6 +9,7 @@ import os
 import shlex
 
 from gmonlens.runs.diagnose import Diagnosis, signal_name
+from gmonlens.runs.outdir import PREFIX
 from gmonlens.runs.results import Recording
 from gmonlens.runs.summary import BinarySummary
 
@@ -52,6 +53,10 @@ def _profiles(rec: Recording) -> list[str]:
         out.append(f"  {os.path.basename(p.path)}  pid {p.pid}  {who}")
     if len(rec.profiles) > PROFILES_SHOWN:
         out.append(f"  ... and {len(rec.profiles) - PROFILES_SHOWN} more (--json lists them all)")
+    if rec.left_alone:
+        out.append(
+            f"  ({len(rec.left_alone)} other profile files in that directory were not made now: not read)"
+        )
     return out
 
 
@@ -89,6 +94,14 @@ def _precision(rec: Recording) -> list[str]:
     ]
 
 
+def report_command(rec: Recording, b: BinarySummary) -> str:
+    """The shell command that reports `b`'s profiles: DIR/gmon.out.* when they are all of DIR's."""
+    words = shlex.join(["gmonlens", "report", b.binary])
+    if len(b.profiles) > 2 and len(b.profiles) == len(rec.profiles) and not rec.left_alone:
+        return f"{words} {shlex.quote(os.path.join(rec.out_dir, PREFIX))}.*"
+    return f"{words} {shlex.join(b.profiles)}"
+
+
 def render(rec: Recording) -> str:
     """The whole text (module docstring), lines ending in newlines."""
     lines = [_ended(rec), *_profiles(rec)]
@@ -103,5 +116,5 @@ def render(rec: Recording) -> str:
         lines.append(f"{HEAD}: no usable profile: {why}")
     for b in rec.binaries:
         if b.problem is None:
-            lines.append(f"{HEAD}: report: {shlex.join(['gmonlens', 'report', b.binary, *b.profiles])}")
+            lines.append(f"{HEAD}: report: {report_command(rec, b)}")
     return "".join(line + "\n" for line in lines)

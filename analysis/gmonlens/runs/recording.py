@@ -36,7 +36,7 @@ from gmonlens.load.program import Program
 from gmonlens.runs.collect import Identifier, ProcessProfile
 from gmonlens.runs.command import ResolvedCommand, resolve_command
 from gmonlens.runs.diagnose import Diagnosis, Facts, any_usable, build_findings, diagnose, is_wsl1
-from gmonlens.runs.launch import RunOutcome, RunSetup, record_environment, run_once
+from gmonlens.runs.launch import RunOutcome, RunSetup, profiling_clock_ticks, record_environment, run_once
 from gmonlens.runs.outdir import RecordDir, open_record_dir
 from gmonlens.runs.preflight import Preflight, preflight
 from gmonlens.runs.preload import Preload, build_preload
@@ -203,6 +203,15 @@ def _wsl1() -> bool:
         return False
 
 
+def _clock(binaries: Sequence[BinarySummary], runs: Sequence[RunOutcome]) -> bool | None:
+    """Whether the profiling clock ticks here, checked only when a run used CPU time and no
+    sample was taken (it costs up to 50 ms of CPU)."""
+    sampled = [b for b in binaries if b.problem is None and b.has_histogram]
+    if not sampled or any(b.samples > 0 for b in sampled) or sum(r.cpu_seconds for r in runs) < 0.1:
+        return None
+    return profiling_clock_ticks()
+
+
 def _check_options(options: RecordOptions) -> None:
     if options.runs is not None and options.runs < 1:
         raise UsageError(None, "--runs must be at least 1")
@@ -299,6 +308,7 @@ def _finish(
         arcs,
         helper.used,
         _wsl1(),
+        _clock(binaries, state.runs),
     )
     most = options.runs or (DEFAULT_PRECISION_RUNS if options.precision is not None else 1)
     recording = Recording(
@@ -315,6 +325,7 @@ def _finish(
         Precision(options.precision, most, state.watched, tuple(state.history)),
         diagnose(facts),
         any_usable(state.profiles, binaries),
+        tuple(sorted(set(d.snapshot()) - {os.path.basename(p.path) for p in state.profiles})),
     )
     with contextlib.suppress(GmonlensError, OSError):
         d.write_manifest(to_json_bytes(recording))

@@ -67,6 +67,7 @@ class Recording:
     precision: Precision
     diagnosis: tuple[Diagnosis, ...]
     usable: bool
+    left_alone: tuple[str, ...] = ()  # profile files in DIR not made by this recording (not read)
 
     @property
     def command_status(self) -> int:

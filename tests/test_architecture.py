@@ -8,6 +8,7 @@
 - a feature module imports no other feature module;
 - only the engine's I/O modules import elftools;
 - no import circles anywhere in `analysis/` and `server/` (imports inside functions count too);
+- the engine's rooms import only rooms before them (ROOMS);
 - no function over 80 lines, except those listed in LONG_FUNCTIONS (each says why), none over 120;
 - `gmonlens report` loads no pygls/lsprotocol and, of `gmonlens_lsp`, only the package and `cli`.
 """
@@ -200,6 +201,24 @@ def _package_edges(name: str) -> set[str]:
 def test_no_import_circles() -> None:
     graph = {name: _package_edges(name) for name in MODULES}
     assert _cycles(graph) == []
+
+
+# the engine's rooms in order: a room imports only rooms before it (and itself)
+ROOMS = ("common", "binary", "dwarf", "profile", "load", "output", "disasm", "runs", "commands")
+
+
+def test_rooms_import_only_earlier_rooms() -> None:
+    bad = set()
+    for name in MODULES:
+        parts = name.split(".")
+        if parts[0] != "gmonlens" or len(parts) < 3:
+            continue
+        assert parts[1] in ROOMS, f"{name}: a room ROOMS does not list"
+        for m in _internal(name):
+            target = m.split(".")
+            if target[0] == "gmonlens" and len(target) > 2 and ROOMS.index(target[1]) > ROOMS.index(parts[1]):
+                bad.add((name, m))
+    assert not bad, f"rooms importing later rooms: {sorted(bad)}"
 
 
 def test_cycle_finder_finds_a_circle() -> None:

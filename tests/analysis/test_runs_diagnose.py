@@ -193,7 +193,9 @@ def test_time_outside_the_program_gives_the_share() -> None:
     assert "80%" in found[0].message and "2.00 s of system time" in found[0].message
     assert codes(diagnose(facts(binaries=(summary(samples=900.0),), runs=(run(user=10.0),)))) == []
     # 2 s sampled of 10 s, 1.5e9 calls counted: about 6 s of mcount
-    mcount = diagnose(facts(binaries=(summary(samples=200.0, calls=1_500_000_000),), runs=(run(user=10.0),)))[0]
+    mcount = diagnose(facts(binaries=(summary(samples=200.0, calls=1_500_000_000),), runs=(run(user=10.0),)))[
+        0
+    ]
     assert "mcount runs at each of the 1,500,000,000 calls" in mcount.message and "inline" in mcount.fix
 
 

@@ -391,3 +391,32 @@ def test_no_helper_without_a_compiler(built: Built, tmp_path: Path) -> None:
     refused = subprocess.run([str(GMONLENS), "record", "--on-signal=exit", "--", str(built["plain"])], cwd=tmp_path,
                              capture_output=True, text=True, timeout=TIMEOUT, check=False, env=env)  # fmt: skip
     assert refused.returncode == 1 and "--on-signal=exit needs" in refused.stderr
+
+
+def test_helper_is_cached_and_never_written_through_a_link(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from gmonlens.runs.preload import build_preload
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.delenv("GMONLENS_CACHE", raising=False)
+    env = dict(os.environ)
+    home = tmp_path / "cache" / "gmonlens" / "preload"
+    first = build_preload(env, str(tmp_path))
+    assert first.path is not None and Path(first.path).parent == home and not first.cached
+    assert stat_mode(home) == 0o700
+    again = build_preload(env, str(tmp_path))
+    assert again.cached and again.path == first.path
+    victim = tmp_path / "victim"
+    victim.write_bytes(b"keep")
+    os.unlink(first.path)
+    os.symlink(victim, first.path)  # a link planted where the library goes
+    third = build_preload(env, str(tmp_path))
+    assert not third.cached and victim.read_bytes() == b"keep"
+    assert third.path == first.path and not os.path.islink(third.path)
+    home.chmod(0o777)  # a cache others may write to is not used: built for this recording only
+    fourth = build_preload(env, str(tmp_path))
+    assert fourth.temporary is not None and fourth.path is not None and not fourth.path.startswith(str(home))
+    shutil.rmtree(fourth.temporary)
+    other = build_preload(dict(env, CC="gcc -O0"), str(tmp_path))  # another compiler command: another key
+    assert other.path != first.path
+    if other.temporary:
+        shutil.rmtree(other.temporary)

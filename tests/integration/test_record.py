@@ -393,7 +393,9 @@ def test_no_helper_without_a_compiler(built: Built, tmp_path: Path) -> None:
     assert refused.returncode == 1 and "--on-signal=exit needs" in refused.stderr
 
 
-def test_helper_is_cached_and_never_written_through_a_link(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_helper_is_cached_and_never_written_through_a_link(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from gmonlens.runs.preload import build_preload
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))

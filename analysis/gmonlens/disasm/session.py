@@ -95,7 +95,7 @@ class DisasmContext:
         return cls(binary, image, profile, histograms, decoder, table, names, targets, profile.problems)
 
     def find(self, symspec: str) -> list[int]:
-        """Routine ids SYMSPEC names (`disasm_lookup.find_routines`); raises when none."""
+        """Routine ids SYMSPEC names (`lookup.find_routines`); raises when none."""
         rids = find_routines(self.profile, symspec)
         if not rids:
             raise GmonlensError(self.binary, f"no routine matches '{symspec}'")

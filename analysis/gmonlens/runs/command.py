@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from gmonlens.common.errors import GmonlensError
-from gmonlens.common.files import open_regular
+from gmonlens.load.program import program_head
 
 SHEBANG_BYTES = 256  # the kernel reads at most this much of a #! line (BINPRM_BUF_SIZE)
 
@@ -68,8 +68,10 @@ def find_program(name: str, cwd: str, env: Mapping[str, str]) -> str | None:
 
 def _kind(path: str) -> tuple[str, tuple[str, ...]]:
     """("elf" | "script" | "other", the #! line's words) from the file's first bytes."""
-    with open_regular(path, "program", NotExecutable) as fh:
-        head = fh.read(SHEBANG_BYTES)
+    try:
+        head = program_head(path, SHEBANG_BYTES)
+    except GmonlensError as e:
+        raise NotExecutable(path, e.message) from None
     if head[:4] == b"\x7fELF":
         return "elf", ()
     if head[:2] == b"#!":

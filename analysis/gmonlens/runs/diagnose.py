@@ -348,7 +348,7 @@ def _timing(facts: Facts) -> list[Diagnosis]:
     if not usable:
         return []
     samples = sum(b.samples for b in usable)
-    seconds = sum(b.seconds for b in usable)
+    seconds = sum(b.samples / b.hz for b in usable)  # hz > 0 for these
     cpu = _cpu(facts)
     if samples <= 0 and cpu * usable[0].hz >= NO_TIMER_SAMPLES:
         return [_no_timer(facts, cpu)]

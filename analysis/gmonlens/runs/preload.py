@@ -25,9 +25,9 @@ import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from gmonlens.binary.elffile import ElfFile
 from gmonlens.common.errors import GmonlensError
 from gmonlens.load import diskcache
+from gmonlens.load.program import open_elf
 from gmonlens.runs.command import find_program
 from gmonlens.runs.preload_source import SOURCE
 
@@ -110,7 +110,7 @@ def _compile(compiler: tuple[str, ...], workdir: str, env: Mapping[str, str]) ->
 
 def _described(path: str, compiler: tuple[str, ...], cached: bool, temporary: str | None) -> Preload:
     try:
-        with ElfFile(path) as elf:
+        with open_elf(path) as elf:
             machine, wide = elf.machine, elf.wide
     except GmonlensError as e:
         return Preload(

@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import shlex
 
+from gmonlens.common.units import shown
 from gmonlens.runs.diagnose import Diagnosis, signal_name
 from gmonlens.runs.outdir import PREFIX
 from gmonlens.runs.results import Recording
@@ -66,14 +67,14 @@ def _binary(b: BinarySummary) -> list[str]:
     n = len(b.profiles)
     out = [
         f"{HEAD}: {b.binary}: {n} profile{'s' if n > 1 else ''}, {b.samples:.0f} samples "
-        f"({b.seconds:.2f} s at {b.hz} Hz), {b.calls} calls counted"
+        f"({shown(b.seconds)} s at {b.hz} Hz), {b.calls} calls counted"
     ]
     if b.top:
         out.append(f"  {'%time':>6} {'self s':>8} {'samples':>8} {'±err':>6} {'calls':>10}  routine")
     for r in b.top[:ROUTINES_SHOWN]:
         err = f"{r.error_percent:.0f}%" if r.error_percent is not None else "-"
         out.append(
-            f"  {r.self_percent:6.1f} {r.self_seconds:8.2f} {r.samples:8.1f} {err:>6} {r.calls:10d}  {r.name}"
+            f"  {r.self_percent:6.1f} {shown(r.self_seconds, '8.2f')} {r.samples:8.1f} {err:>6} {r.calls:10d}  {r.name}"
         )
     return out
 

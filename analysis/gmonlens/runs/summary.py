@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from gmonlens.common.errors import GmonlensError, reason
+from gmonlens.common.units import seconds
 from gmonlens.load.loader import load
 from gmonlens.load.program import Program
 from gmonlens.output.report_format import flat_order
@@ -30,7 +31,7 @@ class TopRoutine:
     """A routine of the flat profile, with how sure its self time is."""
 
     name: str  # as gprof names it (demangled)
-    self_seconds: float
+    self_seconds: float | None  # None without a sampling rate (`common.units`)
     self_percent: float
     samples: float
     error_percent: float | None  # 100 / sqrt(samples); None without samples
@@ -55,8 +56,9 @@ class BinarySummary:
     problem: str | None = None  # why the profiles could not be summed
 
     @property
-    def seconds(self) -> float:
-        return self.samples / self.hz if self.hz else 0.0
+    def seconds(self) -> float | None:
+        """The samples in seconds; None without a sampling rate."""
+        return seconds(self.samples, self.hz)
 
 
 def relative_error(samples: float) -> float | None:
@@ -78,7 +80,7 @@ def summarize(binary: str, profiles: Sequence[str], pids: Sequence[int], top: in
         routines.append(
             TopRoutine(
                 r.display_name,
-                r.self_ticks / p.hz if p.hz else 0.0,
+                seconds(r.self_ticks, p.hz),
                 100.0 * r.self_ticks / total if total > 0 else 0.0,
                 r.self_ticks,
                 relative_error(r.self_ticks),

@@ -196,7 +196,7 @@ def test_time_outside_the_program_gives_the_share() -> None:
     mcount = diagnose(facts(binaries=(summary(samples=200.0, calls=1_500_000_000),), runs=(run(user=10.0),)))[
         0
     ]
-    assert "mcount runs at each of the 1,500,000,000 calls" in mcount.message and "inline" in mcount.fix
+    assert "mcount runs at each of the 1,500,000,000 calls counted (at least about 6.00 s" in mcount.message and "inline" in mcount.fix
 
 
 def test_unknown_binary() -> None:
@@ -223,3 +223,23 @@ def test_errors_come_first() -> None:
 )
 def test_wsl1_is_told_by_its_kernel_release(release: str, wsl1: bool) -> None:
     assert is_wsl1(release) is wsl1
+
+
+def test_the_profiled_processes_cpu_time_is_used_when_the_log_has_it() -> None:
+    # the command used 10 s (a compiler, say), the profiled process 2.5 s of which 2 s sampled
+    log = {100: ProcessHistory(100, 1, (PROG,), True, 0, 2.5, None, 0.1)}
+    assert (
+        codes(diagnose(facts(binaries=(summary(samples=200.0),), runs=(run(user=10.0),), processes=log)))
+        == []
+    )
+    log = {100: ProcessHistory(100, 1, (PROG,), True, 0, 5.0, None, 0.5)}
+    found = diagnose(facts(binaries=(summary(samples=200.0),), runs=(run(user=10.0),), processes=log))
+    assert codes(found) == ["time_outside_program"]
+    assert "of the 5.00 s of CPU time the profiled processes used: 60%" in found[0].message
+    assert "0.50 s of system time" in found[0].message
+
+
+def test_a_refused_helper_is_a_note() -> None:
+    line = "ERROR: ld.so: object '/c/lib.so' from LD_PRELOAD cannot be preloaded (wrong ELF class: ELFCLASS64): ignored."
+    found = diagnose(facts(runs=(run(messages=(("preload_refused", line),)),)))
+    assert codes(found) == ["helper_not_loaded"] and found[0].severity == "note" and line in found[0].message

@@ -24,6 +24,8 @@ usable but its figures are weak; "note": something to know):
   in shared libraries, the kernel, or programs without -pg), with the share in percent.
 - `unknown_binary` (warning): a profile no executable known to the recording fits.
 - `profiles_not_summed` (error): a binary's profiles could not be read or summed.
+- `helper_not_loaded` (note): the dynamic loader refused the helper library in some process (a
+  program of another word size): its program is named from COMMAND and `--binary` only.
 """
 
 from __future__ import annotations
@@ -341,6 +343,18 @@ def _cpu(facts: Facts) -> float:
     return sum(r.cpu_seconds for r in facts.runs)
 
 
+def _profiled_cpu(facts: Facts, binaries: Sequence[BinarySummary]) -> tuple[float, float, str]:
+    """The CPU time to hold the samples against, and whose it is: the processes that wrote these
+    profiles when the helper's log has each one's (at exit(): its own, not its children's), else
+    the whole command's (`wait4`: every process it started)."""
+    pids = {pid for b in binaries for pid in b.pids}
+    own = [facts.processes[p] for p in pids if p in facts.processes]
+    if pids and len(own) == len(pids) and all(h.cpu_seconds is not None for h in own):
+        cpu = sum(h.cpu_seconds or 0.0 for h in own)
+        return cpu, sum(h.system_seconds or 0.0 for h in own), "the profiled processes"
+    return _cpu(facts), sum(r.system_seconds for r in facts.runs), "the command"
+
+
 def _timing(facts: Facts) -> list[Diagnosis]:
     """no_profiling_timer, few_samples and time_outside_program, from the samples of every
     binary against the CPU time measured."""
@@ -349,9 +363,9 @@ def _timing(facts: Facts) -> list[Diagnosis]:
         return []
     samples = sum(b.samples for b in usable)
     seconds = sum(b.samples / b.hz for b in usable)  # hz > 0 for these
-    cpu = _cpu(facts)
+    cpu, system, whose = _profiled_cpu(facts, usable)
     if samples <= 0 and cpu * usable[0].hz >= NO_TIMER_SAMPLES:
-        return [_no_timer(facts, cpu)]
+        return [_no_timer(facts, cpu, whose)]
     out = []
     if samples < FEW_SAMPLES:
         error = relative_error(max((r.samples for b in usable for r in b.top), default=0.0))
@@ -366,11 +380,11 @@ def _timing(facts: Facts) -> list[Diagnosis]:
             )
         )
     if cpu * usable[0].hz >= NO_TIMER_SAMPLES and samples > 0 and seconds < (1 - OUTSIDE_SHARE) * cpu:
-        out.append(_outside(facts, seconds, cpu))
+        out.append(_outside(facts, seconds, (cpu, system), whose))
     return out
 
 
-def _no_timer(facts: Facts, cpu: float) -> Diagnosis:
+def _no_timer(facts: Facts, cpu: float, whose: str) -> Diagnosis:
     if facts.clock_ticks is False or facts.wsl1:
         why = "this system's profiling clock does not tick (gmonlens checked it"
         why += "; this is WSL1, which has none)" if facts.wsl1 else ")"
@@ -385,27 +399,28 @@ def _no_timer(facts: Facts, cpu: float) -> Diagnosis:
     return Diagnosis(
         "no_profiling_timer",
         "error",
-        f"the command used {cpu:.2f} s of CPU time but its profile holds not one sample: {why}",
+        f"{whose} used {cpu:.2f} s of CPU time but the profile holds not one sample: {why}",
         "on WSL1 use WSL2 or a Linux machine; otherwise check that the program does not take SIGPROF or "
         "ITIMER_PROF for itself, and that its work runs in its own code, not only in shared libraries",
     )
 
 
-def _outside(facts: Facts, seconds: float, cpu: float) -> Diagnosis:
+def _outside(facts: Facts, seconds: float, used: tuple[float, float], whose: str) -> Diagnosis:
+    """`used`: (CPU seconds, of which system) of `whose` processes."""
+    cpu, system = used
     share = 100.0 * (1 - seconds / cpu)
-    system = sum(r.system_seconds for r in facts.runs)
     calls = sum(b.calls for b in facts.binaries if b.problem is None)
     overhead = calls * MCOUNT_SECONDS_PER_CALL
     head = (
-        f"the samples cover {seconds:.2f} s of the {cpu:.2f} s of CPU time the command used: {share:.0f}% of it "
+        f"the samples cover {seconds:.2f} s of the {cpu:.2f} s of CPU time {whose} used: {share:.0f}% of it "
         "went outside the profiled program's own code, which gprof does not see"
     )
     if overhead >= 0.5 * (cpu - seconds - system):
         return Diagnosis(
             "time_outside_program",
             "warning",
-            f"{head}: most of it is likely -pg's own cost: glibc's mcount runs at each of the {calls:,} calls "
-            f"counted (about {overhead:.2f} s at {MCOUNT_SECONDS_PER_CALL * 1e9:.0f} ns a call); the rest in shared "
+            f"{head}: much of it is -pg's own cost: glibc's mcount runs at each of the {calls:,} calls counted "
+            f"(at least about {overhead:.2f} s, at {MCOUNT_SECONDS_PER_CALL * 1e9:.0f} ns a call); the rest in shared "
             f"libraries or the kernel ({system:.2f} s of system time)",
             "the routines' self times are still right, but the percentages leave out the profiler's cost; to "
             "lower it, let the compiler inline small hot helpers (static inline, -O2) so that fewer calls are "
@@ -450,10 +465,26 @@ def _sums(facts: Facts) -> list[Diagnosis]:
     ]
 
 
+def _helper_refused(facts: Facts) -> list[Diagnosis]:
+    lines = [line for run in facts.runs for kind, line in run.messages if kind == "preload_refused"]
+    if not lines:
+        return []
+    return [
+        Diagnosis(
+            "helper_not_loaded",
+            "note",
+            f'the dynamic loader refused gmonlens\'s helper library in some processes ("{lines[0]}"): the '
+            "programs they ran are named from COMMAND and --binary only, and --on-signal=exit does not reach them",
+            "for a program of another word size (a 32-bit one under a 64-bit cc), name it with --binary; or set CC "
+            "to a compiler for it",
+        )
+    ]
+
+
 def diagnose(facts: Facts) -> tuple[Diagnosis, ...]:
     """Every finding, most important first (module docstring)."""
     found: list[Diagnosis] = []
-    for rule in (_build, _signals, _overflow, _exits, _rates, _sums, _timing, _unknown):
+    for rule in (_build, _signals, _overflow, _exits, _rates, _sums, _timing, _unknown, _helper_refused):
         found += rule(facts)
     order = {"error": 0, "warning": 1, "note": 2}
     return tuple(sorted(found, key=lambda d: order[d.severity]))

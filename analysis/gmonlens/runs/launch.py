@@ -22,6 +22,7 @@ CPU time it used (an I/O module: it starts a process).
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import select
 import signal
@@ -31,7 +32,7 @@ import time
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 
-from gmonlens.common.errors import GmonlensError
+from gmonlens.runs.command import NotExecutable
 
 GLIBC_MESSAGES = (
     (b"mcount: call graph buffer size limit exceeded", "arcs_overflow"),
@@ -252,7 +253,7 @@ def _reap_orphans() -> tuple[float, float, int, bool]:
 
 
 def run_once(setup: RunSetup) -> RunOutcome:
-    """Run the command and wait for it (module docstring); raises GmonlensError when it cannot
+    """Run the command and wait for it (module docstring); raises NotExecutable when it cannot
     be started."""
     if setup.adopt_orphans:
         become_subreaper()
@@ -296,15 +297,23 @@ def run_once(setup: RunSetup) -> RunOutcome:
 
 
 def _spawn(setup: RunSetup, stderr: int) -> subprocess.Popen[bytes]:
-    try:
-        return subprocess.Popen(
-            list(setup.argv),
-            executable=setup.path,
-            cwd=setup.cwd,
-            env=dict(setup.env),
-            stdout=setup.stdout,
-            stderr=stderr,
-            close_fds=True,
-        )
-    except OSError as e:
-        raise GmonlensError(setup.path, f"cannot run: {e.strerror or e}") from None
+    """Start the command; a file the kernel will not execute (no #! line) is run by /bin/sh, as
+    execvp(3) runs it."""
+    argv, path = list(setup.argv), setup.path
+    for attempt in (0, 1):
+        try:
+            return subprocess.Popen(
+                argv,
+                executable=path,
+                cwd=setup.cwd,
+                env=dict(setup.env),
+                stdout=setup.stdout,
+                stderr=stderr,
+                close_fds=True,
+            )
+        except OSError as e:
+            if e.errno == errno.ENOEXEC and not attempt:
+                argv, path = ["sh", setup.path, *setup.argv[1:]], "/bin/sh"
+                continue
+            raise NotExecutable(setup.path, f"cannot run: {e.strerror or e}") from None
+    raise AssertionError("unreachable")

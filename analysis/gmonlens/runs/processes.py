@@ -53,6 +53,7 @@ class ProcessHistory:
     signal: int  # the signal --on-signal=exit turned into exit(), 0 if none
     cpu_seconds: float | None  # user + system at exit() (None: no exit record)
     arcs: tuple[int, int] | None  # the call-graph buffer (before, after) when the helper sized it
+    system_seconds: float | None = None  # the system part of cpu_seconds
 
 
 @dataclass
@@ -62,6 +63,7 @@ class _Acc:
     exited: bool = False
     signal: int = 0
     cpu: float | None = None
+    system: float | None = None
     arcs: tuple[int, int] | None = None
 
 
@@ -73,12 +75,12 @@ def histories(events: Iterable[ProcessEvent]) -> dict[int, ProcessHistory]:
         if e.event in ("start", "fork") and e.exe and (not h.programs or h.programs[-1] != e.exe):
             h.programs.append(e.exe)
         elif e.event == "exit":
-            h.exited, h.cpu = True, (e.a + e.b) / 1e6
+            h.exited, h.cpu, h.system = True, (e.a + e.b) / 1e6, e.b / 1e6
         elif e.event == "signal":
             h.signal = e.a
         elif e.event == "arcs":
             h.arcs = (e.a, e.b)
     return {
-        pid: ProcessHistory(pid, h.ppid, tuple(h.programs), h.exited, h.signal, h.cpu, h.arcs)
+        pid: ProcessHistory(pid, h.ppid, tuple(h.programs), h.exited, h.signal, h.cpu, h.arcs, h.system)
         for pid, h in acc.items()
     }

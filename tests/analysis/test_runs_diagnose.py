@@ -196,7 +196,10 @@ def test_time_outside_the_program_gives_the_share() -> None:
     mcount = diagnose(facts(binaries=(summary(samples=200.0, calls=1_500_000_000),), runs=(run(user=10.0),)))[
         0
     ]
-    assert "mcount runs at each of the 1,500,000,000 calls counted (at least about 6.00 s" in mcount.message and "inline" in mcount.fix
+    assert (
+        "mcount runs at each of the 1,500,000,000 calls counted (at least about 6.00 s" in mcount.message
+        and "inline" in mcount.fix
+    )
 
 
 def test_unknown_binary() -> None:

@@ -23,7 +23,7 @@ from gmonlens.runs.diagnose import Facts, diagnose
 from gmonlens.runs.launch import record_environment
 from gmonlens.runs.outdir import open_record_dir
 from gmonlens.runs.preflight import compiled_with_pg
-from gmonlens.runs.processes import histories, parse_log
+from gmonlens.runs.processes import descendants, histories, parse_log
 from gmonlens.runs.summary import BinarySummary, TopRoutine, hottest, summarize, worst_error
 from gmonwriter import Arc, Hist, gnu_file
 
@@ -126,6 +126,9 @@ def test_process_log() -> None:
     assert not h[10].exited
     assert h[11].ppid == 10 and h[11].exited and h[11].cpu_seconds == pytest.approx(0.3)
     assert h[12].programs == ("/with\ttab",)
+    assert (
+        descendants(h, 10) == {10, 11} and descendants(h, 1) == {1, 10, 11, 12} and descendants(h, 11) == {11}
+    )
 
 
 def test_environment_adds_to_the_users() -> None:
@@ -278,3 +281,20 @@ def test_a_profile_with_rate_zero_is_found_named_and_said(tmp_path: Path) -> Non
     )
     assert [d.code for d in diagnose(rec)] == ["rate_zero"]
     assert ArcPlan(1, 2, 3, None).estimate == 6
+
+
+def test_record_usage_and_exit_statuses(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    from gmonlens.commands.dispatch import run
+
+    assert run(["record"]) == 2 and "usage: gmonlens record" in capsys.readouterr().err
+    assert run(["record", "--help"]) == 0 and "exit status:" in capsys.readouterr().out
+    assert run(["record", "--bogus", "x"]) == 2
+    assert (
+        capsys.readouterr().err.strip()
+        == "gmonlens record: unknown option '--bogus' (gmonlens record --help)"
+    )
+    assert run(["record", "--out", str(tmp_path / "o"), "--", "/nonexistent/prog"]) == 127
+    assert "command not found" in capsys.readouterr().err
+    (tmp_path / "data").write_text("")
+    assert run(["record", "--out", str(tmp_path / "o"), "--", str(tmp_path / "data")]) == 126
+    assert "is not an executable regular file" in capsys.readouterr().err

@@ -10,7 +10,7 @@ Records that do not parse are skipped: the log is a help, never trusted for more
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 MAX_RECORDS = 1 << 20
@@ -84,3 +84,20 @@ def histories(events: Iterable[ProcessEvent]) -> dict[int, ProcessHistory]:
         pid: ProcessHistory(pid, h.ppid, tuple(h.programs), h.exited, h.signal, h.cpu, h.arcs, h.system)
         for pid, h in acc.items()
     }
+
+
+def descendants(history: Mapping[int, ProcessHistory], root: int) -> set[int]:
+    """`root` and every pid the log shows descending from it (through ppid), for summing a test's
+    forks and child programs with it (`gmonlens test`). A pid reused in the run may join the
+    wrong tree: the log cannot tell two processes of one pid apart."""
+    children: dict[int, list[int]] = {}
+    for h in history.values():
+        if h.ppid != h.pid:
+            children.setdefault(h.ppid, []).append(h.pid)
+    out, todo = {root}, [root]
+    while todo:
+        for child in children.get(todo.pop(), ()):
+            if child not in out:
+                out.add(child)
+                todo.append(child)
+    return out

@@ -1,7 +1,9 @@
 """`record`: run a command under gprof's profiling, as many times as asked, and say what came of it.
-The engine's entry point for `gmonlens record` (and, later, the editors' "Record a Profile").
+The engine's entry point for `gmonlens record`, and the one the editors' "Record a Profile" will
+call:
 
-    record(argv, cwd, out_dir, RecordOptions(...)) -> Recording   (frozen; `record_json.to_json`)
+    record(argv, cwd, out_dir, RecordOptions(...)) -> Recording   (frozen; `record_json.to_json`
+                                                                   is its `--json` document)
 
 Steps: COMMAND resolved through PATH (`command.py`); its executable read before the run
 (`preflight.py`: profiling calls, gprof's start-up, units without -pg, the call-graph buffer it
@@ -15,11 +17,19 @@ gprof sums gmon.out files) is at most P percent. The loop also stops after a run
 profile, or that gmonlens was interrupted in. Last, the diagnosis (`diagnose.py`), and the
 recording written to DIR/record.json.
 
+Callers other than the CLI: a server calls `record` from a worker thread with the command's
+output sent where the client shows it (`RecordOptions.stdout`/`stderr`: descriptors), with
+`forward_signals=False` (signal handlers are the main thread's) and `adopt_orphans=False` (it
+reaps no children but its own); `notify` hears the findings before the run. An editor that runs
+`gmonlens record` in a terminal instead reads DIR/record.json, the same document. Nothing here
+runs a command unless `record` is called: the caller stands for the user's request.
+
 Design for `gmonlens test` (issue 29): a test runner is one command whose processes are the
 tests; `collect.Identifier` takes the test binaries as named candidates, `processes.histories`
-gives each pid's parent and programs (so forks and child programs can be summed per test), and
-`summary.summarize` sums any set of profiles of one binary. Nothing here is tied to one command
-per recording but this module's loop.
+gives each pid's parent, programs and CPU time and `processes.descendants` a process's tree (forks
+and child programs summed with their test), `summary.summarize` sums any set of profiles of one
+binary, and `diagnose` works on any such set of facts. Only this module's loop is tied to one
+command per recording.
 """
 
 from __future__ import annotations

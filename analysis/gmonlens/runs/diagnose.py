@@ -24,6 +24,8 @@ usable but its figures are weak; "note": something to know):
   in shared libraries, the kernel, or programs without -pg), with the share in percent.
 - `unknown_binary` (warning): a profile no executable known to the recording fits.
 - `profiles_not_summed` (error): a binary's profiles could not be read or summed.
+- `binary_unreadable` (warning): the command's executable cannot serve gprof (stripped: no
+  symbol table), so its profile cannot be read.
 - `helper_not_loaded` (note): the dynamic loader refused the helper library in some process (a
   program of another word size): its program is named from COMMAND and `--binary` only.
 """
@@ -89,6 +91,7 @@ class Facts:
     helper: bool  # the helper library was preloaded
     wsl1: bool = False
     clock_ticks: bool | None = None  # whether ITIMER_PROF fires in gmonlens itself (None: not checked)
+    unreadable: str | None = None  # why the command's executable could not be read (stripped?)
 
 
 def signal_name(signum: int) -> str:
@@ -104,7 +107,7 @@ def _rerun(facts: Facts, option: str) -> str:
 
 
 def _build(facts: Facts) -> list[Diagnosis]:
-    return build_findings(facts.preflight) if facts.runs else build_findings(facts.preflight, before_run=True)
+    return build_findings(facts.preflight, before_run=not facts.runs, unreadable=facts.unreadable)
 
 
 _PG_FIX = (
@@ -117,11 +120,23 @@ def _calls_named() -> str:
     return ", ".join(PROFILING_CALLS[:4])
 
 
-def build_findings(pre: Preflight | None, before_run: bool = False) -> list[Diagnosis]:
+def build_findings(
+    pre: Preflight | None, before_run: bool = False, unreadable: str | None = None
+) -> list[Diagnosis]:
     """What the executable alone says: no_profiling_calls (compiled without -pg, linked with it),
-    not_linked_with_pg, units_without_pg. A program with neither profiling calls nor gprof's
-    start-up may be a launcher (make, a shell) whose children are profiled: `before_run` adds a
-    note for it; after the run `_no_profile_at_all` says what came of it."""
+    not_linked_with_pg, units_without_pg; `binary_unreadable` when it could not be read
+    (`unreadable`: why). A program with neither profiling calls nor gprof's start-up may be a
+    launcher (make, a shell) whose children are profiled: `before_run` adds a note for it; after
+    the run `_no_profile_at_all` says what came of it."""
+    if unreadable is not None:
+        return [
+            Diagnosis(
+                "binary_unreadable",
+                "warning",
+                f"{unreadable}: gprof cannot read the profile of this executable",
+                "profile the unstripped build (no -s, no `install -s` or strip), then record again",
+            )
+        ]
     if pre is None:
         return []
     out = []
@@ -445,7 +460,8 @@ def _unknown(facts: Facts) -> list[Diagnosis]:
         Diagnosis(
             "unknown_binary",
             "warning",
-            f"{len(lost)} profiles were written by a program gmonlens could not name ({names}): {lost[0].problem}",
+            f"{len(lost)} profile{'s were' if len(lost) > 1 else ' was'} written by a program gmonlens could not "
+            f"name ({names}): {lost[0].problem}",
             "name the program: gmonlens record --binary PATH -- ... (a statically linked program run by the "
             "command is invisible to gmonlens's helper library)",
         )

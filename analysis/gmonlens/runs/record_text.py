@@ -50,7 +50,7 @@ def _profiles(rec: Recording) -> list[str]:
         )
     out.append(f"{HEAD}: {len(rec.profiles)} profile{'s' if len(rec.profiles) > 1 else ''} in {rec.out_dir}:")
     for p in rec.profiles[:PROFILES_SHOWN]:
-        who = p.binary if p.binary else f"(binary not found: {p.problem})"
+        who = p.binary if p.binary else f"({p.problem})"
         out.append(f"  {os.path.basename(p.path)}  pid {p.pid}  {who}")
     if len(rec.profiles) > PROFILES_SHOWN:
         out.append(f"  ... and {len(rec.profiles) - PROFILES_SHOWN} more (--json lists them all)")

@@ -79,13 +79,21 @@ class RecordOptions:
     notify: Callable[[Diagnosis], None] | None = field(default=None, compare=False)  # told before the run
 
 
-def _preflight(command: ResolvedCommand, options: RecordOptions) -> Preflight | None:
+def _preflight(command: ResolvedCommand, options: RecordOptions) -> tuple[Preflight | None, str | None]:
+    """The command's executable read before the run, or why it cannot be (a stripped binary)."""
     if command.kind != "elf":
-        return None
+        return None, None
     try:
-        return preflight(Program(command.path), options.arcs)
-    except GmonlensError:
-        return None  # not an executable gprof can read (no symbols): the run says the rest
+        return preflight(Program(command.path), options.arcs), None
+    except GmonlensError as e:
+        return None, str(e)
+
+
+def _arcs_request(pre: Preflight | None, options: RecordOptions) -> int | None:
+    """The call-graph buffer's entries to ask for: the executable's plan, else `--arcs N`."""
+    if pre is not None:
+        return pre.arcs.requested
+    return options.arcs if isinstance(options.arcs, int) else None
 
 
 def _helper(
@@ -242,8 +250,8 @@ def record(
     env = dict(options.env if options.env is not None else os.environ)
     cwd = os.path.abspath(cwd)
     command = resolve_command(argv, cwd, env)
-    pre = _preflight(command, options)
-    for finding in build_findings(pre, before_run=True):
+    pre, unreadable = _preflight(command, options)
+    for finding in build_findings(pre, before_run=True, unreadable=unreadable):
         if options.notify is not None:
             options.notify(finding)
     with open_record_dir(out_dir, cwd) as d:
@@ -259,7 +267,7 @@ def record(
         finally:
             if built is not None and built.temporary:
                 shutil.rmtree(built.temporary, ignore_errors=True)
-        recording = _finish(d, command, cwd, options, pre, helper, state)
+        recording = _finish(d, command, cwd, options, (pre, unreadable), helper, state)
     return recording
 
 
@@ -273,11 +281,13 @@ def _record_runs(
     helper: Helper,
 ) -> _State:
     log = d.new_log() if helper.used else None
-    arcs = (
-        pre.arcs.requested if pre is not None else (options.arcs if isinstance(options.arcs, int) else None)
-    )
     run_env = record_environment(
-        env, d.prefix, log=log, preload=helper.path, on_signal_exit=options.on_signal_exit, arcs=arcs
+        env,
+        d.prefix,
+        log=log,
+        preload=helper.path,
+        on_signal_exit=options.on_signal_exit,
+        arcs=_arcs_request(pre, options),
     )
     setup = RunSetup(
         command.path,
@@ -298,14 +308,14 @@ def _finish(
     command: ResolvedCommand,
     cwd: str,
     options: RecordOptions,
-    pre: Preflight | None,
+    read: tuple[Preflight | None, str | None],
     helper: Helper,
     state: _State,
 ) -> Recording:
+    """The recording from the runs' state: summaries, diagnosis, record.json. `read`: the
+    preflight, or why the command's executable could not be read."""
+    pre, unreadable = read
     binaries = tuple(_summaries(state.profiles, options.top))
-    arcs = (
-        pre.arcs.requested if pre is not None else (options.arcs if isinstance(options.arcs, int) else None)
-    )
     facts = Facts(
         command,
         pre,
@@ -315,10 +325,11 @@ def _finish(
         state.processes,
         _programs(state),
         options.on_signal_exit,
-        arcs,
+        _arcs_request(pre, options),
         helper.used,
         _wsl1(),
         _clock(binaries, state.runs),
+        unreadable,
     )
     most = options.runs or (DEFAULT_PRECISION_RUNS if options.precision is not None else 1)
     recording = Recording(

@@ -246,3 +246,9 @@ def test_a_refused_helper_is_a_note() -> None:
     line = "ERROR: ld.so: object '/c/lib.so' from LD_PRELOAD cannot be preloaded (wrong ELF class: ELFCLASS64): ignored."
     found = diagnose(facts(runs=(run(messages=(("preload_refused", line),)),)))
     assert codes(found) == ["helper_not_loaded"] and found[0].severity == "note" and line in found[0].message
+
+
+def test_an_unreadable_program_is_said() -> None:
+    why = "/w/prog: has no symbols (stripped binary?); gprof needs the symbol table"
+    found = diagnose(facts(preflight=None, unreadable=why, profiles=(), binaries=()))
+    assert codes(found)[0] == "binary_unreadable" and why in found[0].message and "strip" in found[0].fix

@@ -336,6 +336,18 @@ def _hist_range(data: bytes) -> tuple[int, int]:
     return int.from_bytes(data[21:29], "little"), int.from_bytes(data[29:37], "little")
 
 
+def test_a_stripped_program_and_a_stripped_launcher(built: Built, tmp_path: Path) -> None:
+    stripped = tmp_path / "stripped"
+    shutil.copy(built["plain"], stripped)
+    subprocess.run(["strip", str(stripped)], check=True)
+    r = record(tmp_path, [str(stripped)])
+    assert r.codes[0] == "binary_unreadable" and "unknown_binary" in r.codes and r.status == 125
+    assert "has no symbols" in r.finding("binary_unreadable")["message"]
+    # sh is stripped too, but makes no profile of its own: nothing to say about it
+    launched = record(tmp_path, ["sh", "-c", str(built["plain"])])
+    assert "binary_unreadable" not in launched.codes and launched.doc["usable"]
+
+
 def test_a_script_names_the_binary_it_ran(built: Built, tmp_path: Path) -> None:
     script = tmp_path / "run.sh"
     script.write_text(f"#!/bin/sh\ncd /\nexec {built['plain']}\n")

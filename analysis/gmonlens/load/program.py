@@ -207,6 +207,13 @@ class Program:
 
         return self._once.get("needed", lambda: needed_libraries(self._reader()))
 
+    def dynamic_symbol_names(self) -> list[str]:
+        """The names of the executable's `.dynsym` (`image.dynamic_symbol_names`: what a stripped
+        executable still names), read through the open file."""
+        from gmonlens.binary.image import dynamic_symbol_names
+
+        return self._once.get("dynsym", lambda: dynamic_symbol_names(self._reader()))
+
     def unit_producers(self) -> list[UnitProducer]:
         """Each compilation unit's name, directory, language and DW_AT_producer
         (`dwarf.producers`: unit headers and top entries only), [] without debugging information;

@@ -287,7 +287,11 @@ def _no_profile_at_all(facts: Facts) -> list[Diagnosis]:
     """A command that is not itself a profiled program (a program built without -pg, a script,
     make) and made no profile: which programs it ran, and why none wrote one."""
     pre = facts.preflight
-    if facts.profiles or (pre is not None and (pre.profiling_calls or pre.startup_linked)):
+    if (
+        facts.profiles
+        or facts.unreadable
+        or (pre is not None and (pre.profiling_calls or pre.startup_linked))
+    ):
         return []  # nothing made, but build_findings said why
     own = os.path.realpath(facts.command.path)
     ran = sorted({p for h in facts.processes.values() for p in h.programs if os.path.realpath(p) != own})

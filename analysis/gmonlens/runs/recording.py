@@ -48,7 +48,7 @@ from gmonlens.runs.command import ResolvedCommand, resolve_command
 from gmonlens.runs.diagnose import Diagnosis, Facts, any_usable, build_findings, diagnose, is_wsl1
 from gmonlens.runs.launch import RunOutcome, RunSetup, profiling_clock_ticks, record_environment, run_once
 from gmonlens.runs.outdir import RecordDir, open_record_dir
-from gmonlens.runs.preflight import Preflight, preflight
+from gmonlens.runs.preflight import PROFILING_CALLS, STARTUP, Preflight, preflight
 from gmonlens.runs.preload import Preload, build_preload
 from gmonlens.runs.processes import ProcessHistory, histories, parse_log
 from gmonlens.runs.record_json import to_json_bytes
@@ -80,13 +80,17 @@ class RecordOptions:
 
 
 def _preflight(command: ResolvedCommand, options: RecordOptions) -> tuple[Preflight | None, str | None]:
-    """The command's executable read before the run, or why it cannot be (a stripped binary)."""
+    """The command's executable read before the run, or why it cannot be when it is a profiled
+    program (a stripped -pg build: its profile cannot be read)."""
     if command.kind != "elf":
         return None, None
+    program = Program(command.path)
     try:
-        return preflight(Program(command.path), options.arcs), None
+        return preflight(program, options.arcs), None
     except GmonlensError as e:
-        return None, str(e)
+        # a stripped launcher (sh, make) is no concern; a stripped -pg program still imports them
+        imports = {n.split("@", 1)[0] for n in program.dynamic_symbol_names()}
+        return None, str(e) if imports & {*PROFILING_CALLS, *STARTUP} else None
 
 
 def _arcs_request(pre: Preflight | None, options: RecordOptions) -> int | None:

@@ -121,6 +121,11 @@ class _Watch:
     done: threading.Event = field(default_factory=threading.Event)
 
     def pump(self) -> None:
+        """Copy and scan until the command's side closes, or quiet after it ended."""
+        with contextlib.suppress(OSError, ValueError):  # the descriptor closed under a late pump
+            self._pump()
+
+    def _pump(self) -> None:
         tail = b""
         quiet_since: float | None = None
         ended_at: float | None = None

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import subprocess
 import textwrap
 from collections.abc import Sequence
@@ -55,6 +56,15 @@ SOURCES = {
           parent_work();
           waitpid(p, 0, 0);
           return 0;
+        }
+        """),
+    "forever.c": SPIN
+    + textwrap.dedent("""
+        #include <stdio.h>
+        #include <unistd.h>
+        int main(void) {
+          fprintf(stderr, "started\\n");
+          for (;;) { spin(100000); usleep(2000); }
         }
         """),
     "libwork.c": "volatile double acc;\nvoid lib_work(long n) { for (long i = 0; i < n; i++) acc += (double)i * 0.5; }\n",
@@ -121,7 +131,7 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Built:
         (d / name).write_text(text)
     (d / "table.c").write_text(_table_program(1000))
     (d / "direct.c").write_text(_direct_program(2000, 3))
-    for prog in ("plain", "tiny", "selfstop", "forker", "notimer", "hot", "table", "direct"):
+    for prog in ("plain", "tiny", "selfstop", "forker", "notimer", "hot", "table", "direct", "forever"):
         _cc(d / prog, "-pg", f"{prog}.c", cwd=d)
     _cc(d / "nopg", "plain.c", cwd=d)  # neither compiled nor linked with -pg
     subprocess.run(["gcc", "-g", "-c", "plain.c", "-o", "plain_nopg.o"], cwd=d, check=True)
@@ -243,6 +253,29 @@ def test_killed_by_sigterm_and_saved_by_on_signal_exit(built: Built, tmp_path: P
     assert saved.status == 143 and saved.doc["usable"]  # the command's own status: exit(128 + 15)
     assert "stopped_by_signal" in saved.codes and set(saved.codes) <= {"stopped_by_signal", "few_samples"}
     assert saved.doc["binaries"][0]["top"][0]["name"] == "spin"
+
+
+def test_sigterm_to_gmonlens_reaches_the_program(built: Built, tmp_path: Path) -> None:
+    """A supervisor (a CI timeout) stops gmonlens: the program gets the signal, writes its profile
+    with --on-signal=exit, and gmonlens reports."""
+    proc = subprocess.Popen(
+        [str(GMONLENS), "record", "--json", "--out", "rec", "--on-signal=exit", "--", str(built["forever"])],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stderr is not None
+    line = "-"
+    while line and "started" not in line:  # the program runs (its stderr passes through)
+        line = proc.stderr.readline()
+    assert line, "the program never started"
+    proc.send_signal(signal.SIGTERM)
+    out, err = proc.communicate(timeout=TIMEOUT)
+    doc = json.loads(out)
+    assert proc.returncode == 143 and doc["usable"] and doc["runs"][0]["interrupted"] == "SIGTERM"
+    assert "stopped_by_signal" in [d["code"] for d in doc["diagnosis"]]
+    assert doc["binaries"][0]["top"][0]["name"] == "spin"
 
 
 def test_exit_through_underscore_exit(built: Built, tmp_path: Path) -> None:

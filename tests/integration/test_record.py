@@ -271,7 +271,7 @@ def test_sigterm_to_gmonlens_reaches_the_program(built: Built, tmp_path: Path) -
         line = proc.stderr.readline()
     assert line, "the program never started"
     proc.send_signal(signal.SIGTERM)
-    out, err = proc.communicate(timeout=TIMEOUT)
+    out, _err = proc.communicate(timeout=TIMEOUT)
     doc = json.loads(out)
     assert proc.returncode == 143 and doc["usable"] and doc["runs"][0]["interrupted"] == "SIGTERM"
     assert "stopped_by_signal" in [d["code"] for d in doc["diagnosis"]]

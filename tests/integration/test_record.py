@@ -381,6 +381,21 @@ def test_a_stripped_program_and_a_stripped_launcher(built: Built, tmp_path: Path
     assert "binary_unreadable" not in launched.codes and launched.doc["usable"]
 
 
+@pytest.mark.parametrize("helper", [True, False])
+def test_profiles_of_two_programs_are_told_apart(built: Built, tmp_path: Path, helper: bool) -> None:
+    """One command runs two programs: each profile is matched with its own by the fit rule, with
+    the helper's process log or (without it) from the programs named."""
+    plain, forker = str(built["plain"]), str(built["forker"])
+    options = [] if helper else ["--no-preload", "--binary", plain, "--binary", forker]
+    r = record(tmp_path, ["sh", "-c", f"{plain}; {forker}"], *options)
+    by_binary: dict[str, list[int]] = {}
+    for p in r.doc["profiles"]:
+        by_binary.setdefault(p["binary"], []).append(p["pid"])
+        assert p["fit"] == "exact" and p["found_by"] == ("process log" if helper else "named")
+    assert sorted(by_binary) == sorted([plain, forker]) and len(by_binary[forker]) == 2
+    assert sorted(b["binary"] for b in r.doc["binaries"]) == sorted([plain, forker])
+
+
 def test_a_script_names_the_binary_it_ran(built: Built, tmp_path: Path) -> None:
     script = tmp_path / "run.sh"
     script.write_text(f"#!/bin/sh\ncd /\nexec {built['plain']}\n")

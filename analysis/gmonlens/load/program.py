@@ -174,6 +174,7 @@ class Program:
         self.path = path
         self.profiles = profiles if isinstance(profiles, ProfileFiles) else ProfileFiles(profiles)
         self._once = _Once()
+        self._fits = _Once()  # facts of these profiles against the binary: never shared (with_profiles)
         self._unit_tables: OrderedDict[tuple[int, ...], LineTable] = OrderedDict()
         self._unit_lock = threading.Lock()
 
@@ -269,8 +270,9 @@ class Program:
     def fit(self, fmt: str = "auto") -> Fit:
         """The engine's fit rule (`gmonlens.profile.fit`) for the profiles; raises ElfError for a binary
         gprof cannot use and GmonFormatError for a profile unreadable at its word size. Computed
-        once per format: discovery's check and the load's share it (an error too, raised again)."""
-        return self._once.get(
+        once per format: discovery's check and the load's share it (an error too, raised again); a
+        Program made by `with_profiles` computes its own."""
+        return self._fits.get(
             f"fit:{fmt}",
             lambda: profile_fit(self.image, self.symtab, self.gmon(fmt), ", ".join(self.profiles.paths)),
         )

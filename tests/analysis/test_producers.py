@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 import pytest
 
 from gmonlens.binary.budget import Budget
-from gmonlens.dwarf.producers import Unsupported, UnitProducer, unit_producers
+from gmonlens.dwarf.producers import UnitProducer, Unsupported, unit_producers
 from leb128 import uleb
 
 PRODUCER, LANGUAGE, NAME, COMP_DIR, STR_OFFSETS_BASE = 0x25, 0x13, 0x03, 0x1B, 0x72

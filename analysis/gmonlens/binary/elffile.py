@@ -186,7 +186,10 @@ class ElfFile:
         compressed = sec.name.startswith(".zdebug_") or sec.flags & SHF_COMPRESSED
         if sec.type == SHT_NOBITS or start < 0 or length <= 0:
             return b""
-        if compressed or self.sections.index(sec) in self._cache:
+        index = getattr(self, "_index_of", None)
+        if index is None:
+            index = self._index_of = {id(s): i for i, s in enumerate(self.sections)}
+        if compressed or index.get(id(sec), -1) in self._cache:
             return self.data(sec)[start : start + length]
         if sec.offset > self.size or sec.size > self.size - sec.offset:
             raise ElfError(self.path, f"section {sec.name} extends past the end of the file")

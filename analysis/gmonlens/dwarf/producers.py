@@ -13,10 +13,20 @@ charged to the file's budget as one DWARF entry per attribute.
 from __future__ import annotations
 
 import struct
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from gmonlens.binary.elffile import SHT_NOBITS, ElfFile, Section
-from gmonlens.dwarf.die_primitives import _FIXED, Unsupported, _abbrev_entries, _Reader, _Unit, _units, _value
+from gmonlens.dwarf.die_primitives import (
+    _FIXED,
+    Abbrev,
+    Unsupported,
+    _abbrev_entries,
+    _Reader,
+    _Unit,
+    _units,
+    _value,
+)
 
 __all__ = ["UnitProducer", "Unsupported", "unit_producers"]
 
@@ -73,16 +83,33 @@ class _ProducerReader:
         self.str_offsets = elf.data(offsets) if offsets is not None else b""
         self.strs = _Strings(elf, ".debug_str")
         self.line_strs = _Strings(elf, ".debug_line_str")
-        self.tables: dict[int, dict[int, tuple[int, bool, list[tuple[int, int, int]]]]] = {}
+        self.tables: dict[int, tuple[dict[int, Abbrev], Iterator[tuple[int, Abbrev]]]] = {}
+        self.form_sizes: dict[tuple[int, int, int], dict[int, int]] = {}
 
-    def table(self, offset: int) -> dict[int, tuple[int, bool, list[tuple[int, int, int]]]]:
-        hit = self.tables.get(offset)
-        if hit is None:
-            if offset >= len(self.abbrev):
-                raise Unsupported("an abbreviation table past the end of .debug_abbrev")
-            hit = self.tables[offset] = dict(_abbrev_entries(self.abbrev, offset))
-            self.elf.budget.charge("DWARF entries", sum(1 + len(a[2]) for a in hit.values()), ".debug_abbrev")
-        return hit
+    def abbreviation(self, offset: int, code: int) -> Abbrev | None:
+        """Abbreviation `code` of the table at `offset`, the table read only as far as it (GCC puts
+        a unit's own entry anywhere in its table); each entry read is charged once."""
+        if offset >= len(self.abbrev):
+            raise Unsupported("an abbreviation table past the end of .debug_abbrev")
+        found, entries = self.tables.setdefault(offset, ({}, _abbrev_entries(self.abbrev, offset)))
+        if code in found:
+            return found[code]
+        for key, entry in entries:
+            found[key] = entry
+            self.elf.budget.charge("DWARF entries", 1 + len(entry[2]), ".debug_abbrev")
+            if key == code:
+                return entry
+        return None
+
+    def _sizes(self, unit: _Unit) -> dict[int, int]:
+        """The fixed forms' sizes in units of this address size, offset size and version."""
+        key = (unit.asize, unit.osize, unit.version)
+        sizes = self.form_sizes.get(key)
+        if sizes is None:
+            sizes = {f: (unit.asize if n == -1 else unit.osize if n == -2 else n) for f, n in _FIXED.items()}
+            sizes[0x10] = unit.asize if unit.version == 2 else unit.osize  # DW_FORM_ref_addr
+            self.form_sizes[key] = sizes
+        return sizes
 
     def unit_at(self, start: int) -> tuple[UnitProducer, int]:
         """The unit at `start` of .debug_info and where the next one starts."""
@@ -102,11 +129,10 @@ class _ProducerReader:
             raise Unsupported(f"a malformed unit at offset {start} of .debug_info")
         r = _Reader(data, self.little)
         code, pos = r.uleb(first)
-        abbrev = self.table(unit.abbrev_offset).get(code)
+        abbrev = self.abbreviation(unit.abbrev_offset, code)
         if abbrev is None:
             raise Unsupported(f"no abbreviation {code} for the unit at offset {start}")
-        sizes = {f: (unit.asize if n == -1 else unit.osize if n == -2 else n) for f, n in _FIXED.items()}
-        sizes[0x10] = unit.asize if unit.version == 2 else unit.osize
+        sizes = self._sizes(unit)
         values: dict[int, tuple[int, object]] = {}
         for attr, form, const in abbrev[2]:
             while form == 0x16:  # DW_FORM_indirect

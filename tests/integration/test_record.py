@@ -401,12 +401,13 @@ def test_profiles_of_two_programs_are_told_apart(built: Built, tmp_path: Path, h
 
 def test_a_script_names_the_binary_it_ran(built: Built, tmp_path: Path) -> None:
     script = tmp_path / "run.sh"
-    script.write_text(f"#!/bin/sh\ncd /\nexec {built['plain']}\n")
+    script.write_text(f"#!/bin/sh\necho on-stdout\ncd /\nexec {built['plain']}\n")
     script.chmod(0o755)
     r = record(tmp_path, ["./run.sh"])
     assert r.doc["command"]["kind"] == "script" and r.doc["command"]["interpreter"] == ["/bin/sh"]
     assert r.doc["command"]["profiled_binaries"] == [str(built["plain"])]
     assert "is a script; the profiles were written by " + str(built["plain"]) in r.err
+    assert "on-stdout" in r.err  # with --json the command's standard output goes to standard error
 
 
 def test_precision_stops_when_the_error_target_is_met(built: Built, tmp_path: Path) -> None:

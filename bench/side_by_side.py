@@ -125,9 +125,8 @@ def main() -> int:
     ap.add_argument("--skip-sqlite", action="store_true")
     a = ap.parse_args()
     pythons = {"before": a.before, "after": a.after}
-    for (
-        python
-    ) in pythons.values():  # stale bytecode would be compiled at every start (PYTHONDONTWRITEBYTECODE)
+    # stale bytecode would be compiled at every start (PYTHONDONTWRITEBYTECODE)
+    for python in pythons.values():
         tree = Path(python).resolve().parent.parent.parent
         subprocess.run(
             [python, "-m", "compileall", "-q", str(tree / "analysis"), str(tree / "server")], check=False

@@ -40,6 +40,7 @@ from gmonlens.profile.symbols import SymbolTable, build_symbol_table
 
 if TYPE_CHECKING:  # imported when used: dwarf.py imports pyelftools
     from gmonlens.dwarf.declarations import DwarfIndex
+    from gmonlens.dwarf.producers import UnitProducer
     from gmonlens.dwarf.scopes import FunctionScopes
 
 T = TypeVar("T")
@@ -74,6 +75,13 @@ def is_executable(path: str) -> bool:
             return is_elf_executable(elf)
     except (GmonlensError, OSError):
         return False
+
+
+def program_head(path: str, size: int) -> bytes:
+    """The first `size` bytes of a program to run (a regular file): its ELF magic, or a script's
+    `#!` line (`runs.command`); raises GmonlensError naming it."""
+    with open_regular(path, "program") as fh:
+        return fh.read(size)
 
 
 def read_profile_bytes(path: str) -> bytes:
@@ -166,6 +174,7 @@ class Program:
         self.path = path
         self.profiles = profiles if isinstance(profiles, ProfileFiles) else ProfileFiles(profiles)
         self._once = _Once()
+        self._fits = _Once()  # facts of these profiles against the binary: never shared (with_profiles)
         self._unit_tables: OrderedDict[tuple[int, ...], LineTable] = OrderedDict()
         self._unit_lock = threading.Lock()
 
@@ -198,6 +207,21 @@ class Program:
         from gmonlens.binary.image import needed_libraries
 
         return self._once.get("needed", lambda: needed_libraries(self._reader()))
+
+    def dynamic_symbol_names(self) -> list[str]:
+        """The names of the executable's `.dynsym` (`image.dynamic_symbol_names`: what a stripped
+        executable still names), read through the open file."""
+        from gmonlens.binary.image import dynamic_symbol_names
+
+        return self._once.get("dynsym", lambda: dynamic_symbol_names(self._reader()))
+
+    def unit_producers(self) -> list[UnitProducer]:
+        """Each compilation unit's name, directory, language and DW_AT_producer
+        (`dwarf.producers`: unit headers and top entries only), [] without debugging information;
+        raises `Unsupported` for DWARF that reader does not read (split DWARF 5), ElfError."""
+        from gmonlens.dwarf.producers import unit_producers
+
+        return self._once.get("producers", lambda: unit_producers(self._reader()))
 
     def release_bytes(self) -> None:
         """Close the executable and let go of the sections and the profiles' bytes read (the facts
@@ -246,8 +270,9 @@ class Program:
     def fit(self, fmt: str = "auto") -> Fit:
         """The engine's fit rule (`gmonlens.profile.fit`) for the profiles; raises ElfError for a binary
         gprof cannot use and GmonFormatError for a profile unreadable at its word size. Computed
-        once per format: discovery's check and the load's share it (an error too, raised again)."""
-        return self._once.get(
+        once per format: discovery's check and the load's share it (an error too, raised again); a
+        Program made by `with_profiles` computes its own."""
+        return self._fits.get(
             f"fit:{fmt}",
             lambda: profile_fit(self.image, self.symtab, self.gmon(fmt), ", ".join(self.profiles.paths)),
         )

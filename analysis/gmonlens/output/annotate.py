@@ -21,7 +21,9 @@ the routines' call counts (self-recursive calls not counted, as in the flat prof
   descending (ties in line order), and the `Execution Summary`: distinct lines with a symbol,
   executed lines, their percentage, the total count (all lines) and total / lines with a symbol.
   A symbol whose line lies past the file's end (BFD names the unit's main file for a header's or
-  a libstdc++ line) counts in the top lines and the total only.
+  a libstdc++ line; a unity build's `lib.c`; a shorter file of the name found through -I; a
+  source shortened since the build) counts in the top lines and the total only. A file left with
+  no executable line is "100.00 Percent of the file executed" and 0.00 executions per line.
 - Files are separated by a blank line and a form feed; with -y each goes to `BASENAME-ann` in the
   current directory instead (that is where gprof writes them; nothing else is written).
 """
@@ -112,9 +114,13 @@ def annotate_file(source: bytes, symbols: Sequence[Routine], opts: AnnotateOptio
     out.append("\nExecution Summary:\n\n")
     out.append("%9d   Executable lines in this file\n" % executable)
     out.append("%9d   Lines executed\n" % executed)
-    out.append("%9.2f   Percent of the file executed\n" % (100.0 * executed / executable))
+    # a file holding none of its symbols' lines (a unity build's lib.c, a shorter file of the
+    # name found through -I, a source shortened since the build): gprof says 100% and 0 a line
+    out.append(
+        "%9.2f   Percent of the file executed\n" % (100.0 * executed / executable if executable else 100.0)
+    )
     out.append("\n%9d   Total number of line executions\n" % total)
-    out.append("%9.2f   Average executions per line\n" % (total / executable))
+    out.append("%9.2f   Average executions per line\n" % (total / executable if executable else 0.0))
     return "".join(out)
 
 

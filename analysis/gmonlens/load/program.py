@@ -46,11 +46,12 @@ T = TypeVar("T")
 MAX_PROFILE_BYTES = 1 << 31
 # Disk-cache kinds (`lines2`: a row at a sequence's end covers no byte; `-static`: the static
 # routines' only, what a report without file symspecs needs).
-LINES_KIND, LINES_BFD_KIND = "lines2", "lines2-bfd"
-LINES_STATIC_KIND, LINES_BFD_STATIC_KIND = "lines2-static", "lines2-bfd-static"
+LINES_KIND, LINES_BFD_KIND = "lines2", "lines3-bfd"
+LINES_STATIC_KIND, LINES_BFD_STATIC_KIND = "lines2-static", "lines3-bfd-static"
 LINETABLE_KIND, DWARF_KIND, SCOPES_KIND = "linetable", "dwarf", "scopes"
 # -l's inputs: the line table as BFD reads it, and the scopes with ELF names for unnamed C++ statics
-LINETABLE_BFD_KIND, SCOPES_GPROF_KIND = "linetable-bfd", "scopes-gprof"
+# (`lines3-bfd`, `linetable-bfd2`: BFD's files spelt as BFD joins them, `.` and `..` kept)
+LINETABLE_BFD_KIND, SCOPES_GPROF_KIND = "linetable-bfd2", "scopes-gprof"
 
 
 def read_profile_bytes(path: str) -> bytes:

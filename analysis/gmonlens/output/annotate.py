@@ -38,6 +38,7 @@ from dataclasses import dataclass
 from gmonlens.common.errors import GmonlensError
 from gmonlens.common.files import read_regular, write_file
 from gmonlens.common.model import ElfSymbol, Profile, Routine
+from gmonlens.common.source_files import gprof_file_list
 
 MAX_SOURCE_BYTES = 1 << 28  # a source file larger than 256 MiB is not annotated
 
@@ -55,18 +56,10 @@ class AnnotateOptions:
 def file_order(
     p: Profile, symtab: Sequence[ElfSymbol], chosen: frozenset[int], zero: bool = False
 ) -> list[str]:
-    """Source files in gprof's order (reverse first appearance; see the module docstring)."""
-    position = {(s.name, s.value): i for i, s in reversed(list(enumerate(symtab)))}
-    renamed = {s.value: i for i, s in reversed(list(enumerate(symtab)))}  # -R names routines after .o files
-    funcs = [r for r in p.routines if r.file is not None and not r.is_line]
-    funcs.sort(key=lambda r: position.get((r.name, r.address), renamed.get(r.address, len(symtab))))
-    line_syms = sorted((r for r in p.routines if r.file is not None and r.is_line), key=lambda r: r.address)
-    seen: dict[str, None] = {}
-    for r in (*funcs, *line_syms):
-        assert r.file is not None
-        seen.setdefault(r.file, None)
+    """Source files in gprof's order (its source-file list, `source_files.gprof_file_list`) that
+    hold a chosen symbol called (any chosen symbol with -z)."""
     wanted = {r.file for r in (p.routines[i] for i in chosen) if zero or r.calls > 0}
-    return [f for f in reversed(list(seen)) if f in wanted]
+    return [f for f in gprof_file_list(p.routines, symtab) if f in wanted]
 
 
 def locate(path: str, dirs: Sequence[str]) -> str | None:

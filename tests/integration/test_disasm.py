@@ -200,3 +200,17 @@ def test_routine_without_code(workshop: Workshop, tmp_path: Path) -> None:
     res = _disasm(built, "-S", str(syms), "ghost")
     err = res.stderr.decode()
     assert res.returncode == 1 and "ghost: no code at 0x10" in err and len(err.splitlines()) == 1, err
+
+
+def test_path_as_the_editor_shows_it(workshop: Workshop) -> None:
+    """`disasm programs/opt2.c:checked`: a path relative to the workspace (the recorded one is
+    absolute) names the routine; a path that is not the recorded file's says which one is."""
+    built = workshop.get(PROGRAMS["opt2"], NATIVE)
+    for spec in ("programs/opt2.c:checked", "integration/programs/opt2.c:checked", "opt2.c:checked"):
+        res = _disasm(built, "--json", spec)
+        assert res.returncode == 0, res.stderr
+        assert json.loads(res.stdout)["routine"] == "checked"
+    res = _disasm(built, "src/opt2.c:checked")
+    err = res.stderr.decode()
+    assert res.returncode == 1 and len(err.splitlines()) == 1, err
+    assert "no routine matches 'src/opt2.c:checked'" in err and "programs/opt2.c" in err

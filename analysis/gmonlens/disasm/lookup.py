@@ -5,16 +5,19 @@ A SYMSPEC is, tried in order:
    own grammar would split at the `::`): every routine of that name (several statics);
 2. a printed C++ name without its parameters (`ns::K::m`): every routine printed `ns::K::m(...)`;
 3. gprof's symspec (`func`, `file.c:func`, `file.c`, `file.c:123`, `123`; options.SymSpec), files
-   as gprof names them.
-Line symbols (-l) are never listed.
+   as gprof names them; FILE may also be any path that ends in the recorded one's last whole
+   components (`src/pcre2_match.c`, as an editor shows it relative to the workspace, for
+   `/home/u/pcre2/src/pcre2_match.c`), `.` and `..` resolved in both.
+Line symbols (-l) are never listed. `no_match_message` says which spellings would work.
 """
 
 from __future__ import annotations
 
+import posixpath
 from bisect import bisect_right
 from collections.abc import Sequence
 
-from gmonlens.common.model import CodeSection, ElfSymbol, Profile, Symbol
+from gmonlens.common.model import CodeSection, ElfSymbol, Profile, Routine, Symbol
 from gmonlens.common.options import SymSpec
 
 _PLT_SECTIONS = frozenset({".plt", ".plt.sec", ".plt.got", ".iplt"})
@@ -31,14 +34,53 @@ def find_routines(profile: Profile, text: str) -> list[int]:
         if prefix:
             return prefix
     spec = SymSpec.parse(text)
+    if spec.file is None or "/" not in spec.file:
+        return [r.id for r in routines if spec.matches(_symbol(r), r.display_name)]
+    tail = _components(spec.file)
+    anywhere = SymSpec(None, spec.name, spec.line)
     return [
         r.id
         for r in routines
-        if spec.matches(
-            Symbol(r.name, r.address, r.end_address, r.is_function, r.is_static, r.file, r.line),
-            r.display_name,
-        )
+        if r.file is not None and _ends_in(r.file, tail) and anywhere.matches(_symbol(r), r.display_name)
     ]
+
+
+def _symbol(r: Routine) -> Symbol:
+    return Symbol(r.name, r.address, r.end_address, r.is_function, r.is_static, r.file, r.line)
+
+
+def _components(path: str) -> list[str]:
+    """A path's components, `.` and `..` resolved lexically (a leading `/` kept as "")."""
+    return posixpath.normpath(path).split("/")
+
+
+def _ends_in(recorded: str, tail: list[str]) -> bool:
+    """Whether `recorded`'s components end with `tail` (an absolute `tail` is the whole path)."""
+    parts = _components(recorded)
+    return len(tail) <= len(parts) and parts[len(parts) - len(tail) :] == tail
+
+
+def no_match_message(profile: Profile, text: str) -> str:
+    """One line for a SYMSPEC `find_routines` finds nothing for: where the routines of its name
+    are (the files that would work), when some routine has that name."""
+    msg = f"no routine matches '{text}'"
+    spec = SymSpec.parse(text)
+    if spec.name is None or spec.file is None:
+        return msg
+    files = sorted(
+        {
+            r.file
+            for r in profile.routines
+            if not r.is_line and r.file is not None and spec.name in (r.name, r.display_name)
+        }
+    )
+    if not files:
+        return msg
+    shown = ", ".join(files[:5]) + (f" and {len(files) - 5} more" if len(files) > 5 else "")
+    return (
+        f"{msg}; '{spec.name}' is in {shown}: give one of those paths, a path ending in one "
+        "(whole components) or its base name"
+    )
 
 
 def needs_files(text: str) -> bool:

@@ -14,7 +14,7 @@ from gmonlens.common.errors import GmonlensError, one_line
 from gmonlens.common.model import HistogramRecord, Profile
 from gmonlens.common.options import AnalysisOptions
 from gmonlens.disasm.listing import Decoder, DisasmError, Listing, build_listing
-from gmonlens.disasm.lookup import TargetNames, find_routines, needs_files
+from gmonlens.disasm.lookup import TargetNames, find_routines, needs_files, no_match_message
 from gmonlens.dwarf.line_table import LineTable
 from gmonlens.load import diskcache
 from gmonlens.profile.line_symbols import FunctionNames
@@ -98,7 +98,7 @@ class DisasmContext:
         """Routine ids SYMSPEC names (`disasm_lookup.find_routines`); raises when none."""
         rids = find_routines(self.profile, symspec)
         if not rids:
-            raise GmonlensError(self.binary, f"no routine matches '{symspec}'")
+            raise GmonlensError(self.binary, no_match_message(self.profile, symspec))
         return rids
 
     def listing(self, rid: int) -> Listing:

@@ -24,7 +24,8 @@ Several routines (a symspec matching several) print a JSON array of such objects
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import json
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from gmonlens.disasm.listing import Instruction, Listing
@@ -58,9 +59,47 @@ def to_json(
     listing: Listing, display: Display, names: Callable[[int], str | None], syntax: str
 ) -> dict[str, Any]:
     """The listing as `gmonlens-disasm/1` (module docstring)."""
+    self_ticks = sum(i.ticks for i in listing.instructions)
+    return {
+        **_head_json(listing, syntax, self_ticks),
+        "instructions": [_insn_json(listing, i, display, names, self_ticks) for i in listing.instructions],
+        "symbols": _symbols_json(listing, display),
+    }
+
+
+def json_text(
+    listings: Sequence[Listing], display: Display, names: Callable[[int], str | None], syntax: str
+) -> Iterator[str]:
+    """`to_json` of each listing as JSON text, in pieces (an array of them for several
+    listings): the routine's fields indented, then one instruction a line. Each instruction's
+    object is made and encoded (by json's C encoder) in turn, so a listing of 56,000
+    instructions never has all their objects at once, and the pieces can be written in large
+    blocks (json.dump with `indent` encodes in Python and writes each token on its own)."""
+    many = len(listings) > 1
+    pad = " " if many else ""  # inside the array: one more space of indent
+    yield "[\n" if many else ""
+    for n, listing in enumerate(listings):
+        self_ticks = sum(i.ticks for i in listing.instructions)
+        head = json.dumps(_head_json(listing, syntax, self_ticks), indent=1).replace("\n", "\n" + pad)
+        yield ",\n" if n else ""
+        yield f'{pad}{head[:-1].rstrip()},\n{pad} "instructions": ['
+        sep = f"\n{pad}  "
+        for i in listing.instructions:
+            yield sep + json.dumps(_insn_json(listing, i, display, names, self_ticks))
+            sep = f",\n{pad}  "
+        yield f"\n{pad} ]," if listing.instructions else "],"
+        yield f'\n{pad} "symbols": {json.dumps(_symbols_json(listing, display))}\n{pad}}}'
+    yield "\n]\n" if many else "\n"
+
+
+def _symbols_json(listing: Listing, display: Display) -> list[dict[str, Any]]:
+    return [{"address": a, "name": display(n)} for a, n in listing.symbols]
+
+
+def _head_json(listing: Listing, syntax: str, self_ticks: float) -> dict[str, Any]:
+    """The listing's own fields (`to_json` without `instructions` and `symbols`)."""
     r = listing.routine
     sec = listing.seconds
-    self_ticks = sum(i.ticks for i in listing.instructions)
     insns = listing.instructions
     return {
         "schema": SCHEMA,
@@ -76,8 +115,6 @@ def to_json(
         "total_seconds": sec(listing.total_ticks),
         "machine": listing.machine,
         "syntax": syntax,
-        "instructions": [_insn_json(listing, i, display, names, self_ticks) for i in insns],
-        "symbols": [{"address": a, "name": display(n)} for a, n in listing.symbols],
     }
 
 

@@ -17,6 +17,7 @@ import posixpath
 from bisect import bisect_right
 from collections.abc import Sequence
 
+from gmonlens.binary.address_names import AddressNames
 from gmonlens.common.model import CodeSection, ElfSymbol, Profile, Routine, Symbol
 from gmonlens.common.options import SymSpec
 
@@ -90,12 +91,16 @@ def needs_files(text: str) -> bool:
 
 
 class TargetNames:
-    """objdump's name for a branch or call target: the nearest code symbol at or below it
-    (`name` or `name+0xoff`, raw names, the first in .symtab order at an address), None inside a
-    PLT section (objdump's `func@plt` names come from relocations, not read here) or before any
-    symbol."""
+    """objdump's name for an address: a branch or call target, the address an operand refers
+    to (`binary.address_names`: PLT entries as `func@plt`, GOT slots as `func@VERSION`, data
+    symbols too). Without those names (`names` None: the ELF could not be read again), the
+    nearest code symbol at or below (raw names, the first in .symtab order at an address) and
+    None inside a PLT section or before any symbol. `inside` lists the code symbols starting in
+    a range."""
 
-    def __init__(self, symbols: Sequence[ElfSymbol], sections: Sequence[CodeSection]) -> None:
+    def __init__(
+        self, symbols: Sequence[ElfSymbol], sections: Sequence[CodeSection], names: AddressNames | None = None
+    ) -> None:
         first: dict[int, str] = {}
         for s in symbols:
             if s.class_letter in ("T", "t", "W", "w") and s.name and s.is_function:
@@ -103,8 +108,11 @@ class TargetNames:
         self._addrs = sorted(first)
         self._names = [first[a] for a in self._addrs]
         self._plt = [(c.address, c.address + len(c.data)) for c in sections if c.name in _PLT_SECTIONS]
+        self._objdump = names
 
     def __call__(self, address: int) -> str | None:
+        if self._objdump is not None:
+            return self._objdump(address)
         for lo, hi in self._plt:
             if lo <= address < hi:
                 return None

@@ -8,7 +8,8 @@ a histogram bin straddles instructions; addresses are integers, link-time as in 
   instructions'), `samples`, `percent` (of the profile's flat total), `total_seconds` (that
   total), `machine` (x64, x86, a64), `syntax` (att, intel)
 - `instructions[]`: `address`, `bytes` (hex), `text` (mnemonic and operands as objdump -d spells
-  them, branch targets as `hex <symbol+0xoff>`), `samples`, `seconds`, `percent` (of the
+  and names them: branch targets as `hex <symbol+0xoff>`, `<func@plt>` for a PLT entry, an x86-64
+  RIP-relative operand's `        # 3fd0 <mcount@GLIBC_2.2.5>`), `samples`, `seconds`, `percent` (of the
   routine's self time), `file`, `line`, `function` (the innermost, possibly inlined, function
   `gprof -l` names there, as gprof prints it), `label` (`L3`: a branch of the routine goes here;
   null otherwise), `target` (direct branch or call target; null otherwise), `calls[]`
@@ -48,11 +49,31 @@ def _plain(ticks: float) -> float | int:
 
 
 def full_text(insn: Instruction, names: Callable[[int], str | None]) -> str:
-    """`text` with objdump's ` <symbol+0xoff>` after a direct target (`names(address)`)."""
-    if insn.target is None:
-        return insn.text
-    where = names(insn.target)
-    return f"{insn.text} <{where}>" if where else insn.text
+    """`insn`'s text as objdump -d ends it (`annotated`)."""
+    return annotated(insn.text, insn.target, insn.ref, names)
+
+
+def annotated(text: str, target: int | None, ref: int | None, names: Callable[[int], str | None]) -> str:
+    """An instruction's `text` as objdump -d ends it: ` <symbol+0xoff>` after a direct `target`
+    (`names(address)`) and after an AArch64 `adrp`'s page (`ref`); the address an x86-64
+    RIP-relative operand names (`ref`) and its name in a comment,
+    `        # 3fd0 <mcount@GLIBC_2.2.5>`."""
+    if target is not None:
+        where = names(target)
+        text = f"{text} <{where}>" if where else text
+    if ref is not None:
+        where = names(ref)
+        if text.startswith("adrp "):
+            text = f"{text} <{where}>" if where else text
+        else:
+            text = f"{text}        # {ref:x}" + (f" <{where}>" if where else "")
+    return text
+
+
+def objdump_line(text: str) -> str:
+    """An instruction's (annotated) text laid out as objdump -d prints it: the mnemonic padded to
+    six columns and a space (prefixes kept with it)."""
+    return _spaced(text)
 
 
 def to_json(

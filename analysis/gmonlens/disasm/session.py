@@ -5,6 +5,7 @@ listings through it."""
 
 from __future__ import annotations
 
+import struct
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -20,6 +21,7 @@ from gmonlens.load import diskcache
 from gmonlens.profile.line_symbols import FunctionNames
 
 if TYPE_CHECKING:  # scopes imports pyelftools: only a listing without cached scopes needs it
+    from gmonlens.binary.address_names import AddressNames
     from gmonlens.dwarf.scopes import FunctionScopes
     from gmonlens.load.program import Program
 
@@ -44,6 +46,20 @@ def has_listing_data(program: Program) -> bool:
 
     key = program.key
     return diskcache.exists(LINETABLE_BFD_KIND, key) and diskcache.exists(SCOPES_GPROF_KIND, key)
+
+
+def objdump_names(path: str) -> AddressNames | None:
+    """objdump's names of the executable's addresses (`address_names.read_address_names`: its
+    symbols, PLT entries and dynamically relocated slots); None when the file cannot be read
+    again (the listing then names branch targets by code symbols alone)."""
+    from gmonlens.binary.address_names import read_address_names
+    from gmonlens.binary.elffile import ElfFile
+
+    try:
+        with ElfFile(path) as elf:
+            return read_address_names(elf)
+    except (GmonlensError, OSError, struct.error, ValueError, IndexError, OverflowError):
+        return None
 
 
 @dataclass
@@ -90,7 +106,7 @@ class DisasmContext:
         decoder = Decoder(image.machine, syntax)
         found = lines
         names = FunctionNames(found[1], image.symbols) if found else None
-        targets = TargetNames(image.symbols, image.code_sections)
+        targets = TargetNames(image.symbols, image.code_sections, objdump_names(image.path))
         table = found[0] if found else None
         return cls(binary, image, profile, histograms, decoder, table, names, targets, profile.problems)
 

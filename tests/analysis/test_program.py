@@ -10,11 +10,9 @@ from typing import Any
 
 import pytest
 
-from gmonlens.binary import elffile as sections
-from gmonlens.binary.image import is_executable
 from gmonlens.common.errors import ElfError
 from gmonlens.load import program as program_module
-from gmonlens.load.program import ProfileFiles, Program
+from gmonlens.load.program import ProfileFiles, Program, is_executable
 from gmonwriter import Arc, Hist, gnu_file
 
 
@@ -28,9 +26,9 @@ def bare_elf(path: Path, e_type: int = 2) -> Path:
 @pytest.fixture
 def reads(monkeypatch: pytest.MonkeyPatch) -> Counter[str]:
     """Files opened by a `Program`: profiles read (`program.read_regular`) and executables opened
-    (`sections.open_regular`), counted by path."""
+    (`program.open_regular`: the facade is the only opener), counted by path."""
     counts: Counter[str] = Counter()
-    real_read, real_open = program_module.read_regular, sections.open_regular
+    real_read, real_open = program_module.read_regular, program_module.open_regular
 
     def counting_read(path: str, *args: Any, **kwargs: Any) -> bytes:
         counts[path] += 1
@@ -41,7 +39,7 @@ def reads(monkeypatch: pytest.MonkeyPatch) -> Counter[str]:
         return real_open(path, *args, **kwargs)
 
     monkeypatch.setattr(program_module, "read_regular", counting_read)
-    monkeypatch.setattr(sections, "open_regular", counting_open)
+    monkeypatch.setattr(program_module, "open_regular", counting_open)
     return counts
 
 

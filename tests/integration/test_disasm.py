@@ -25,6 +25,7 @@ from gprof_harness import (
     gprof,
 )
 
+from binaries import read_image
 from disasm_oracle import check_program
 
 PROGRAMS = {
@@ -177,13 +178,12 @@ def objdump_texts(tool: str, binary: str, intel: bool) -> dict[int, str]:
 def test_objdump_spelling(workshop: Workshop, program: str, target: Target, syntax: str) -> None:
     """Every instruction of .text as objdump -d spells it (SQLite's 271,390 x86-64 instructions
     were all identical in AT&T when this was written; Intel: 15 `comisd` operand sizes differ)."""
-    from gmonlens.binary.image import read_elf
     from gmonlens.disasm.listing import Decoder
 
     built = workshop.get((PROGRAMS | CROSS)[program], target)
     if shutil.which(OBJDUMP[target.name]) is None:
         pytest.skip(f"{OBJDUMP[target.name]} not installed")
-    image = read_elf(str(built.binary))
+    image = read_image(str(built.binary))
     text = next(c for c in image.code_sections if c.name == ".text")
     want = objdump_texts(OBJDUMP[target.name], str(built.binary), syntax == "intel")
     got = Decoder(MACHINE[target.name], syntax).decode(text.data, text.address)

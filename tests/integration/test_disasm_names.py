@@ -18,9 +18,8 @@ from pathlib import Path
 import pytest
 from gprof_harness import PROGRAMS_DIR
 
+from binaries import open_elf, read_image
 from gmonlens.binary.address_names import read_address_names
-from gmonlens.binary.elffile import ElfFile
-from gmonlens.binary.image import read_elf
 from gmonlens.disasm.listing import Decoder
 from gmonlens.disasm.render import annotated, objdump_line
 
@@ -92,8 +91,8 @@ def _objdump(tool: str, exe: Path) -> dict[int, str]:
 def test_instruction_text_is_objdumps(tmp_path: Path, case: str) -> None:
     exe, tool, machine = _build(tmp_path, case)
     want = _objdump(tool, exe)
-    image = read_elf(str(exe))
-    with ElfFile(str(exe)) as elf:
+    image = read_image(str(exe))
+    with open_elf(str(exe)) as elf:
         names = read_address_names(elf)
     decoder = Decoder(machine)
     wide = machine == "EM_AARCH64"

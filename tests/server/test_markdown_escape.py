@@ -5,16 +5,10 @@ a table cell, nor break the table; the only links are the renderer's, to file UR
 from __future__ import annotations
 
 import re
-from dataclasses import replace
-from pathlib import Path
 
 import pytest
 
-from gmonlens_lsp import render
-from gmonlens_lsp.cursor import places_of
-from gmonlens_lsp.workspace.markdown import text
-from gmonlens_lsp.workspace.session import load_folder
-from gmonlens_lsp.workspace.settings import Settings
+from gmonlens_ide.markdown import text
 
 HOSTILE = [
     "**[h](x)**",
@@ -53,24 +47,3 @@ def test_text_is_inert(name: str) -> None:
 def test_plain_names_stay_readable() -> None:
     for name in ("util_sum", "geo::scale(int)", "main", "x.constprop.0"):
         assert text(name) == name
-
-
-@pytest.mark.integration
-@pytest.mark.parametrize("name", HOSTILE)
-def test_hover_shows_a_hostile_name(c_ws: Path, name: str) -> None:
-    loaded = load_folder(str(c_ws), Settings(), 1).loaded
-    assert loaded is not None
-    p = loaded.profile
-    work = next(r for r in p.routines if r.name == "work")
-    places = places_of(loaded, render.neighbours(p, work.id))
-    honest = render.hover_markdown(p, places, work.id)
-    routines = tuple(replace(r, display_name=name) for r in p.routines)
-    hostile = replace(p, routines=routines)
-    md = render.hover_markdown(hostile, places, work.id)
-    assert md.count("\n") == honest.count("\n")  # no line (table row) added or broken
-    assert [r.count("|") - r.count("\\|") for r in md.splitlines()] == [
-        r.count("|") - r.count("\\|") for r in honest.splitlines()
-    ]
-    assert not _unescaped(md, "<") and "\x1b" not in md
-    for target in re.findall(r"(?<!\\)\]\(([^)]*)\)", md):
-        assert target.startswith("file://"), target

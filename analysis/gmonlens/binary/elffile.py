@@ -1,7 +1,8 @@
 """An executable's sections, read by what its headers reference and never whole (an I/O module).
 
-`ElfFile` opens the file once (`files.open_regular`), reads the ELF header, the section headers and
-the program headers, and gives a section's contents on demand, each read once:
+`ElfFile(stream, path)` takes a file already open (the facade, `gmonlens.load.program.open_elf`,
+opens it: only the facade opens the program's files), reads the ELF header, the section headers
+and the program headers, and gives a section's contents on demand, each read once:
 - a section must lie inside the file; its size is charged to the file's `Budget` before anything
   is read or allocated;
 - SHT_NOBITS sections have no contents here (never materialised as zeros);
@@ -22,10 +23,10 @@ import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from types import TracebackType
+from typing import BinaryIO
 
 from gmonlens.binary.budget import Budget, LimitError, stored_size
 from gmonlens.common.errors import ElfError
-from gmonlens.common.files import open_regular
 
 SHT_NOBITS = 8
 SHF_COMPRESSED = 0x800
@@ -54,10 +55,11 @@ class Section:
 class ElfFile:
     """An open ELF file: headers parsed, sections read on demand. Use as a context manager."""
 
-    def __init__(self, path: str) -> None:
-        """Open `path` and read its headers; raises ElfError (one line naming the file)."""
+    def __init__(self, stream: BinaryIO, path: str) -> None:
+        """Read the headers of `stream` (a regular file open for reading, which this object now
+        owns and closes; `path` names it in errors); raises ElfError (one line naming the file)."""
         self.path = path
-        self._fh = open_regular(path, "executable", ElfError)
+        self._fh = stream
         try:
             st = os.fstat(self._fh.fileno())
             self.size = st.st_size

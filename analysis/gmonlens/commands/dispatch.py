@@ -1,6 +1,6 @@
 """The `gmonlens` command line's engine commands: `report`, `diff`, `export`, `disasm` (usage,
 version, dispatch, and the one place that turns errors into exit statuses). `serve` and `mcp` are
-the servers' (`gmonlens_lsp.cli` dispatches them before coming here).
+the servers' (`gmonlens_cli.main` dispatches them before coming here).
 
 Exit statuses: 0 done, 1 bad input (one line naming the file), 2 usage, 3 `diff --fail-over`,
 70 out of memory or input nested too deeply, 130 interrupted."""

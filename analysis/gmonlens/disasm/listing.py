@@ -9,12 +9,12 @@
   to the routine's self ticks (float rounding aside); a routine the `-p/-P` tables keep out of the
   flat profile gets none. Units: ticks (samples, fractional after the overlap credit).
 - Lines: the (file, line, function) of the `gprof -l` symbol holding the instruction (gprof's line
-  symbols: runs of equal file, line and innermost function, `report_lines.line_runs`, BFD's line
+  symbols: runs of equal file, line and innermost function, `line_symbols.line_runs`, BFD's line
   table); bytes without a row belong to the run before them. So the instructions of one run add up
   to `gprof -l`'s line symbol (the routine's own symbol for the first run).
 - Calls: every arc gprof counts from the routine (static-only arcs of `-c` left out) is placed on
   the call instruction behind each of its recorded return addresses, by the rule of
-  `callsites.CallFinder` (a call whose return address lies in [from_pc, from_pc + granule) and
+  `call_sites.CallFinder` (a call whose return address lies in [from_pc, from_pc + granule) and
   that goes to the callee's entry, else an indirect one, else any call there), else on the
   instruction holding the recorded address. Several candidates: all on the first, marked shared.
   Each site gets the arc's count through it and the arc's propagated ticks (callee self +
@@ -34,6 +34,7 @@ from typing import Any, NamedTuple
 
 from gmonlens.common.errors import GmonlensError
 from gmonlens.common.model import CodeSection, HistogramRecord, Profile, Routine
+from gmonlens.common.units import seconds
 from gmonlens.disasm.asmtext import has_hidden_zero_disp, objdump_text, raw_matters
 from gmonlens.dwarf.line_table import LineTable
 from gmonlens.profile.line_symbols import FunctionNames, line_runs
@@ -105,9 +106,9 @@ class Listing:
     total_ticks: float  # the profile's flat total (percent base)
     machine: str
 
-    def seconds(self, ticks: float) -> float:
-        """Ticks to seconds (gprof's ticks / hz)."""
-        return ticks / self.hz if self.hz else 0.0
+    def seconds(self, ticks: float) -> float | None:
+        """`ticks` in seconds; None without a sampling rate (`common.units`)."""
+        return seconds(ticks, self.hz)
 
 
 class Decoder:

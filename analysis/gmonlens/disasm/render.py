@@ -1,4 +1,4 @@
-"""A routine's listing (`disasm.Listing`) as text or JSON (pure: names and source text passed in).
+"""A routine's listing (`listing.Listing`) as text or JSON (pure: names and source text passed in).
 
 JSON, schema `gmonlens-disasm/1` (times in seconds; samples are gprof's ticks, fractional where
 a histogram bin straddles instructions; addresses are integers, link-time as in the ELF file):
@@ -29,6 +29,7 @@ import json
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
+from gmonlens.common.units import shown
 from gmonlens.disasm.listing import Instruction, Listing
 
 SCHEMA = "gmonlens-disasm/1"
@@ -227,8 +228,8 @@ def render_lines(
     out: list[tuple[str, Row]] = [
         (f"{r.display_name}{where}  0x{r.address:x}..0x{end:x}", head),
         (
-            f"self {sec(self_ticks):.2f} s ({_figure(self_ticks)} samples), "
-            f"{_pct(self_ticks, listing.total_ticks):.2f}% of {sec(listing.total_ticks):.2f} s; "
+            f"self {shown(sec(self_ticks))} s ({_figure(self_ticks)} samples), "
+            f"{_pct(self_ticks, listing.total_ticks):.2f}% of {shown(sec(listing.total_ticks))} s; "
             f"{len(insns)} instructions",
             head,
         ),
@@ -288,7 +289,7 @@ def _annotated(
     if i.target is not None and i.kind in ("jump", "branch") and i.target in labels:
         text += f"  -> {labels[i.target]}"
     for c in i.calls:
-        text += f"  # {c.name}: {c.count} call{'s' if c.count != 1 else ''}, ~{sec(c.ticks):.2f} s"
+        text += f"  # {c.name}: {c.count} call{'s' if c.count != 1 else ''}, ~{shown(sec(c.ticks))} s"
         text += " (shared)" if c.shared else ""
     return text
 
@@ -312,7 +313,7 @@ def _insn_lines(
     sec = listing.seconds
     pct = _pct(i.ticks, whole)
     mark = "*" if pct >= HOT else "+" if pct >= WARM else " "
-    figures = f"{pct:10.2f}% {sec(i.ticks):8.2f} {_figure(i.ticks):>8}" if i.ticks else " " * 29
+    figures = f"{pct:10.2f}% {shown(sec(i.ticks), '8.2f')} {_figure(i.ticks):>8}" if i.ticks else " " * 29
     raw = i.raw.hex(" ")
     chunk = 7 * 3 - 1
     text = _annotated(listing, i, names, labels)

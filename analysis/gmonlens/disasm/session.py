@@ -5,7 +5,6 @@ listings through it."""
 
 from __future__ import annotations
 
-import struct
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -48,20 +47,6 @@ def has_listing_data(program: Program) -> bool:
     return diskcache.exists(LINETABLE_BFD_KIND, key) and diskcache.exists(SCOPES_GPROF_KIND, key)
 
 
-def objdump_names(path: str) -> AddressNames | None:
-    """objdump's names of the executable's addresses (`address_names.read_address_names`: its
-    symbols, PLT entries and dynamically relocated slots); None when the file cannot be read
-    again (the listing then names branch targets by code symbols alone)."""
-    from gmonlens.binary.address_names import read_address_names
-    from gmonlens.binary.elffile import ElfFile
-
-    try:
-        with ElfFile(path) as elf:
-            return read_address_names(elf)
-    except (GmonlensError, OSError, struct.error, ValueError, IndexError, OverflowError):
-        return None
-
-
 @dataclass
 class DisasmContext:
     """A loaded profile and its binary, ready to list routines."""
@@ -90,7 +75,8 @@ class DisasmContext:
 
         loaded = load(binary, profiles, options, gprof_files=True, all_lines=needs_files(symspec))
         found = gprof_lines(loaded.program)
-        return cls.of(binary, loaded.image, loaded.profile, loaded.gmon.histograms, syntax, found)
+        names = loaded.program.address_names()
+        return cls.of(binary, loaded.image, loaded.profile, loaded.gmon.histograms, syntax, found, names)
 
     @classmethod
     def of(
@@ -101,17 +87,20 @@ class DisasmContext:
         histograms: Sequence[HistogramRecord],
         syntax: str = "att",
         lines: tuple[LineTable, FunctionScopes] | None = None,
+        address_names: AddressNames | None = None,
     ) -> DisasmContext:
-        """From what a caller has loaded already (`lines`: `gprof_lines` of its Program)."""
+        """From what a caller has loaded already (`lines`: `gprof_lines` of its Program;
+        `address_names`: its `address_names()`, objdump's names of PLT entries, GOT slots and
+        data; without them targets are named by code symbols alone)."""
         decoder = Decoder(image.machine, syntax)
         found = lines
         names = FunctionNames(found[1], image.symbols) if found else None
-        targets = TargetNames(image.symbols, image.code_sections, objdump_names(image.path))
+        targets = TargetNames(image.symbols, image.code_sections, address_names)
         table = found[0] if found else None
         return cls(binary, image, profile, histograms, decoder, table, names, targets, profile.problems)
 
     def find(self, symspec: str) -> list[int]:
-        """Routine ids SYMSPEC names (`disasm_lookup.find_routines`); raises when none."""
+        """Routine ids SYMSPEC names (`lookup.find_routines`); raises when none."""
         rids = find_routines(self.profile, symspec)
         if not rids:
             raise GmonlensError(self.binary, no_match_message(self.profile, symspec))

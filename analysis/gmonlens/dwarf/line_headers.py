@@ -15,26 +15,16 @@ from gmonlens.binary.elffile import ElfFile
 from gmonlens.dwarf.line_opcodes import text, uleb
 
 
-def programs(path: str, elf: ElfFile | None = None) -> Iterator[tuple[Any, list[str], int, bytes, Budget]]:
-    """Each CU's line program with its file names, first file number, the section bytes and the
-    file's budget (which decoding the rows is charged to); read through `elf` (the file already
-    open) when given.
+def programs(elf: ElfFile) -> Iterator[tuple[Any, list[str], int, bytes, Budget]]:
+    """Each CU's line program of the open file `elf` with its file names, first file number, the
+    section bytes and the file's budget (which decoding the rows is charged to).
 
     DWARF 5 line programs (gcc 11 and later) are read here without pyelftools, whose import and
     unit parsing cost more than the rest of a first report on SQLite; anything else (DWARF 2-4,
     whose compilation directory is in .debug_info, unusual forms) goes through pyelftools. Either
-    way the sections come from `sections.ElfFile` (compressed ones decompressed within the file's
+    way the sections come from `ElfFile` (compressed ones decompressed within the file's
     budget); raises ElfError, or LimitError past the budget.
     """
-    if elf is None:
-        with ElfFile(path) as opened:
-            yield from programs(path, opened)
-        return
-    yield from _programs(elf)
-
-
-def _programs(elf: ElfFile) -> Iterator[tuple[Any, list[str], int, bytes, Budget]]:
-    """`programs` of an open file."""
     fast = _programs_v5(elf)
     if fast is not None:
         for prog, names, base, data in fast:
@@ -68,7 +58,7 @@ class _Structs:
 
 
 class _Program:
-    """What `lineprogram.decode_sequences` reads of a line program (pyelftools' LineProgram shape)."""
+    """What `line_opcodes.decode_sequences` reads of a line program (pyelftools' LineProgram shape)."""
 
     def __init__(self, header: dict[str, Any], start: int, end: int, structs: _Structs) -> None:
         self.header = header

@@ -135,7 +135,7 @@ def load(
     when gprof needs one (static routines, file symspecs) or `all_lines` asks for every routine.
     `gprof_files=True` takes gprof's file for a routine (what its report labels and file symspecs
     use); the default, the true position (what editors show). `file_map` (-R's map) renames and
-    drops the mapped routines as gprof's sections show them (`fileorder.mapped_symbols`).
+    drops the mapped routines as gprof's sections show them (`file_order.mapped_symbols`).
     """
     program = Program(binary, profiles) if isinstance(binary, str) else binary
     own = program is not binary

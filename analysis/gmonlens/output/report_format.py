@@ -46,7 +46,7 @@ def printf_f(spec: str, value: float) -> str:
     return ("%" + spec + "f") % value
 
 
-def seconds(ticks: float, hz: int) -> float:
+def c_seconds(ticks: float, hz: int) -> float:
     """`ticks / hz` as gprof's C divides doubles: +-inf, or NaN for 0 ticks, when `hz` is 0."""
     if hz:
         return ticks / hz

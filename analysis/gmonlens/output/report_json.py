@@ -38,6 +38,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from gmonlens.common.model import Profile
+from gmonlens.common.units import period
 from gmonlens.profile.certainty import Certainty, Health, certainty, profile_health
 
 SCHEMA = "gmonlens-profile/1"
@@ -64,14 +65,14 @@ def health_json(health: Sequence[Health]) -> list[dict[str, str]]:
 def to_json(p: Profile, health: Sequence[Health] | None = None) -> dict[str, Any]:
     """The profile as schema `gmonlens-profile/1`; `health` defaults to the checks that read no file
     (`certainty.profile_health`)."""
-    sec = p.seconds if p.hz else (lambda t: 0.0)
+    sec = p.seconds  # None without a sampling rate (`common.units`)
     cert = certainty(p)
     total = p.total_ticks
     prop = p.print_ticks
     owners = {f.routine for f in p.folded}  # listed whatever their figures: `folded[]` names them
     return {
         "schema": SCHEMA,
-        "sample_period": 1.0 / p.hz if p.hz else None,
+        "sample_period": period(p.hz),
         "hz": p.hz,
         "total_seconds": sec(total),
         "propagated_seconds": sec(prop),
@@ -138,7 +139,7 @@ def to_json(p: Profile, health: Sequence[Health] | None = None) -> dict[str, Any
     }
 
 
-def _folded_json(p: Profile, sec: Callable[[float], float]) -> list[dict[str, Any]]:
+def _folded_json(p: Profile, sec: Callable[[float], float | None]) -> list[dict[str, Any]]:
     """`folded[]`: each clone gprof folds, with its share of the absorbing routine's figures."""
     out = []
     for f in p.folded:

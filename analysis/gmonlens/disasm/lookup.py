@@ -7,7 +7,9 @@ A SYMSPEC is, tried in order:
 3. gprof's symspec (`func`, `file.c:func`, `file.c`, `file.c:123`, `123`; options.SymSpec), files
    as gprof names them; FILE may also be any path that ends in the recorded one's last whole
    components (`src/pcre2_match.c`, as an editor shows it relative to the workspace, for
-   `/home/u/pcre2/src/pcre2_match.c`), `.` and `..` resolved in both.
+   `/home/u/pcre2/src/pcre2_match.c`), `.` and `..` resolved in both;
+4. any other name gprof prints (`profile.routine_names`): its index label `clamp (render.c)`,
+   `match [12]`, `match @ 0x1189`, a C++ name's end (`Circle::area`, `index<128ul>`).
 Line symbols (-l) are never listed. `no_match_message` says which spellings would work.
 """
 
@@ -20,6 +22,7 @@ from collections.abc import Sequence
 from gmonlens.binary.address_names import AddressNames
 from gmonlens.common.model import CodeSection, ElfSymbol, Profile, Routine, Symbol
 from gmonlens.common.options import SymSpec
+from gmonlens.profile.routine_names import RoutineNames
 
 _PLT_SECTIONS = frozenset({".plt", ".plt.sec", ".plt.got", ".iplt"})
 
@@ -36,14 +39,16 @@ def find_routines(profile: Profile, text: str) -> list[int]:
             return prefix
     spec = SymSpec.parse(text)
     if spec.file is None or "/" not in spec.file:
-        return [r.id for r in routines if spec.matches(_symbol(r), r.display_name)]
-    tail = _components(spec.file)
-    anywhere = SymSpec(None, spec.name, spec.line)
-    return [
-        r.id
-        for r in routines
-        if r.file is not None and _ends_in(r.file, tail) and anywhere.matches(_symbol(r), r.display_name)
-    ]
+        found = [r.id for r in routines if spec.matches(_symbol(r), r.display_name)]
+    else:
+        tail = _components(spec.file)
+        anywhere = SymSpec(None, spec.name, spec.line)
+        found = [
+            r.id
+            for r in routines
+            if r.file is not None and _ends_in(r.file, tail) and anywhere.matches(_symbol(r), r.display_name)
+        ]
+    return found or RoutineNames(profile).find(text)
 
 
 def _symbol(r: Routine) -> Symbol:

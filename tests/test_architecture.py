@@ -52,7 +52,7 @@ ELFTOOLS_MODULES = {
     "gmonlens.elfsections",
 }
 # the engine's rooms, in order: each may import only itself and the rooms before it
-ENGINE_ROOMS = ("common", "binary", "dwarf", "profile", "load", "output", "disasm", "commands")
+ENGINE_ROOMS = ("common", "binary", "dwarf", "profile", "load", "output", "disasm", "check", "commands")
 # the facade: the only module that opens a program's binary (`open_elf`) or calls `open_regular`
 # (the disk cache opens its own entries, which are not the program's)
 OPENERS = {"gmonlens.load.program", "gmonlens.load.diskcache", "gmonlens.common.files"}

@@ -214,9 +214,9 @@ def test_aarch64_pc_ranges() -> None:
 
 def test_unsupported_architecture_is_one_line() -> None:
     with pytest.raises(StaticCallsUnsupported) as info:
-        find_static_calls("EM_RISCV", [], [], [])
+        find_static_calls("EM_RISCV", [], [], [], arch="riscv:rv64")
     assert isinstance(info.value, GmonlensError)
-    assert str(info.value) == "-c is not supported on architecture riscv"
+    assert str(info.value) == "-c is not supported on architecture riscv:rv64"
     assert not staticcalls.is_supported("EM_RISCV")
     assert all(staticcalls.is_supported(m) for m in ("EM_X86_64", "EM_386", "EM_AARCH64"))
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import struct
 from dataclasses import dataclass
 
+from gmonlens.binary.bfdarch import bfd_arch_name
 from gmonlens.binary.budget import Budget
 from gmonlens.binary.elffile import ElfFile
 from gmonlens.common.errors import ElfError, GmonlensError, one_line
@@ -38,6 +39,7 @@ class ElfImage:
     has_debug_info: bool
     build_id: str | None = None
     image_start: int | None = None  # lowest PT_LOAD address (None: no segments)
+    arch: str = ""  # BFD's printable architecture name ("armv7", "s390:64-bit"): bfdarch.py
 
 
 def _class_letter(bind: int, typ: int, shndx: int, flags: int | None, is_global: bool) -> str:
@@ -104,7 +106,8 @@ def _image(elf: ElfFile) -> ElfImage:
         raise ElfError(path, "malformed ELF file (symbol table names no string table)")
     strtab = elf.data(sections[symtab.link])
     raw = elf.data(symtab)
-    symbols = _symbols(raw, strtab, 8 if elf.wide else 4, elf.little, flags, elf.budget)
+    thumb = elf.machine == EM_ARM
+    symbols = _symbols(raw, strtab, 8 if elf.wide else 4, elf.little, flags, elf.budget, thumb)
     text = next((s for s in sections if s.name == ".text"), None)
     code = tuple(
         CodeSection(s.name, s.addr, elf.data(s))
@@ -131,7 +134,14 @@ def _image(elf: ElfFile) -> ElfImage:
         has_debug_info=elf.find(".debug_line") is not None,
         build_id=_build_id_of(elf),
         image_start=min(elf.loads) if elf.loads else None,
+        arch=_arch_of(elf),
     )
+
+
+def _arch_of(elf: ElfFile) -> str:
+    attributes = elf.find(".ARM.attributes") if elf.machine == EM_ARM else None
+    data = elf.data(attributes) if attributes is not None else None
+    return bfd_arch_name(elf.machine, elf.wide, data, elf.little)
 
 
 def _build_id_of(elf: ElfFile) -> str | None:
@@ -224,11 +234,31 @@ def _needed(elf: ElfFile) -> list[str]:
     return out
 
 
+EM_ARM = 40
+
+
+def is_mapping_symbol(name: str) -> bool:
+    """Whether `name` is a mapping symbol (ARM ELF: `$a`, `$t`, `$d`; AArch64: `$x`, `$d`; RISC-V:
+    `$x`, `$x<isa>`, `$d`; each may carry a `.N` suffix): a marker of what the bytes after it are
+    (A32 or Thumb code, data), never a function name. BFD's nearest-function search skips them."""
+    return (
+        len(name) >= 2
+        and name[0] == "$"
+        and name[1] in "atdx"
+        and (len(name) == 2 or name[2] == "." or name[1] == "x")
+    )
+
+
 def _symbols(
-    raw: bytes, strtab: bytes, asize: int, little: bool, flags: list[int], budget: Budget
+    raw: bytes, strtab: bytes, asize: int, little: bool, flags: list[int], budget: Budget, thumb: bool
 ) -> tuple[ElfSymbol, ...]:
     """The symbol table's entries; the bytes of the names decoded are charged to `budget` (names
-    that overlap, each running to the end of a table without NULs, would otherwise be quadratic)."""
+    that overlap, each running to the end of a table without NULs, would otherwise be quadratic).
+
+    `thumb` (32-bit ARM): a function symbol's value with bit 0 set names Thumb code at the even
+    address below; BFD reads it as that address (as `nm` prints it and gprof uses it: `-l`'s
+    `@ 63c`, `-C`'s `burn:0x63c`, `-s`'s arcs), so the bit is cleared here. Which instruction set
+    a byte holds is told by the mapping symbols (`$t`, `$a`, `$d`), which keep their values."""
     e = "<" if little else ">"
     if asize == 8:
         fmt, size = e + "IBBHQQ", 24
@@ -247,6 +277,8 @@ def _symbols(
         typ, bind = info & 0xF, info >> 4
         if typ in (STT_SECTION, STT_FILE):
             continue
+        if thumb and typ in (STT_FUNC, STT_GNU_IFUNC):
+            value &= ~1
         name = names.get(st_name)
         if name is None:
             end = strtab.find(b"\0", st_name)

@@ -248,7 +248,9 @@ def _static_arcs(
     if cached is not None:
         return cached
     try:
-        arcs = find_static_calls(image.machine, image.code_sections, starts, ends, pc_ranges=ranges)
+        arcs = find_static_calls(
+            image.machine, image.code_sections, starts, ends, pc_ranges=ranges, arch=image.arch
+        )
     except StaticCallsUnsupported as e:  # gprof warns and goes on without static arcs
         problems.append(str(e))
         return []

@@ -28,6 +28,7 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING
 
+from gmonlens.binary.image import is_mapping_symbol
 from gmonlens.common.model import ElfSymbol, Symbol
 from gmonlens.common.records import maker
 from gmonlens.dwarf.line_table import LineTable
@@ -40,7 +41,8 @@ if TYPE_CHECKING:  # scopes imports pyelftools: only -l needs it, and load() imp
 class FunctionNames:
     """BFD's function name at an address: the innermost DWARF function, else the nearest ELF code
     symbol at or below it (any, also those gprof's routine rules reject, e.g. `refresh.part.0`;
-    seen on the padding after a function, which the line table covers and no DIE does)."""
+    seen on the padding after a function, which the line table covers and no DIE does), mapping
+    symbols (`$t`, `$x`, `$d`) left out as BFD leaves them out."""
 
     def __init__(self, scopes: FunctionScopes | None, elf_symbols: Sequence[ElfSymbol]) -> None:
         self.scopes = scopes
@@ -48,7 +50,7 @@ class FunctionNames:
             (
                 (s.value, i, s.name)
                 for i, s in enumerate(elf_symbols)
-                if s.class_letter in ("T", "t") and s.name
+                if s.class_letter in ("T", "t") and s.name and not is_mapping_symbol(s.name)
             ),
         )
         self.addrs = [a for a, _, _ in code]

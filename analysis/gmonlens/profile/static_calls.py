@@ -64,6 +64,7 @@ def find_static_calls(
     ends: Sequence[int],
     *,
     pc_ranges: Sequence[tuple[int, int]] | None = None,
+    arch: str | None = None,
 ) -> list[tuple[int, int]]:
     """Direct calls from one routine to the entry of another, found by decoding each routine's
     instructions.
@@ -71,7 +72,8 @@ def find_static_calls(
     `starts`/`ends`: the routines of gprof's symbol table in address order (`ends` inclusive; a
     routine with `end < start` covers nothing). `sections`: the executable sections' bytes.
     `pc_ranges`: gprof's histogram ranges `[low_pc, high_pc)` in record order, or None for no
-    restriction. As gprof does, each routine is scanned only inside the first range that overlaps it,
+    restriction. `arch`: BFD's name of the architecture (binary/bfdarch.py), which the message for
+    an architecture without a finder names, as gprof's does. As gprof does, each routine is scanned only inside the first range that overlaps it,
     and a target counts only if it lies inside some range (so an empty sequence finds nothing).
 
     Returns (caller position, callee position) pairs in gprof's scan order: callers in address
@@ -88,7 +90,8 @@ def find_static_calls(
     elif machine == "EM_AARCH64":
         scan = _aarch64_calls
     else:
-        raise StaticCallsUnsupported(None, f"-c is not supported on architecture {_arch_name(machine)}")
+        name = arch or _arch_name(machine)
+        raise StaticCallsUnsupported(None, f"-c is not supported on architecture {name}")
 
     entry = {address: pos for pos, address in enumerate(starts)}
     ranges = None if pc_ranges is None else [(lo, hi) for lo, hi in pc_ranges if lo < hi]

@@ -249,7 +249,13 @@ def _static_arcs(
         return cached
     try:
         arcs = find_static_calls(
-            image.machine, image.code_sections, starts, ends, pc_ranges=ranges, arch=image.arch
+            image.machine,
+            image.code_sections,
+            starts,
+            ends,
+            pc_ranges=ranges,
+            arch=image.arch,
+            little_endian=image.little_endian,
         )
     except StaticCallsUnsupported as e:  # gprof warns and goes on without static arcs
         problems.append(str(e))

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from gmonlens.binary.bfdarch import bfd_arch_name
 from gmonlens.binary.budget import Budget
 from gmonlens.binary.elffile import ElfFile
+from gmonlens.binary.ppc64_opd import dot_symbols, is_elfv1
 from gmonlens.common.errors import ElfError, GmonlensError, one_line
 from gmonlens.common.model import CodeSection, ElfSymbol
 
@@ -40,6 +41,19 @@ class ElfImage:
     build_id: str | None = None
     image_start: int | None = None  # lowest PT_LOAD address (None: no segments)
     arch: str = ""  # BFD's printable architecture name ("armv7", "s390:64-bit"): bfdarch.py
+    synthetic: int = 0  # the last `synthetic` symbols are BFD's `.name` entry points (ppc64_opd.py)
+
+    @property
+    def naming_symbols(self) -> tuple[ElfSymbol, ...]:
+        """The symbols BFD's nearest-function search names code by (gprof -l's line symbols): the
+        table, where a ppc64 ELFv1 function is named by its descriptor's name (`refresh_twice`)
+        at its entry address, not by the synthetic `.refresh_twice` gprof's routines carry."""
+        if not self.synthetic:
+            return self.symbols
+        real, dots = self.symbols[: -self.synthetic], self.symbols[-self.synthetic :]
+        return real + tuple(
+            ElfSymbol(d.name[1:], d.name_offset + 1, d.value, d.class_letter, True) for d in dots
+        )
 
 
 def _class_letter(bind: int, typ: int, shndx: int, flags: int | None, is_global: bool) -> str:
@@ -108,6 +122,11 @@ def _image(elf: ElfFile) -> ElfImage:
     raw = elf.data(symtab)
     thumb = elf.machine == EM_ARM
     symbols = _symbols(raw, strtab, 8 if elf.wide else 4, elf.little, flags, elf.budget, thumb)
+    opd = elf.find(".opd") if elf.machine == EM_PPC64 and elf.wide and is_elfv1(elf.eflags) else None
+    if opd is not None:  # ELFv1: BFD's `.name` entry-point symbols (ppc64_opd.py)
+        extra, names = dot_symbols(raw, strtab, elf.little, sections.index(opd), opd.addr, elf.data(opd))
+        symbols, strtab = symbols + tuple(extra), strtab + names
+    synthetic = len(extra) if opd is not None else 0
     text = next((s for s in sections if s.name == ".text"), None)
     code = tuple(
         CodeSection(s.name, s.addr, elf.data(s))
@@ -135,6 +154,7 @@ def _image(elf: ElfFile) -> ElfImage:
         build_id=_build_id_of(elf),
         image_start=min(elf.loads) if elf.loads else None,
         arch=_arch_of(elf),
+        synthetic=synthetic,
     )
 
 
@@ -234,7 +254,7 @@ def _needed(elf: ElfFile) -> list[str]:
     return out
 
 
-EM_ARM = 40
+EM_ARM, EM_PPC64 = 40, 21
 
 
 def is_mapping_symbol(name: str) -> bool:

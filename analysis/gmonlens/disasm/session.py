@@ -89,7 +89,7 @@ class DisasmContext:
         """From what a caller has loaded already (`lines`: `gprof_lines` of its Program)."""
         decoder = Decoder(image.machine, syntax)
         found = lines
-        names = FunctionNames(found[1], image.symbols) if found else None
+        names = FunctionNames(found[1], image.naming_symbols) if found else None
         targets = TargetNames(image.symbols, image.code_sections)
         table = found[0] if found else None
         return cls(binary, image, profile, histograms, decoder, table, names, targets, profile.problems)

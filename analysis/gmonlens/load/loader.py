@@ -86,7 +86,9 @@ def _line_symbols(
     except Exception as e:  # a broken DWARF section must not stop the report
         problems.append(f"{program.path}: cannot read DWARF line information ({reason(e)}); no line symbols")
         return symtab
-    return with_line_symbols(symtab, table, scopes, program.image.naming_symbols, code_end)
+    image = program.image
+    text = (image.text_start, image.text_end)
+    return with_line_symbols(symtab, table, scopes, image.naming_symbols, code_end, text)
 
 
 @dataclass(frozen=True)

@@ -166,17 +166,27 @@ def with_line_symbols(
     scopes: FunctionScopes | None,
     elf_symbols: Sequence[ElfSymbol],
     code_end: int,
+    text: tuple[int, int] | None = None,
 ) -> SymbolTable:
     """The routines (each with the file:line of its address) plus gprof's line symbols.
 
     Routines past the end of the code (`code_end`, exclusive end of the last executable section:
-    `data_start`) are not in gprof's -l table; one at the very end (`etext`) is.
+    `data_start`) are not in gprof's -l table; one at the very end (`etext`) is, unless it is at
+    the end of `.text` itself. Line symbols
+    are made only inside `text` ([start, end) of `.text`; None: everywhere): a routine in another
+    section (firmware's RAM code, `.iram`; `.init`) stays whole, with the file:line of its address,
+    as arm-none-eabi-gprof prints it.
     """
     text_end = symtab.symbols[-1].end_address + 1 if symtab.symbols else 0
-    routines = tuple(s for s in symtab.symbols if s.address <= code_end)
+    # a symbol at `.text`'s very end (a linker script's `__text_end`) is not in gprof's -l table
+    # (arm-none-eabi-gprof); `etext`, after `.fini`, is
+    at_end = text[1] if text is not None else -1
+    routines = tuple(s for s in symtab.symbols if s.address <= code_end and s.address != at_end)
     if not routines:
         return symtab
     lo, hi = routines[0].address, max(text_end, routines[-1].address + 1)
+    if text is not None:
+        lo, hi = max(lo, text[0]), min(hi, text[1])
     runs = iter_line_runs(lines, FunctionNames(scopes, elf_symbols), lo, hi)
     # each Symbol is made when the next one's address (its end + 1) is known, from entries made
     # one at a time: no table of tens of thousands of tuples beside the symbols; made by

@@ -21,7 +21,7 @@ from gmonlens.profile.line_symbols import FunctionNames
 
 if TYPE_CHECKING:  # scopes imports pyelftools: only a listing without cached scopes needs it
     from gmonlens.dwarf.scopes import FunctionScopes
-    from gmonlens.load.program import Program
+    from gmonlens.load.program import ProfileFiles, Program
 
 
 def gprof_lines(program: Program) -> tuple[LineTable, FunctionScopes] | None:
@@ -64,7 +64,7 @@ class DisasmContext:
     def open(
         cls,
         binary: str,
-        profiles: Sequence[str],
+        profiles: Sequence[str] | ProfileFiles,
         options: AnalysisOptions,
         symspec: str = "",
         syntax: str = "att",

@@ -19,6 +19,7 @@ from gmonlens.load.program import (
     LINES_KIND,
     LINES_STATIC_KIND,
     MAX_PROFILE_BYTES,
+    ProfileFiles,
     Program,
     read_profile_bytes,
 )
@@ -105,7 +106,7 @@ class Loaded:
 
 def load_profile(
     binary: str | Program,
-    profiles: Sequence[str] = (),
+    profiles: Sequence[str] | ProfileFiles = (),
     options: AnalysisOptions | None = None,
     *,
     gprof_files: bool = False,
@@ -121,7 +122,7 @@ def load_profile(
 
 def load(
     binary: str | Program,
-    profiles: Sequence[str] = (),
+    profiles: Sequence[str] | ProfileFiles = (),
     options: AnalysisOptions | None = None,
     *,
     gprof_files: bool = False,

@@ -127,19 +127,17 @@ def _image(elf: ElfFile) -> ElfImage:
         extra, names = dot_symbols(raw, strtab, elf.little, sections.index(opd), opd.addr, elf.data(opd))
         symbols, strtab = symbols + tuple(extra), strtab + names
     synthetic = len(extra) if opd is not None else 0
-    text = next((s for s in sections if s.name == ".text"), None)
-    code = tuple(
-        CodeSection(s.name, s.addr, elf.data(s))
-        for s in sections
-        if s.flags & SHF_EXECINSTR and s.type == SHT_PROGBITS and s.addr
+    # loaded code (SHF_ALLOC: firmware's flash may start at address 0)
+    executable = [
+        s for s in sections if s.flags & SHF_EXECINSTR and s.flags & SHF_ALLOC and s.type == SHT_PROGBITS
+    ]
+    code = tuple(CodeSection(s.name, s.addr, elf.data(s)) for s in executable)
+    # `.text`, or in firmware whose linker script names it otherwise (`.flash_text`) the largest
+    # executable section: what a user renames to `.text` for gprof (which refuses a file without)
+    text = next((s for s in executable if s.name == ".text"), None) or max(
+        executable, key=lambda s: s.size, default=None
     )
-    if text is not None:
-        text_start, text_end = text.addr, text.addr + text.size
-    elif code:
-        text_start = min(c.address for c in code)
-        text_end = max(c.address + len(c.data) for c in code)
-    else:
-        text_start = text_end = 0
+    text_start, text_end = (text.addr, text.addr + text.size) if text is not None else (0, 0)
     return ElfImage(
         path=path,
         machine=machine_name(elf.machine),

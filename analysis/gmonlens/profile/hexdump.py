@@ -18,6 +18,7 @@ disagreeing about a byte is an error naming the offsets, one line.
 from __future__ import annotations
 
 import re
+from collections import Counter
 
 from gmonlens.common.errors import GmonFormatError
 
@@ -80,12 +81,13 @@ def decode_hexdump(text: str, path: str) -> bytes:
     lines = len(entries)
     out = bytearray()
     known = bytearray()  # 1 where `out` holds a byte a line gave
+    widths = Counter(len(d) for _, d, _ in entries)
+    width = widths.most_common(1)[0][0] if widths else 0
     for k, (at, data, after_repeat) in enumerate(entries):
         nxt = entries[k + 1][0] if k + 1 < len(entries) else None
-        if nxt is not None and at < nxt < at + len(data):
-            data = data[
-                : nxt - at
-            ]  # text taken for bytes at the line's end: the next line says where it ends
+        if len(data) > width and nxt is not None and at < nxt < at + len(data):
+            # text taken for bytes at a long line's end: the next line says where it ends
+            data = data[: nxt - at]
         if after_repeat:  # `*`: the line before again, up to this one
             prev_at, prev, _ = entries[k - 1]
             prev = prev[: at - prev_at] if at - prev_at < len(prev) else prev

@@ -206,7 +206,10 @@ def with_line_symbols(
         before = entry
     if before is not None:
         a, name, fn, st, file, line, is_line = before
-        out.append(make(name, a, text_end - 1, fn, st, file, line, is_line))
+        # the last routine keeps its range up to the next symbol, left out of the table (a
+        # bare-metal `_edata` past the code): an arc from just past .text's end lands on it
+        end = text_end - 1 if is_line else max(text_end - 1, routines[-1].end_address)
+        out.append(make(name, a, end, fn, st, file, line, is_line))
     return SymbolTable(tuple(out), tuple(addresses))
 
 

@@ -172,18 +172,20 @@ def with_line_symbols(
 
     Routines past the end of the code (`code_end`, exclusive end of the last executable section:
     `data_start`) are not in gprof's -l table; one at the very end (`etext`) is, unless it is a
-    label at the end of `.text` itself. Line symbols
+    static label at the end of `.text` itself. Line symbols
     are made only inside `text` ([start, end) of `.text`; None: everywhere): a routine in another
     section (firmware's RAM code, `.iram`; `.init`) stays whole, with the file:line of its address,
     as arm-none-eabi-gprof prints it.
     """
     text_end = symtab.symbols[-1].end_address + 1 if symtab.symbols else 0
-    # a label at `.text`'s very end (a linker script's `__text_end`) is not in gprof's -l table
-    # (arm-none-eabi-gprof); a function there (i386's `_fini`, first in `.fini`) and `etext`, past
-    # `.fini`, are
+    # a static label at `.text`'s very end (a linker script's hidden `__text_end`) is not in
+    # gprof's -l table (arm-none-eabi-gprof); a function there (i386's `_fini`, first in `.fini`)
+    # and a global label (`etext` where no `.fini` follows: RISC-V) are
     at_end = text[1] if text is not None else -1
     routines = tuple(
-        s for s in symtab.symbols if s.address <= code_end and (s.address != at_end or s.is_function)
+        s
+        for s in symtab.symbols
+        if s.address <= code_end and (s.address != at_end or s.is_function or not s.is_static)
     )
     if not routines:
         return symtab

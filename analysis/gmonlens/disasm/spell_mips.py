@@ -83,7 +83,7 @@ def spell(mnemonic: str, ops: str, address: int, n64: bool = False) -> str:
 def kind(mnemonic: str, ops: str) -> tuple[str, int | None]:
     """("call" | "jump" | "branch" | "return" | "other", direct target) of an instruction."""
     last = ops.rsplit(",", 1)[-1].strip() if ops else ""
-    target = int(last, 16) if last.startswith("0x") else None
+    target = int(last, 16) if mnemonic in BRANCHES and re.fullmatch(r"0x[0-9a-f]+", last) else None
     if mnemonic in ("jal", "bal", "jalx", "bgezal", "bltzal"):
         return "call", target
     if mnemonic == "jalr":

@@ -67,7 +67,7 @@ def spell(mnemonic: str, ops: str, address: int) -> str:
 def kind(mnemonic: str, ops: str) -> tuple[str, int | None]:
     """("call" | "jump" | "branch" | "return" | "other", direct target) of an instruction."""
     last = ops.rsplit(",", 1)[-1].strip() if ops else ""
-    target = int(last, 16) if last.startswith("0x") and BRANCH.match(mnemonic) else None
+    target = int(last, 16) if re.fullmatch(r"0x[0-9a-f]+", last) and BRANCH.match(mnemonic) else None
     if mnemonic in ("bl", "bla"):
         return "call", target
     if mnemonic in ("bctrl", "blrl"):

@@ -13,6 +13,7 @@ gcc -O0/-O2 code (RV64GC Linux, RV32IMAC bare metal).
 
 from __future__ import annotations
 
+import contextlib
 import re
 
 # compressed two-operand forms whose first operand is also their first source
@@ -106,10 +107,8 @@ def spell(mnemonic: str, ops: str, address: int) -> str:
         mnemonic, parts = alias
     mnemonic = _IMM_RENAME.get(mnemonic, mnemonic)
     if mnemonic in BRANCHES and parts:  # the last operand: an offset from the instruction
-        try:
+        with contextlib.suppress(ValueError):
             parts[-1] = format(address + int(parts[-1], 0), "x")
-        except ValueError:
-            pass
         shown = parts[:-1]
         return f"{mnemonic}\t{','.join([*[_NUM.sub(_decimal, p) for p in shown], parts[-1]])}".rstrip("\t")
     if mnemonic in _SHIFTS and parts:

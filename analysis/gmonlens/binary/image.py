@@ -44,6 +44,22 @@ class ElfImage:
     synthetic: int = 0  # the last `synthetic` symbols are BFD's `.name` entry points (ppc64_opd.py)
 
     @property
+    def arm_mapping(self) -> tuple[tuple[int, str], ...]:
+        """32-bit ARM's mapping symbols as (address, "a" | "t" | "d"), sorted (A32 code, Thumb
+        code, data from there on); () on other machines."""
+        if self.machine != "EM_ARM":
+            return ()
+        marks = {
+            (s.value, s.name[1])
+            for s in self.symbols
+            if len(s.name) >= 2
+            and s.name[0] == "$"
+            and s.name[1] in "atd"
+            and (len(s.name) == 2 or s.name[2] == ".")
+        }
+        return tuple(sorted(marks))
+
+    @property
     def naming_symbols(self) -> tuple[ElfSymbol, ...]:
         """The symbols BFD's nearest-function search names code by (gprof -l's line symbols): the
         table, where a ppc64 ELFv1 function is named by its descriptor's name (`refresh_twice`)

@@ -13,7 +13,6 @@ from gmonlens.binary.image import ElfImage
 from gmonlens.common.errors import GmonlensError, one_line
 from gmonlens.common.model import HistogramRecord, Profile
 from gmonlens.common.options import AnalysisOptions
-from gmonlens.disasm.isa import mapping_symbols
 from gmonlens.disasm.listing import Decoder, DisasmError, Listing, build_listing
 from gmonlens.disasm.lookup import TargetNames, find_routines, needs_files
 from gmonlens.dwarf.line_table import LineTable
@@ -93,9 +92,7 @@ class DisasmContext:
             syntax,
             wide=image.address_size == 8,
             little=image.little_endian,
-            mapping=mapping_symbols([(s.name, s.value) for s in image.symbols])
-            if image.machine == "EM_ARM"
-            else (),
+            mapping=image.arm_mapping,
         )
         found = lines
         names = FunctionNames(found[1], image.naming_symbols) if found else None

@@ -257,7 +257,13 @@ class Program:
         def make() -> CallFinder:
             image = self.image
             sections = [(c.address, c.data) for c in image.code_sections]
-            return CallFinder(image.machine, image.address_size, sections)
+            return CallFinder(
+                image.machine,
+                image.address_size,
+                sections,
+                little=image.little_endian,
+                arm_mapping=image.arm_mapping,
+            )
 
         return self._once.get("calls", make)
 

@@ -22,8 +22,8 @@ def main(argv: list[str] | None = None) -> int:
     a = ap.parse_args(argv)
     from gmonlens.common.errors import GmonlensError
     from gmonlens.load.program import ProfileFiles, Program
-    from gmonlens_lsp.workspace.discovery import candidate_binaries, discover
-    from gmonlens_lsp.workspace.settings import Settings
+    from gmonlens_ide.discovery import candidate_binaries, discover
+    from gmonlens_ide.settings import Settings
 
     runs: list[tuple[float, float]] = []
     found = None

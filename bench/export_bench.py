@@ -22,6 +22,14 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 
+def _line_table(binary: str) -> Any:
+    from gmonlens.dwarf.line_table import LineTable
+    from gmonlens.load.program import open_elf
+
+    with open_elf(binary) as elf:
+        return LineTable.from_elf(elf)
+
+
 def timed(label: str, reps: int, fn: Callable[[], Any]) -> Any:
     times = []
     result = None
@@ -45,7 +53,6 @@ def main() -> int:
 
         _, exe, gmon_path = gen_program.default_program()
         binary, gmon = str(exe), str(gmon_path)
-    from gmonlens.dwarf.line_table import LineTable
     from gmonlens.load.loader import load
     from gmonlens.output.callgrind import to_callgrind
     from gmonlens.output.dot import to_dot
@@ -58,7 +65,7 @@ def main() -> int:
     loaded = timed("load", reps, lambda: load(binary, [gmon]))
     p, image = loaded.profile, loaded.image
     print(f"  {len(p.routines)} routines, {len(p.arcs)} arcs, {len(p.cycles)} cycles")
-    table = timed("line table", reps, lambda: LineTable.from_elf(binary))
+    table = timed("line table", reps, lambda: _line_table(binary))
     code = [(c.address, c.data) for c in image.code_sections]
     finder = timed("call finder", reps, lambda: CallFinder(image.machine, image.address_size, code))
     lines = timed(

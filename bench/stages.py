@@ -55,7 +55,7 @@ def main(argv: list[str] | None = None) -> int:
     report_args = [x for x in a.args if x != "--"]
 
     w0, c0 = time.perf_counter(), time.process_time()
-    import gmonlens_lsp.cli as cli
+    import gmonlens_cli.main as cli
 
     import_times = (time.perf_counter() - w0, time.process_time() - c0)
     import gmonlens.load.loader as loader
@@ -91,7 +91,7 @@ def main(argv: list[str] | None = None) -> int:
         gc.enable()
         gc.collect()
     print(
-        f"import gmonlens_lsp.cli: wall {import_times[0] * 1000:.0f} ms, CPU {import_times[1] * 1000:.0f} ms"
+        f"import gmonlens_cli.main: wall {import_times[0] * 1000:.0f} ms, CPU {import_times[1] * 1000:.0f} ms"
     )
     print(
         f"{'stage':36s} {'calls/run':>9s} {'wall ms':>9s} {'CPU ms':>9s} {'peak MB':>8s}"

@@ -4,12 +4,13 @@ Independent of the engine, like `gmonwriter.py`: the test suite's own statement 
 (System V gABI, "ELF Header", "Sections", "Symbol Table"). What it writes is enough for GNU gprof
 (BFD) and for the engine's reader: an ET_EXEC (ELF64 little-endian x86-64 unless told another
 class, byte order, machine and flags: `Arch`) with one PT_LOAD segment and the sections `.text`
-(PROGBITS, alloc + exec), any `extra` sections given (placed after `.text`: `.ARM.attributes`,
-ppc64's `.opd`), `.symtab`, `.strtab` and `.shstrtab`. No DWARF, so routines carry no source file.
+(PROGBITS, alloc + exec), any `sections` given (placed after `.text`: `.ARM.attributes`,
+ppc64's `.opd`), `.symtab`, `.strtab`, `.shstrtab` and any `extra` (non-alloc) sections such as
+DWARF's (`tests/dwarfwriter.py`). Without those, routines carry no source file.
 
 File layout: ELF header at 0, the program header right after it, `.text` at file offset
-`TEXT_OFFSET` (so that its address and offset agree modulo the page size), the extra sections, then
-the symbol table, the two string tables and the section headers.
+`TEXT_OFFSET` (so that its address and offset agree modulo the page size), the `sections`, then
+the symbol table, the two string tables, the `extra` sections and the section headers.
 """
 
 from __future__ import annotations
@@ -92,24 +93,27 @@ def elf_file(
     text: bytes,
     symbols: Sequence[ElfSym],
     load_address: int | None = None,
+    extra: Sequence[tuple[str, bytes]] = (),
+    *,
     arch: Arch = X86_64,
-    extra: Sequence[Section] = (),
+    sections: Sequence[Section] = (),
 ) -> bytes:
     """A complete ELF executable: `text` at `text_address` (TEXT_OFFSET past a page boundary),
-    `extra` sections after it (section indexes 2, 3, ...; their `addr` must lie past `.text`'s),
+    `sections` after it (section indexes 2, 3, ...; a loaded one's `addr` must lie past `.text`'s),
     `symbols` in `strtab_of`'s order. The one PT_LOAD segment maps the file from offset 0 at
     `load_address` (default: `text_address - TEXT_OFFSET`), headers and loaded sections included,
-    as linkers do."""
+    as linkers do. `extra`: (name, bytes) of further sections (PROGBITS, not loaded, after
+    `.shstrtab`), e.g. `.debug_info`."""
     assert text_address % PAGE == 0
     base = text_address - TEXT_OFFSET if load_address is None else load_address
     assert text_address - base == TEXT_OFFSET
     e = "<" if arch.little else ">"
     syms, strtab, name_at = strtab_of(symbols)
-    names = [".text", *(x.name for x in extra), ".symtab", ".strtab", ".shstrtab"]
+    names = [".text", *(x.name for x in sections), ".symtab", ".strtab", ".shstrtab", *(n for n, _ in extra)]
     shstrtab, sec_at = _strtab(names)
     body = bytearray(text)
     placed = []  # (section, file offset)
-    for x in extra:
+    for x in sections:
         if x.addr:  # loaded: its file offset follows its address
             at = TEXT_OFFSET + (x.addr - text_address)
             assert at >= TEXT_OFFSET + len(body)
@@ -131,10 +135,14 @@ def elf_file(
     symtab_off += -symtab_off % 8
     strtab_off = symtab_off + len(symtab)
     shstrtab_off = strtab_off + len(strtab)
-    shoff = shstrtab_off + len(shstrtab)
-    shoff += -shoff % 8
+    extra_at = []
+    at = shstrtab_off + len(shstrtab)
+    for _name, data in extra:
+        extra_at.append(at)
+        at += len(data)
+    shoff = at + -at % 8
     first_global = 1 + sum(1 for sym in syms if sym.bind == STB_LOCAL)
-    nsec = 5 + len(extra)
+    nsec = 5 + len(sections) + len(extra)
     ehsize, phentsize, shentsize = (64, 56, 64) if arch.wide else (52, 32, 40)
     out = bytearray()
     # e_ident: class, data encoding, version 1, System V
@@ -152,8 +160,8 @@ def elf_file(
         phentsize,  # e_phentsize
         1,  # e_phnum
         shentsize,  # e_shentsize
-        nsec,  # e_shnum: null, .text, extra..., .symtab, .strtab, .shstrtab
-        nsec - 1,  # e_shstrndx
+        nsec,  # e_shnum: null, .text, sections..., .symtab, .strtab, .shstrtab, extra...
+        4 + len(sections),  # e_shstrndx
     )
     if arch.wide:  # p_type, p_flags, p_offset, p_vaddr, p_paddr, p_filesz, p_memsz, p_align
         out += struct.pack(e + "IIQQQQQQ", PT_LOAD, PF_R | PF_X, 0, base, base, loaded_end, loaded_end, PAGE)
@@ -163,6 +171,8 @@ def elf_file(
     out += body
     out += b"\0" * (symtab_off - len(out))
     out += symtab + strtab + shstrtab
+    for _name, data in extra:
+        out += data
     out += b"\0" * (shoff - len(out))
 
     def shdr(name: int, typ: int, flags: int, addr: int, off: int, size: int, link: int, info: int,
@@ -173,7 +183,7 @@ def elf_file(
             )
         return struct.pack(e + "IIIIIIIIII", name, typ, flags, addr, off, size, link, info, align, entsize)
 
-    symtab_index = 2 + len(extra)
+    symtab_index = 2 + len(sections)
     out += b"\0" * shentsize  # section 0: the null section header
     out += shdr(sec_at[".text"], SHT_PROGBITS, SHF_ALLOC | SHF_EXECINSTR, text_address, TEXT_OFFSET,
                 len(text), 0, 0, 16, 0)  # fmt: skip
@@ -183,4 +193,6 @@ def elf_file(
                 sym_size)  # fmt: skip
     out += shdr(sec_at[".strtab"], SHT_STRTAB, 0, 0, strtab_off, len(strtab), 0, 0, 1, 0)
     out += shdr(sec_at[".shstrtab"], SHT_STRTAB, 0, 0, shstrtab_off, len(shstrtab), 0, 0, 1, 0)
+    for (name, data), off in zip(extra, extra_at, strict=True):
+        out += shdr(sec_at[name], SHT_PROGBITS, 0, 0, off, len(data), 0, 0, 1, 0)
     return bytes(out)

@@ -206,7 +206,7 @@ def elf_bytes(t: Target) -> bytes:
         syms.insert(0, ElfSym("$t", t.text_address, 0, STT_NOTYPE, STB_LOCAL))
     if t.attributes is not None:
         extra.append(Section(".ARM.attributes", SHT_ARM_ATTRIBUTES, 0, 0, arm_attributes(t.attributes)))
-    return elf_file(t.text_address, code(t), syms, load_address=t.image_start, arch=t.arch, extra=extra)
+    return elf_file(t.text_address, code(t), syms, load_address=t.image_start, arch=t.arch, sections=extra)
 
 
 def gmon_bytes(t: Target) -> bytes:

@@ -34,9 +34,10 @@ def main(argv: Sequence[str]) -> int:
     logging.getLogger("pygls").setLevel(logging.WARNING)
     if unknown:
         logging.getLogger("gmonlens").warning("ignoring arguments: %s", " ".join(unknown))
+    from gmonlens_ide.isolation import neutral_process
+
     from .factory import create_server
     from .protocol import QuietClientErrors
-    from .workspace.isolation import neutral_process
 
     for handler in logging.getLogger().handlers:
         handler.addFilter(QuietClientErrors())

@@ -16,9 +16,9 @@ from gmonlens.common.errors import GmonlensError
 from gmonlens.common.model import Profile
 from gmonlens.common.options import AnalysisOptions
 from gmonlens.profile.diff import Change, RoutineDiff, diff_profiles
-from gmonlens_lsp.workspace import baseline
-from gmonlens_lsp.workspace import cache_entries as cache
-from gmonlens_lsp.workspace.discovery import expand_profiles
+from gmonlens_ide import baseline
+from gmonlens_ide import cache_entries as cache
+from gmonlens_ide.discovery import expand_profiles
 
 from .rpc import ToolResult
 from .workspace import ToolFailure, View

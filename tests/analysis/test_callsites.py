@@ -1,4 +1,4 @@
-"""The call-site rule (`callsites.call_site`): one call instruction per recorded return address,
+"""The call-site rule (`call_sites.call_site`): one call instruction per recorded return address,
 decoded from AArch64 code assembled here (BL/BLR need no disassembler library)."""
 
 from __future__ import annotations

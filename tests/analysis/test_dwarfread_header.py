@@ -1,4 +1,4 @@
-"""`dwarfread`'s DWARF 5 line-program header tables hold what they claim before anything is made."""
+"""`info_reader`'s DWARF 5 line-program header tables hold what they claim before anything is made."""
 
 from __future__ import annotations
 

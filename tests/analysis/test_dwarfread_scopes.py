@@ -1,4 +1,4 @@
-"""The scope walk's compiled actions (`dwarfread._ScopeCodes`: entries skipped by a size known in
+"""The scope walk's compiled actions (`info_reader._ScopeCodes`: entries skipped by a size known in
 advance or attribute by attribute, code scopes unpacked by one `struct`) give what decoding every
 entry with `_decode` gives, on random DWARF 5 units of many forms built here (no compiler): the
 same scopes and names, the same entries charged, and Unsupported where that does."""

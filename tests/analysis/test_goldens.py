@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from gmonlens.binary.image import read_elf
+from binaries import read_image
 from gmonlens.load.loader import load
 from gmonlens.output.report import render_text
 from golden_programs import (
@@ -69,7 +69,7 @@ def test_files_read_as_described(program: Program, tmp_path: Path) -> None:
     reading the files, prints the recorded text."""
     (tmp_path / "a.out").write_bytes(elf_bytes(program))
     (tmp_path / "gmon.out").write_bytes(gmon_bytes(program))
-    image = read_elf(str(tmp_path / "a.out"))
+    image = read_image(str(tmp_path / "a.out"))
     rows, strtab = elf_symbols(program)
     assert [(s.name, s.name_offset, s.value, s.class_letter, s.is_function) for s in image.symbols] == rows
     assert image.strtab == strtab

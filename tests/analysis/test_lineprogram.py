@@ -1,4 +1,4 @@
-"""`lineprogram.decode_sequences` on random line programs (no compiler): the rows a plain reading
+"""`line_opcodes.decode_sequences` on random line programs (no compiler): the rows a plain reading
 of the opcodes gives (a reference decoder here, one opcode at a time as DWARF 5 §6.2.5 says),
 whether every row is kept unchecked (the whole table) or each row is checked (`wanted`, `spans`,
 a budget with less room than the program has bytes), with the same rows charged; past the

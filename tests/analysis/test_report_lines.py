@@ -1,4 +1,4 @@
-"""-l's line symbols (`report_lines`) against the rule written plainly: at every row address and
+"""-l's line symbols (`line_symbols`) against the rule written plainly: at every row address and
 scope bound, the row `LineTable.lookup` gives and the name `FunctionNames.at` gives; a run starts
 where they change. Random tables with what real ones have: overlapping and adjacent sequences,
 several rows at one address, gaps, scopes without a name (the ELF symbol's then)."""

@@ -110,7 +110,7 @@ def test_warmup_fills_the_listing_cache(
     from gmonlens.disasm.render import render_text
     from gmonlens.disasm.session import DisasmContext, has_listing_data
     from gmonlens.load.program import Program
-    from gmonlens_lsp.workspace import warmup
+    from gmonlens_ide import warmup
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     binary, gmon = str(cproject / "build" / "app"), str(cproject / "build" / "gmon.out")

@@ -9,8 +9,7 @@ from pathlib import Path
 import pytest
 from gprof_harness import AARCH64, I686, NATIVE, PROGRAMS_DIR, ROOT, run_tool
 
-from gmonlens.binary.image import read_elf
-from gmonlens.dwarf.declarations import DwarfIndex
+from binaries import dwarf_index, read_image
 from gmonlens.dwarf.scopes import _pyelftools_scopes, elf_code_names, function_scopes
 
 CALC = sorted(str(p) for p in (ROOT / "examples" / "calc").glob("*.c"))
@@ -38,8 +37,8 @@ def test_scopes_as_pyelftools_reads_them(build: str, tmp_path: Path) -> None:
     exe = tmp_path / "prog"
     r = run_tool([target.cxx if cxx else target.cc, "-pg", "-o", str(exe), *args], tmp_path)
     assert r.returncode == 0, r.err
-    names = elf_code_names(read_elf(str(exe)).symbols)
+    names = elf_code_names(read_image(str(exe)).symbols)
     for elf_names in (None, names):
-        fast = function_scopes(DwarfIndex(str(exe)), elf_names)
+        fast = function_scopes(dwarf_index(str(exe)), elf_names)
         assert fast.names, "no scopes"
-        assert fast == _pyelftools_scopes(DwarfIndex(str(exe)), elf_names)
+        assert fast == _pyelftools_scopes(dwarf_index(str(exe)), elf_names)

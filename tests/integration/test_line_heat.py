@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 from gprof_harness import AARCH64, I686, NATIVE, Built, Program, Target, Workshop, gprof
 
+from binaries import dwarf_index, line_table
 from gmonlens.common.model import Profile
-from gmonlens.dwarf.line_table import LineTable
 from gmonlens.load.loader import load
 from gmonlens.profile.line_heat import LineHeat, compute_line_heat, inlined_copies
 
@@ -57,7 +57,7 @@ def gprof_lines(built: Built) -> list[tuple[str, str, str, int | None, int]]:
 
 def heat_of(built: Built) -> tuple[Profile, LineHeat]:
     loaded = load(str(built.binary), [str(built.gmon["out"])])
-    table = LineTable.from_elf(str(built.binary))
+    table = line_table(str(built.binary))
     return loaded.profile, compute_line_heat(loaded.profile, loaded.gmon.histograms, table)
 
 
@@ -127,10 +127,9 @@ def test_inlined_header_line_gets_the_heat(workshop: Workshop) -> None:
     hottest = max(header, key=lambda f: f.ticks)
     assert hottest.routine == work.id  # mix was inlined into work
     assert hottest.line in (4, 5)
-    from gmonlens.dwarf.declarations import DwarfIndex
     from gmonlens.dwarf.scopes import function_scopes
 
-    copies = inlined_copies(heat, profile, function_scopes(DwarfIndex(str(built.binary))))
+    copies = inlined_copies(heat, profile, function_scopes(dwarf_index(str(built.binary))))
     assert "mix" in copies
     assert copies["mix"].callers[0][0] == work.id
     in_header = sum(f.ticks for f in header)

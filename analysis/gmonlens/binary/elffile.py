@@ -1,7 +1,8 @@
 """An executable's sections, read by what its headers reference and never whole (an I/O module).
 
-`ElfFile` opens the file once (`files.open_regular`), reads the ELF header, the section headers and
-the program headers, and gives a section's contents on demand, each read once:
+`ElfFile(stream, path)` takes a file already open (the facade, `gmonlens.load.program.open_elf`,
+opens it: only the facade opens the program's files), reads the ELF header, the section headers
+and the program headers, and gives a section's contents on demand, each read once:
 - a section must lie inside the file; its size is charged to the file's `Budget` before anything
   is read or allocated;
 - SHT_NOBITS sections have no contents here (never materialised as zeros);
@@ -22,10 +23,10 @@ import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from types import TracebackType
+from typing import BinaryIO
 
 from gmonlens.binary.budget import Budget, LimitError, stored_size
 from gmonlens.common.errors import ElfError
-from gmonlens.common.files import open_regular
 
 SHT_NOBITS = 8
 SHF_COMPRESSED = 0x800
@@ -54,10 +55,11 @@ class Section:
 class ElfFile:
     """An open ELF file: headers parsed, sections read on demand. Use as a context manager."""
 
-    def __init__(self, path: str) -> None:
-        """Open `path` and read its headers; raises ElfError (one line naming the file)."""
+    def __init__(self, stream: BinaryIO, path: str) -> None:
+        """Read the headers of `stream` (a regular file open for reading, which this object now
+        owns and closes; `path` names it in errors); raises ElfError (one line naming the file)."""
         self.path = path
-        self._fh = open_regular(path, "executable", ElfError)
+        self._fh = stream
         try:
             st = os.fstat(self._fh.fileno())
             self.size = st.st_size
@@ -175,6 +177,27 @@ class ElfFile:
     def data(self, sec: Section) -> bytes:
         """`sec`'s contents (decompressed; b"" for NOBITS); raises ElfError or LimitError."""
         return self.data_of(self.sections.index(sec), sec, sec.name)
+
+    def section_range(self, sec: Section, start: int, length: int) -> bytes:
+        """Bytes [start, start + length) of `sec`'s contents, clipped to its end (b"" past it): a
+        read of those bytes alone when the section is stored plain (charged as section bytes),
+        else a slice of its whole contents (`data`: decompressed and charged once). For readers
+        that need a few bytes of a large section (each DWARF unit's top entry)."""
+        compressed = sec.name.startswith(".zdebug_") or sec.flags & SHF_COMPRESSED
+        if sec.type == SHT_NOBITS or start < 0 or length <= 0:
+            return b""
+        index = getattr(self, "_index_of", None)
+        if index is None:
+            index = self._index_of = {id(s): i for i, s in enumerate(self.sections)}
+        if compressed or index.get(id(sec), -1) in self._cache:
+            return self.data(sec)[start : start + length]
+        if sec.offset > self.size or sec.size > self.size - sec.offset:
+            raise ElfError(self.path, f"section {sec.name} extends past the end of the file")
+        length = max(0, min(length, sec.size - start))
+        if not length:
+            return b""
+        self.budget.charge("section bytes", length, sec.name)
+        return self._exact(sec.offset + start, length, sec.name)
 
     def data_of(self, key: int, sec: Section, name: str) -> bytes:
         hit = self._cache.get(key)

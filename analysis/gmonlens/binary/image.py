@@ -1,6 +1,6 @@
 """The executable: header facts, raw `.symtab`/`.strtab` and code bytes (one of the engine's I/O modules).
 
-Sections are read through `sections.ElfFile` (by what the headers reference, within the file's
+Sections are read through `elffile.ElfFile` (by what the headers reference, within the file's
 budget); the symbol table is unpacked with struct (pyelftools' import alone cost more than the rest
 of a warm report's start-up, and its per-symbol objects are too slow for programs with tens of
 thousands of symbols).
@@ -95,21 +95,18 @@ def _class_letter(bind: int, typ: int, shndx: int, flags: int | None, is_global:
     return letter.upper() if is_global else letter
 
 
-def read_elf(path: str, elf: ElfFile | None = None) -> ElfImage:
-    """Read `path`'s headers, symbol table and code (never the rest of the file; through `elf`,
-    the file already open, when given); raises ElfError (one line) for anything that is not a
-    usable ELF executable, LimitError past its budget."""
+def read_elf(elf: ElfFile) -> ElfImage:
+    """The headers, symbol table and code of the open file `elf` (never the rest of the file);
+    raises ElfError (one line) for anything that is not a usable ELF executable, LimitError past
+    its budget."""
     try:
-        if elf is not None:
-            return _image(elf)
-        with ElfFile(path) as opened:
-            return _image(opened)
+        return _image(elf)
     except ElfError:
         raise
     except (struct.error, IndexError, ValueError, OverflowError) as e:
-        raise ElfError(path, f"malformed ELF file ({one_line(e)})") from None
+        raise ElfError(elf.path, f"malformed ELF file ({one_line(e)})") from None
     except MemoryError:
-        raise ElfError(path, "out of memory reading the executable") from None
+        raise ElfError(elf.path, "out of memory reading the executable") from None
 
 
 _EM_NAMES = {
@@ -205,20 +202,19 @@ def header_facts(elf: ElfFile) -> tuple[int, bool, str | None]:
     return (8 if elf.wide else 4), elf.little, _build_id_of(elf)
 
 
-def is_executable(path: str) -> bool:
-    """Whether `path` is an ELF executable: ET_EXEC, or ET_DYN with an interpreter or the PIE flag
-    (a static PIE); shared objects, object files and anything unreadable or malformed are not.
-    Reads the ELF header, the program headers and the dynamic segment only."""
+def is_executable(elf: ElfFile) -> bool:
+    """Whether the open file `elf` is an ELF executable: ET_EXEC, or ET_DYN with an interpreter or
+    the PIE flag (a static PIE); shared objects, object files and anything malformed are not.
+    Reads the program headers and the dynamic segment only."""
     try:
-        with ElfFile(path) as elf:
-            if elf.type != 3:
-                return bool(elf.type == 2)
-            for index, (kind, _offset, _size, _addr) in enumerate(elf.segments):
-                if kind == PT_INTERP:
-                    return True
-                if kind == PT_DYNAMIC:
-                    fmt = ("<" if elf.little else ">") + ("qQ" if elf.wide else "iI")
-                    return _pie_flag(elf.segment_data(index), fmt)
+        if elf.type != 3:
+            return bool(elf.type == 2)
+        for index, (kind, _offset, _size, _addr) in enumerate(elf.segments):
+            if kind == PT_INTERP:
+                return True
+            if kind == PT_DYNAMIC:
+                fmt = ("<" if elf.little else ">") + ("qQ" if elf.wide else "iI")
+                return _pie_flag(elf.segment_data(index), fmt)
     except (GmonlensError, OSError, struct.error, ValueError, OverflowError, MemoryError):
         return False
     return False
@@ -241,14 +237,11 @@ def _pie_flag(dynamic: bytes, fmt: str) -> bool:
 SHT_DYNAMIC, DT_NEEDED = 6, 1
 
 
-def needed_libraries(path: str, elf: ElfFile | None = None) -> list[str]:
-    """The DT_NEEDED entries (shared library names) of the ELF file at `path` (read through `elf`
-    when given, else opened here), in order; [] when it has none or cannot be read."""
+def needed_libraries(elf: ElfFile) -> list[str]:
+    """The DT_NEEDED entries (shared library names) of the open file `elf`, in order; [] when it
+    has none or they cannot be read."""
     try:
-        if elf is not None:
-            return _needed(elf)
-        with ElfFile(path) as opened:
-            return _needed(opened)
+        return _needed(elf)
     except (GmonlensError, struct.error, IndexError, ValueError, OverflowError):
         return []
 
@@ -281,6 +274,24 @@ def is_mapping_symbol(name: str) -> bool:
         and name[1] in "atdx"
         and (len(name) == 2 or name[2] == "." or name[1] == "x")
     )
+
+
+SHT_DYNSYM = 11
+
+
+def dynamic_symbol_names(elf: ElfFile) -> list[str]:
+    """The names in `.dynsym` (what a stripped executable still names: its imports, such as a -pg
+    program's `mcount` and `__monstartup`); [] when it has none or they cannot be read."""
+    try:
+        sec = next((s for s in elf.sections if s.type == SHT_DYNSYM), None)
+        if sec is None or sec.link >= len(elf.sections):
+            return []
+        flags = [s.flags for s in elf.sections]
+        raw, strtab = elf.data(sec), elf.data(elf.sections[sec.link])
+        symbols = _symbols(raw, strtab, 8 if elf.wide else 4, elf.little, flags, elf.budget, False)
+    except (GmonlensError, struct.error, IndexError, ValueError, OverflowError):
+        return []
+    return [s.name for s in symbols]
 
 
 def _symbols(

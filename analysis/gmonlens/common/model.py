@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from itertools import pairwise
 from typing import Any, overload
 
+from gmonlens.common.units import seconds
+
 
 @dataclass(frozen=True, slots=True)
 class ElfSymbol:
@@ -573,9 +575,9 @@ class Profile:
         """The symbols folded into routine id `routine`, in address order."""
         return tuple(f for f in self.folded if f.routine == routine)
 
-    def seconds(self, ticks: float) -> float:
-        """Ticks to seconds as gprof divides them (`ticks / hz`)."""
-        return ticks / self.hz if self.hz else float("nan")
+    def seconds(self, ticks: float) -> float | None:
+        """`ticks` samples in seconds (`common.units.seconds`): None without a sampling rate."""
+        return seconds(ticks, self.hz)
 
     def routine_named(self, name: str) -> Routine | None:
         for r in self.routines:

@@ -17,9 +17,9 @@ Contract:
   with empty `ranges`: `decl_named` places a routine by name when no DIE with code covers it.
 
 `DwarfIndex` here chooses and caches units and answers lookups; reading the DIEs (which ones
-count, code ranges, the specification/origin chain, file tables) is `dwarfread`'s (an own reader
-that skips what it does not need), and `dwarfdecl`'s over pyelftools for a file or unit
-`dwarfread` does not read (`Unsupported`): the same rules either way.
+count, code ranges, the specification/origin chain, file tables) is `info_reader`'s (an own reader
+that skips what it does not need), and `info_fallback`'s over pyelftools for a file or unit
+`info_reader` does not read (`Unsupported`): the same rules either way.
 """
 
 from __future__ import annotations
@@ -88,11 +88,12 @@ def _unpack(unit: int, blob: bytes) -> tuple[SourceDecl, ...] | None:
 class DwarfIndex:
     """Lazy index of an ELF file's DWARF subprograms. Not thread-safe: use from one thread."""
 
-    def __init__(self, path: str, elf: Callable[[], ElfFile] | None = None) -> None:
-        """Index of the ELF file `path` (read through `elf()`, the file already open, when given:
-        `Program.elf`). Nothing is decoded until asked; a seeded index (`from_export`) opens the
-        file only for what it lacks. What the DWARF makes us decode is bounded by the file's
-        budget (`elfdwarf`): past it, lookups raise `budget.LimitError`."""
+    def __init__(self, path: str, elf: Callable[[], ElfFile]) -> None:
+        """Index of the ELF file `path`, read through `elf()` (the file already open, with a budget
+        of its own for each call: `Program._reader`). Nothing is decoded until asked; a seeded
+        index (`from_export`) reads the file only for what it lacks. What the DWARF makes us
+        decode is bounded by the file's budget (`pyelftools_info`): past it, lookups raise
+        `budget.LimitError`."""
         self.path = path
         self._elf = elf
         self._opened = False
@@ -107,18 +108,12 @@ class DwarfIndex:
         self._reader_tried = False
         self._packed: dict[int, bytes] = {}  # unit -> declarations from the disk cache (`_pack`)
 
-    def opened_file(self) -> ElfFile | None:
-        """The already open file this index reads through (`Program.elf`), or None: readers of
-        other DWARF facts share it instead of opening the file again."""
-        return self._elf() if self._elf is not None else None
+    def opened_file(self) -> ElfFile:
+        """The open file this index reads through (`Program.elf`): readers of other DWARF facts
+        share it instead of opening the file again."""
+        return self._elf()
 
-    @classmethod
-    def from_elf(cls, path: str) -> DwarfIndex:
-        index = cls(path)
-        index._open()
-        return index
-
-    def _open(self) -> Any:
+    def _elftools(self) -> Any:
         """The pyelftools DWARFInfo (None without .debug_info); raises ElfError."""
         if self._opened:
             return self._dwarf
@@ -128,11 +123,7 @@ class DwarfIndex:
         )
 
         try:
-            if self._elf is not None:
-                self._dwarf = dwarf_info(self._elf())
-            else:
-                with ElfFile(self.path) as elf:
-                    self._dwarf = dwarf_info(elf)
+            self._dwarf = dwarf_info(self._elf())
         except ElfError:
             raise
         except MemoryError:
@@ -141,17 +132,13 @@ class DwarfIndex:
             raise ElfError(self.path, f"cannot read DWARF: {one_line(exc)}") from exc
         return self._dwarf
 
-    def _fast(self) -> DieReader | None:
-        """The own reader (`dwarfread`), None when the file has no `.debug_info` or one it does
+    def _own(self) -> DieReader | None:
+        """The own reader (`info_reader`), None when the file has no `.debug_info` or one it does
         not read (pyelftools reads it then); raises ElfError."""
         if not self._reader_tried:
             self._reader_tried = True
             try:
-                if self._elf is not None:
-                    self._reader = DieReader(self._elf())
-                else:
-                    with ElfFile(self.path) as elf:
-                        self._reader = DieReader(elf)
+                self._reader = DieReader(self._elf())
             except Unsupported:
                 self._reader = None
             except MemoryError:
@@ -159,9 +146,9 @@ class DwarfIndex:
         return self._reader
 
     def own_reader(self) -> DieReader | None:
-        """The own `.debug_info` reader of this index's file (`dwarfread`), None where
+        """The own `.debug_info` reader of this index's file (`info_reader`), None where
         pyelftools reads it; raises ElfError."""
-        return self._fast()
+        return self._own()
 
     def cu(self, offset: int) -> Any:
         """The pyelftools CU at `offset` (None without DWARF)."""
@@ -173,7 +160,7 @@ class DwarfIndex:
 
     def _cu(self, offset: int) -> Any:
         if offset not in self._cu_by_offset:
-            dwarf = self._open()
+            dwarf = self._elftools()
             if dwarf is None:
                 return None
             self._cu_by_offset[offset] = dwarf.get_CU_at(offset)
@@ -194,7 +181,7 @@ class DwarfIndex:
         }
 
     @classmethod
-    def from_export(cls, path: str, data: Any, elf: Callable[[], ElfFile] | None = None) -> DwarfIndex:
+    def from_export(cls, path: str, data: Any, elf: Callable[[], ElfFile]) -> DwarfIndex:
         """An index seeded from a *complete* `export()` (every unit's declarations and the unit
         ranges), shape-checked (raises ValueError); `elf` as in `__init__`. A unit's declarations
         stay packed until asked for (`decls_of_unit` checks and unpacks them then): a warm start
@@ -243,14 +230,14 @@ class DwarfIndex:
     def has_debug_info(self) -> bool:
         if self._units is not None:
             return bool(self._units)
-        return self._fast() is not None or self._open() is not None
+        return self._own() is not None or self._elftools() is not None
 
     # ---- units ---------------------------------------------------------------------------------
 
     def units(self) -> tuple[UnitInfo, ...]:
         """Every compilation unit, reading only unit and line-program headers."""
         if self._units is None:
-            fast = self._fast()
+            fast = self._own()
             if fast is not None:
                 try:
                     self._units = tuple(fast.unit_info(o, self._fast_files(fast, o)) for o in fast.units)
@@ -259,7 +246,7 @@ class DwarfIndex:
                     self._files.clear()
                     self._reader = None
             units: list[UnitInfo] = []
-            dwarf = self._open()
+            dwarf = self._elftools()
             if dwarf is not None:
                 for cu in dwarf.iter_CUs():
                     self._cu_by_offset[cu.cu_offset] = cu
@@ -279,11 +266,11 @@ class DwarfIndex:
         return self._units
 
     def _file_table(self, cu: Any) -> list[str]:
-        """The unit's line-program file names (`dwarfdecl.file_table`), read once."""
+        """The unit's line-program file names (`info_fallback.file_table`), read once."""
         out = self._files.get(cu.cu_offset)
         if out is None:
             comp_dir = attr_text(cu.get_top_DIE().attributes, "DW_AT_comp_dir")
-            out = self._files[cu.cu_offset] = file_table(self._open(), cu, comp_dir)
+            out = self._files[cu.cu_offset] = file_table(self._elftools(), cu, comp_dir)
         return out
 
     def _fast_files(self, fast: DieReader, offset: int) -> list[str]:
@@ -335,7 +322,7 @@ class DwarfIndex:
 
     def _fast_decls(self, offset: int) -> list[SourceDecl] | None:
         """`decls_of_unit` by the own reader (unsorted), None when it does not read the unit."""
-        fast = self._fast()
+        fast = self._own()
         if fast is None or offset not in fast.units:
             return None
         try:
@@ -376,7 +363,7 @@ class DwarfIndex:
         covering `address` are decoded): a caller in a hurry can tell a cheap lookup from one that
         walks a unit of tens of thousands of entries."""
         total = 0
-        fast = self._fast()
+        fast = self._own()
         for offset in self._units_at(address):
             if offset in self._decls or offset in self._packed:
                 continue
@@ -418,7 +405,7 @@ class DwarfIndex:
         `address` (the address -> unit table), in unit order; None when no unit holds it, or one
         that does has no program or is not read by the own reader: callers read every program."""
         units = self._units_at(address)
-        fast = self._fast() if units else None
+        fast = self._own() if units else None
         if fast is None:
             return None
         out = []
@@ -453,14 +440,14 @@ class DwarfIndex:
         return list(dict.fromkeys(hits))
 
     def _build_unit_ranges(self) -> list[tuple[int, int, int]]:
-        fast = self._fast()
+        fast = self._own()
         if fast is not None:
             try:
                 return fast.unit_ranges()
             except Unsupported:
                 pass
         out: list[tuple[int, int, int]] = []
-        dwarf = self._open()
+        dwarf = self._elftools()
         if dwarf is None:
             return out
         aranges = None

@@ -1,4 +1,4 @@
-"""The pieces of a `.debug_info` reader that `dwarfread` walks with (pure: section bytes in): unit
+"""The pieces of a `.debug_info` reader that `info_reader` walks with (pure: section bytes in): unit
 headers (DWARF 5 §7.5.1), abbreviation tables (§7.5.3), attribute values by form (§7.5.6),
 strings, indexed addresses, references, and range lists: DWARF 2-4 `.debug_ranges` (§2.17.3) and
 DWARF 5 `.debug_rnglists` (§7.25); `_code_ranges` and `_record` are the rules a code scope's

@@ -1,4 +1,4 @@
-"""An own reader of `.debug_info` for the DWARF index (`dwarf.DwarfIndex`): the units, each unit's
+"""An own reader of `.debug_info` for the DWARF index (`declarations.DwarfIndex`): the units, each unit's
 top entry and line-program file table, each unit's subprogram declarations (`SourceDecl`), the
 address -> unit table, and the code scopes (`scopes.function_scopes`), read from the section bytes
 without pyelftools (sections in: an `ElfFile` hands them over).
@@ -7,16 +7,16 @@ pyelftools builds an object per DIE and per attribute and keeps them with their 
 microseconds and a kilobyte a DIE); the index needs a few attributes of a few DIEs. Here each
 unit's abbreviations (DWARF 5 §7.5.3) are compiled into plans: an entry nobody needs is skipped by
 its forms' sizes (§7.5.6), a subtree nobody needs by its DW_AT_sibling (§2.3), and only the
-subprograms `dwarfdecl.subprograms` visits are decoded; a reference is followed by decoding the
+subprograms `info_fallback.subprograms` visits are decoded; a reference is followed by decoding the
 one entry it points to. Nothing but the answers is kept.
 
-The answers are `dwarfdecl`'s and `dieparse`'s, rule for rule (tests/integration/test_dwarfread.py
+The answers are `info_fallback`'s and `die_primitives`'s, rule for rule (tests/integration/test_dwarfread.py
 and test_dieparse.py compare them with pyelftools' on C and C++ builds, tests/realprogs on the
 real programs). Whatever this reader does not read the
 way pyelftools does (split DWARF, a form it does not expect, a reference it cannot follow, a
-malformed entry) raises `dieparse.Unsupported`, and `DwarfIndex` reads that unit (or the whole
+malformed entry) raises `die_primitives.Unsupported`, and `DwarfIndex` reads that unit (or the whole
 file) with pyelftools instead. Every entry whose abbreviation is read is charged to the file's
-budget as `elfdwarf` charges it (1 + its attributes), and so are unit headers, abbreviation
+budget as `pyelftools_info` charges it (1 + its attributes), and so are unit headers, abbreviation
 tables and decoded strings, so a hostile file stops at the file's limits (`budget.LimitError`);
 every loop advances through the section or stops.
 """
@@ -280,7 +280,7 @@ class DieReader:
         )
 
     def file_table(self, offset: int) -> list[str]:
-        """`dwarfdecl.file_table` of the unit at `offset`, from its line-program header."""
+        """`info_fallback.file_table` of the unit at `offset`, from its line-program header."""
         top = self.top(offset)
         unit = self.units[offset]
         line = self.sections.get(".debug_line")
@@ -368,7 +368,7 @@ class DieReader:
         return _address(unit, fv, self.sections, self.little)
 
     def _code_ranges(self, unit: Unit, values: Values) -> list[tuple[int, int]]:
-        """`dwarfdecl.code_ranges` of an entry's attributes."""
+        """`info_fallback.code_ranges` of an entry's attributes."""
         if _LOW in values and _HIGH in values:
             lo = self._address(unit, values[_LOW])
             form = values[_HIGH][0]
@@ -401,7 +401,7 @@ class DieReader:
 
     def code_scopes(self, elf_names: Mapping[int, str] | None) -> list[tuple[int, int, str]]:
         """(low, high, name) of every subprogram and inlined subroutine with code, in entry order,
-        named by the rules of `dieparse` (`scopes.function_scopes`); a name is read by following
+        named by the rules of `die_primitives` (`scopes.function_scopes`); a name is read by following
         the entry's abstract origin or specification when it has none, nothing is kept of the
         entries without code."""
         return self.code_scope_pair(elf_names)[1 if elf_names is not None else 0]
@@ -440,7 +440,7 @@ class DieReader:
         self, unit: Unit, mangled: bool, coded: list[tuple[Unit, list[tuple[int, int]], bool, Record]]
     ) -> None:
         """Every entry of `unit` in order; those with code ranges appended to `coded` with their
-        `dieparse._record`. Each entry is handled as its code's `_ScopeCodes` action says: most
+        `die_primitives._record`. Each entry is handled as its code's `_ScopeCodes` action says: most
         are skipped by a size known in advance, a scope entry of fixed-size attributes is read
         by one `struct` unpacking, the rest by `_decode` as the plans say."""
         info, sections, little = self.info, self.sections, self.little
@@ -489,7 +489,7 @@ class DieReader:
         return table
 
     def _scope_name(self, record: Record, records: dict[int, Record | None]) -> tuple[str, bool]:
-        """`dieparse._name`: the first name along the entry's abstract origin / specification
+        """`die_primitives._name`: the first name along the entry's abstract origin / specification
         links (at most 8 entries), and whether it was a linkage name; ("", False) where the
         chain leaves the subprograms and inlined subroutines. `records` caches the entries
         followed."""
@@ -509,7 +509,7 @@ class DieReader:
         return "", False
 
     def _scope_record(self, offset: int) -> Record | None:
-        """`dieparse._record` of the subprogram or inlined subroutine at `offset`, None for an
+        """`die_primitives._record` of the subprogram or inlined subroutine at `offset`, None for an
         entry of another tag or no entry."""
         i = bisect_right(self._starts, offset) - 1
         if i < 0:
@@ -530,8 +530,8 @@ class DieReader:
     def declarations(
         self, offset: int, files: list[str], files_of: Callable[[int], list[str]]
     ) -> list[SourceDecl]:
-        """`SourceDecl`s of the subprograms of the unit at `offset` that `dwarfdecl.subprograms`
-        yields and `dwarfdecl.declaration` keeps, in that order (not sorted); `files` is the
+        """`SourceDecl`s of the subprograms of the unit at `offset` that `info_fallback.subprograms`
+        yields and `info_fallback.declaration` keeps, in that order (not sorted); `files` is the
         unit's file table, `files_of(unit offset)` another unit's."""
         unit = self.units[offset]
         self.top(offset)
@@ -544,7 +544,7 @@ class DieReader:
         return out
 
     def _walk(self, unit: Unit) -> list[Values]:
-        """The attributes of the subprograms `dwarfdecl.subprograms` yields, in its order: each
+        """The attributes of the subprograms `info_fallback.subprograms` yields, in its order: each
         container's own in entry order, then (the last pushed first) its nested containers'."""
         info, plans, sizes = self.info, self._plans_for(unit), self._sizes_of(unit)
         code, pos = uleb(info, self._first[unit.start])
@@ -663,7 +663,7 @@ class DieReader:
     def _declaration(
         self, unit: Unit, values: Values, files: list[str], files_of: Callable[[int], list[str]]
     ) -> SourceDecl | None:
-        """`dwarfdecl.declaration` of one subprogram's attributes."""
+        """`info_fallback.declaration` of one subprogram's attributes."""
         ranges = tuple(self._code_ranges(unit, values))
         if not ranges and (_LOW in values or _RANGES in values or _DECLARATION in values):
             return None
@@ -874,7 +874,7 @@ def _range_list(
 
 
 def _file_table(reader: DieReader, unit: Unit, data: bytes, offset: int, comp_dir: str) -> list[str]:
-    """`dwarfdecl.file_table` read off the line-program header at `offset` (§6.2.4)."""
+    """`info_fallback.file_table` read off the line-program header at `offset` (§6.2.4)."""
     r = Reader(data, reader.little)
     length, pos, osize = r.uint(offset, 4), offset + 4, 4
     if length == 0xFFFFFFFF:

@@ -1,6 +1,6 @@
 """DWARF line-program headers: each compilation unit's program (where its opcodes lie, the
 parameters they are decoded with) and its file names, made absolute with the unit's compilation
-directory. Reads the ELF (an I/O module): DWARF 5 headers with an own reader, others through
+directory as BFD joins them (not normalised: `plain_path` normalises). Reads the ELF (an I/O module): DWARF 5 headers with an own reader, others through
 pyelftools (imported only then)."""
 
 from __future__ import annotations
@@ -15,26 +15,16 @@ from gmonlens.binary.elffile import ElfFile
 from gmonlens.dwarf.line_opcodes import text, uleb
 
 
-def programs(path: str, elf: ElfFile | None = None) -> Iterator[tuple[Any, list[str], int, bytes, Budget]]:
-    """Each CU's line program with its file names, first file number, the section bytes and the
-    file's budget (which decoding the rows is charged to); read through `elf` (the file already
-    open) when given.
+def programs(elf: ElfFile) -> Iterator[tuple[Any, list[str], int, bytes, Budget]]:
+    """Each CU's line program of the open file `elf` with its file names, first file number, the
+    section bytes and the file's budget (which decoding the rows is charged to).
 
     DWARF 5 line programs (gcc 11 and later) are read here without pyelftools, whose import and
     unit parsing cost more than the rest of a first report on SQLite; anything else (DWARF 2-4,
     whose compilation directory is in .debug_info, unusual forms) goes through pyelftools. Either
-    way the sections come from `sections.ElfFile` (compressed ones decompressed within the file's
+    way the sections come from `ElfFile` (compressed ones decompressed within the file's
     budget); raises ElfError, or LimitError past the budget.
     """
-    if elf is None:
-        with ElfFile(path) as opened:
-            yield from programs(path, opened)
-        return
-    yield from _programs(elf)
-
-
-def _programs(elf: ElfFile) -> Iterator[tuple[Any, list[str], int, bytes, Budget]]:
-    """`programs` of an open file."""
     fast = _programs_v5(elf)
     if fast is not None:
         for prog, names, base, data in fast:
@@ -68,7 +58,7 @@ class _Structs:
 
 
 class _Program:
-    """What `lineprogram.decode_sequences` reads of a line program (pyelftools' LineProgram shape)."""
+    """What `line_opcodes.decode_sequences` reads of a line program (pyelftools' LineProgram shape)."""
 
     def __init__(self, header: dict[str, Any], start: int, end: int, structs: _Structs) -> None:
         self.header = header
@@ -234,8 +224,20 @@ def _file_names(prog: object, comp_dir: str) -> list[str]:
 
 
 def _entry_path(comp_dir: str, directory: str, name: str) -> str:
-    """A file entry's path: its directory (made absolute with the compilation directory when
-    relative) joined with its name, normalized; the bare name when there is no directory."""
-    if directory and not os.path.isabs(directory) and comp_dir:
-        directory = os.path.join(comp_dir, directory)
-    return os.path.normpath(os.path.join(directory, name)) if directory else name
+    """A file entry's path as BFD spells it (so gprof and addr2line): the name when absolute, else
+    its directory (behind the compilation directory when relative) and the name joined with `/`,
+    nothing normalised (`/b/build/../src/t.c`, `/b/lib/src/./alloc.c`, `/x//y.c` after a
+    compilation directory ending in `/`); the bare name when there is no directory.
+    `plain_path` gives the normalised path the editor uses."""
+    if not directory or name.startswith("/"):
+        return name
+    if comp_dir and not directory.startswith("/"):
+        directory = f"{comp_dir}/{directory}"
+    return f"{directory}/{name}"
+
+
+def plain_path(recorded: str) -> str:
+    """`_entry_path`'s spelling normalised: `.` and `..` components resolved lexically and
+    repeated separators collapsed (a leading `//` too, which POSIX's normpath keeps)."""
+    out = os.path.normpath(recorded) if recorded else recorded
+    return out[1:] if out.startswith("//") else out

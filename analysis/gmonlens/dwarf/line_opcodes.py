@@ -1,6 +1,6 @@
 """DWARF line-program opcodes -> rows (DWARF 2-5, §6.2.5): the decoding loop over the raw
 `.debug_line` bytes; and DWARF's primitive encodings (LEB128 numbers, strings as text). Pure: the
-headers come from `lineheader`."""
+headers come from `line_headers`."""
 
 from __future__ import annotations
 
@@ -54,7 +54,7 @@ def decode_sequences(
     With `wanted`, only rows at those addresses are kept (and each sequence's [start, end) is
     appended to `spans`).
 
-    `prog` comes from `lineheader.programs` (pyelftools' LineProgram or its DWARF 5 twin); the
+    `prog` comes from `line_headers.programs` (pyelftools' LineProgram or its DWARF 5 twin); the
     opcodes are decoded here, over the raw section bytes, because pyelftools' per-opcode objects
     cost seconds on large programs (DWARF 2-5, §6.2).
     Empty sequences are dropped. `default_file` is the file register's value at each sequence's

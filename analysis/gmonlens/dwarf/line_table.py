@@ -1,7 +1,7 @@
 """DWARF line tables: address -> (source file, line), and BFD's reading of them for gprof.
 
-An I/O module: `from_elf` and `lines_at` read the ELF's line programs (`lineheader` finds each
-unit's program and file names, `lineprogram` decodes its opcodes; both imported only then, so a
+An I/O module: `from_elf` and `lines_at` read the ELF's line programs (`line_headers` finds each
+unit's program and file names, `line_opcodes` decodes its opcodes; both imported only then, so a
 report whose lines are cached loads neither)."""
 
 from __future__ import annotations
@@ -24,7 +24,8 @@ class LineTable:
     `lookup` gives the row covering an address: the last row at or below it within a sequence
     (later rows at one address supersede earlier ones), nothing past a sequence's end. Files are
     paths as recorded in DWARF (directory joined, made absolute with the CU's comp_dir when
-    relative); lines are 1-based.
+    relative): in BFD's reading spelt as BFD joins them (`/b/build/../src/t.c`, what gprof
+    prints), otherwise normalised (`/b/src/t.c`, what an editor opens); lines are 1-based.
     """
 
     starts: tuple[int, ...]  # first address of each sequence, ascending
@@ -118,29 +119,29 @@ class LineTable:
         return cls((), (), ())
 
     @classmethod
-    def from_elf(cls, path: str, *, bfd: bool = False, elf: ElfFile | None = None) -> LineTable:
-        """Read every CU's line program (through `elf`, the file already open, when given); an
-        ELF without `.debug_line` gives an empty table.
+    def from_elf(cls, elf: ElfFile, *, bfd: bool = False) -> LineTable:
+        """Every CU's line program of the open file `elf`; an ELF without `.debug_line` gives an
+        empty table.
 
         `bfd=True`: BFD 2.40's answers (see `lines_at`): DWARF 5's default file register names
         the unit's main file, and where units' sequences overlap, the earliest unit's is kept whole
         (later units' sequences are dropped where they start inside it).
         """
-        return _build_tables(path, elf, (bfd,))[0]
+        return _build_tables(elf, (bfd,))[0]
 
     @classmethod
-    def pair_from_elf(cls, path: str, elf: ElfFile | None = None) -> tuple[LineTable, LineTable]:
+    def pair_from_elf(cls, elf: ElfFile) -> tuple[LineTable, LineTable]:
         """`(from_elf(bfd=False), from_elf(bfd=True))` from one decoding of each line program:
         the two tables share their address and line columns (and their file columns where the
         rule for DWARF 5's default file changes nothing)."""
-        plain, bfd = _build_tables(path, elf, (False, True))
+        plain, bfd = _build_tables(elf, (False, True))
         return plain, bfd
 
     @classmethod
     def from_programs(
         cls, progs: Iterable[tuple[Any, list[str], int, bytes, Budget]], *, bfd: bool = False
     ) -> LineTable:
-        """The table of the line programs `progs` (`lineheader.programs`' items, in section
+        """The table of the line programs `progs` (`line_headers.programs`' items, in section
         order): `from_elf` over a subset of the units. For an address that only these units'
         sequences cover, `lookup` answers as the whole table's does."""
         return _tables_of(progs, (bfd,))[0]
@@ -152,18 +153,18 @@ _DEFAULT_FILE = -1
 Columns = tuple[Sequence[int], Sequence[int], Sequence[int]]
 
 
-def _build_tables(path: str, elf: ElfFile | None, readings: tuple[bool, ...]) -> list[LineTable]:
+def _build_tables(elf: ElfFile, readings: tuple[bool, ...]) -> list[LineTable]:
     """One `LineTable` per reading in `readings` (True: BFD's, see `LineTable.from_elf`), each
     line program decoded once for all of them."""
     from gmonlens.dwarf.line_headers import programs
 
-    return _tables_of(programs(path, elf), readings)
+    return _tables_of(programs(elf), readings)
 
 
 def _tables_of(
     progs: Iterable[tuple[Any, list[str], int, bytes, Budget]], readings: tuple[bool, ...]
 ) -> list[LineTable]:
-    """`_build_tables` of the line programs `progs` (`lineheader.programs`' items)."""
+    """`_build_tables` of the line programs `progs` (`line_headers.programs`' items)."""
     from gmonlens.dwarf.line_opcodes import decode_sequences
 
     builders = [_TableBuilder(bfd) for bfd in readings]
@@ -183,6 +184,7 @@ class _TableBuilder:
         self.files: list[str] = []
         self.file_ids: dict[str, int] = {}
         self.seqs: list[Columns] = []
+        self.plain: dict[str, str] = {}  # BFD's spelling -> normalised (`line_headers.plain_path`)
 
     def add_unit(
         self,
@@ -194,6 +196,8 @@ class _TableBuilder:
         """The unit's sequences; `shared` holds the columns an earlier reading made of the same
         sequence (by index), reused where equal."""
         default = 0 if self.bfd and base == 0 else 1
+        if not self.bfd:
+            names = _plain_names(names, self.plain)
         local: dict[int, int] = {}
         for k, (addrs, fnums, lines) in enumerate(decoded):
             for f in dict.fromkeys(fnums):  # in order of first use: ids as a row-by-row loop gives
@@ -223,6 +227,19 @@ class _TableBuilder:
         return LineTable(tuple(q[0][0] for q in seqs), tuple(seqs), tuple(self.files))
 
 
+def _plain_names(names: list[str], memo: dict[str, str]) -> list[str]:
+    """A unit's file names (BFD's spelling) normalised, each distinct name once (`memo`)."""
+    from gmonlens.dwarf.line_headers import plain_path
+
+    out = []
+    for n in names:
+        p = memo.get(n)
+        if p is None:
+            p = memo[n] = plain_path(n)
+        out.append(p)
+    return out
+
+
 # the type codes each column may have, narrowest first: addresses, file ids, lines
 _CODES = ("IQ", "HI", "Iq")
 
@@ -245,9 +262,7 @@ def _compact(
     return _column(addrs, _CODES[0]), _column(fids, _CODES[1]), _column(lines, _CODES[2])
 
 
-def lines_at(
-    path: str, wanted: set[int], *, bfd: bool = False, elf: ElfFile | None = None
-) -> dict[int, tuple[str, int]]:
+def lines_at(elf: ElfFile, wanted: set[int], *, bfd: bool = False) -> dict[int, tuple[str, int]]:
     """(file, line) of each address in `wanted` that a line-table row covers, as `lookup` gives.
 
     Cheaper than a whole LineTable: only rows at wanted addresses are kept. An address covered by
@@ -256,7 +271,8 @@ def lines_at(
     `bfd=True` answers as GNU BFD 2.40 does (so gprof and `addr2line`): in DWARF 5, rows under
     the default file register (no DW_LNS_set_file since the sequence began) name the unit's main
     file (entry 0), not entry 1; and an address that several units' sequences cover is answered
-    from the first unit. The default gives the true source position (what editors show).
+    from the first unit; files are spelt as BFD joins them (not normalised). The default gives
+    the true source position (what editors show), its path normalised.
     """
     from gmonlens.dwarf.line_headers import programs
     from gmonlens.dwarf.line_opcodes import decode_sequences
@@ -265,7 +281,9 @@ def lines_at(
     giver: dict[int, int] = {}
     spans: list[tuple[int, int]] = []
     unit_spans: list[tuple[int, int, int]] = []
-    for unit, (prog, names, base, data, budget) in enumerate(programs(path, elf)):
+    plain: dict[str, str] = {}
+    for unit, (prog, recorded, base, data, budget) in enumerate(programs(elf)):
+        names = recorded if bfd else _plain_names(recorded, plain)
         first = len(spans)
         default_file = 0 if bfd and base == 0 else 1
         for addrs, fnums, lines in decode_sequences(prog, data, wanted, spans, default_file, budget):
@@ -282,7 +300,7 @@ def lines_at(
     if bfd:
         missing += _claimed_by_earlier_unit(unit_spans, giver)
     if missing:
-        table = LineTable.from_elf(path, bfd=bfd, elf=elf)
+        table = LineTable.from_elf(elf, bfd=bfd)
         for a in missing:
             hit = table.lookup(a)
             if hit is not None:

@@ -2,7 +2,7 @@
 
 pyelftools' own `ELFFile.get_dwarf_info` decompresses sections whole, builds a NOBITS section's
 zeros and reads the file through its own stream; here the DWARF sections come from
-`sections.ElfFile` (headers-only reads, charged to the file's `Budget`, `.zdebug_*` read), and the
+`elffile.ElfFile` (headers-only reads, charged to the file's `Budget`, `.zdebug_*` read), and the
 DWARF reader counts what it decodes: every DIE with its attributes ("DWARF entries") and every
 string taken from `.debug_str`/`.debug_line_str` ("string bytes", each offset decoded once).
 Exceeding a limit raises `budget.LimitError`. Relocations are not applied (executables need none).
@@ -37,7 +37,7 @@ _ARCH = {
 
 def dwarf_info(elf: ElfFile) -> Any:
     """The DWARFInfo of `elf`, None without `.debug_info` (nor `.zdebug_info`). Section contents
-    are read now (each charged to `elf.budget`); DIEs as they are used."""
+    are read now (each charged to `image.budget`); DIEs as they are used."""
     if elf.find(".debug_info") is None:
         return None
     kwargs: dict[str, Any] = {}

@@ -105,7 +105,7 @@ def function_scopes(index: DwarfIndex, elf_names: Mapping[int, str] | None = Non
     range starts at an ELF symbol is named by that symbol (`_ZL10lib_helperj`, printed
     `lib_helper(unsigned int)`); its inlined copies keep the bare DW_AT_name (`lib_helper`).
     Found on gprof 2.40 with C++ static functions; C names stay DWARF's (`refresh` for
-    `refresh.part.0`). Read by `dwarfread` (only the attributes needed), else by pyelftools."""
+    `refresh.part.0`). Read by `info_reader` (only the attributes needed), else by pyelftools."""
     from gmonlens.dwarf.info_reader import Unsupported
 
     reader = index.own_reader()

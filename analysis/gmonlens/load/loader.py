@@ -12,6 +12,7 @@ from gmonlens.common.demangle import demangle_all
 from gmonlens.common.errors import GmonlensError, reason
 from gmonlens.common.model import GmonData, Profile, Symbol
 from gmonlens.common.options import AnalysisOptions, resolve_tables
+from gmonlens.common.source_files import gprof_file_list
 from gmonlens.load import diskcache
 from gmonlens.load.program import (
     LINES_BFD_KIND,
@@ -137,7 +138,7 @@ def load(
     when gprof needs one (static routines, file symspecs) or `all_lines` asks for every routine.
     `gprof_files=True` takes gprof's file for a routine (what its report labels and file symspecs
     use); the default, the true position (what editors show). `file_map` (-R's map) renames and
-    drops the mapped routines as gprof's sections show them (`fileorder.mapped_symbols`).
+    drops the mapped routines as gprof's sections show them (`file_order.mapped_symbols`).
     """
     program = Program(binary, profiles) if isinstance(binary, str) else binary
     own = program is not binary
@@ -157,7 +158,8 @@ def load(
     display, problem = demangle_all(names)
     if problem:
         problems.append(problem)
-    tables = resolve_tables(opts, symtab.symbols, display)
+    files = gprof_file_list(symtab.symbols, image.symbols) if opts.names_files else None
+    tables = resolve_tables(opts, symtab.symbols, display, files)
     static_arcs: list[tuple[int, int]] = []
     if opts.static_call_graph and data.has_call_graph:
         static_arcs = _static_arcs(program, symtab, data, problems)

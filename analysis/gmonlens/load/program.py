@@ -9,7 +9,7 @@ its routines, the line table, the DWARF index, the function scopes, the call ins
 code, and the profiles' records (`gmon`). What the disk cache holds (routine lines, line table,
 DWARF index, scopes) is looked up there first and stored there when decoded.
 
-The executable is opened once (`sections.ElfFile`: headers, then each section it is asked for,
+The executable is opened once (`elffile.ElfFile`: headers, then each section it is asked for,
 read once and kept, within the file's budget) and stays open while the Program lives (the DWARF
 index decodes from it on demand; `release_bytes` closes it), so a Program belongs to one load and
 sees one version of the file: a rebuilt binary is read by the next load's Program. Each reader
@@ -19,6 +19,7 @@ GmonlensError, a malformed section) is kept and raised again, never retried by r
 
 from __future__ import annotations
 
+import struct
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Collection, Iterable, Sequence
@@ -27,8 +28,9 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from gmonlens.binary.elffile import ElfFile
 from gmonlens.binary.image import ElfImage, header_facts, read_elf
-from gmonlens.common.errors import GmonFormatError, GmonlensError
-from gmonlens.common.files import read_regular
+from gmonlens.binary.image import is_executable as is_elf_executable
+from gmonlens.common.errors import ElfError, GmonFormatError, GmonlensError
+from gmonlens.common.files import open_regular, read_regular
 from gmonlens.common.model import GmonData
 from gmonlens.dwarf.line_table import LineTable, lines_at
 from gmonlens.load import diskcache
@@ -38,7 +40,9 @@ from gmonlens.profile.fit import Fit, profile_fit
 from gmonlens.profile.symbols import SymbolTable, build_symbol_table
 
 if TYPE_CHECKING:  # imported when used: dwarf.py imports pyelftools
+    from gmonlens.binary.address_names import AddressNames
     from gmonlens.dwarf.declarations import DwarfIndex
+    from gmonlens.dwarf.producers import UnitProducer
     from gmonlens.dwarf.scopes import FunctionScopes
 
 T = TypeVar("T")
@@ -46,11 +50,41 @@ T = TypeVar("T")
 MAX_PROFILE_BYTES = 1 << 31
 # Disk-cache kinds (`lines2`: a row at a sequence's end covers no byte; `-static`: the static
 # routines' only, what a report without file symspecs needs).
-LINES_KIND, LINES_BFD_KIND = "lines2", "lines2-bfd"
-LINES_STATIC_KIND, LINES_BFD_STATIC_KIND = "lines2-static", "lines2-bfd-static"
+LINES_KIND, LINES_BFD_KIND = "lines2", "lines3-bfd"
+LINES_STATIC_KIND, LINES_BFD_STATIC_KIND = "lines2-static", "lines3-bfd-static"
 LINETABLE_KIND, DWARF_KIND, SCOPES_KIND = "linetable", "dwarf", "scopes"
 # -l's inputs: the line table as BFD reads it, and the scopes with ELF names for unnamed C++ statics
-LINETABLE_BFD_KIND, SCOPES_GPROF_KIND = "linetable-bfd", "scopes-gprof"
+# (`lines3-bfd`, `linetable-bfd2`: BFD's files spelt as BFD joins them, `.` and `..` kept)
+LINETABLE_BFD_KIND, SCOPES_GPROF_KIND = "linetable-bfd2", "scopes-gprof"
+
+
+def open_elf(path: str) -> ElfFile:
+    """The executable at `path`, open with its headers read: the one place that opens a program's
+    binary (the loader, the commands, discovery, tests and benchmarks come here); raises ElfError
+    (one line naming the file)."""
+    fh = open_regular(path, "executable", ElfError)
+    try:
+        return ElfFile(fh, path)
+    except BaseException:
+        fh.close()
+        raise
+
+
+def is_executable(path: str) -> bool:
+    """Whether `path` is an ELF executable (`binary.image.is_executable`: ET_EXEC, or ET_DYN with
+    an interpreter or the PIE flag); False for anything unreadable or malformed."""
+    try:
+        with open_elf(path) as elf:
+            return is_elf_executable(elf)
+    except (GmonlensError, OSError):
+        return False
+
+
+def program_head(path: str, size: int) -> bytes:
+    """The first `size` bytes of a program to run (a regular file): its ELF magic, or a script's
+    `#!` line (`runs.command`); raises GmonlensError naming it."""
+    with open_regular(path, "program") as fh:
+        return fh.read(size)
 
 
 def read_profile_bytes(path: str) -> bytes:
@@ -165,6 +199,7 @@ class Program:
         self.path = path
         self.profiles = profiles if isinstance(profiles, ProfileFiles) else ProfileFiles(profiles)
         self._once = _Once()
+        self._fits = _Once()  # facts of these profiles against the binary: never shared (with_profiles)
         self._unit_tables: OrderedDict[tuple[int, ...], LineTable] = OrderedDict()
         self._unit_lock = threading.Lock()
 
@@ -180,7 +215,7 @@ class Program:
 
     def elf(self) -> ElfFile:
         """The executable, open (headers read); raises ElfError."""
-        return self._once.get("elf", lambda: ElfFile(self.path))
+        return self._once.get("elf", lambda: open_elf(self.path))
 
     def _reader(self) -> ElfFile:
         """The open file with a budget of its own, for one reader's pass."""
@@ -188,15 +223,45 @@ class Program:
 
     @property
     def image(self) -> ElfImage:
-        """Header facts, symbols and code (`elf.read_elf`); raises ElfError."""
-        return self._once.get("image", lambda: read_elf(self.path, self._reader()))
+        """Header facts, symbols and code (`image.read_elf`); raises ElfError."""
+        return self._once.get("image", lambda: read_elf(self._reader()))
+
+    def address_names(self) -> AddressNames | None:
+        """The names objdump -d gives the executable's addresses (`address_names`: symbols, PLT
+        entries, dynamically relocated slots), read once through the open file; None when the
+        file cannot be read for them (a listing then names targets by code symbols alone)."""
+
+        def make() -> AddressNames | None:
+            from gmonlens.binary.address_names import read_address_names
+
+            try:
+                return read_address_names(self._reader())
+            except (GmonlensError, struct.error, ValueError, IndexError, OverflowError):
+                return None
+
+        return self._once.get("address_names", make)
 
     def needed_libraries(self) -> list[str]:
-        """The executable's DT_NEEDED shared library names (`elf.needed_libraries`), read through
+        """The executable's DT_NEEDED shared library names (`image.needed_libraries`), read through
         the open file."""
         from gmonlens.binary.image import needed_libraries
 
-        return self._once.get("needed", lambda: needed_libraries(self.path, self._reader()))
+        return self._once.get("needed", lambda: needed_libraries(self._reader()))
+
+    def dynamic_symbol_names(self) -> list[str]:
+        """The names of the executable's `.dynsym` (`image.dynamic_symbol_names`: what a stripped
+        executable still names), read through the open file."""
+        from gmonlens.binary.image import dynamic_symbol_names
+
+        return self._once.get("dynsym", lambda: dynamic_symbol_names(self._reader()))
+
+    def unit_producers(self) -> list[UnitProducer]:
+        """Each compilation unit's name, directory, language and DW_AT_producer
+        (`dwarf.producers`: unit headers and top entries only), [] without debugging information;
+        raises `Unsupported` for DWARF that reader does not read (split DWARF 5), ElfError."""
+        from gmonlens.dwarf.producers import unit_producers
+
+        return self._once.get("producers", lambda: unit_producers(self._reader()))
 
     def release_bytes(self) -> None:
         """Close the executable and let go of the sections and the profiles' bytes read (the facts
@@ -245,14 +310,15 @@ class Program:
     def fit(self, fmt: str = "auto") -> Fit:
         """The engine's fit rule (`gmonlens.profile.fit`) for the profiles; raises ElfError for a binary
         gprof cannot use and GmonFormatError for a profile unreadable at its word size. Computed
-        once per format: discovery's check and the load's share it (an error too, raised again)."""
-        return self._once.get(
+        once per format: discovery's check and the load's share it (an error too, raised again); a
+        Program made by `with_profiles` computes its own."""
+        return self._fits.get(
             f"fit:{fmt}",
             lambda: profile_fit(self.image, self.symtab, self.gmon(fmt), ", ".join(self.profiles.paths)),
         )
 
     def call_finder(self) -> CallFinder:
-        """The call instructions of the code (`callsites`), decoded on demand."""
+        """The call instructions of the code (`call_sites`), decoded on demand."""
 
         def make() -> CallFinder:
             image = self.image
@@ -282,7 +348,7 @@ class Program:
         a much smaller entry, the whole table when it is already at hand.
 
         `gprof_files=True` gives the file gprof names (BFD's reading of the line table, as
-        `addr2line` prints it; `linetable.lines_at`), otherwise the true source position. Cached
+        `addr2line` prints it; `line_table.lines_at`), otherwise the true source position. Cached
         on disk, one entry per rule and extent. `from_table=True` (the caller reads the whole
         `line_table` of the same rule anyway: -l) answers from that table's `lookup` (the same
         answers) instead of decoding the line programs a second time. `units=True` (the true
@@ -311,7 +377,7 @@ class Program:
             elif units and not gprof_files and wanted:
                 out = self.lines_of(sorted(wanted), held_only=True)
             else:
-                out = lines_at(self.path, wanted, bfd=gprof_files, elf=self._reader()) if wanted else {}
+                out = lines_at(self._reader(), wanted, bfd=gprof_files) if wanted else {}
             diskcache.store(kind, self.key, out)
             return out
 
@@ -325,7 +391,7 @@ class Program:
         def make() -> LineTable:
             table = diskcache.load(kind, self.key, LineTable.from_plain)
             if table is None:
-                table = LineTable.from_elf(self.path, bfd=bfd, elf=self._reader())
+                table = LineTable.from_elf(self._reader(), bfd=bfd)
                 plain = table.to_plain()
                 if plain is not None:
                     diskcache.store(kind, self.key, plain)
@@ -398,7 +464,7 @@ class Program:
 
     def dwarf(self) -> DwarfIndex:
         """The `DwarfIndex` (decoded lazily from the open file; seeded from the disk cache when a
-        complete one is there: `dwarf_cached`). Not thread-safe itself (see `dwarf.py`)."""
+        complete one is there: `dwarf_cached`). Not thread-safe itself (see `declarations.py`)."""
         return self._once.get("dwarf", self._make_dwarf)[0]
 
     @property
@@ -482,7 +548,7 @@ class Program:
         kinds = (LINETABLE_KIND, LINETABLE_BFD_KIND)
         if all(diskcache.exists(k, key) for k in kinds):
             return
-        tables = list(LineTable.pair_from_elf(self.path, elf=self._reader()))
+        tables = list(LineTable.pair_from_elf(self._reader()))
         for kind in kinds:
             table = tables.pop(0)
             plain = table.to_plain() if not diskcache.exists(kind, key) else None

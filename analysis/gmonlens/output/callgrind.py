@@ -2,7 +2,7 @@
 
 One event, `us`: time in microseconds (gprof's samples x 1,000,000 / hz, rounded per routine and
 split over its lines by largest remainder, so each function's self cost is gprof's self seconds and
-the total is gprof's total time). Per-line self cost comes from the histogram (`lineheat`); each
+the total is gprof's total time). Per-line self cost comes from the histogram (`line_heat`); each
 counted arc is a `cfn=`/`calls=` pair at the line of its call instruction, with the arc's inclusive
 cost as gprof propagates it (callee self + children time along the arc: an estimate by call counts).
 Calls inside a cycle carry no time, as in gprof, and a comment line names each of gprof's cycles

@@ -18,6 +18,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from gmonlens.common.model import Arc, HistogramRecord, Profile
+from gmonlens.common.units import scaled
 from gmonlens.dwarf.line_table import LineTable
 from gmonlens.profile.call_sites import CallFinder, arc_call_sites
 from gmonlens.profile.line_heat import compute_line_heat
@@ -60,7 +61,7 @@ def line_data(
     table: LineTable | None,
     finder: CallFinder | None,
 ) -> LineData:
-    """Per-line self time, entry lines and call-site lines (`callsites.call_site`: the call
+    """Per-line self time, entry lines and call-site lines (`call_sites.call_site`: the call
     instruction behind each recorded return address, found by `finder`)."""
     arcs = exported_arcs(p)
     routines = exported_routines(p, arcs)
@@ -132,7 +133,7 @@ def apportion(total: int, weights: Sequence[float]) -> list[int]:
 
 def to_units(p: Profile, ticks: float, per_second: int) -> int:
     """Ticks in an integer unit (`per_second` units a second), rounded to nearest."""
-    return round(ticks * per_second / p.hz) if p.hz else 0
+    return scaled(ticks, p.hz, per_second)
 
 
 def unattributed_ticks(p: Profile) -> float:

@@ -28,6 +28,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from gmonlens.common.model import Profile
+from gmonlens.common.units import scaled
 from gmonlens.output.export_common import apportion
 from gmonlens.profile.certainty import timed_columns
 
@@ -164,7 +165,7 @@ def folded(p: Profile, tree: FlameTree, demangle: bool = True) -> str:
     stacks: list[str] = []
     for i, f in enumerate(tree.frames):
         stacks.append(names[i] if f.parent < 0 else f"{stacks[f.parent]};{names[i]}")
-    total_us = round(tree.total_ticks * 1_000_000 / p.hz) if p.hz else 0
+    total_us = scaled(tree.total_ticks, p.hz, 1_000_000)
     with_self = [i for i, f in enumerate(tree.frames) if f.self_ticks > 0]
     values = apportion(total_us, [tree.frames[i].self_ticks for i in with_self])
     return "".join(f"{stacks[i]} {v}\n" for i, v in zip(with_self, values, strict=True) if v > 0)

@@ -22,6 +22,7 @@ import gzip
 from collections.abc import Mapping
 
 from gmonlens.common.model import Profile
+from gmonlens.common.units import scaled
 from gmonlens.output.export_common import (
     UNATTRIBUTED,
     LineData,
@@ -183,7 +184,7 @@ def to_pprof(
     ]
     comment_ids = [s(c) for c in comments]
     period = _bytes(11, _int(1, s("time")) + _int(2, s("nanoseconds")))
-    tail = period + _int(12, NS // p.hz if p.hz else 0)
+    tail = period + _int(12, scaled(1, p.hz, NS))
     tail += b"".join(_int(13, c) for c in comment_ids) + _int(14, s("time"))
     strings = b"".join(_bytes(6, text.encode("utf-8", "surrogateescape")) for text in s.table)
     return gzip.compress(bytes(out) + strings + tail, compresslevel=6, mtime=0)

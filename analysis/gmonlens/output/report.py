@@ -9,8 +9,8 @@ from gmonlens.common.model import ArcTable, Cycle, GraphOrder, Profile, Routine,
 
 # ReportOptions and flat_order are part of this module's API too (re-exported)
 from gmonlens.output.report_format import ReportOptions as ReportOptions
+from gmonlens.output.report_format import c_seconds, printf_f, routine_name, routine_ref
 from gmonlens.output.report_format import flat_order as flat_order
-from gmonlens.output.report_format import printf_f, routine_name, routine_ref, seconds
 
 DASHES = "-" * 47 + "\n"
 # -T: three header lines (the middle one with a tab) and a blank line before the first entry
@@ -61,7 +61,7 @@ def render_chunks(profile: Profile, opts: ReportOptions) -> Iterator[str]:
     if opts.exec_counts:
         from gmonlens.output.exec_counts import exec_counts, selected
 
-        chosen = selected(profile, opts.exec_include, opts.exec_exclude)
+        chosen = selected(profile, opts.exec_include, opts.exec_exclude, opts.source_files)
         sections.append(lambda: (exec_counts(profile, chosen, opts.zero),))
     for i, section in enumerate(sections):
         if i:
@@ -79,7 +79,7 @@ def call_unit(p: Profile, order: list[Routine]) -> tuple[str, float]:
                 best = v
     prefix, scale = _PREFIXES[0]
     if best is not None and best > 0:
-        value = seconds(best, p.hz)
+        value = c_seconds(best, p.hz)
         for pf, sc in _PREFIXES:
             if 1 <= sc * value < 1000:
                 prefix, scale = pf, sc
@@ -89,7 +89,7 @@ def call_unit(p: Profile, order: list[Routine]) -> tuple[str, float]:
 
 def flat_profile(p: Profile, opts: ReportOptions) -> str:
     hz = p.hz
-    out = ["Flat profile:\n\n", "Each sample counts as %g %s.\n" % (seconds(1.0, hz), p.dimension)]
+    out = ["Flat profile:\n\n", "Each sample counts as %g %s.\n" % (c_seconds(1.0, hz), p.dimension)]
     total = p.total_ticks
     if total <= 0:
         out.append(" no time accumulated\n\n")
@@ -113,14 +113,14 @@ def flat_profile(p: Profile, opts: ReportOptions) -> str:
         accum += r.self_ticks
         line = "%s %s %s" % (
             printf_f("6.2", 100 * r.self_ticks / total),
-            printf_f("9.2", seconds(accum, hz)),
-            printf_f("8.2", seconds(r.self_ticks, hz)),
+            printf_f("9.2", c_seconds(accum, hz)),
+            printf_f("8.2", c_seconds(r.self_ticks, hz)),
         )
         if r.calls:
             line += " %8d %s %s  " % (
                 r.calls,
-                printf_f("8.2", seconds(scale * r.self_ticks, hz) / r.calls),
-                printf_f("8.2", seconds(scale * (r.self_ticks + r.child_ticks), hz) / r.calls),
+                printf_f("8.2", c_seconds(scale * r.self_ticks, hz) / r.calls),
+                printf_f("8.2", c_seconds(scale * (r.self_ticks + r.child_ticks), hz) / r.calls),
             )
         else:
             line += " %8.8s %8.8s %8.8s  " % ("", "", "")
@@ -157,8 +157,8 @@ def _arc_line(
         head = "%6.6s %5.5s %s %s %7d/%-7d     " % (
             "",
             "",
-            printf_f("7.2", seconds(t.self_ticks[a], p.hz)),
-            printf_f(opts.cw + ".2", seconds(t.child_ticks[a], p.hz)),
+            printf_f("7.2", c_seconds(t.self_ticks[a], p.hz)),
+            printf_f(opts.cw + ".2", c_seconds(t.child_ticks[a], p.hz)),
             count,
             tot,
         )
@@ -183,8 +183,8 @@ def _cycle_entry(p: Profile, c: Cycle, opts: ReportOptions, print_ticks: float, 
     line = "%-6.6s %s %s %s %7d" % (
         "[%d]" % c.index,
         printf_f("5.1", 100 * c.total_ticks / print_ticks),
-        printf_f("7.2", seconds(c.prop_self_ticks, hz)),
-        printf_f(opts.cw + ".2", seconds(c.prop_child_ticks, hz)),
+        printf_f("7.2", c_seconds(c.prop_self_ticks, hz)),
+        printf_f(opts.cw + ".2", c_seconds(c.prop_child_ticks, hz)),
         c.calls,
     )
     line += ("+%-7d" % c.self_calls) if c.self_calls else " %7.7s" % ""
@@ -194,8 +194,8 @@ def _cycle_entry(p: Profile, c: Cycle, opts: ReportOptions, print_ticks: float, 
         line = "%6.6s %5.5s %s %s %7d" % (
             "",
             "",
-            printf_f("7.2", seconds(r.prop_self_ticks, hz)),
-            printf_f(opts.cw + ".2", seconds(r.prop_child_ticks, hz)),
+            printf_f("7.2", c_seconds(r.prop_self_ticks, hz)),
+            printf_f(opts.cw + ".2", c_seconds(r.prop_child_ticks, hz)),
             r.calls,
         )
         line += ("+%-7d" % r.self_calls) if r.self_calls else " %7.7s" % ""
@@ -231,8 +231,8 @@ def _routine_entry(
     line = "%-6.6s %s %s %s" % (
         "[%d]" % r.index,
         printf_f("5.1", 100 * r.total_ticks / print_ticks),
-        printf_f("7.2", seconds(r.prop_self_ticks, hz)),
-        printf_f(opts.cw + ".2", seconds(r.prop_child_ticks, hz)),
+        printf_f("7.2", c_seconds(r.prop_self_ticks, hz)),
+        printf_f(opts.cw + ".2", c_seconds(r.prop_child_ticks, hz)),
     )
     if r.calls + r.self_calls:
         line += " %7d" % r.calls
@@ -269,7 +269,7 @@ def call_graph_chunks(p: Profile, opts: ReportOptions) -> Iterator[str]:
     out = [] if opts.traditional else ["\t\t\tCall graph\n\n"]
     gran = "\ngranularity: each sample hit covers %d byte(s)" % (int(p.scale) * 2)
     if print_ticks > 0:
-        gran += " for %.2f%% of %.2f seconds\n\n" % (100.0 / print_ticks, seconds(print_ticks, p.hz))
+        gran += " for %.2f%% of %.2f seconds\n\n" % (100.0 / print_ticks, c_seconds(print_ticks, p.hz))
     else:
         gran += " no time propagated\n\n"
         print_ticks = 1.0

@@ -19,11 +19,11 @@ from __future__ import annotations
 from gmonlens.common.model import Profile
 from gmonlens.output.report_format import (
     ReportOptions,
+    c_seconds,
     flat_order,
     printf_f,
     routine_name,
     routine_ref,
-    seconds,
 )
 
 
@@ -32,7 +32,7 @@ def flat_profile_bsd(p: Profile, opts: ReportOptions) -> str:
     total = p.total_ticks
     out = ["\ngranularity: each sample hit covers %d byte(s)" % (int(p.scale) * 2)]
     if total > 0:
-        out.append(" for %.2f%% of %.2f seconds\n\n" % (100.0 / total, seconds(total, hz)))
+        out.append(" for %.2f%% of %.2f seconds\n\n" % (100.0 / total, c_seconds(total, hz)))
     else:
         out.append(" no time accumulated\n\n")
         total = 1.0
@@ -51,14 +51,14 @@ def flat_profile_bsd(p: Profile, opts: ReportOptions) -> str:
         accum += r.self_ticks
         line = "%s %s %s" % (
             printf_f("5.1", 100 * r.self_ticks / total),
-            printf_f("10.2", seconds(accum, hz)),
-            printf_f("8.2", seconds(r.self_ticks, hz)),
+            printf_f("10.2", c_seconds(accum, hz)),
+            printf_f("8.2", c_seconds(r.self_ticks, hz)),
         )
         if r.calls:
             line += " %8d %s %s  " % (
                 r.calls,
-                printf_f("8.2", seconds(1000.0 * r.self_ticks, hz) / r.calls),
-                printf_f("8.2", seconds(1000.0 * (r.self_ticks + r.child_ticks), hz) / r.calls),
+                printf_f("8.2", c_seconds(1000.0 * r.self_ticks, hz) / r.calls),
+                printf_f("8.2", c_seconds(1000.0 * (r.self_ticks + r.child_ticks), hz) / r.calls),
             )
         else:
             line += " %8.8s %8.8s %8.8s  " % ("", "", "")

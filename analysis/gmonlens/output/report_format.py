@@ -28,6 +28,9 @@ class ReportOptions:
     exec_counts: bool = False  # -C (execcounts.py), last
     exec_include: tuple[SymSpec, ...] = ()  # -C SPEC
     exec_exclude: tuple[SymSpec, ...] = ()  # -Z SPEC
+    # gprof's source-file list (`source_files.gprof_file_list`), which -C/-Z's FILE specs name one
+    # file of; None: a FILE matches every file of that basename
+    source_files: tuple[str, ...] | None = None
 
     @property
     def cw(self) -> str:
@@ -43,7 +46,7 @@ def printf_f(spec: str, value: float) -> str:
     return ("%" + spec + "f") % value
 
 
-def seconds(ticks: float, hz: int) -> float:
+def c_seconds(ticks: float, hz: int) -> float:
     """`ticks / hz` as gprof's C divides doubles: +-inf, or NaN for 0 ticks, when `hz` is 0."""
     if hz:
         return ticks / hz

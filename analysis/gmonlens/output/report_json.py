@@ -3,7 +3,7 @@
 Schema `gmonlens-profile/1` (times in seconds, percentages of gprof's totals):
 - `schema`, `sample_period` (seconds per sample), `hz`, `total_seconds` (flat total),
   `propagated_seconds` (call-graph total), `static_call_graph`, `problems`
-- `routines[]` (those with time, calls or arcs): id, name (mangled), display_name, address, index, self_seconds, children_seconds,
+- `routines[]` (those with time, calls or arcs, and those `folded[]` names): id, name (mangled), display_name, address, index, self_seconds, children_seconds,
   total_seconds, calls, recursive_calls, cycle (number or null), percent (call graph),
   self_percent (flat), file, line (the true source position, for every routine the line table
   places, when loaded with `all_lines`; `gmonlens report --json` does), printed;
@@ -38,6 +38,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from gmonlens.common.model import Profile
+from gmonlens.common.units import period
 from gmonlens.profile.certainty import Certainty, Health, certainty, profile_health
 
 SCHEMA = "gmonlens-profile/1"
@@ -64,13 +65,14 @@ def health_json(health: Sequence[Health]) -> list[dict[str, str]]:
 def to_json(p: Profile, health: Sequence[Health] | None = None) -> dict[str, Any]:
     """The profile as schema `gmonlens-profile/1`; `health` defaults to the checks that read no file
     (`certainty.profile_health`)."""
-    sec = p.seconds if p.hz else (lambda t: 0.0)
+    sec = p.seconds  # None without a sampling rate (`common.units`)
     cert = certainty(p)
     total = p.total_ticks
     prop = p.print_ticks
+    owners = {f.routine for f in p.folded}  # listed whatever their figures: `folded[]` names them
     return {
         "schema": SCHEMA,
-        "sample_period": 1.0 / p.hz if p.hz else None,
+        "sample_period": period(p.hz),
         "hz": p.hz,
         "total_seconds": sec(total),
         "propagated_seconds": sec(prop),
@@ -97,7 +99,13 @@ def to_json(p: Profile, health: Sequence[Health] | None = None) -> dict[str, Any
                 **_sure(cert.routines[r.id], cert.callers[r.id]),
             }
             for r in p.routines
-            if r.calls or r.self_calls or r.self_ticks or r.total_ticks or p.parents[r.id] or p.children[r.id]
+            if r.calls
+            or r.self_calls
+            or r.self_ticks
+            or r.total_ticks
+            or p.parents[r.id]
+            or p.children[r.id]
+            or r.id in owners
         ],
         "arcs": [
             {
@@ -131,7 +139,7 @@ def to_json(p: Profile, health: Sequence[Health] | None = None) -> dict[str, Any
     }
 
 
-def _folded_json(p: Profile, sec: Callable[[float], float]) -> list[dict[str, Any]]:
+def _folded_json(p: Profile, sec: Callable[[float], float | None]) -> list[dict[str, Any]]:
     """`folded[]`: each clone gprof folds, with its share of the absorbing routine's figures."""
     out = []
     for f in p.folded:

@@ -36,6 +36,7 @@ from dataclasses import dataclass
 from typing import Any, overload
 
 from gmonlens.common.model import Cycle, Groups, Profile, Routine, as_table
+from gmonlens.common.units import period as sample_period
 
 FEW_SAMPLES = 100  # a whole run with fewer samples than this is mostly noise (health)
 FEW_ROUTINE_SAMPLES = 10  # a figure resting on fewer samples is marked as uncertain (editor)
@@ -48,7 +49,7 @@ class Split:
 
     callee: int
     callers: int
-    seconds: float
+    seconds: float | None  # None without a sampling rate
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,9 +58,9 @@ class Certainty:
 
     self_samples: float  # samples credited (gprof's self ticks; fractional with split bins)
     total_samples: float  # ticks of the call-graph total (self + children, propagated)
-    self_stderr_seconds: float
-    total_stderr_seconds: float
-    children_estimated_seconds: float
+    self_stderr_seconds: float | None  # None without a sampling rate (`common.units`)
+    total_stderr_seconds: float | None
+    children_estimated_seconds: float | None
     split: Split | None  # where most of the estimate comes from; None when exact
 
 
@@ -72,7 +73,7 @@ class ProfileCertainty:
     callers: tuple[int, ...]  # distinct caller routines of each routine (its cycle counted whole)
     cycle_callers: tuple[int, ...]  # distinct caller routines of each cycle from outside
     total_samples: float  # gprof's total time in samples (the flat profile's base)
-    period: float  # seconds per sample (0.0 without a histogram)
+    period: float | None  # seconds per sample (None without a sampling rate)
 
     def estimated_arc(self, p: Profile, arc: int) -> bool:
         """Whether the time gprof propagates along arc `arc` is an estimate (its callee, taken
@@ -84,9 +85,13 @@ class ProfileCertainty:
         return n > 1
 
 
-def stderr_seconds(samples: float, period: float) -> float:
-    """Standard error of a figure of `samples` Poisson samples, in seconds."""
-    return math.sqrt(max(samples, 0.0)) * period
+def _times(samples: float, period: float | None) -> float | None:
+    return None if period is None else samples * period
+
+
+def stderr_seconds(samples: float, period: float | None) -> float | None:
+    """Standard error of a figure of `samples` Poisson samples, in seconds (None without a rate)."""
+    return None if period is None else math.sqrt(max(samples, 0.0)) * period
 
 
 def timed(p: Profile, arc: int) -> bool:
@@ -300,7 +305,7 @@ class CertaintyTable(Sequence[Certainty]):
         items: Sequence[Routine] | Sequence[Cycle],
         est: Sequence[float],
         split: tuple[Sequence[int], Sequence[int], Sequence[float]],
-        period: float,
+        period: float | None,
     ) -> None:
         self._items, self._est, self._period = items, est, period
         self._callee, self._callers, self._ticks = split
@@ -324,8 +329,8 @@ class CertaintyTable(Sequence[Certainty]):
             total_samples=r.total_ticks,
             self_stderr_seconds=stderr_seconds(r.self_ticks, period),
             total_stderr_seconds=stderr_seconds(r.total_ticks, period),
-            children_estimated_seconds=self._est[i] * period,
-            split=Split(self._callee[i], callers, self._ticks[i] * period) if callers else None,
+            children_estimated_seconds=_times(self._est[i], period),
+            split=Split(self._callee[i], callers, _times(self._ticks[i], period)) if callers else None,
         )
 
     def __iter__(self) -> Iterator[Certainty]:
@@ -342,7 +347,7 @@ class CertaintyTable(Sequence[Certainty]):
 
 def certainty(p: Profile) -> ProfileCertainty:
     """Every routine's and cycle's certainty figures (module docstring)."""
-    period = 1.0 / p.hz if p.hz else 0.0
+    period = sample_period(p.hz)
     cyc = [r.cycle for r in p.routines]
     tm = timed_columns(p, cyc)
     routine_callers, cycle_callers, node_callers = _caller_counts(p, cyc, tm)

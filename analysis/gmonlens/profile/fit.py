@@ -8,7 +8,7 @@ Call-graph arcs are recorded only for callers inside that range, so every arc la
 Each arc is (from_pc, self_pc): self_pc is the return address of the call to mcount in the callee's
 prologue (14 to 48 bytes past its entry on x86-64, i386 and AArch64, -O0 to -O2, PIE or not; on
 i386 PIC code a call to the pc thunk comes first), and from_pc is the caller's return address, which
-glibc rounds down to 2 * the address size (`callsites.py`), so a call instruction ends in
+glibc rounds down to 2 * the address size (`call_sites.py`), so a call instruction ends in
 [from_pc, from_pc + granule). Both held for every arc of every program looked at. A `gmon.sum`
 that `gprof -s` wrote holds its arcs between symbol addresses: a callee at a routine's entry is
 consistent too.

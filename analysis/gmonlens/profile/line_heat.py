@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from gmonlens.common.model import HistogramRecord, Profile
+from gmonlens.common.units import seconds
 from gmonlens.dwarf.line_table import LineTable
 from gmonlens.dwarf.scopes import FunctionScopes
 from gmonlens.profile.histogram import assign_samples
@@ -73,8 +74,9 @@ class LineHeat:
     total_ticks: float  # the profile's total (percent base)
     hz: int
 
-    def seconds(self, ticks: float) -> float:
-        return ticks / self.hz if self.hz else 0.0
+    def seconds(self, ticks: float) -> float | None:
+        """`ticks` in seconds; None without a sampling rate (`common.units`)."""
+        return seconds(ticks, self.hz)
 
     def percent(self, ticks: float) -> float:
         return 100.0 * ticks / self.total_ticks if self.total_ticks > 0 else 0.0

@@ -27,7 +27,7 @@ from gmonlens.load.program import (
 from gmonlens.profile.callgraph import compute_profile
 from gmonlens.profile.clones import folded_symbols
 from gmonlens.profile.file_order import ObjectMap, mapped_symbols
-from gmonlens.profile.fit import Fit, profile_fit
+from gmonlens.profile.fit import Fit, profile_fit, rate_warnings
 from gmonlens.profile.symbols import SymbolTable, build_symbol_table
 
 __all__ = [
@@ -56,7 +56,7 @@ def fit_problems(
     fit = known if known is not None else profile_fit(image, symtab, data, label)
     if fit.errors:
         raise GmonlensError(label, fit.errors[0])
-    return list(fit.warnings)
+    return [*fit.warnings, *rate_warnings(data, label)]
 
 
 def _static_calls_entry(value: object) -> list[tuple[int, int]]:

@@ -182,6 +182,25 @@ def profile_fit(image: ElfImage, symtab: SymbolTable, data: GmonData, label: str
 MAX_RATE = 1_000_000  # Hz: a histogram sampled faster than this is taken as a misread rate
 
 
+def rate_warnings(data: GmonData, label: str) -> list[str]:
+    """One line each about a histogram's implausible sampling rate: 0 Hz (no time can be told
+    from the samples: gprof's report prints `inf` seconds, as gmonlens's does) or above MAX_RATE
+    (a misread rate). Warnings, apart from the fit: such a profile is still its binary's
+    (`gmonlens record` finds it, and diagnoses it)."""
+    if not data.histograms:
+        return []
+    if data.hz == 0:
+        return [
+            f"{label}: the histogram's sampling rate is 0 Hz: no time can be told from its samples (inf seconds)"
+        ]
+    if data.hz > MAX_RATE:
+        return [
+            f"{label}: sampling rate of {data.hz} Hz is implausible (firmware samples at 100 Hz to 10 kHz, "
+            "a host at 100 Hz to 1 kHz): its times may be meaningless"
+        ]
+    return []
+
+
 def _section_list(code: Sequence[CodeSection]) -> str:
     shown = ", ".join(f"{c.name} 0x{c.address:x}-0x{c.address + len(c.data):x}" for c in code[:6])
     return shown + (f" and {len(code) - 6} more" if len(code) > 6 else "")
@@ -193,7 +212,7 @@ def _histogram_fit(
     """The histogram's part of the rule: (errors, warnings). Each record must overlap an executable
     section (firmware may profile its RAM code or flash alone: any executable section will do);
     the union must lie inside the image; where it covers part of `.text` it must reach its end.
-    A rate of 0 Hz is an error (no time can be told), one above MAX_RATE a warning."""
+    (The rate is `rate_warnings`': a profile of rate 0 is still this binary's.)"""
     errors: list[str] = []
     warnings: list[str] = []
     if not data.histograms:
@@ -209,14 +228,6 @@ def _histogram_fit(
                 f"section ({_section_list(code)}) (profile of another program?)"
             )
             return errors, warnings
-    if data.hz == 0:
-        errors.append("its histogram's sampling rate is 0 Hz: no time can be told from its samples")
-        return errors, warnings
-    if data.hz > MAX_RATE:
-        warnings.append(
-            f"{label}: sampling rate of {data.hz} Hz is implausible (firmware samples at 100 Hz to 10 kHz, "
-            "a host at 100 Hz to 1 kHz): its times may be meaningless"
-        )
     low = min(h.low_pc for h in data.histograms)
     high = max(h.high_pc for h in data.histograms)
     if high > (hi + 3) // 4 * 4:

@@ -37,17 +37,13 @@ def objdump_texts(tool: str, binary: str, arm: bool) -> dict[int, str]:
 
 def spelling_differences(binary: str, objdump: str) -> tuple[int, list[tuple[str, str, str]]]:
     """(instructions decoded, those whose text differs from objdump's) over `.text`."""
-    from gmonlens.binary.image import read_elf
-    from gmonlens.disasm.isa import mapping_symbols
+    from binaries import read_image
     from gmonlens.disasm.listing import Decoder
 
-    image = read_elf(binary)
+    image = read_image(binary)
     arm = image.machine == "EM_ARM"
     decoder = Decoder(
-        image.machine,
-        wide=image.address_size == 8,
-        little=image.little_endian,
-        mapping=mapping_symbols([(s.name, s.value) for s in image.symbols]) if arm else (),
+        image.machine, wide=image.address_size == 8, little=image.little_endian, mapping=image.arm_mapping
     )
     text = next(c for c in image.code_sections if c.name == ".text")
     want = objdump_texts(objdump, binary, arm)

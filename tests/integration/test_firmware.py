@@ -9,8 +9,8 @@ GNU files at 1 kHz and 10 kHz, a 4.4BSD file at 100 Hz; a firmware whose text se
 named `.text` (gprof refuses it: the oracle is gprof on a copy renamed with objcopy, the users'
 workaround); the GNU profile as a NuttX console hex dump (`--hexdump`).
 
-RISC-V 32 (no Debian cross libc for rv32 Linux): a bare-metal rv32imac program built with
-riscv64-unknown-elf-gcc and picolibc's headers, never run: its gmon.out is written by a helper
+RISC-V 32 (no Debian cross libc for rv32 Linux): a freestanding bare-metal rv32imac program built
+with riscv64-unknown-elf-gcc, never run (no rv32 machine with semihosting is set up here): its gmon.out is written by a helper
 that mimics a runtime (samples in each routine, arcs from each call site), read by
 riscv64-unknown-elf-gprof with the program's own DWARF (-l, -A).
 """

@@ -144,12 +144,3 @@ class OtherDecoder:
             return spell_s390.spell(mnemonic, ops, at), kind, target
         kind, target = spell_ppc.kind(mnemonic, ops)
         return spell_ppc.spell(mnemonic, ops, at), kind, target
-
-
-def mapping_symbols(symbols: Sequence[tuple[str, int]]) -> list[tuple[int, str]]:
-    """ARM's mapping symbols among (name, value) pairs: (address, "a" | "t" | "d")."""
-    out = []
-    for name, value in symbols:
-        if len(name) >= 2 and name[0] == "$" and name[1] in "atd" and (len(name) == 2 or name[2] == "."):
-            out.append((value, name[1]))
-    return out

@@ -116,7 +116,7 @@ class Decoder:
     """capstone for one architecture ("EM_X86_64", "EM_386", "EM_AARCH64", and those of
     `isa.MACHINES`: ARM, RISC-V, POWER, s390x, MIPS), objdump's spelling; `syntax` "att" or
     "intel" (x86); `wide`/`little`: the ELF class and byte order; `mapping`: ARM's mapping
-    symbols (`isa.mapping_symbols`)."""
+    symbols (`ElfImage.arm_mapping`)."""
 
     def __init__(
         self,

@@ -6,8 +6,10 @@ target's call instructions) must all come out. Skipped per target where a toolch
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +17,7 @@ import pytest
 from lsprotocol import types
 
 from gmonlens.load.loader import load
+from mcp_server.mcpclient import McpClient
 from workspace_builds import FIXTURES
 
 from .lspclient import open_doc, position_of, session, state_of, uri, wait_status
@@ -116,3 +119,14 @@ async def test_editor_on_target(target: str, tmp_path: Path) -> None:
     profile = load(str(ws / "build" / "app"), [str(ws / "build" / "gmon.out")]).profile
     work = profile.routine_named(f"{dot}work")
     assert work is not None and work.calls == ROUNDS
+    # the MCP server's disassembly tool on the same folder (the same listing)
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache")}
+    with McpClient(
+        [str(Path(sys.executable).parent / "gmonlens"), "mcp", "--workspace", str(ws)], env=env
+    ) as c:
+        c.initialize()
+        out = c.call("disassembly", routine=f"{dot}work", limit=400)
+        assert out["isError"] is False, out["content"][0]["text"]
+        doc = out["structuredContent"]
+        assert doc["routine"] == f"{dot}work"
+        assert doc["self_seconds"] == pytest.approx(profile.seconds(work.self_ticks), abs=1e-6)

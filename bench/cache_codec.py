@@ -2,7 +2,7 @@
 
 Usage: ``.venv/bin/python bench/cache_codec.py [CACHE_DIR]`` (default: $XDG_CACHE_HOME/gmonlens).
 Fill the directory first, e.g. with SQLite (bench/sqlite_prog.py) through the server's warm-up:
-``XDG_CACHE_HOME=/tmp/c .venv/bin/python -m gmonlens_lsp.workspace.warmup BINARY GMON``. orjson and msgpack
+``XDG_CACHE_HOME=/tmp/c .venv/bin/python -m gmonlens_ide.warmup BINARY GMON``. orjson and msgpack
 are measured when importable (``pip install orjson msgpack`` in a scratch venv); they are not
 dependencies. Decision and figures: analysis/gmonlens/diskcache.py's docstring.
 """
@@ -20,7 +20,7 @@ from array import array
 from collections.abc import Callable
 from typing import Any
 
-from gmonlens import diskcache
+from gmonlens.load import diskcache
 
 
 def best(f: Callable[[], object], n: int = 7) -> float:
@@ -47,7 +47,7 @@ def jsonable(x: Any) -> Any:
 def row(kind: str, stored: bytes) -> str:
     value = marshal.loads(stored)
     if kind == "linetable":  # stored as arrays; the encoders are compared on the plain lists
-        from gmonlens.linetable import LineTable
+        from gmonlens.dwarf.line_table import LineTable
 
         t = LineTable.from_plain(value)
         value = (t.starts, t.sequences, t.files)
@@ -73,20 +73,26 @@ def row(kind: str, stored: bytes) -> str:
     return " | ".join(cells)
 
 
+def _no_file() -> Any:
+    from gmonlens.common.errors import ElfError
+
+    raise ElfError("x", "no such file (the index is read from the cache only)")
+
+
 def converters() -> dict[str, Callable[[Any], Any]]:
-    from gmonlens.dwarf import DwarfIndex
-    from gmonlens.linetable import LineTable
-    from gmonlens.loader import _static_calls_entry
-    from gmonlens.program import _lines_entry
-    from gmonlens.scopes import FunctionScopes
-    from gmonlens_lsp.workspace.cache_entries import _decode_profile
+    from gmonlens.dwarf.declarations import DwarfIndex
+    from gmonlens.dwarf.line_table import LineTable
+    from gmonlens.dwarf.scopes import FunctionScopes
+    from gmonlens.load.loader import _static_calls_entry
+    from gmonlens.load.program import _lines_entry
+    from gmonlens_ide.cache_entries import _decode_profile
 
     return {
         "lines": _lines_entry,
         "staticcalls": _static_calls_entry,
         "linetable": LineTable.from_plain,
         "scopes": FunctionScopes.from_plain,
-        "dwarf": lambda d: DwarfIndex.from_export("x", d),
+        "dwarf": lambda d: DwarfIndex.from_export("x", d, _no_file),
         "profile": _decode_profile,
     }
 

@@ -20,10 +20,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("folder")
     a = ap.parse_args(argv)
-    from gmonlens.errors import GmonlensError
-    from gmonlens.program import ProfileFiles, Program
-    from gmonlens_lsp.workspace.discovery import candidate_binaries, discover
-    from gmonlens_lsp.workspace.settings import Settings
+    from gmonlens.common.errors import GmonlensError
+    from gmonlens.load.program import ProfileFiles, Program
+    from gmonlens_ide.discovery import candidate_binaries, discover
+    from gmonlens_ide.settings import Settings
 
     runs: list[tuple[float, float]] = []
     found = None

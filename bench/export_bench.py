@@ -22,6 +22,14 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 
+def _line_table(binary: str) -> Any:
+    from gmonlens.dwarf.line_table import LineTable
+    from gmonlens.load.program import open_elf
+
+    with open_elf(binary) as elf:
+        return LineTable.from_elf(elf)
+
+
 def timed(label: str, reps: int, fn: Callable[[], Any]) -> Any:
     times = []
     result = None
@@ -45,20 +53,19 @@ def main() -> int:
 
         _, exe, gmon_path = gen_program.default_program()
         binary, gmon = str(exe), str(gmon_path)
-    from gmonlens.callsites import CallFinder
-    from gmonlens.export_callgrind import to_callgrind
-    from gmonlens.export_common import line_data
-    from gmonlens.export_dot import to_dot
-    from gmonlens.export_graph import graph_around, whole_graph
-    from gmonlens.export_pprof import to_pprof
-    from gmonlens.linetable import LineTable
-    from gmonlens.loader import load
+    from gmonlens.load.loader import load
+    from gmonlens.output.callgrind import to_callgrind
+    from gmonlens.output.dot import to_dot
+    from gmonlens.output.export_common import line_data
+    from gmonlens.output.graph import graph_around, whole_graph
+    from gmonlens.output.pprof import to_pprof
+    from gmonlens.profile.call_sites import CallFinder
 
     reps = a.reps
     loaded = timed("load", reps, lambda: load(binary, [gmon]))
     p, image = loaded.profile, loaded.image
     print(f"  {len(p.routines)} routines, {len(p.arcs)} arcs, {len(p.cycles)} cycles")
-    table = timed("line table", reps, lambda: LineTable.from_elf(binary))
+    table = timed("line table", reps, lambda: _line_table(binary))
     code = [(c.address, c.data) for c in image.code_sections]
     finder = timed("call finder", reps, lambda: CallFinder(image.machine, image.address_size, code))
     lines = timed(

@@ -79,11 +79,11 @@ class Holds:
 
 
 def session(src: Path, holds: Holds) -> None:
+    from gmonlens_ide import cache_entries
+    from gmonlens_ide.session import finish_index, line_heat, load_folder
+    from gmonlens_ide.settings import effective_settings
     from gmonlens_lsp import gcpause
     from gmonlens_lsp.features.code_lens import lenses_for
-    from gmonlens_lsp.workspace import cache_entries
-    from gmonlens_lsp.workspace.session import finish_index, line_heat, load_folder
-    from gmonlens_lsp.workspace.settings import effective_settings
 
     settings, _ = effective_settings(str(src), None)
     outcome = holds.run("load", gcpause.run_paused, load_folder, str(src), settings, 1)
@@ -119,9 +119,9 @@ def main(argv: list[str] | None = None) -> int:
     threading.Thread(target=threading.Event().wait, daemon=True).start()
     os.environ["XDG_CACHE_HOME"] = tempfile.mkdtemp(prefix="gmonlens-gilholds-")
     if args.warm:  # what a first start leaves: the warm-up's entries and the server's profile
-        from gmonlens_lsp.workspace import cache_entries, warmup
-        from gmonlens_lsp.workspace.session import load_folder
-        from gmonlens_lsp.workspace.settings import effective_settings
+        from gmonlens_ide import cache_entries, warmup
+        from gmonlens_ide.session import load_folder
+        from gmonlens_ide.settings import effective_settings
 
         warmup.main([str(exe), str(exe.parent / "gmon.out")])
         first = load_folder(str(exe.parent), effective_settings(str(exe.parent), None)[0], 1).loaded

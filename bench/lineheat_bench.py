@@ -130,12 +130,14 @@ def insert_at(uri: str, version: int, line: int) -> dict[str, Any]:
 
 
 def engine_time(exe: Path, gmon: Path, repeat: int) -> float:
-    from gmonlens.lineheat import compute_line_heat
-    from gmonlens.linetable import LineTable
-    from gmonlens.loader import load
+    from gmonlens.dwarf.line_table import LineTable
+    from gmonlens.load.loader import load
+    from gmonlens.load.program import open_elf
+    from gmonlens.profile.line_heat import compute_line_heat
 
     loaded = load(str(exe), [str(gmon)])
-    table = LineTable.from_elf(str(exe))
+    with open_elf(str(exe)) as elf:
+        table = LineTable.from_elf(elf)
     times = []
     for _ in range(repeat):
         t = time.perf_counter()

@@ -67,7 +67,7 @@ def main(argv: list[str] | None = None) -> int:
             if run == "cold":  # fill the cache as the (killed) warm-up would have: a true second start
                 env = {**os.environ, "XDG_CACHE_HOME": str(cache / "xdg")}
                 env.pop("GMONLENS_LOOPWATCH")
-                warmup = [sys.executable, "-m", "gmonlens_lsp.workspace.warmup", str(exe), str(gmon)]
+                warmup = [sys.executable, "-m", "gmonlens_ide.warmup", str(exe), str(gmon)]
                 scale_bench.measured(warmup, env)
     finally:
         shutil.rmtree(cache, ignore_errors=True)

@@ -224,9 +224,7 @@ def bench_server(exe: Path, gmon: Path, hovers: int) -> dict[str, Any]:
         # the cold session's warm-up subprocess dies with the server: fill the cache as it would
         # have (second start = cache complete), and time it
         env = {**os.environ, "XDG_CACHE_HOME": str(cache)}
-        wt, wm, _ = measured(
-            [sys.executable, "-m", "gmonlens_lsp.workspace.warmup", str(exe), str(gmon)], env
-        )
+        wt, wm, _ = measured([sys.executable, "-m", "gmonlens_ide.warmup", str(exe), str(gmon)], env)
         warm = asyncio.run(_session(exe.parent, exe, gmon, cache, hovers))
         warm["warmup_s"], warm["warmup_cpu_s"], warm["warmup_mb"] = round(wt, 1), LAST_CPU[0], wm
     finally:

@@ -2,7 +2,7 @@
 
 Usage: ``.venv/bin/python bench/stages.py [--reps N] [--cold] [-- gprof-options] BINARY GMON``
 
-Wraps the functions that ``gmonlens.loader.load`` calls (read_elf, build_symbol_table, read_profiles,
+Wraps the functions that ``gmonlens.load.loader.load`` calls (read_elf, build_symbol_table, read_profiles,
 routine_lines, demangle_all, resolve_tables, find_static_calls, compute_profile, ...) and
 ``render_text`` with timers, runs the report ``--reps`` times in-process (the first run also pays
 the lazy imports) and prints the median per stage. ``--cold`` turns the on-disk cache off
@@ -55,18 +55,18 @@ def main(argv: list[str] | None = None) -> int:
     report_args = [x for x in a.args if x != "--"]
 
     w0, c0 = time.perf_counter(), time.process_time()
-    import gmonlens_lsp.cli as cli
+    import gmonlens_cli.main as cli
 
     import_times = (time.perf_counter() - w0, time.process_time() - c0)
-    import gmonlens.loader as loader
-    import gmonlens.report as report
+    import gmonlens.load.loader as loader
+    import gmonlens.output.report as report
 
     for name in dir(loader):
         obj = getattr(loader, name)
         if callable(obj) and not isinstance(obj, type) and name not in ("load", "load_profile"):
             setattr(loader, name, _timed(name, obj))
     try:
-        import gmonlens.staticcalls as sc
+        import gmonlens.profile.static_calls as sc
 
         sc.find_static_calls = _timed("find_static_calls", sc.find_static_calls)
     except ImportError:
@@ -91,7 +91,7 @@ def main(argv: list[str] | None = None) -> int:
         gc.enable()
         gc.collect()
     print(
-        f"import gmonlens_lsp.cli: wall {import_times[0] * 1000:.0f} ms, CPU {import_times[1] * 1000:.0f} ms"
+        f"import gmonlens_cli.main: wall {import_times[0] * 1000:.0f} ms, CPU {import_times[1] * 1000:.0f} ms"
     )
     print(
         f"{'stage':36s} {'calls/run':>9s} {'wall ms':>9s} {'CPU ms':>9s} {'peak MB':>8s}"

@@ -1,4 +1,4 @@
-"""The warm-up subprocess alone (`python -m gmonlens_lsp.workspace.warmup`): CPU seconds and peak
+"""The warm-up subprocess alone (`python -m gmonlens_ide.warmup`): CPU seconds and peak
 RSS, on a cache left as the server's load leaves it, and on an empty cache.
 
     python bench/warmup_bench.py [--python PY] BINARY GMON...
@@ -19,11 +19,11 @@ import tempfile
 
 _LOAD = """
 import sys
-from gmonlens.loader import load_profile
-from gmonlens.options import AnalysisOptions
-from gmonlens.program import Program
+from gmonlens.load.loader import load_profile
+from gmonlens.common.options import AnalysisOptions
+from gmonlens.load.program import Program
 from gmonlens_lsp import reload
-from gmonlens_lsp.workspace import cache_entries
+from gmonlens_ide import cache_entries
 import inspect
 program = Program(sys.argv[1], sys.argv[2:])
 options = AnalysisOptions()
@@ -50,7 +50,7 @@ def main() -> None:
     ap.add_argument("binary")
     ap.add_argument("gmon", nargs="+")
     a = ap.parse_args()
-    warm = [a.python, "-m", "gmonlens_lsp.workspace.warmup", a.binary, *a.gmon]
+    warm = [a.python, "-m", "gmonlens_ide.warmup", a.binary, *a.gmon]
     with tempfile.TemporaryDirectory() as tmp:
         loaded, empty = os.path.join(tmp, "loaded"), os.path.join(tmp, "empty")
         cpu, mb = run([a.python, "-c", _LOAD, a.binary, *a.gmon], loaded)

@@ -100,9 +100,9 @@ def run_json(gmonlens: str, args: Sequence[str], env: dict[str, str] | None = No
 
 def listings(binary: str, profiles: Sequence[str]) -> list[dict[str, Any]]:
     """`gmonlens disasm --json` of every routine with self time or calls, computed in-process."""
-    from gmonlens.disasm_render import to_json
-    from gmonlens.disasm_session import DisasmContext
-    from gmonlens.options import AnalysisOptions
+    from gmonlens.common.options import AnalysisOptions
+    from gmonlens.disasm.render import to_json
+    from gmonlens.disasm.session import DisasmContext
 
     ctx = DisasmContext.open(binary, profiles, AnalysisOptions())
     out = []

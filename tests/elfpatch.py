@@ -142,7 +142,7 @@ def nobits(blob: bytes, name: str, claimed: int) -> bytes:
 
 
 def tiny_elf(sections: list[tuple[str, int, int, bytes]], *, claimed: dict[str, int] | None = None) -> bytes:
-    """A minimal 64-bit little-endian ELF file (no program headers) holding `sections` as
+    """A minimal 64-bit little-endian ELF file (no program headers) holding `elffile` as
     (name, type, flags, bytes); `claimed` overrides a section's sh_size. For the pure fuzz tier."""
     names = b"\0.shstrtab\0" + b"".join(n.encode() + b"\0" for n, *_ in sections)
     body = bytearray(64)

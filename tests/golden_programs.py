@@ -19,14 +19,14 @@ from dataclasses import dataclass
 from itertools import pairwise
 
 from elfwriter import STB_GLOBAL, STB_LOCAL, STB_WEAK, STT_FUNC, STT_NOTYPE, ElfSym, elf_file, strtab_of
-from gmonlens.callgraph import compute_profile
 from gmonlens.commands.gprof_args import ReportArgs, parse_report_args
-from gmonlens.gmon import accumulate, parse_gmon
-from gmonlens.model import ElfSymbol, Profile
-from gmonlens.options import resolve_tables
-from gmonlens.ordering import function_ordering
-from gmonlens.report import render_text
-from gmonlens.symbols import build_symbol_table
+from gmonlens.common.model import ElfSymbol, Profile
+from gmonlens.common.options import resolve_tables
+from gmonlens.output.report import render_text
+from gmonlens.profile.callgraph import compute_profile
+from gmonlens.profile.function_order import function_ordering
+from gmonlens.profile.gmon import accumulate, parse_gmon
+from gmonlens.profile.symbols import build_symbol_table
 from gmonwriter import Arc, Hist, gnu_file
 
 TEXT_ADDRESS = 0x401000  # .text, after a page of headers

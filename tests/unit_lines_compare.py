@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from gmonlens.linetable import LineTable
-from gmonlens.program import Program
+from binaries import line_table
+from gmonlens.load.program import Program
 
 
 def assert_same_as_whole_table(exe: str) -> int:
@@ -22,7 +22,7 @@ def assert_same_as_whole_table(exe: str) -> int:
         for at, _ret, _target in finder._calls_in(c.address, c.address + len(c.data))
     ]
     assert calls
-    whole = LineTable.from_elf(exe)
+    whole = line_table(exe)
     want = {a: hit for a in calls if (hit := whole.lookup(a)) is not None}
     by_units: dict[int, tuple[str, int]] = {}
     rest = program._unit_lookups(calls, by_units, False)

@@ -12,12 +12,12 @@ from typing import Literal
 
 from pygls.capabilities import get_capability
 
-from gmonlens.certainty import Health
-from gmonlens.model import Profile
+from gmonlens.common.model import Profile
+from gmonlens.profile.certainty import Health
+from gmonlens_ide.session import FolderState
 
-from . import payloads, render
+from . import to_lsp, wire
 from .server import GmonlensServer
-from .workspace.session import FolderState
 
 log = logging.getLogger("gmonlens")
 STATUS = "gmonlens/status"
@@ -29,14 +29,14 @@ def warn_once(ls: GmonlensServer, state: FolderState, text: str, *, blocking: bo
     state.said.add(text)
     log.info("%s", text)
     if blocking:
-        ls.window_show_message(render.show_message("warning", text))
+        ls.window_show_message(to_lsp.show_message("warning", text))
     else:
-        ls.window_log_message(render.log_message("warning", text))
+        ls.window_log_message(to_lsp.log_message("warning", text))
 
 
 def log_info(ls: GmonlensServer, text: str) -> None:
     log.info("%s", text)
-    ls.window_log_message(render.log_message("info", text))
+    ls.window_log_message(to_lsp.log_message("info", text))
 
 
 def routines_with_figures(profile: Profile) -> int:
@@ -52,10 +52,10 @@ def send_status(
 ) -> None:
     loaded = state.loaded
     if loaded is None:
-        body = payloads.status(status, message, state.uri, 0.0, 0, None, ())
+        body = wire.status(status, message, state.uri, 0.0, 0, None, ())
     else:
         figures = routines_with_figures(loaded.profile)
-        body = payloads.status(
+        body = wire.status(
             status, message, state.uri, loaded.total_seconds, figures, loaded.comparison, loaded.health
         )
     ls.protocol.notify(STATUS, body)
@@ -107,7 +107,7 @@ async def refresh_listings(ls: GmonlensServer, folder: str) -> None:
     for uri in sorted(u for u in ls.listings if mark in u):
         try:
             await asyncio.wait_for(
-                ls.workspace_text_document_content_refresh_async(render.content_refresh(uri)),
+                ls.workspace_text_document_content_refresh_async(to_lsp.content_refresh(uri)),
                 timeout=10,
             )
         except Exception as exc:  # the client asks again when the document is shown

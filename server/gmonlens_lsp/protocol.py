@@ -31,7 +31,7 @@ from pygls.protocol import LanguageServerProtocol
 from pygls.protocol.json_rpc import JsonRPCNotification, JsonRPCRequestMessage, JsonRPCResponseMessage
 from pygls.protocol.language_server import lsp_method
 
-from . import render
+from . import to_lsp
 
 log = logging.getLogger("gmonlens")
 
@@ -106,7 +106,7 @@ class GmonlensProtocol(LanguageServerProtocol):
         except Exception as exc:  # cattrs' validation errors, and anything a hostile payload provokes
             reason = f"invalid params for {method}: {_first_line(exc)}"
             if "id" in data and "method" not in data:  # a malformed answer: fail the waiting request
-                return render.error_response(_id(data["id"]), INVALID_PARAMS, "malformed response")
+                return to_lsp.error_response(_id(data["id"]), INVALID_PARAMS, "malformed response")
             return Rejected(_id(data.get("id")), method, INVALID_PARAMS, reason, is_request)
 
     last_message = 0.0  # time.monotonic() of the last message read (background work waits for quiet)
@@ -157,7 +157,7 @@ class GmonlensProtocol(LanguageServerProtocol):
             self._request_futures.pop(msg_id, None)
 
     def reply_error(self, msg_id: Any, code: int, message: str) -> None:
-        self._send_response(msg_id, error=render.response_error(code, message))
+        self._send_response(msg_id, error=to_lsp.response_error(code, message))
 
 
 def _first_line(exc: BaseException) -> str:

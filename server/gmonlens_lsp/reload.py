@@ -17,7 +17,23 @@ from typing import Any, TypeVar, cast
 
 from pygls.capabilities import get_capability
 
-from . import gcpause, render
+from gmonlens_ide import cache_entries, isolation, userfiles, warmup
+from gmonlens_ide import figures as fig
+from gmonlens_ide.discovery import brief
+from gmonlens_ide.heat_index import HeatIndex
+from gmonlens_ide.session import (
+    FolderState,
+    LoadedFolder,
+    LoadOutcome,
+    finish_index,
+    line_heat,
+    load_folder,
+    stamp,
+    watched_stamp,
+)
+from gmonlens_ide.settings import effective_settings
+
+from . import gcpause, to_lsp
 from .notices import (
     health_message,
     log_info,
@@ -29,20 +45,6 @@ from .notices import (
     warn_once,
 )
 from .server import GmonlensServer
-from .workspace import cache_entries, isolation, userfiles, warmup
-from .workspace.discovery import brief
-from .workspace.heat_index import HeatIndex
-from .workspace.session import (
-    FolderState,
-    LoadedFolder,
-    LoadOutcome,
-    finish_index,
-    line_heat,
-    load_folder,
-    stamp,
-    watched_stamp,
-)
-from .workspace.settings import effective_settings
 
 log = logging.getLogger("gmonlens")
 WRITE_SLACK_NS = 20_000_000  # file times lag the clock by up to a tick (coarse kernel time)
@@ -147,7 +149,7 @@ async def _reload(ls: GmonlensServer, state: FolderState, generation: int) -> No
                 done = (
                     "Profile loaded" if outcome is not None and outcome.loaded is not None else "No profile"
                 )
-                ls.work_done_progress.end(token, render.progress_end(done))
+                ls.work_done_progress.end(token, to_lsp.progress_end(done))
     finally:
         # files read by this load keep the stamp they had before it: a write during the load is
         # seen; a load that failed or was superseded still leaves the folder watched
@@ -183,7 +185,7 @@ async def _begin_progress(ls: GmonlensServer) -> str | None:
     except Exception as exc:
         log.info("work done progress refused: %s", exc)
         return None
-    ls.work_done_progress.begin(token, render.progress_begin("gmonlens", "Loading the profile"))
+    ls.work_done_progress.begin(token, to_lsp.progress_begin("gmonlens", "Loading the profile"))
     return token
 
 
@@ -219,11 +221,11 @@ def _apply(ls: GmonlensServer, state: FolderState, outcome: LoadOutcome) -> None
     log_info(
         ls,
         f"loaded {lo.binary} with {brief(lo.profiles)}: {figures} routines with figures, "
-        f"{lo.total_seconds:.2f} s ({lo.seconds:.2f} s to load"
+        f"{fig.shown(lo.total_seconds)} s ({lo.seconds:.2f} s to load"
         + (", profile from cache" if lo.profile_cached else "")
         + (", DWARF index from cache)" if lo.dwarf_cached else ")"),
     )
-    message = f"{lo.total_seconds:.2f} s in {figures} routines"
+    message = f"{fig.shown(lo.total_seconds)} s in {figures} routines"
     if outcome.choice and outcome.choice not in state.said:  # which binary/profiles, said once
         warn_once(ls, state, outcome.choice)
         message += f" ({outcome.choice})"
@@ -264,7 +266,7 @@ async def _finish(ls: GmonlensServer, state: FolderState, loaded: LoadedFolder) 
     # line heat once per load, in a thread (it holds the GIL for 0.1-0.3 s on SQLite; beside the
     # first lenses' DWARF decoding it slowed them by a second or more)
     heat = heat_task(ls, state, loaded, after=certain)
-    from gmonlens.disasm_session import has_listing_data
+    from gmonlens.disasm.session import has_listing_data
 
     complete = (
         loaded.dwarf_cached
@@ -299,7 +301,7 @@ async def _warm(ls: GmonlensServer, args: list[str]) -> None:
 
 async def _warm_now(ls: GmonlensServer, args: list[str]) -> None:
     limit = await asyncio.to_thread(warmup.memory_limit, args[0])
-    cmd = isolation.python_command("gmonlens_lsp.workspace.warmup", [f"--max-memory={limit}", *args])
+    cmd = isolation.python_command("gmonlens_ide.warmup", [f"--max-memory={limit}", *args])
     if cmd is None:
         return
     try:

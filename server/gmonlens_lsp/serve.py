@@ -25,7 +25,7 @@ def main(argv: Sequence[str]) -> int:
     # INFO lines already reach the client as window/logMessage; stderr carries warnings and worse
     parser.add_argument("--log-level", default="WARNING", choices=["DEBUG", "INFO", "WARNING", "ERROR"])
     args, unknown = parser.parse_known_args(list(argv))
-    from gmonlens import mallocpolicy
+    from gmonlens.common import mallocpolicy
 
     mallocpolicy.apply()  # before any thread: freed memory goes back (see the module)
     logging.basicConfig(
@@ -34,9 +34,10 @@ def main(argv: Sequence[str]) -> int:
     logging.getLogger("pygls").setLevel(logging.WARNING)
     if unknown:
         logging.getLogger("gmonlens").warning("ignoring arguments: %s", " ".join(unknown))
+    from gmonlens_ide.isolation import neutral_process
+
     from .factory import create_server
     from .protocol import QuietClientErrors
-    from .workspace.isolation import neutral_process
 
     for handler in logging.getLogger().handlers:
         handler.addFilter(QuietClientErrors())

@@ -23,11 +23,12 @@ from typing import Any, BinaryIO, TypeVar
 from pygls.io_ import StdinAsyncReader, StdoutWriter
 from pygls.lsp.server import LanguageServer
 
-from . import __version__, render
+from gmonlens import __version__
+from gmonlens_ide.session import FolderState, LoadedFolder
+from gmonlens_ide.warmup import MAX_CONCURRENT
+
+from . import to_lsp, uris
 from .protocol import GmonlensProtocol, read_loop
-from .workspace import fsuri as uris
-from .workspace.session import FolderState, LoadedFolder
-from .workspace.warmup import MAX_CONCURRENT
 
 log = logging.getLogger("gmonlens")
 F = TypeVar("F", bound=Callable[..., Any])
@@ -148,7 +149,7 @@ class GmonlensServer(LanguageServer):
     async def register_dynamically(self, method: str, options: object = None) -> bool:
         """Ask the client to register `method` (client/registerCapability); False when it fails
         or does not answer within 5 s."""
-        params = render.registration(str(uuid.uuid4()), method, options)
+        params = to_lsp.registration(str(uuid.uuid4()), method, options)
         try:
             await asyncio.wait_for(self.client_register_capability_async(params), timeout=5)
             return True

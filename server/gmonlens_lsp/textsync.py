@@ -16,7 +16,7 @@ from typing import Any
 from lsprotocol import types
 from pygls.workspace import TextDocument, Workspace
 
-from .workspace.sourcetext import LineLocator
+from gmonlens_ide.sourcetext import LineLocator
 
 
 class SplicingTextDocument(TextDocument):

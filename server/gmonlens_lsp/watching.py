@@ -11,9 +11,10 @@ import os
 from lsprotocol import types
 from pygls.capabilities import get_capability
 
-from . import reload, render
+from gmonlens_ide.session import FolderState, watched_stamp
+
+from . import reload, to_lsp
 from .server import GmonlensServer
-from .workspace.session import FolderState, watched_stamp
 
 log = logging.getLogger("gmonlens")
 POLL = 0.25  # seconds between polls
@@ -27,7 +28,7 @@ async def start(ls: GmonlensServer) -> None:
         ls.client_capabilities, "workspace.did_change_watched_files.dynamic_registration", False
     ):
         ls.watching_by_client = await ls.register_dynamically(
-            types.WORKSPACE_DID_CHANGE_WATCHED_FILES, render.file_watchers(PATTERNS)
+            types.WORKSPACE_DID_CHANGE_WATCHED_FILES, to_lsp.file_watchers(PATTERNS)
         )
     if ls.poller is None or ls.poller.done():
         ls.poller = ls.spawn(_poll(ls))

@@ -3,8 +3,8 @@
 The baseline is the profiles (files or globs, relative to the workspace folder) and binary given,
 else the workspace's configured one (a pinned copy, or `baseline` in gmonlens.yaml: the language
 server's `baseline.configured`). Its profile is read from the engine's disk cache, else computed
-and written there. Rows are `gmonlens.diff`'s: matched across builds, largest change first, each
-change of self and total time tested against sampling noise (module doc of `gmonlens.diff`).
+and written there. Rows are `gmonlens.profile.diff`'s: matched across builds, largest change first, each
+change of self and total time tested against sampling noise (module doc of `gmonlens.profile.diff`).
 """
 
 from __future__ import annotations
@@ -12,13 +12,13 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from gmonlens.diff import Change, RoutineDiff, diff_profiles
-from gmonlens.errors import GmonlensError
-from gmonlens.model import Profile
-from gmonlens.options import AnalysisOptions
-from gmonlens_lsp.workspace import baseline
-from gmonlens_lsp.workspace import cache_entries as cache
-from gmonlens_lsp.workspace.discovery import expand_profiles
+from gmonlens.common.errors import GmonlensError
+from gmonlens.common.model import Profile
+from gmonlens.common.options import AnalysisOptions
+from gmonlens.profile.diff import Change, RoutineDiff, diff_profiles
+from gmonlens_ide import baseline
+from gmonlens_ide import cache_entries as cache
+from gmonlens_ide.discovery import expand_profiles
 
 from .rpc import ToolResult
 from .workspace import ToolFailure, View
@@ -46,8 +46,8 @@ def _baseline(view: View, args: dict[str, Any]) -> tuple[str, tuple[str, ...], s
 
 
 def _load(binary: str, profiles: tuple[str, ...], options: AnalysisOptions) -> Profile:
-    from gmonlens.loader import load_profile
-    from gmonlens.program import Program
+    from gmonlens.load.loader import load_profile
+    from gmonlens.load.program import Program
 
     program = Program(binary, profiles)  # each file read once
     try:

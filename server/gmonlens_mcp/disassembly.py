@@ -1,20 +1,22 @@
 """`disassembly`: the `gmonlens disasm` listing of a routine, when this build has it.
 
-The listing comes from the engine's `gmonlens.disasm_session` / `gmonlens.disasm_render` (the
+The listing comes from the engine's `gmonlens.disasm.session` / `gmonlens.disasm.render` (the
 `gmonlens disasm` command's modules): JSON `gmonlens-disasm/1` as structured content, the text
 listing (objdump's spelling, samples and seconds per instruction, source lines, calls with gprof's
-counts) as text. Without those modules (not merged yet), or without capstone (the `.vsix` does not
-bundle it), the tool answers a tool error saying so. The listing's files are read once per load
+counts) as text. Without capstone (the platform-neutral `.vsix` does not bundle it), the tool
+answers a tool error saying so. The listing's files are read once per load
 (`DisasmContext`, kept with the view). At most `limit` instructions are given: the hottest ones,
 in address order.
 """
 
 from __future__ import annotations
 
-import importlib
 from typing import Any
 
-from gmonlens.errors import GmonlensError
+from gmonlens.common.errors import GmonlensError
+from gmonlens.common.options import AnalysisOptions
+from gmonlens.disasm.render import render_text, to_json
+from gmonlens.disasm.session import DisasmContext
 
 from .lookup import find
 from .rpc import ToolResult
@@ -23,22 +25,13 @@ from .workspace import ToolFailure, View
 MAX_TEXT_LINES = 400
 
 
-def _context(view: View) -> Any:
-    try:  # imported by name: the module may not be in this build (and mypy then has no stub)
-        session = importlib.import_module("gmonlens.disasm_session")
-    except ImportError:
-        raise ToolFailure(
-            "disassembly is not available in this build: it needs the `gmonlens disasm` listing "
-            "(gmonlens.disasm_session), not installed yet",
-            {"unavailable": True},
-        ) from None
+def _context(view: View) -> DisasmContext:
     ctx = view.derived.get("disasm")
     if ctx is None:
-        from gmonlens.options import AnalysisOptions
-
         options = AnalysisOptions(static_call_graph=view.loaded.settings.static_call_graph)
-        ctx = session.DisasmContext.open(view.loaded.binary, list(view.loaded.profiles), options)
+        ctx = DisasmContext.open(view.loaded.binary, list(view.loaded.profiles), options)
         view.derived["disasm"] = ctx
+    assert isinstance(ctx, DisasmContext)
     return ctx
 
 
@@ -47,16 +40,13 @@ def disassembly(view: View, args: dict[str, Any]) -> ToolResult:
     r = view.profile.routines[rid]
     try:
         ctx = _context(view)
-        render = importlib.import_module("gmonlens.disasm_render")
         same = [x.id for x in ctx.profile.routines if x.address == r.address and x.name == r.name]
         if not same:
             raise ToolFailure(f"{r.display_name}: not in the listing's symbol table")
         listing = ctx.listing(same[0])
         display = ctx.display_names([listing])
-        doc = render.to_json(listing, display, ctx.target_names, "att")
-        text = render.render_text(listing, display, ctx.target_names)
-    except ImportError:
-        raise ToolFailure("disassembly is not available in this build (gmonlens.disasm_render)") from None
+        doc = to_json(listing, display, ctx.target_names, "att")
+        text = render_text(listing, display, ctx.target_names)
     except GmonlensError as exc:  # no capstone, an architecture without a decoder, no code
         raise ToolFailure(f"no disassembly of {r.display_name}: {exc}", {"routine": r.display_name}) from None
     limit = args["limit"]

@@ -9,25 +9,29 @@ calls, as if every call took as long.
 
 from __future__ import annotations
 
-import math
 import re
 from typing import Any
 
-from gmonlens.model import Arc, Profile, Routine
-from gmonlens.report import DASHES, ReportOptions, call_graph, flat_order, flat_profile
+from gmonlens.common.model import Arc, Profile, Routine
+from gmonlens.common.units import stderr_seconds
+from gmonlens.output.report import DASHES, ReportOptions, call_graph, flat_order, flat_profile
+from gmonlens_ide import figures as fig
 
 from .lookup import place
 from .workspace import View
 
-ESTIMATED = (
-    "estimated: gprof splits a routine's self and children time among its callers in proportion "
-    "to their calls (as if every call took as long); measured: self time (samples) and call counts"
-)
+ESTIMATED = fig.ESTIMATED
 _INDEX = re.compile(r"\[(\d+)\]")
 
 
-def seconds(p: Profile, ticks: float) -> float:
-    return ticks / p.hz if p.hz else 0.0
+def seconds(p: Profile, ticks: float) -> float | None:
+    """`ticks` samples in seconds; None without a sampling rate (`gmonlens.common.units`)."""
+    return p.seconds(ticks)
+
+
+def _per_call(p: Profile, ticks: float, calls: int) -> float | None:
+    total = p.seconds(ticks)
+    return None if total is None or not calls else total / calls
 
 
 def flat_rows(p: Profile) -> list[Routine]:
@@ -85,21 +89,20 @@ def routine_figures(view: View, r: Routine) -> dict[str, Any]:
     """A routine's figures (module contract), its source position and its flat-profile line."""
     p = view.profile
     file, line = place(view, r.id)
-    period = 1.0 / p.hz if p.hz else 0.0
     out: dict[str, Any] = {
         "name": r.display_name,
         "symbol": r.name,
         "index": r.index,
         "self_seconds": seconds(p, r.self_ticks),
-        "self_error_seconds": math.sqrt(max(r.self_ticks, 0.0)) * period,
+        "self_error_seconds": stderr_seconds(r.self_ticks, p.hz),
         "self_percent": 100.0 * r.self_ticks / p.total_ticks if p.total_ticks > 0 else 0.0,
         "children_seconds": seconds(p, r.prop_child_ticks),
         "total_seconds": seconds(p, r.total_ticks),
         "total_percent": 100.0 * r.total_ticks / p.print_ticks if p.print_ticks > 0 else 0.0,
         "calls": r.calls,
         "recursive_calls": r.self_calls,
-        "self_seconds_per_call": seconds(p, r.self_ticks) / r.calls if r.calls else None,
-        "total_seconds_per_call": seconds(p, r.self_ticks + r.child_ticks) / r.calls if r.calls else None,
+        "self_seconds_per_call": _per_call(p, r.self_ticks, r.calls),
+        "total_seconds_per_call": _per_call(p, r.self_ticks + r.child_ticks, r.calls),
         "cycle": r.cycle or None,
         "file": file,
         "line": line or None,

@@ -6,7 +6,10 @@ import math
 import os
 from typing import Any
 
-from gmonlens.errors import GmonlensError
+from gmonlens.common.errors import GmonlensError
+from gmonlens.common.units import period
+from gmonlens_ide.figures import shown
+from gmonlens_ide.lookup import in_file
 
 from . import figures as fig
 from .lookup import find
@@ -17,7 +20,7 @@ FEW_SAMPLES = 100  # below this many samples self times are rough (±10% and wor
 
 
 def _s(x: float | None) -> str:
-    return "-" if x is None else f"{x:.2f}"
+    return shown(x)
 
 
 def profile_summary(view: View, args: dict[str, Any]) -> ToolResult:
@@ -42,7 +45,7 @@ def profile_summary(view: View, args: dict[str, Any]) -> ToolResult:
         "folder": view.folder,
         "program": loaded.binary,
         "profiles": list(loaded.profiles),
-        "sample_period_seconds": 1.0 / p.hz if p.hz else None,
+        "sample_period_seconds": period(p.hz),
         "hz": p.hz,
         "total_seconds": fig.seconds(p, p.total_ticks),
         "total_samples": samples,
@@ -63,7 +66,7 @@ def profile_summary(view: View, args: dict[str, Any]) -> ToolResult:
         "notes": list(view.outcome.notes),
     }
     text = (
-        f"{os.path.basename(loaded.binary)}: {out['total_seconds']:.2f} s in {samples:g} samples "
+        f"{os.path.basename(loaded.binary)}: {_s(out['total_seconds'])} s in {samples:g} samples "
         f"of {_s(out['sample_period_seconds'])} s; {out['routines_with_time']} routines with time, "
         f"{out['routines_called']} called, {len(p.cycles)} cycles; profiles: "
         + ", ".join(view.rel(x) or x for x in loaded.profiles)
@@ -84,8 +87,8 @@ def top_routines(view: View, args: dict[str, Any]) -> ToolResult:
     for i, it in enumerate(items, 1):
         where = f"{it['file']}:{it['line']}" if it["file"] else "?"
         lines.append(
-            f"{i}. {it['name']}: self {it['self_seconds']:.2f}±{it['self_error_seconds']:.2f} "
-            f"({it['self_percent']:.1f}%), total {it['total_seconds']:.2f} ({it['total_percent']:.1f}%), "
+            f"{i}. {it['name']}: self {_s(it['self_seconds'])}±{_s(it['self_error_seconds'])} "
+            f"({it['self_percent']:.1f}%), total {_s(it['total_seconds'])} ({it['total_percent']:.1f}%), "
             f"{it['calls']} calls{'+' + str(it['recursive_calls']) if it['recursive_calls'] else ''}, {where}"
         )
     return ToolResult(out, "\n".join(lines))
@@ -148,7 +151,7 @@ def _arcs(view: View, args: dict[str, Any], up: bool) -> ToolResult:
     lines = [f"{who} of {r.display_name} ({r.calls} calls{'+' + str(r.self_calls) if r.self_calls else ''}):"]
     for x in rows:
         sites = ", ".join(f"{s['file']}:{s['line']}" for s in x["call_sites"]) or "?"
-        time = "in its cycle" if x["in_cycle"] else f"~{x['propagated_seconds']:.2f} s (estimated)"
+        time = "in its cycle" if x["in_cycle"] else f"~{_s(x['propagated_seconds'])} s (estimated)"
         of = f"/{x['of_calls']}" if x["of_calls"] is not None else ""
         lines.append(f"{x['name']}: {x['calls']}{of} calls at {sites}; {time}")
     return ToolResult(out, "\n".join(lines))
@@ -163,7 +166,7 @@ def callees(view: View, args: dict[str, Any]) -> ToolResult:
 
 
 def _heat(view: View) -> Any:
-    from gmonlens_lsp.workspace.session import line_heat
+    from gmonlens_ide.session import line_heat
 
     if not view.profile.has_histogram:
         raise ToolFailure("the profile has no time histogram: no line heat")
@@ -177,7 +180,7 @@ def _source_line(path: str | None, line: int, cache: dict[str, list[str] | None]
     if not path or not os.path.isabs(path):
         return None
     if path not in cache:
-        from gmonlens.files import read_regular
+        from gmonlens.common.files import read_regular
 
         try:
             cache[path] = read_regular(path, 16 << 20, "source file").decode("utf-8", "replace").splitlines()
@@ -213,11 +216,12 @@ def _routine_lines(view: View, heat: Any, rid: int, limit: int) -> ToolResult:
          "source": _source_line(f, n, texts)}
         for (f, n), t in rows[:limit]
     ]  # fmt: skip
-    out = {"routine": r.display_name, "self_seconds": fig.seconds(p, r.self_ticks), "lines": items,
+    self_s = fig.seconds(p, r.self_ticks)
+    out = {"routine": r.display_name, "self_seconds": self_s, "lines": items,
            "more": max(len(rows) - limit, 0)}  # fmt: skip
-    lines = [f"hot lines of {r.display_name} (self {out['self_seconds']:.2f} s):"]
-    lines += [f"{x['file']}:{x['line']}: {x['seconds']:.2f} s ({x['percent_of_routine']:.0f}%)  {x['source'] or ''}".rstrip()
-              for x in items]  # fmt: skip
+    lines = [f"hot lines of {r.display_name} (self {_s(self_s)} s):"]
+    lines += [f"{x['file']}:{x['line']}: {_s(fig.seconds(p, t))} s ({x['percent_of_routine']:.0f}%)  {x['source'] or ''}".rstrip()
+              for x, (_at, t) in zip(items, rows, strict=False)]  # fmt: skip
     if not items:
         lines.append("no samples in it")
     return ToolResult(out, "\n".join(lines))
@@ -228,9 +232,7 @@ def _file_lines(view: View, heat: Any, wanted: str, limit: int) -> ToolResult:
     path = wanted if os.path.isabs(wanted) else os.path.join(view.folder, wanted)
     fh = heat.for_path(path)
     if fh is None:
-        from .lookup import _in_file
-
-        hits = [f for key, f in heat.files.items() if _in_file(key, wanted)]
+        hits = [f for key, f in heat.files.items() if in_file(key, wanted)]
         if len(hits) > 1:
             names = ", ".join(view.rel(f.path) or f.path for f in hits)
             raise ToolFailure(
@@ -249,8 +251,8 @@ def _file_lines(view: View, heat: Any, wanted: str, limit: int) -> ToolResult:
               "source": _source_line(fh.path, h.line, texts)} for h in rows[:limit]]  # fmt: skip
     total = sum(h.seconds for h in fh.lines)
     out = {"file": view.rel(fh.path), "seconds": total, "lines": items, "more": max(len(rows) - limit, 0)}
-    lines = [f"hot lines of {out['file']} ({total:.2f} s of {fig.seconds(p, p.total_ticks):.2f} s):"]
-    lines += [f"{x['line']}: {x['seconds']:.2f} s ({x['percent']:.1f}%) in {x['routine']}  {x['source'] or ''}".rstrip()
+    lines = [f"hot lines of {out['file']} ({_s(total)} s of {_s(fig.seconds(p, p.total_ticks))} s):"]
+    lines += [f"{x['line']}: {_s(x['seconds'])} s ({x['percent']:.1f}%) in {x['routine']}  {x['source'] or ''}".rstrip()
               for x in items]  # fmt: skip
     return ToolResult(out, "\n".join(lines))
 

@@ -4,7 +4,7 @@ Without BINARY, the program and its profiles are found in DIR (default: the curr
 the language server finds them (gmonlens.yaml honoured). Logs go to stderr. The protocol keeps
 the original stdout; file descriptor 1 is pointed at stderr so that nothing else (a stray print,
 a helper process) can write into the protocol. The process then works from "/" with a PATH of
-absolute directories (`gmonlens_lsp.workspace.isolation`): nothing relative resolves in the workspace.
+absolute directories (`gmonlens_ide.isolation`): nothing relative resolves in the workspace.
 """
 
 from __future__ import annotations
@@ -64,7 +64,7 @@ def _protocol_streams() -> tuple[object, object]:
 
 def main(argv: Sequence[str]) -> int:
     args = _parse(argv)
-    from gmonlens import mallocpolicy
+    from gmonlens.common import mallocpolicy
 
     mallocpolicy.apply()  # a long-running process: freed memory goes back (see the module)
     logging.basicConfig(
@@ -79,7 +79,7 @@ def main(argv: Sequence[str]) -> int:
     binary, profiles = (args.files[0], tuple(args.files[1:])) if args.files else (None, ())
 
     from gmonlens import __version__
-    from gmonlens_lsp.workspace.isolation import neutral_process
+    from gmonlens_ide.isolation import neutral_process
 
     from .rpc import Server, ServerInfo
     from .tools import Tools

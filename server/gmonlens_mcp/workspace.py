@@ -24,11 +24,11 @@ from typing import TYPE_CHECKING, Any
 # The workspace modules (yaml, elftools, the DWARF index) load with the first profile, on the
 # worker thread, so that `initialize` and `tools/list` are answered without them.
 if TYPE_CHECKING:
-    from gmonlens.model import Profile
-    from gmonlens_lsp.workspace.session import LoadedFolder, LoadOutcome
-    from gmonlens_lsp.workspace.settings import Settings
+    from gmonlens.common.model import Profile
+    from gmonlens_ide.session import LoadedFolder, LoadOutcome
+    from gmonlens_ide.settings import Settings
 
-CONFIG_FILE = "gmonlens.yaml"  # gmonlens_lsp.workspace.settings.CONFIG_FILE
+CONFIG_FILE = "gmonlens.yaml"  # gmonlens_ide.settings.CONFIG_FILE
 
 
 class ToolFailure(Exception):
@@ -98,7 +98,7 @@ class Workspace:
         self.loads = 0  # how many times the profile was loaded (tests, bench)
 
     def settings(self) -> tuple[Settings, list[str]]:
-        from gmonlens_lsp.workspace.settings import Settings, fence, read_config_file
+        from gmonlens_ide.settings import Settings, fence, read_config_file
 
         settings, problems = read_config_file(self.folder, self.trusted)
         if not self.trusted:  # as the language server does for an untrusted workspace
@@ -111,7 +111,7 @@ class Workspace:
         return settings, problems
 
     def _watched(self, settings: Settings, inputs: tuple[str, ...]) -> list[str]:
-        from gmonlens_lsp.workspace.discovery import PROFILE_PATTERNS, search_dirs
+        from gmonlens_ide.discovery import PROFILE_PATTERNS, search_dirs
 
         paths = [os.path.join(self.folder, CONFIG_FILE), *self.profiles, *inputs]
         if self.binary:
@@ -137,8 +137,8 @@ class Workspace:
         return self._view
 
     def _load(self) -> None:
-        from gmonlens_lsp.workspace import cache_entries as cache
-        from gmonlens_lsp.workspace.session import load_folder
+        from gmonlens_ide import cache_entries as cache
+        from gmonlens_ide.session import load_folder
 
         settings, problems = self.settings()
         previous = self._view.outcome.inputs if self._view else ()

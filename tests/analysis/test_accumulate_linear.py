@@ -15,9 +15,9 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gmonlens.errors import GmonFormatError
-from gmonlens.gmon import GmonFile, accumulate
-from gmonlens.model import HistogramRecord
+from gmonlens.common.errors import GmonFormatError
+from gmonlens.common.model import HistogramRecord
+from gmonlens.profile.gmon import GmonFile, accumulate
 
 
 def reference(files: list[GmonFile]) -> tuple[tuple[int, int, tuple[int, ...]], ...] | str:
@@ -79,8 +79,8 @@ def test_overlap_before_a_scale_change_is_the_refusal() -> None:
 def test_32000_one_bin_records_in_linear_time(tmp_path: Path) -> None:
     """The quadratic scan needs ~5e8 comparisons here (about a minute); linear needs 32,000."""
     code = (
-        "from gmonlens.gmon import GmonFile, accumulate\n"
-        "from gmonlens.model import HistogramRecord as H\n"
+        "from gmonlens.profile.gmon import GmonFile, accumulate\n"
+        "from gmonlens.common.model import HistogramRecord as H\n"
         "n = 32000\n"
         "fs = [GmonFile('g', 'gnu', tuple(H(0x1000 + 4 * i, 0x1004 + 4 * i, (i % 3,), 100) for i in range(n)), ())]\n"
         "fs.append(GmonFile('h', 'gnu', tuple(H(0x1000 + 4 * i, 0x1004 + 4 * i, (1,), 100) for i in range(n)), ()))\n"

@@ -1,4 +1,4 @@
-"""The call-site rule (`callsites.call_site`): one call instruction per recorded return address,
+"""The call-site rule (`call_sites.call_site`): one call instruction per recorded return address,
 decoded from AArch64 code assembled here (BL/BLR need no disassembler library)."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from gmonlens.callsites import CallFinder, _indirect_call_length, arc_call_sites, call_site
+from gmonlens.profile.call_sites import CallFinder, _indirect_call_length, arc_call_sites, call_site
 
 CALLEE, OTHER = 0x2000, 0x3000
 NOP, BLR_X1 = 0xD503201F, 0xD63F0020

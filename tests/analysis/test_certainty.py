@@ -11,13 +11,13 @@ from collections import defaultdict
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gmonlens.callgraph import compute_profile
-from gmonlens.certainty import certainty, profile_health, thread_starter
-from gmonlens.flame import flame_tree, folded
-from gmonlens.model import GmonData, HistogramRecord, Profile, RawArc, Routine, Symbol
-from gmonlens.options import AnalysisOptions, SymSpec, resolve_tables
-from gmonlens.report_json import to_json
-from gmonlens.symbols import SymbolTable
+from gmonlens.common.model import GmonData, HistogramRecord, Profile, RawArc, Routine, Symbol
+from gmonlens.common.options import AnalysisOptions, SymSpec, resolve_tables
+from gmonlens.output.flame import flame_tree, folded
+from gmonlens.output.report_json import to_json
+from gmonlens.profile.callgraph import compute_profile
+from gmonlens.profile.certainty import certainty, profile_health, thread_starter
+from gmonlens.profile.symbols import SymbolTable
 
 BASE, SIZE = 0x1000, 0x100
 
@@ -274,3 +274,18 @@ def test_health_few_no_samples_no_arcs_threads() -> None:
     assert thread_starter(["pthread_create@GLIBC_2.34"]) == "pthread_create"
     assert thread_starter(["_ZNSt6thread15_M_start_threadESt10unique_ptrINS_6_StateEEPFvvE"]) is not None
     assert thread_starter(["main", "pthread_join@GLIBC_2.34"]) is None
+
+
+def test_json_lists_the_routines_clones_are_folded_into() -> None:
+    """`folded[].routine` is always an id of `routines[]`: f2 (no time, no calls, no arcs) holds
+    a cold clone that never ran."""
+    from dataclasses import replace
+
+    from gmonlens.common.model import FoldedSymbol
+
+    p = build([5, 3, 0, 0], [(0, 1, 4)])
+    clone = FoldedSymbol(2, "f2.cold", BASE + SIZE * 2 + 0x80, BASE + SIZE * 3 - 1, 0.0, 0)
+    doc = to_json(replace(p, folded=(clone,)))
+    ids = {r["id"] for r in doc["routines"]}
+    assert doc["folded"][0]["routine"] == 2 and 2 in ids
+    assert 3 not in ids  # a routine without figures and without clones stays out

@@ -9,8 +9,18 @@ import threading
 
 import pytest
 
-from gmonlens.model import Arc, ArcTable, GraphEntry, GraphOrder, Groups, RawArc, RawArcs, as_table, columns
-from gmonlens.slicesort import SLICE, sorted_in_slices
+from gmonlens.common.model import (
+    Arc,
+    ArcTable,
+    GraphEntry,
+    GraphOrder,
+    Groups,
+    RawArc,
+    RawArcs,
+    as_table,
+    columns,
+)
+from gmonlens.common.slicesort import SLICE, sorted_in_slices
 
 ARCS = [
     Arc(0, 1, 3, 1.5, 0.25, False, ((0x1010, 3),)),

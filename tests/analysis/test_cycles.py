@@ -8,7 +8,7 @@ import random
 
 import pytest
 
-from gmonlens.cycles import dfn_order
+from gmonlens.profile.cycles import dfn_order
 
 
 def _graph(rng: random.Random) -> list[list[int]]:

@@ -13,7 +13,7 @@ import pytest
 
 PLANT = "#!/bin/sh\necho planted > {marker}\ncat\n"
 PROBE = (
-    "from gmonlens.demangle import demangle_all\n"
+    "from gmonlens.common.demangle import demangle_all\n"
     "names, problem = demangle_all(['_Z3fooi', 'main'])\n"
     "print(names[0]); print(problem)\n"
 )

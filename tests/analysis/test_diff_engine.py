@@ -1,12 +1,12 @@
-"""gmonlens.diff on hand-made routines: matching rules, the noise test, --fail-over."""
+"""gmonlens.profile.diff on hand-made routines: matching rules, the noise test, --fail-over."""
 
 from __future__ import annotations
 
 import math
 
-from gmonlens.diff import change, diff_profiles, failures, match_routines, z_score
-from gmonlens.diff_report import render_text, to_json
-from gmonlens.model import Profile, Routine
+from gmonlens.common.model import Profile, Routine
+from gmonlens.output.diff_report import render_text, to_json
+from gmonlens.profile.diff import change, diff_profiles, failures, match_routines, z_score
 from routine_keys import named
 
 

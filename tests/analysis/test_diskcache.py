@@ -18,11 +18,13 @@ from pathlib import Path
 
 import pytest
 
-from gmonlens import diskcache
-from gmonlens.dwarf import EXPORT_FORMAT, DwarfIndex, SourceDecl
-from gmonlens.linetable import LineTable
-from gmonlens.loader import _static_calls_entry
-from gmonlens.program import _lines_entry
+from gmonlens.binary.elffile import ElfFile
+from gmonlens.common.errors import ElfError
+from gmonlens.dwarf.declarations import EXPORT_FORMAT, DwarfIndex, SourceDecl
+from gmonlens.dwarf.line_table import LineTable
+from gmonlens.load import diskcache
+from gmonlens.load.loader import _static_calls_entry
+from gmonlens.load.program import _lines_entry
 
 KEY = "ab" * 32
 
@@ -51,6 +53,10 @@ def test_round_trip_and_shape_check(cache_home: Path) -> None:
     assert oct(cache_home.stat().st_mode & 0o777) == "0o700"
 
 
+def _no_file() -> ElfFile:
+    raise ElfError("x", "no such file (the index is read from the cache only)")
+
+
 @pytest.mark.parametrize(
     ("kind", "value", "convert"),
     [
@@ -58,8 +64,16 @@ def test_round_trip_and_shape_check(cache_home: Path) -> None:
         ("lines", {"x": ("a.c", 1)}, _lines_entry),
         ("lines", [1, 2], _lines_entry),
         ("staticcalls", [(1, "x")], _static_calls_entry),
-        ("dwarf", {"units": [], "decls": []}, lambda d: DwarfIndex.from_export("x", d)),  # broke a folder
-        ("dwarf", {"units": [[0, "a", "b", [5]]], "decls": {}}, lambda d: DwarfIndex.from_export("x", d)),
+        (
+            "dwarf",
+            {"units": [], "decls": []},
+            lambda d: DwarfIndex.from_export("x", d, _no_file),
+        ),  # broke a folder
+        (
+            "dwarf",
+            {"units": [[0, "a", "b", [5]]], "decls": {}},
+            lambda d: DwarfIndex.from_export("x", d, _no_file),
+        ),
         ("linetable", ((0,), (([0, 4], [9], [1]),), ("a.c",)), LineTable.from_plain),  # lists: old form
         (
             "linetable",
@@ -88,12 +102,12 @@ def test_good_line_table_and_dwarf_export_accepted() -> None:
         "decls": {"0": marshal.dumps([("f", None, "a.c", 3, 5, ((0, 8),))])},
     }
     assert diskcache.store("dwarf", KEY, {**export, "unit_ranges": [[0, 8, 0]]})
-    index = diskcache.load("dwarf", KEY, lambda d: DwarfIndex.from_export("x", d))
+    index = diskcache.load("dwarf", KEY, lambda d: DwarfIndex.from_export("x", d, _no_file))
     assert index is not None and index.decl_at(4) == SourceDecl("f", None, "a.c", 3, 5, ((0, 8),), 0)
     # a unit packed with the wrong shape (checked when the unit is first asked for): no
     # declarations there (no file to read them from), no error
     bad = {**export, "decls": {"0": marshal.dumps([("f", None, "a.c", "3", 5, ((0, 8),))])}}
-    index = DwarfIndex.from_export("x", {**bad, "unit_ranges": [[0, 8, 0]]})
+    index = DwarfIndex.from_export("x", {**bad, "unit_ranges": [[0, 8, 0]]}, _no_file)
     assert index.decl_at(4) is None and index.decls_of_unit(0) == ()
 
 
@@ -116,8 +130,8 @@ def _planted(cache: Path, payload: bytes, digest: bytes | None = None, length: i
 
 CRASH = (
     "import sys\n"
-    "from gmonlens import diskcache\n"
-    "from gmonlens.program import _lines_entry\n"
+    "from gmonlens.load import diskcache\n"
+    "from gmonlens.load.program import _lines_entry\n"
     "convert = _lines_entry if sys.argv[2] == 'shape' else lambda v: (hash(v), v)[1]  # hash: segfault\n"
     "print(diskcache.load('lines', sys.argv[1], convert))\n"
 )
@@ -174,7 +188,7 @@ def test_truncated_and_foreign_entries(cache_home: Path) -> None:
         good[:10],
         good[:-1],
         b"",
-        b"GMLC" + good[4:8].replace(b"\x02", b"\x01") + good[8:],
+        b"GMLC" + (diskcache.FORMAT - 1).to_bytes(4, "little") + good[8:],
         good + b"x",
     ):
         entry(cache_home).write_bytes(data)

@@ -1,4 +1,4 @@
-"""`dwarfread`'s DWARF 5 line-program header tables hold what they claim before anything is made."""
+"""`info_reader`'s DWARF 5 line-program header tables hold what they claim before anything is made."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from gmonlens.dwarfread import Unsupported, _v5_entries
+from gmonlens.dwarf.info_reader import Unsupported, _v5_entries
 from leb128 import uleb as _uleb
 
 

@@ -1,4 +1,4 @@
-"""The scope walk's compiled actions (`dwarfread._ScopeCodes`: entries skipped by a size known in
+"""The scope walk's compiled actions (`info_reader._ScopeCodes`: entries skipped by a size known in
 advance or attribute by attribute, code scopes unpacked by one `struct`) give what decoding every
 entry with `_decode` gives, on random DWARF 5 units of many forms built here (no compiler): the
 same scopes and names, the same entries charged, and Unsupported where that does."""
@@ -11,10 +11,10 @@ from types import SimpleNamespace
 
 import pytest
 
-from gmonlens import dwarfread
-from gmonlens.budget import Budget
-from gmonlens.dieparse import Unsupported
-from gmonlens.dwarfread import DieReader
+from gmonlens.binary.budget import Budget
+from gmonlens.dwarf import info_reader as dwarfread
+from gmonlens.dwarf.die_primitives import Unsupported
+from gmonlens.dwarf.info_reader import DieReader
 from leb128 import sleb as _sleb
 from leb128 import uleb as _uleb
 

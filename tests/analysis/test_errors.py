@@ -1,6 +1,6 @@
 """Every engine error is one line, whatever the file name or the file's bytes hold."""
 
-from gmonlens.errors import GmonFormatError, GmonlensError
+from gmonlens.common.errors import GmonFormatError, GmonlensError
 
 
 def test_error_text_is_one_line_whatever_it_quotes() -> None:

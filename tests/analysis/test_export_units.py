@@ -6,9 +6,9 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from gmonlens.export_common import apportion, remap
-from gmonlens.export_dot import ramp
-from gmonlens.export_pprof import _varint
+from gmonlens.output.dot import ramp
+from gmonlens.output.export_common import apportion, remap
+from gmonlens.output.pprof import _varint
 
 
 @given(st.integers(0, 10**12), st.lists(st.floats(0, 1e6), min_size=1, max_size=30))

@@ -12,9 +12,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import elfpatch
-from gmonlens.errors import GmonlensError
-from gmonlens.gmon import GmonFile, accumulate, parse_gmon
-from gmonlens.sections import ElfFile
+from binaries import open_elf
+from gmonlens.common.errors import GmonlensError
+from gmonlens.profile.gmon import GmonFile, accumulate, parse_gmon
 from gmonwriter import Arc, Hist, bsd_file, gnu_file
 
 LAYOUT = st.sampled_from([(8, True), (8, False), (4, True), (4, False)])
@@ -147,7 +147,7 @@ def test_compressed_sections(
     path = tmp_path_factory.mktemp("elf") / "bin"
     path.write_bytes(blob)
     try:
-        with ElfFile(str(path)) as elf:
+        with open_elf(str(path)) as elf:
             sec = elf.find(".debug_str")
             assert sec is not None
             out = elf.data(sec)

@@ -9,8 +9,8 @@ import tracemalloc
 
 import pytest
 
-from gmonlens.errors import GmonFormatError, GmonlensError
-from gmonlens.gmon import GmonFile, accumulate, parse_gmon
+from gmonlens.common.errors import GmonFormatError, GmonlensError
+from gmonlens.profile.gmon import GmonFile, accumulate, parse_gmon
 from gmonwriter import BB, Arc, GmonWriter, Hist, bsd_file, gnu_file, gnu_to_bsd
 
 LAYOUTS = [

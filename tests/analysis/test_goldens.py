@@ -17,9 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from gmonlens.elf import read_elf
-from gmonlens.loader import load
-from gmonlens.report import render_text
+from binaries import read_image
+from gmonlens.load.loader import load
+from gmonlens.output.report import render_text
 from golden_programs import (
     PROGRAMS,
     Program,
@@ -69,7 +69,7 @@ def test_files_read_as_described(program: Program, tmp_path: Path) -> None:
     reading the files, prints the recorded text."""
     (tmp_path / "a.out").write_bytes(elf_bytes(program))
     (tmp_path / "gmon.out").write_bytes(gmon_bytes(program))
-    image = read_elf(str(tmp_path / "a.out"))
+    image = read_image(str(tmp_path / "a.out"))
     rows, strtab = elf_symbols(program)
     assert [(s.name, s.name_offset, s.value, s.class_letter, s.is_function) for s in image.symbols] == rows
     assert image.strtab == strtab
@@ -85,7 +85,7 @@ def test_flat_order_of_the_routines_with_figures_is_the_whole_orders_part(
 ) -> None:
     """The flat profile (without -z) sorts only the routines with self time or calls: the same
     order as sorting them all and keeping those."""
-    from gmonlens.report_format import flat_order
+    from gmonlens.output.report_format import flat_order
 
     profile, _args = engine_profile(program, variant)
     whole = flat_order(profile)
@@ -93,8 +93,8 @@ def test_flat_order_of_the_routines_with_figures_is_the_whole_orders_part(
 
 
 def test_default_excludes_are_every_routine_so_named() -> None:
-    from gmonlens.model import Symbol
-    from gmonlens.options import DEFAULT_EXCLUDES, default_excludes
+    from gmonlens.common.model import Symbol
+    from gmonlens.common.options import DEFAULT_EXCLUDES, default_excludes
 
     names = ["main", "mcount", "f", "_mcount", "mcount", "__mcleanup", "mcount_x", *DEFAULT_EXCLUDES]
     symbols = [Symbol(n, i, i, True, False) for i, n in enumerate(names)]

@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 
 from gmonlens.commands.gprof_args import HANDLERS, OPTIONS, ReportArgs, option_key, parse_report_args
-from gmonlens.errors import UsageError
-from gmonlens.options import ArcSpec, SymSpec
+from gmonlens.common.errors import UsageError
+from gmonlens.common.options import ArcSpec, SymSpec
 
 
 def test_every_supported_option_has_a_handler_and_every_handler_an_option() -> None:

@@ -1,4 +1,4 @@
-"""`lineprogram.decode_sequences` on random line programs (no compiler): the rows a plain reading
+"""`line_opcodes.decode_sequences` on random line programs (no compiler): the rows a plain reading
 of the opcodes gives (a reference decoder here, one opcode at a time as DWARF 5 §6.2.5 says),
 whether every row is kept unchecked (the whole table) or each row is checked (`wanted`, `spans`,
 a budget with less room than the program has bytes), with the same rows charged; past the
@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from gmonlens.budget import Budget, LimitError
-from gmonlens.lineprogram import decode_sequences, sleb, uleb
+from gmonlens.binary.budget import Budget, LimitError
+from gmonlens.dwarf.line_opcodes import decode_sequences, sleb, uleb
 from leb128 import sleb as _sleb
 from leb128 import uleb as _uleb
 

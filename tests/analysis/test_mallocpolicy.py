@@ -9,11 +9,11 @@ import sys
 
 import pytest
 
-from gmonlens import mallocpolicy
+from gmonlens.common import mallocpolicy
 
 CHECK = """
 import ctypes, sys
-from gmonlens import mallocpolicy
+from gmonlens.common import mallocpolicy
 calls = []
 real = ctypes.CDLL
 class Fake:

@@ -8,8 +8,8 @@ import struct
 
 import pytest
 
-from gmonlens.errors import GmonlensError, reason
-from gmonlens.gmon import parse_gmon
+from gmonlens.common.errors import GmonlensError, reason
+from gmonlens.profile.gmon import parse_gmon
 
 SECRETS = [
     b"root:x:0:0:root:/root:/bin/bash\ndaemon:x:1:1:daemon:/usr/sbin:/usr/sbin/nologin\n",

@@ -10,11 +10,9 @@ from typing import Any
 
 import pytest
 
-from gmonlens import program as program_module
-from gmonlens import sections
-from gmonlens.elf import is_executable
-from gmonlens.errors import ElfError
-from gmonlens.program import ProfileFiles, Program
+from gmonlens.common.errors import ElfError
+from gmonlens.load import program as program_module
+from gmonlens.load.program import ProfileFiles, Program, is_executable
 from gmonwriter import Arc, Hist, gnu_file
 
 
@@ -28,9 +26,9 @@ def bare_elf(path: Path, e_type: int = 2) -> Path:
 @pytest.fixture
 def reads(monkeypatch: pytest.MonkeyPatch) -> Counter[str]:
     """Files opened by a `Program`: profiles read (`program.read_regular`) and executables opened
-    (`sections.open_regular`), counted by path."""
+    (`program.open_regular`: the facade is the only opener), counted by path."""
     counts: Counter[str] = Counter()
-    real_read, real_open = program_module.read_regular, sections.open_regular
+    real_read, real_open = program_module.read_regular, program_module.open_regular
 
     def counting_read(path: str, *args: Any, **kwargs: Any) -> bytes:
         counts[path] += 1
@@ -41,7 +39,7 @@ def reads(monkeypatch: pytest.MonkeyPatch) -> Counter[str]:
         return real_open(path, *args, **kwargs)
 
     monkeypatch.setattr(program_module, "read_regular", counting_read)
-    monkeypatch.setattr(sections, "open_regular", counting_open)
+    monkeypatch.setattr(program_module, "open_regular", counting_open)
     return counts
 
 
@@ -106,6 +104,25 @@ def test_with_profiles_shares_the_binary(tmp_path: Path, reads: Counter[str]) ->
     assert sum(baseline.gmon().histograms[0].counts) == 20
     assert baseline.key == current.key
     assert reads == Counter({binary: 1, str(a): 1, str(b): 1})
+
+
+def test_with_profiles_judges_its_own_profiles(tmp_path: Path) -> None:
+    """The fit rule's verdict is the profiles' own: a Program made by `with_profiles` does not
+    inherit the first one's (a baseline from another build, or `gmonlens record` trying one
+    executable against each process's profile)."""
+    from elfwriter import ElfSym, elf_file
+
+    exe = tmp_path / "app"
+    exe.write_bytes(
+        elf_file(0x401000, b"\xc3" * 0x40, [ElfSym("main", 0x401000, 0x20), ElfSym("f", 0x401020, 0x20)])
+    )
+    own, other = tmp_path / "own", tmp_path / "other"
+    own.write_bytes(gnu_file([Hist(0x400000, 0x401040, [0] * 0x820)]))
+    other.write_bytes(gnu_file([Hist(0x400000, 0x402000, [0] * 0x1000)]))  # a larger program's
+    first = Program(str(exe), [str(own)])
+    assert first.fit().exact
+    assert first.with_profiles([str(other)]).fit().errors
+    assert first.fit().exact
 
 
 def test_release_bytes_keeps_the_facts(tmp_path: Path, reads: Counter[str]) -> None:

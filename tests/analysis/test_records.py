@@ -7,8 +7,8 @@ import dataclasses
 
 import pytest
 
-from gmonlens.model import Routine, Symbol
-from gmonlens.records import maker
+from gmonlens.common.model import Routine, Symbol
+from gmonlens.common.records import maker
 
 ROUTINE = (
     3,
@@ -67,7 +67,7 @@ def test_classes_it_does_not_fit_make_their_own() -> None:
 def test_routines_and_symbols_are_made_as_their_twins() -> None:
     """The fast way (a twin of the same slots, then `__class__`) fits the classes -l makes by
     the ten thousand."""
-    from gmonlens.records import _twin
+    from gmonlens.common.records import _twin
 
     assert _twin(Routine) is not None and _twin(Symbol) is not None
 
@@ -78,7 +78,7 @@ def test_routines_and_symbols_are_made_as_their_twins() -> None:
 def test_without_a_twin_the_slots_are_set_through_the_descriptors(
     cls: type, values: tuple[object, ...], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from gmonlens import records
+    from gmonlens.common import records
 
     monkeypatch.setattr(records, "_twin", lambda cls: None)
     make = records.maker.__wrapped__(cls)
@@ -87,7 +87,7 @@ def test_without_a_twin_the_slots_are_set_through_the_descriptors(
 
 
 def test_a_class_of_another_layout_has_no_twin() -> None:
-    from gmonlens.records import _twin
+    from gmonlens.common.records import _twin
 
     class Base:
         __slots__ = ("a",)

@@ -1,4 +1,4 @@
-"""-l's line symbols (`report_lines`) against the rule written plainly: at every row address and
+"""-l's line symbols (`line_symbols`) against the rule written plainly: at every row address and
 scope bound, the row `LineTable.lookup` gives and the name `FunctionNames.at` gives; a run starts
 where they change. Random tables with what real ones have: overlapping and adjacent sequences,
 several rows at one address, gaps, scopes without a name (the ELF symbol's then)."""
@@ -10,11 +10,11 @@ from array import array
 
 import pytest
 
-from gmonlens.linetable import LineTable
-from gmonlens.model import ElfSymbol, Symbol
-from gmonlens.report_lines import FunctionNames, line_runs, with_line_symbols
-from gmonlens.scopes import FunctionScopes
-from gmonlens.symbols import SymbolTable
+from gmonlens.common.model import ElfSymbol, Symbol
+from gmonlens.dwarf.line_table import LineTable
+from gmonlens.dwarf.scopes import FunctionScopes
+from gmonlens.profile.line_symbols import FunctionNames, line_runs, with_line_symbols
+from gmonlens.profile.symbols import SymbolTable
 
 
 def plain_runs(lines: LineTable, names: FunctionNames, lo: int, hi: int) -> list[tuple[int, str, int, str]]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from gmonlens.scopes import FunctionScopes
+from gmonlens.dwarf.scopes import FunctionScopes
 
 
 def test_innermost_range_names_the_address() -> None:

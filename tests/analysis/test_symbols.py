@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from gmonlens.model import ElfSymbol
-from gmonlens.symbols import build_symbol_table, static_name_ok
+from gmonlens.common.model import ElfSymbol
+from gmonlens.profile.symbols import build_symbol_table, static_name_ok
 
 
 def strtab_of(*names: str) -> tuple[bytes, list[int]]:

@@ -13,7 +13,7 @@ from urllib.parse import quote
 import pytest
 from lsprotocol import types
 
-from gmonlens.loader import load
+from gmonlens.load.loader import load
 from routine_keys import named, sum_by_name
 
 from .lspclient import open_doc, position_of, session, state_of, uri, wait_status
@@ -106,11 +106,11 @@ def test_warmup_fills_the_listing_cache(
 ) -> None:
     """The warm-up subprocess stores what a first listing would otherwise read from the DWARF (BFD's
     line table, gprof -l's names), and a listing from the cache is the same as one computed."""
-    from gmonlens.disasm_render import render_text
-    from gmonlens.disasm_session import DisasmContext, has_listing_data
-    from gmonlens.options import AnalysisOptions
-    from gmonlens.program import Program
-    from gmonlens_lsp.workspace import warmup
+    from gmonlens.common.options import AnalysisOptions
+    from gmonlens.disasm.render import render_text
+    from gmonlens.disasm.session import DisasmContext, has_listing_data
+    from gmonlens.load.program import Program
+    from gmonlens_ide import warmup
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     binary, gmon = str(cproject / "build" / "app"), str(cproject / "build" / "gmon.out")

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from lsprotocol import types
 
-from gmonlens.loader import load
+from gmonlens.load.loader import load
 from routine_keys import named
 
 from .lspclient import open_doc, position_of, session, state_of, uri, wait_status

@@ -276,7 +276,7 @@ async def test_symbols_and_commands(cproject: Path, tmp_path: Path) -> None:
         )
         assert report.startswith("Flat profile:") and "Call graph" in report
         cli = subprocess.run(
-            [sys.executable, "-m", "gmonlens_lsp", "report", str(cproject / "build" / "app"), str(cproject / "build" / "gmon.out")],
+            [sys.executable, "-m", "gmonlens_cli", "report", str(cproject / "build" / "app"), str(cproject / "build" / "gmon.out")],
             capture_output=True, text=True, check=True,
         )  # fmt: skip
         assert report == cli.stdout

@@ -1,6 +1,6 @@
 """A cold load in the server reads the binary at most 3 times and each profile at most twice,
 counting every process (the server and the cache warm-up it starts), with strace (issue 16:
-one `gmonlens.program.Program` per load reads each file once; it was 16 and 5 on SQLite)."""
+one `gmonlens.load.program.Program` per load reads each file once; it was 16 and 5 on SQLite)."""
 
 from __future__ import annotations
 

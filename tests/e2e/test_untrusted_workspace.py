@@ -27,17 +27,17 @@ def cpp_ws(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def plant(ws: Path, markers: Path, *, package: bool = False) -> None:
-    """Modules (and, with `package`, a `gmonlens_lsp/` package) and an executable `c++filt` in the
+    """Modules (and, with `package`, `gmonlens_lsp/`, `gmonlens_ide/` and `gmonlens_cli/` packages) and an executable `c++filt` in the
     workspace root and its build folder, each writing markers/NAME when it runs."""
     markers.mkdir(exist_ok=True)
     for where in (ws, ws / "build"):
         for name in MODULES:
             code = f"open({str(markers / name)!r}, 'w').write({str(where)!r})\n"
             (where / f"{name}.py").write_text(code)
-        if package:
-            pkg = where / "gmonlens_lsp"
+        for name in ("gmonlens_lsp", "gmonlens_ide", "gmonlens_cli") if package else ():
+            pkg = where / name
             pkg.mkdir(exist_ok=True)
-            (pkg / "__init__.py").write_text(f"open({str(markers / 'gmonlens_lsp')!r}, 'w').write('x')\n")
+            (pkg / "__init__.py").write_text(f"open({str(markers / name)!r}, 'w').write('x')\n")
             (pkg / "warm.py").write_text(f"open({str(markers / 'warm')!r}, 'w').write('x')\n")
         tool = where / "c++filt"
         tool.write_text(f"#!/bin/sh\necho ran > {markers / 'c++filt'}\ncat\n")
@@ -110,7 +110,8 @@ def test_vsix_layout_warm_up_finds_the_bundle(cpp_ws: Path, tmp_path: Path) -> N
     libs = ext / "bundled" / "libs"
     libs.mkdir(parents=True)
     os.symlink(ROOT / "analysis" / "gmonlens", libs / "gmonlens")
-    os.symlink(ROOT / "server" / "gmonlens_lsp", libs / "gmonlens_lsp")
+    for pkg in ("gmonlens_ide", "gmonlens_lsp", "gmonlens_mcp", "gmonlens_cli"):
+        os.symlink(ROOT / "server" / pkg, libs / pkg)
     import attr
     import attrs
     import cattrs

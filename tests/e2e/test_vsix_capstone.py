@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pytest
 
-from gmonlens.loader import load
+from gmonlens.load.loader import load
 from mcp_server.mcpclient import McpClient
 from routine_keys import named
 

@@ -17,28 +17,29 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from gmonlens import diskcache
-from gmonlens.dwarf import DwarfIndex
-from gmonlens.linetable import LineTable, lines_at
-from gmonlens.loader import _static_calls_entry, load_profile
-from gmonlens.options import AnalysisOptions
-from gmonlens.program import _lines_entry
-from gmonlens.report import ReportOptions, render_text
-from gmonlens.report_json import to_json
-from gmonlens.scopes import FunctionScopes, function_scopes
-from gmonlens_lsp.workspace.cache_entries import _decode_profile, _encode_profile
+from binaries import dwarf_index, line_table, lines_at_path, open_elf
+from gmonlens.common.options import AnalysisOptions
+from gmonlens.dwarf.declarations import DwarfIndex
+from gmonlens.dwarf.line_table import LineTable
+from gmonlens.dwarf.scopes import FunctionScopes, function_scopes
+from gmonlens.load import diskcache
+from gmonlens.load.loader import _static_calls_entry, load_profile
+from gmonlens.load.program import _lines_entry
+from gmonlens.output.report import ReportOptions, render_text
+from gmonlens.output.report_json import to_json
+from gmonlens_ide.cache_entries import _decode_profile, _encode_profile
 
 ODD: list[Any] = [0, -1, 2**70, 1.5, "", "x", None, [], (), {}, b"\xff", [1, 2], (1,), {"0": []}, True]
 
 
 def entries(binary: str, gmon: str) -> dict[str, tuple[Any, Callable[[Any], Any], Callable[[Any], None]]]:
     """kind -> (plain value, converter, use)."""
-    index = DwarfIndex(binary)
+    index = dwarf_index(binary)
     for unit in index.units():
         index.decls_of_unit(unit.offset)
     index.prepare_ranges()
-    table = LineTable.from_elf(binary)
-    scopes = function_scopes(DwarfIndex(binary))
+    table = line_table(binary)
+    scopes = function_scopes(dwarf_index(binary))
     profile = load_profile(binary, [gmon], AnalysisOptions(static_call_graph=True))
     addrs = sorted({r.address for r in profile.routines} | {r.address + 3 for r in profile.routines})
     wanted = {r.address for r in profile.routines}
@@ -74,11 +75,15 @@ def entries(binary: str, gmon: str) -> dict[str, tuple[Any, Callable[[Any], Any]
         sorted(v)
 
     return {
-        "lines": (lines_at(binary, wanted), _lines_entry, use_lines),
+        "lines": (lines_at_path(binary, wanted), _lines_entry, use_lines),
         "staticcalls": ([(a, a + 4) for a in sorted(wanted)], _static_calls_entry, use_calls),
         "linetable": (table.to_plain(), LineTable.from_plain, use_table),
         "scopes": ((scopes.bounds, scopes.names), FunctionScopes.from_plain, use_scopes),
-        "dwarf": (index.export(), lambda d: DwarfIndex.from_export(binary, d), use_dwarf),
+        "dwarf": (
+            index.export(),
+            lambda d: DwarfIndex.from_export(binary, d, open_elf(binary).with_budget),
+            use_dwarf,
+        ),
         "profile": (_encode_profile(profile), _decode_profile, use_profile),
     }
 

@@ -28,7 +28,7 @@ def _alarm(_sig: int, _frame: object) -> None:
 
 
 def run_one(argv: list[str], limit: int) -> tuple[int, str, str]:
-    from gmonlens_lsp.cli import main
+    from gmonlens_cli.main import main
 
     out = io.TextIOWrapper(io.BytesIO(), encoding="utf-8", errors="surrogateescape")
     err = io.TextIOWrapper(io.BytesIO(), encoding="utf-8", errors="surrogateescape")

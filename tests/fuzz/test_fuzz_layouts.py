@@ -12,7 +12,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from gmonlens_lsp.workspace.discovery import MAX_PROFILE_MATCHES, expand_profiles
+from gmonlens_ide.discovery import MAX_PROFILE_MATCHES, expand_profiles
 
 NAMES = st.sampled_from(["a", "b", "build", "gmon.out", "gmon.out.1", "gmon.sum", ".hidden"])
 TARGETS = st.sampled_from([".", "..", "a", "b", "build", "../outside", "/", "gmon.out", "missing"])

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 from gprof_harness import GMONLENS, NATIVE, Built, Program, Result, Workshop, gmonlens, gprof
 
-from gmonlens.errors import GmonlensError
-from gmonlens.gmon import parse_gmon
+from gmonlens.common.errors import GmonlensError
+from gmonlens.profile.gmon import parse_gmon
 from gmonwriter import BB, Arc, GmonWriter, Hist, bsd_file, gnu_file
 
 PROGRAM = Program("recursion", ("recursion.c",), args=("30000",))

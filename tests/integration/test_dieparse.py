@@ -1,4 +1,4 @@
-"""The fast DIE walker (gmonlens.dieparse) gives the function scopes pyelftools gives (what `-l`'s
+"""The fast DIE walker (gmonlens.dwarf.die_primitives) gives the function scopes pyelftools gives (what `-l`'s
 line symbols are named by), on C and C++, -O2 and LTO, DWARF 2, 4 and 5, compressed sections (read
 by pyelftools then), x86-64, i386 and AArch64."""
 
@@ -9,9 +9,8 @@ from pathlib import Path
 import pytest
 from gprof_harness import AARCH64, I686, NATIVE, PROGRAMS_DIR, ROOT, run_tool
 
-from gmonlens.dwarf import DwarfIndex
-from gmonlens.elf import read_elf
-from gmonlens.scopes import _pyelftools_scopes, elf_code_names, function_scopes
+from binaries import dwarf_index, read_image
+from gmonlens.dwarf.scopes import _pyelftools_scopes, elf_code_names, function_scopes
 
 # DWARF of the binaries only: nothing here depends on a run's samples
 pytestmark = pytest.mark.unsampled
@@ -41,8 +40,8 @@ def test_scopes_as_pyelftools_reads_them(build: str, tmp_path: Path) -> None:
     exe = tmp_path / "prog"
     r = run_tool([target.cxx if cxx else target.cc, "-pg", "-o", str(exe), *args], tmp_path)
     assert r.returncode == 0, r.err
-    names = elf_code_names(read_elf(str(exe)).symbols)
+    names = elf_code_names(read_image(str(exe)).symbols)
     for elf_names in (None, names):
-        fast = function_scopes(DwarfIndex(str(exe)), elf_names)
+        fast = function_scopes(dwarf_index(str(exe)), elf_names)
         assert fast.names, "no scopes"
-        assert fast == _pyelftools_scopes(DwarfIndex(str(exe)), elf_names)
+        assert fast == _pyelftools_scopes(dwarf_index(str(exe)), elf_names)

@@ -243,7 +243,7 @@ def test_text_table_and_bad_input(runs: Runs) -> None:
 
 def test_diff_imports_no_pygls(runs: Runs) -> None:
     code = (
-        "import sys; from gmonlens_lsp.cli import main; "
+        "import sys; from gmonlens_cli.main import main; "
         f"rc = main(['diff', {runs.binary('base')!r}, {runs.profile('base', 1)!r}, {runs.profile('base', 2)!r}]); "
         "sys.stdout.flush(); print('PYGLS' if any(m.startswith(('pygls', 'lsprotocol')) for m in sys.modules) else 'CLEAN', rc)"
     )

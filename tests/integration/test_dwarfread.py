@@ -1,4 +1,4 @@
-"""The own `.debug_info` reader (gmonlens.dwarfread) gives the DWARF index pyelftools gives
+"""The own `.debug_info` reader (gmonlens.dwarf.info_reader) gives the DWARF index pyelftools gives
 (units, file tables, declarations with their names, lines, columns, files and code ranges, the
 address -> unit table): C and C++, -O0 to -O3 with inlining and clones, LTO, DWARF 2, 4 and 5,
 compressed sections, x86-64, i386 and AArch64."""
@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 from gprof_harness import AARCH64, I686, NATIVE, PROGRAMS_DIR, ROOT, run_tool
 
+from binaries import open_elf
 from dwarf_compare import assert_same_as_pyelftools
-from gmonlens.dwarfread import DieReader, Unsupported
-from gmonlens.errors import GmonlensError
-from gmonlens.sections import ElfFile
+from gmonlens.common.errors import GmonlensError
+from gmonlens.dwarf.info_reader import DieReader, Unsupported
 
 # DWARF of the binaries only: nothing here depends on a run's samples
 pytestmark = pytest.mark.unsampled
@@ -54,7 +54,7 @@ def test_index_as_pyelftools_reads_it(build: str, tmp_path: Path) -> None:
 
 
 def _read_all(path: Path) -> None:
-    with ElfFile(str(path)) as elf:
+    with open_elf(str(path)) as elf:
         reader = DieReader(elf)
         files = {offset: reader.file_table(offset) for offset in reader.units}
         for offset in reader.units:
@@ -77,7 +77,7 @@ def test_damaged_dwarf_gives_unsupported_or_one_line(build: str, tmp_path: Path)
     r = run_tool([target.cxx if cxx else target.cc, "-pg", "-o", str(exe), *args], tmp_path)
     assert r.returncode == 0, r.err
     good = exe.read_bytes()
-    with ElfFile(str(exe)) as elf:
+    with open_elf(str(exe)) as elf:
         spans = [(s.offset, s.size) for s in elf.sections if s.name in DAMAGED]
     _read_all(exe)
     rng = random.Random(17)

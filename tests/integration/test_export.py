@@ -15,6 +15,7 @@ import pytest
 from gprof_harness import AARCH64, GMONLENS, I686, PROGRAMS_DIR, Built, Program, Workshop, gmonlens_env
 from xwd_png import distinct_colours, xwd_to_png
 
+from binaries import read_image
 from routine_keys import named, sum_by_name
 
 LINES = Program("export_lines", ("export_lines.c",), flags=("-O0", f"-I{PROGRAMS_DIR}"), args=("5000",))
@@ -332,7 +333,7 @@ def test_export_imports_no_pygls(fmt: str, cycles: Built, tmp_path: Path) -> Non
     out = tmp_path / f"out.{fmt}"
     argv = ["export", "--format", fmt, str(cycles.binary), str(cycles.gmon["out"]), "-o", str(out)]
     code = (
-        f"import sys; from gmonlens_lsp.cli import main; rc = main({argv!r}); "
+        f"import sys; from gmonlens_cli.main import main; rc = main({argv!r}); "
         "print('PYGLS' if any(m.startswith(('pygls', 'lsprotocol')) for m in sys.modules) else 'CLEAN', rc)"
     )
     proc = subprocess.run(
@@ -346,11 +347,10 @@ def test_samples_outside_routines_keep_gprof_total(cycles: Built, tmp_path: Path
     """Samples gprof counts in its total but credits to no routine (here: below the first routine
     of a PIE, whose histogram starts at 0 as glibc writes it) appear as one pseudo-function, so the
     export's total is gprof's."""
-    from gmonlens.elf import read_elf
-    from gmonlens.loader import load
+    from gmonlens.load.loader import load
     from gmonwriter import Hist, gnu_file
 
-    image = read_elf(str(cycles.binary))
+    image = read_image(str(cycles.binary))
     low, high = 0, (image.text_end + 3) & ~3
     counts = [0] * ((high - low) // 4)
     profile = load(str(cycles.binary), [str(cycles.gmon["out"])]).profile

@@ -1,5 +1,5 @@
 """Another program's profile is refused everywhere (report, diff, export), with one line naming
-both files and the evidence (gmonlens.fit); profiles whose evidence is consistent with the binary
+both files and the evidence (gmonlens.profile.fit); profiles whose evidence is consistent with the binary
 (its own, an older libc's histogram starting at .text) are accepted.
 
 gprof prints a report of nonsense for every pair below and says nothing."""
@@ -26,7 +26,7 @@ from gprof_harness import (
 )
 from test_gprof_compare import CASES
 
-from gmonlens.program import Program
+from gmonlens.load.program import Program
 from gmonwriter import Arc, Hist, gnu_file, read_gnu
 
 NAMES = ("recursion", "cycles", "statics", "opt2", "calc")

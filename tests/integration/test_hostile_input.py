@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from gprof_harness import GMONLENS, NATIVE, Built, Program, Result, Workshop, gmonlens, gmonlens_env, gprof
 
+from binaries import read_image
 from gmonwriter import Hist, gnu_file, read_gnu
 
 PROGRAM = Program("recursion", ("recursion.c",), args=("30000",))
@@ -174,13 +175,12 @@ def test_32000_one_bin_histogram_records(tmp_path: Path) -> None:
 # ---- a cache entry of the wrong shape is rebuilt, never trusted ----------------------------------------
 def test_lines_entry_of_wrong_shape(prog: Built, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A lines entry {address: 5} gave the CLI a TypeError traceback; now it is dropped and rebuilt."""
-    from gmonlens import diskcache
-    from gmonlens.elf import read_elf
-    from gmonlens.loader import LINES_BFD_KIND, LINES_BFD_STATIC_KIND, LINES_KIND, LINES_STATIC_KIND
+    from gmonlens.load import diskcache
+    from gmonlens.load.loader import LINES_BFD_KIND, LINES_BFD_STATIC_KIND, LINES_KIND, LINES_STATIC_KIND
 
     cache_home = tmp_path / "xdg"
     monkeypatch.setenv("XDG_CACHE_HOME", str(cache_home))
-    image = read_elf(str(prog.binary))
+    image = read_image(str(prog.binary))
     key = diskcache.binary_key(str(prog.binary), image.build_id)
     bad = {s.value: 5 for s in image.symbols}
     # the CLI reads one of them (gprof's file naming or DWARF's; the static routines' or all)

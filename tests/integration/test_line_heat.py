@@ -1,4 +1,4 @@
-"""Line heat (gmonlens.lineheat) against `gprof -b -l -p` on real `-pg` programs.
+"""Line heat (gmonlens.profile.line_heat) against `gprof -b -l -p` on real `-pg` programs.
 
 gprof's `-l` flat profile lists one entry per line symbol (a run of bytes with one file:line,
 split also where the innermost inlined function changes) with its self seconds. At -O0 the runs are
@@ -17,10 +17,10 @@ from pathlib import Path
 import pytest
 from gprof_harness import AARCH64, I686, NATIVE, Built, Program, Target, Workshop, gprof
 
-from gmonlens.lineheat import LineHeat, compute_line_heat, inlined_copies
-from gmonlens.linetable import LineTable
-from gmonlens.loader import load
-from gmonlens.model import Profile
+from binaries import dwarf_index, line_table
+from gmonlens.common.model import Profile
+from gmonlens.load.loader import load
+from gmonlens.profile.line_heat import LineHeat, compute_line_heat, inlined_copies
 from routine_keys import named
 
 LINEHEAT = Program("lineheat", ("lineheat.c",), args=("20000000",))  # ~0.3 s: a few dozen samples
@@ -58,7 +58,7 @@ def gprof_lines(built: Built) -> list[tuple[str, str, str, int | None, int]]:
 
 def heat_of(built: Built) -> tuple[Profile, LineHeat]:
     loaded = load(str(built.binary), [str(built.gmon["out"])])
-    table = LineTable.from_elf(str(built.binary))
+    table = line_table(str(built.binary))
     return loaded.profile, compute_line_heat(loaded.profile, loaded.gmon.histograms, table)
 
 
@@ -127,10 +127,9 @@ def test_inlined_header_line_gets_the_heat(workshop: Workshop) -> None:
     hottest = max(header, key=lambda f: f.ticks)
     assert hottest.routine == work.id  # mix was inlined into work
     assert hottest.line in (4, 5)
-    from gmonlens.dwarf import DwarfIndex
-    from gmonlens.scopes import function_scopes
+    from gmonlens.dwarf.scopes import function_scopes
 
-    copies = inlined_copies(heat, profile, function_scopes(DwarfIndex(str(built.binary))))
+    copies = inlined_copies(heat, profile, function_scopes(dwarf_index(str(built.binary))))
     assert "mix" in copies
     assert copies["mix"].callers[0][0] == work.id
     in_header = sum(f.ticks for f in header)

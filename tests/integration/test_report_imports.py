@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parents[2]
 CYCLES = Program("cycles", ("cycles.c",), args=("40000",))
 PROBE = """
 import sys
-import gmonlens_lsp.cli as cli
+import gmonlens_cli.main as cli
 status = cli.main(sys.argv[1:])
 loaded = sorted(m for m in sys.modules if m.split(".")[0] in ("pygls", "lsprotocol", "gmonlens_lsp"))
 print(status, loaded, file=sys.stderr)
@@ -30,12 +30,12 @@ def test_report_loads_no_lsp_module(workshop: Workshop, tmp_path: Path, options:
     argv = [sys.executable, "-c", PROBE, "report", *options, str(built.binary), str(built.gmon["out"])]
     out = subprocess.run(argv, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
     assert out.stdout, out.stderr  # the report was printed
-    assert out.stderr.splitlines()[-1] == "0 ['gmonlens_lsp', 'gmonlens_lsp.cli']", out.stderr
+    assert out.stderr.splitlines()[-1] == "0 ['gmonlens_lsp', 'gmonlens_cli.main']", out.stderr
 
 
 HEAVY = """
 import sys
-import gmonlens_lsp.cli as cli
+import gmonlens_cli.main as cli
 status = cli.main(sys.argv[1:])
 print(status, sorted({m.split(".")[0] for m in sys.modules if m.split(".")[0] in ("capstone", "elftools")}),
       file=sys.stderr)

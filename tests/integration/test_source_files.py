@@ -5,7 +5,7 @@ BFD 2.40 names the unit's main file for DWARF 5 line rows under the default file
 `static inline` function from a header compiled into several .c files is `clamp (hdrinl_main.c)`,
 `clamp (hdrinl_render.c)`, ... in gprof's index, and C++ file symspecs select header-defined
 routines by the .cpp that holds them. GNU addr2line reads line tables the same way: it is the
-oracle for the engine's `lines_at(bfd=True)`. The editor keeps the true positions (`bfd=False`).
+oracle for the engine's `lines_at_path(bfd=True)`. The editor keeps the true positions (`bfd=False`).
 """
 
 from __future__ import annotations
@@ -18,8 +18,7 @@ from pathlib import Path
 import pytest
 from gprof_harness import NATIVE, Built, Program, Workshop, compare_reports, gmonlens, gmonlens_env, gprof
 
-from gmonlens.elf import read_elf
-from gmonlens.linetable import LineTable, lines_at
+from binaries import line_table, lines_at_path, read_image
 
 HDRINL = Program(
     "hdrinl",
@@ -149,11 +148,11 @@ def _addr2line(binary: Path, addresses: list[int]) -> dict[int, tuple[str, int]]
 def test_bfd_rule_is_addr2lines(workshop: Workshop, program: Program, opt: str) -> None:
     """Every routine address: the engine's gprof-rule (file, line) is GNU addr2line's."""
     built = _built(workshop, program, opt)
-    image = read_elf(str(built.binary))
+    image = read_image(str(built.binary))
     wanted = sorted({s.value for s in image.symbols if s.class_letter in ("T", "t", "W")})
     expected = _addr2line(built.binary, wanted)
-    ours = lines_at(str(built.binary), set(wanted), bfd=True)
-    full = LineTable.from_elf(str(built.binary), bfd=True)
+    ours = lines_at_path(str(built.binary), set(wanted), bfd=True)
+    full = line_table(str(built.binary), bfd=True)
     assert len(expected) >= 4
     for a, want in expected.items():
         assert ours.get(a) == want, hex(a)
@@ -164,11 +163,11 @@ def test_true_positions_kept_by_default(workshop: Workshop) -> None:
     """The default rule (the editor's) puts each copy of `clamp` in the header; gprof's puts each
     in its .c file. Both read the same binary: the two disk-cache entries must not collide."""
     built = _built(workshop, HDRINL, "O0")
-    image = read_elf(str(built.binary))
+    image = read_image(str(built.binary))
     clamps = {s.value for s in image.symbols if s.name == "clamp"}
     assert len(clamps) == 3
-    true = lines_at(str(built.binary), clamps)
-    gprof_rule = lines_at(str(built.binary), clamps, bfd=True)
+    true = lines_at_path(str(built.binary), clamps)
+    gprof_rule = lines_at_path(str(built.binary), clamps, bfd=True)
     assert {os.path.basename(f) for f, _ in true.values()} == {"hdrinl_util.h"}
     assert sorted(os.path.basename(f) for f, _ in gprof_rule.values()) == [
         "hdrinl_main.c",
@@ -203,7 +202,7 @@ def test_json_gives_every_routine_its_position(workshop: Workshop, program: Prog
     built = _built(workshop, program, "O0")
     doc = json.loads(gmonlens(["--json", str(built.binary), str(built.gmon["out"])], built.dir).stdout)
     routines = doc["routines"]
-    true = lines_at(str(built.binary), {r["address"] for r in routines})
+    true = lines_at_path(str(built.binary), {r["address"] for r in routines})
     assert any(not r["display_name"].startswith(("clamp", "mix", "scale", "shade")) for r in routines)
     for r in routines:
         want = true.get(r["address"])
@@ -232,13 +231,13 @@ def test_row_at_a_sequence_end_covers_nothing(tmp_path: Path) -> None:
         (tmp_path / name).write_text(text)
     exe = tmp_path / "ab"
     subprocess.run(["gcc", "-g", "-o", str(exe), "a.s", "b.s"], cwd=tmp_path, check=True)
-    image = read_elf(str(exe))
+    image = read_image(str(exe))
     second = next(s.value for s in image.symbols if s.name == "second")
     expected = _addr2line(exe, [second])
     assert os.path.basename(expected[second][0]) == "b.c"
     for bfd in (True, False):
-        assert lines_at(str(exe), {second}, bfd=bfd) == expected
-        assert LineTable.from_elf(str(exe), bfd=bfd).lookup(second) == expected[second]
+        assert lines_at_path(str(exe), {second}, bfd=bfd) == expected
+        assert line_table(str(exe), bfd=bfd).lookup(second) == expected[second]
 
 
 def test_last_line_without_newline_annotated_as_gprof(tmp_path: Path) -> None:
@@ -252,3 +251,26 @@ def test_last_line_without_newline_annotated_as_gprof(tmp_path: Path) -> None:
     subprocess.run(["./nonl"], cwd=tmp_path, check=True, stdout=subprocess.DEVNULL)
     for args in (("-A",), ("-A", "-z")):
         compare_reports(NATIVE, [*args, "nonl", "gmon.out"], tmp_path)
+
+
+def test_disasm_takes_gprofs_index_labels(workshop: Workshop) -> None:
+    """`gmonlens disasm 'clamp (hdrinl_render.c)'`: the label gprof's index prints for one of the
+    three static `clamp` (one header, three units) names that one routine; `clamp` names all."""
+    from gprof_harness import GMONLENS
+
+    built = _built(workshop, HDRINL, "O0")
+    index = gprof(NATIVE, ["-b", "-q", str(built.binary), str(built.gmon["out"])], built.dir).stdout.decode()
+    assert "clamp (hdrinl_render.c)" in index
+
+    def disasm(spec: str) -> list[dict]:  # type: ignore[type-arg]
+        argv = [str(GMONLENS), "disasm", "--json", spec, str(built.binary), str(built.gmon["out"])]
+        res = subprocess.run(argv, capture_output=True, env=gmonlens_env(), cwd=built.dir)
+        assert res.returncode == 0, res.stderr
+        doc = json.loads(res.stdout)
+        return doc if isinstance(doc, list) else [doc]
+
+    one = disasm("clamp (hdrinl_render.c)")
+    assert len(one) == 1 and one[0]["routine"] == "clamp"
+    assert os.path.basename(one[0]["file"] or "") in ("hdrinl_render.c", "hdrinl_util.h")
+    assert len(disasm("clamp")) == 3
+    assert {d["address"] for d in disasm("clamp")} >= {one[0]["address"]}

@@ -30,6 +30,8 @@ from gprof_harness import (
     gprof,
 )
 
+from binaries import read_image
+
 pytestmark = pytest.mark.integration
 
 SRC = Path(__file__).resolve().parent / "static_programs"
@@ -66,11 +68,10 @@ CALLS_PAIRS = [
 
 def static_pairs(binary: Path) -> tuple[list[tuple[str, str]], list[tuple[int, int]], list[int], int]:
     """Our scanner on `binary`: (caller, callee) names, position pairs, routine starts, pointer size."""
-    from gmonlens.elf import read_elf
-    from gmonlens.staticcalls import find_static_calls
-    from gmonlens.symbols import build_symbol_table
+    from gmonlens.profile.static_calls import find_static_calls
+    from gmonlens.profile.symbols import build_symbol_table
 
-    image = read_elf(str(binary))
+    image = read_image(str(binary))
     table = build_symbol_table(image.symbols, image.strtab, image.text_end)
     starts = [s.address for s in table.symbols]
     ends = [s.end_address for s in table.symbols]

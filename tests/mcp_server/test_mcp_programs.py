@@ -240,7 +240,7 @@ def test_hot_lines(c_ws: Path, c_client: McpClient) -> None:
 def test_disassembly(c_client: McpClient) -> None:
     """The `gmonlens disasm` listing where this build has it (and capstone), else a tool error."""
     out = c_client.call("disassembly", routine="util.c:helper", limit=5)
-    if importlib.util.find_spec("gmonlens.disasm_session") is None:
+    if importlib.util.find_spec("gmonlens.disasm.session") is None:
         assert out["isError"] is True and "not available" in out["content"][0]["text"]
         return
     assert out["isError"] is False, out["content"][0]["text"]
@@ -357,7 +357,7 @@ def test_official_sdk_client(c_ws: Path) -> None:
     out = json.loads(done.stdout.strip().splitlines()[-1])
     assert out["tools"] == sorted(TOOLS)
     failed = [name for name, is_error, _ in out["calls"] if is_error]
-    no_listing = importlib.util.find_spec("gmonlens.disasm_session") is None
+    no_listing = importlib.util.find_spec("gmonlens.disasm.session") is None
     assert failed == ["disassembly", "routine_entry"][0 if no_listing else 1 :]  # and the unknown `helpr`
     entry = next(sc for name, e, sc in out["calls"] if name == "routine_entry" and not e)
     assert entry["gprof_text"] == graph_blocks(gprof(c_ws / "build" / "app", c_ws / "build" / "gmon.out"))[1]

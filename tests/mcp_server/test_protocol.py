@@ -352,7 +352,7 @@ def test_no_pygls() -> None:
 
 def test_config_file_name_is_the_settings() -> None:
     """workspace.py names gmonlens.yaml without importing the settings module (start-up time)."""
-    from gmonlens_lsp.workspace import settings
+    from gmonlens_ide import settings
     from gmonlens_mcp import workspace
 
     assert workspace.CONFIG_FILE == settings.CONFIG_FILE

@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
-from gmonlens_lsp.workspace import session
-from gmonlens_lsp.workspace.session import LoadOutcome
-from gmonlens_lsp.workspace.settings import Settings
+from gmonlens_ide import session
+from gmonlens_ide.session import LoadOutcome
+from gmonlens_ide.settings import Settings
 from gmonlens_mcp.workspace import ToolFailure, Workspace, stamp
 
 

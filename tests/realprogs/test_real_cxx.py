@@ -19,6 +19,8 @@ from typing import Any
 
 import pytest
 
+from binaries import dwarf_index
+
 from . import programs
 from .zerocheck import Oracle, base_name, copy_program, serve_zero_config
 
@@ -91,8 +93,8 @@ def test_static_call_graph_with_gprofs_calls(
     count-0 arcs, may join cycles and change the order in which the call graph's total is summed
     (on one LevelDB run a `% time` of exactly 1.25 printed as 1.3, gprof's 1.2). Held to the calls
     gprof finds (forward ones), the report is gprof's byte for byte."""
-    import gmonlens.staticcalls as sc
-    from gmonlens_lsp.cli import main
+    import gmonlens.profile.static_calls as sc
+    from gmonlens_cli.main import main
 
     prog = _prog(fixture, request)[0]
     argv = ["-b", "-c", str(prog.binary), str(prog.gmon)]
@@ -112,9 +114,8 @@ def _defined_in(binary: Path, routines: list[dict[str, Any]], sources: list[Path
     class's, which does not name them). Members of a class local to a function
     (`f(int)::State::Match`), whose DWARF entries sit inside the function's, are taken where the
     line table puts their entry (gprof's file and line)."""
-    from gmonlens.dwarf import DwarfIndex
 
-    dwarf = DwarfIndex.from_elf(str(binary))
+    dwarf = dwarf_index(str(binary))
     wanted = set(sources)
     out = set()
     for r in routines:

@@ -1,10 +1,11 @@
-"""The own `.debug_info` reader (gmonlens.dwarfread) gives the DWARF index pyelftools gives on the
+"""The own `.debug_info` reader (gmonlens.dwarf.info_reader) gives the DWARF index pyelftools gives on the
 real programs: SQLite, QuickJS with zstd and lz4, LevelDB with Snappy (-O2 and -O0), libsass, jq."""
 
 from __future__ import annotations
 
 import pytest
 
+from binaries import line_table, line_tables
 from dwarf_compare import assert_same_as_pyelftools
 
 from . import programs
@@ -27,9 +28,8 @@ def test_index_as_pyelftools_reads_it_at_o0(leveldb_o0: programs.RealProgram) ->
 def test_one_walk_and_one_decoding_as_two(fixture: str, request: pytest.FixtureRequest) -> None:
     """The warm-up's pairs (`scopes.function_scope_pair`, `LineTable.pair_from_elf`) equal what
     each of the two readings gives alone; in the C++ programs gprof's scopes rename some entries."""
-    from gmonlens.linetable import LineTable
-    from gmonlens.program import Program
-    from gmonlens.scopes import elf_code_names, function_scope_pair, function_scopes
+    from gmonlens.dwarf.scopes import elf_code_names, function_scope_pair, function_scopes
+    from gmonlens.load.program import Program
 
     prog, _oracle = request.getfixturevalue(fixture)
     path = str(prog.binary)
@@ -39,8 +39,8 @@ def test_one_walk_and_one_decoding_as_two(fixture: str, request: pytest.FixtureR
     assert plain == function_scopes(program.dwarf())
     assert gprof == function_scopes(program.dwarf(), names)
     assert (plain is gprof) == (fixture == "sqlite_prog")
-    tables = LineTable.pair_from_elf(path)
+    tables = line_tables(path)
     assert [t.to_plain() for t in tables] == [
-        LineTable.from_elf(path).to_plain(),
-        LineTable.from_elf(path, bfd=True).to_plain(),
+        line_table(path).to_plain(),
+        line_table(path, bfd=True).to_plain(),
     ]

@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from gmonlens.callsites import CallFinder
-from gmonlens.fit import ARC_CODE_SAMPLE, CALL_SITE_REACH, PROLOGUE, arc_code_mismatches
-from gmonlens.program import Program
+from gmonlens.load.program import Program
+from gmonlens.profile.call_sites import CallFinder
+from gmonlens.profile.fit import ARC_CODE_SAMPLE, CALL_SITE_REACH, PROLOGUE, arc_code_mismatches
 
 from . import programs
 from .zerocheck import Oracle
@@ -27,7 +27,7 @@ from gprof_harness import GMONLENS, gmonlens_env
 FIXTURES = ("sqlite_prog", "qjs_prog", "leveldb_prog", "libsass_prog", "jq_prog")
 # prints whether capstone was imported, after the report (stdout) is written
 PROBE = (
-    "import sys\nfrom gmonlens_lsp.cli import main\ntry:\n    main()\nexcept SystemExit as e:\n    code = e.code\n"
+    "import sys\nfrom gmonlens_cli.main import main\ntry:\n    main()\nexcept SystemExit as e:\n    code = e.code\n"
     "sys.stdout.flush()\nprint('capstone' in sys.modules, file=sys.stderr)\n"
 )
 

@@ -1,5 +1,5 @@
 """Another program's profile is refused (issue 21): every ordered pair of the tier's programs, by
-`report`, with one line naming both files and the evidence (gmonlens.fit); each program's own
+`report`, with one line naming both files and the evidence (gmonlens.profile.fit); each program's own
 profile is accepted (the other tests compare it with gprof)."""
 
 from __future__ import annotations

@@ -12,6 +12,7 @@ from typing import Any
 
 from lsprotocol import types
 
+from binaries import dwarf_index, read_image
 from e2e.lspclient import _get, open_doc, session, state_of, uri, wait_status
 from routine_keys import named_values
 
@@ -48,12 +49,10 @@ def _generated(binary: Path, names: set[str]) -> dict[str, tuple[Path, int]]:
     """Routines (of `names`) whose name is not written at their DWARF declaration line (generated
     by a macro: the declaration is the macro's invocation): name -> (file, 0-based line). Their
     lens belongs on that line."""
-    from gmonlens.dwarf import DwarfIndex
-    from gmonlens.elf import read_elf
 
-    image = read_elf(str(binary))
+    image = read_image(str(binary))
     at = named_values((sym.name, sym.value) for sym in image.symbols if sym.class_letter in "TtWw")
-    dwarf = DwarfIndex.from_elf(str(binary))
+    dwarf = dwarf_index(str(binary))
     out: dict[str, tuple[Path, int]] = {}
     for name in sorted(names & set(at)):
         places = [p for address in at.every(name) if (p := _macro_place(dwarf, name, address))]

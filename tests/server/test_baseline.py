@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from gmonlens.errors import GmonlensError
-from gmonlens_lsp.workspace import baseline
-from gmonlens_lsp.workspace.settings import Baseline, effective_settings
+from gmonlens.common.errors import GmonlensError
+from gmonlens_ide import baseline
+from gmonlens_ide.settings import Baseline, effective_settings
 
 
 def test_baseline_setting_shapes(tmp_path: Path) -> None:

@@ -1,4 +1,4 @@
-"""The editor's call-site lines and the exports' agree (one rule, `callsites.call_site`): where
+"""The editor's call-site lines and the exports' agree (one rule, `call_sites.call_site`): where
 two calls to the callee share the recorded return address's window, both name the first call's
 line, and the count is not shown on two lines. No compiler: AArch64 code assembled here."""
 
@@ -6,12 +6,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from gmonlens.callsites import CallFinder
-from gmonlens.export_common import line_data
-from gmonlens.linetable import LineTable
-from gmonlens.model import Arc, Profile, Routine
-from gmonlens.sourcemap import SourceMapper
-from gmonlens_lsp.workspace.index import SourceIndex
+from gmonlens.common.model import Arc, Profile, Routine
+from gmonlens.dwarf.line_table import LineTable
+from gmonlens.load.sourcemap import SourceMapper
+from gmonlens.output.export_common import line_data
+from gmonlens.profile.call_sites import CallFinder
+from gmonlens_ide.index import SourceIndex
 
 
 def _routine(rid: int, name: str, address: int, end: int) -> Routine:

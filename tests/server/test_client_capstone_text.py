@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from gmonlens import staticcalls
-from gmonlens.disasm import Decoder
-from gmonlens.errors import GmonlensError
+from gmonlens.common.errors import GmonlensError
+from gmonlens.disasm.listing import Decoder
+from gmonlens.profile import static_calls as staticcalls
 
 UNIT_TEST = Path(__file__).resolve().parents[2] / "vscode-extension" / "test" / "unit" / "launch.test.ts"
 

@@ -1,11 +1,11 @@
-"""The identifier under the cursor (`cursor.word_in`): LSP positions, UTF-16 columns."""
+"""The identifier under the cursor (`from_lsp.word_in`): LSP positions, UTF-16 columns."""
 
 from __future__ import annotations
 
 import pytest
 from lsprotocol import types
 
-from gmonlens_lsp.cursor import word_in
+from gmonlens_lsp.from_lsp import word_in
 
 
 @pytest.mark.parametrize(

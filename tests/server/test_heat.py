@@ -1,4 +1,4 @@
-"""Line heat on the server side: the per-file index (heat.py) and its LSP rendering (render.py), on a
+"""Line heat on the server side: the per-file index (heat.py) and its LSP rendering (to_lsp.py), on a
 hand-made LineHeat, and on the cproject fixture (a real -O0 profile)."""
 
 from __future__ import annotations
@@ -8,15 +8,12 @@ import random
 from dataclasses import replace
 from pathlib import Path
 
-import pytest
-
-from gmonlens.lineheat import LineFigure, LineHeat, LineSpan
-from gmonlens.model import Profile, Routine
-from gmonlens_lsp import payloads, render
-from gmonlens_lsp.workspace.heat_index import build_index
-from gmonlens_lsp.workspace.session import line_heat, load_folder
-from gmonlens_lsp.workspace.settings import DEFAULT_LINE_HEAT_LABEL, Settings
-from gmonlens_lsp.workspace.sourcetext import LineLocator, file_locator, lsp_lines
+from gmonlens.common.model import Profile, Routine
+from gmonlens.profile.line_heat import LineFigure, LineHeat, LineSpan
+from gmonlens_ide.heat_index import build_index
+from gmonlens_ide.settings import DEFAULT_LINE_HEAT_LABEL
+from gmonlens_ide.sourcetext import LineLocator, file_locator, lsp_lines
+from gmonlens_lsp import to_lsp, wire
 
 
 def _routine(rid: int, name: str, address: int, ticks: float) -> Routine:
@@ -70,28 +67,28 @@ def test_render_label_tooltip_hint_and_result(tmp_path: Path) -> None:
     heat, profile, source = _heat(tmp_path)
     index = build_index(heat, profile, lambda recorded: recorded)
     (line3,) = index.for_path(str(tmp_path / "mix.h")).lines  # type: ignore[union-attr]
-    assert render.heat_label(DEFAULT_LINE_HEAT_LABEL, line3) == "0.32 s · 80.0%"
-    assert render.heat_label("{routine}@{line}", line3) == "work@3"
-    assert render.heat_label("{nope}", line3) == "0.32 s · 80.0%"  # falls back
+    assert to_lsp.heat_label(DEFAULT_LINE_HEAT_LABEL, line3) == "0.32 s · 80.0%"
+    assert to_lsp.heat_label("{routine}@{line}", line3) == "work@3"
+    assert to_lsp.heat_label("{nope}", line3) == "0.32 s · 80.0%"  # falls back
     assert (
-        render.heat_label("{seconds} ± {err} s ({samples} samples){few}", line3)
+        to_lsp.heat_label("{seconds} ± {err} s ({samples} samples){few}", line3)
         == "0.32 ± 0.06 s (32 samples)"
     )
-    assert render.heat_tooltip(line3) == (
+    assert to_lsp.heat_tooltip(line3) == (
         "Line samples: 0.32 ± 0.06 s (32 samples), 80.0% of the total time, in work (work 0.24 s, main 0.08 s)"
     )
     few = replace(line3, samples=4.0, seconds=0.04)
-    assert render.heat_label(DEFAULT_LINE_HEAT_LABEL, few) == "0.04 s · 80.0% · few samples"
-    hint = render.inlay_hint(line3, "  r = (r * 31) ^ é𝄞;", DEFAULT_LINE_HEAT_LABEL)
+    assert to_lsp.heat_label(DEFAULT_LINE_HEAT_LABEL, few) == "0.04 s · 80.0% · few samples"
+    hint = to_lsp.inlay_hint(line3, "  r = (r * 31) ^ é𝄞;", DEFAULT_LINE_HEAT_LABEL)
     assert (hint.position.line, hint.position.character) == (2, 21)  # 20 characters, 𝄞 is 2 UTF-16 units
-    result = payloads.line_heat("file:///x/main.c", index, index.for_path(str(source)))
+    result = wire.line_heat("file:///x/main.c", index, index.for_path(str(source)))
     assert result["totalSeconds"] == 0.4
     assert [e["line"] for e in result["lines"]] == [8, 19]  # 0-based
     assert result["lines"][0] == {
         "line": 8, "seconds": 0.06, "percent": 15.0, "routine": "work", "routines": [{"name": "work", "seconds": 0.06}],
         "samples": 6.0, "errSeconds": round(0.06 / 6**0.5, 6),
     }  # fmt: skip
-    assert payloads.line_heat("u", index, None)["lines"] == []
+    assert wire.line_heat("u", index, None)["lines"] == []
 
 
 def test_line_locator_is_lsp_lines() -> None:
@@ -121,20 +118,3 @@ def test_file_locator_follows_the_file(tmp_path: Path) -> None:
     os.utime(f, ns=(1, 1))
     assert file_locator(str(f)).line(0) == "x"
     assert file_locator(str(tmp_path / "missing.c")).line(0) == ""
-
-
-@pytest.mark.integration
-def test_real_profile_lines_sum_to_self_time(c_ws: Path) -> None:
-    outcome = load_folder(str(c_ws), Settings(), 1)
-    loaded = outcome.loaded
-    assert loaded is not None
-    index = line_heat(loaded)
-    assert index is not None and line_heat(loaded) is index  # computed once
-    main_c = index.for_path(str(c_ws / "src" / "main.c"))
-    assert main_c is not None
-    (helper,) = (
-        r for r in loaded.profile.routines if r.name == "helper" and r.file == str(c_ws / "src" / "main.c")
-    )
-    in_helper = sum(s for h in main_c.lines for name, s in h.routines if name == "helper")
-    assert abs(in_helper - loaded.profile.seconds(helper.self_ticks)) < 1e-9
-    assert all(h.line >= 1 for h in main_c.lines)

@@ -133,7 +133,7 @@ def _bundle(tmp_path: Path, library: bytes) -> Path:
     ext = tmp_path / "ext"
     (ext / "python").mkdir(parents=True)
     (ext / "python" / "launch.py").write_bytes(LAUNCH.read_bytes())
-    server = ext / "bundled" / "libs" / "gmonlens_lsp"
+    server = ext / "bundled" / "libs" / "gmonlens_cli"
     server.mkdir(parents=True)
     (server / "__init__.py").write_text("")
     (server / "__main__.py").write_text("import sys\nsys.stderr.write('stub server %r\\n' % sys.argv[1:])\n")

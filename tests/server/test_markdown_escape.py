@@ -4,42 +4,10 @@ a table cell, nor break the table; the only links are the renderer's, to file UR
 
 from __future__ import annotations
 
-import re
-from dataclasses import replace
-from pathlib import Path
-
 import pytest
 
-from gmonlens_lsp import render
-from gmonlens_lsp.cursor import places_of
-from gmonlens_lsp.workspace.markdown import text
-from gmonlens_lsp.workspace.session import load_folder
-from gmonlens_lsp.workspace.settings import Settings
-from routine_keys import named
-
-HOSTILE = [
-    "**[h](x)**",
-    "<img src=x onerror=alert(1)>",
-    "a|b|c",
-    "two\nlines\r\n| x | y |",
-    "\x1b[31mred\x1b[0m\x07",
-    "`code` ~~gone~~ _em_ __strong__",
-    "![i](https://evil.example/x.png)",
-    "http://evil.example www.evil.example",
-    "&lt;entity&gt; &#60;",
-    "\\[escaped\\]",
-    "\u2028\u2029\x85",
-]
-
-
-def _unescaped(md: str, chars: str) -> list[str]:
-    """Characters of `chars` in `md` not preceded by an odd number of backslashes."""
-    out = []
-    for m in re.finditer(f"[{re.escape(chars)}]", md):
-        run = len(md[: m.start()]) - len(md[: m.start()].rstrip("\\"))
-        if run % 2 == 0:
-            out.append(m.group(0))
-    return out
+from gmonlens_ide.markdown import text
+from markdown_checks import HOSTILE, unescaped
 
 
 @pytest.mark.parametrize("name", HOSTILE)
@@ -47,31 +15,10 @@ def test_text_is_inert(name: str) -> None:
     md = text(name)
     assert "\n" not in md and "\r" not in md
     assert not any(ord(c) < 0x20 or 0x7F <= ord(c) < 0xA0 or c in "\u2028\u2029" for c in md), md
-    assert not _unescaped(md, "[]<>|`*!&~"), md
+    assert not unescaped(md, "[]<>|`*!&~"), md
     assert "://" not in md and "www." not in md
 
 
 def test_plain_names_stay_readable() -> None:
     for name in ("util_sum", "geo::scale(int)", "main", "x.constprop.0"):
         assert text(name) == name
-
-
-@pytest.mark.integration
-@pytest.mark.parametrize("name", HOSTILE)
-def test_hover_shows_a_hostile_name(c_ws: Path, name: str) -> None:
-    loaded = load_folder(str(c_ws), Settings(), 1).loaded
-    assert loaded is not None
-    p = loaded.profile
-    work = named(p.routines, "name")["work"]
-    places = places_of(loaded, render.neighbours(p, work.id))
-    honest = render.hover_markdown(p, places, work.id)
-    routines = tuple(replace(r, display_name=name) for r in p.routines)
-    hostile = replace(p, routines=routines)
-    md = render.hover_markdown(hostile, places, work.id)
-    assert md.count("\n") == honest.count("\n")  # no line (table row) added or broken
-    assert [r.count("|") - r.count("\\|") for r in md.splitlines()] == [
-        r.count("|") - r.count("\\|") for r in honest.splitlines()
-    ]
-    assert not _unescaped(md, "<") and "\x1b" not in md
-    for target in re.findall(r"(?<!\\)\]\(([^)]*)\)", md):
-        assert target.startswith("file://"), target

@@ -7,13 +7,13 @@ from types import SimpleNamespace
 
 import pytest
 
-from gmonlens.certainty import Health
-from gmonlens_lsp import payloads, render
-from gmonlens_lsp.workspace.index import Place
+from gmonlens.profile.certainty import Health
+from gmonlens_ide.index import Place
+from gmonlens_lsp import to_lsp, wire
 
 
 def test_status_without_a_profile() -> None:
-    assert payloads.status("idle", "no profile", "file:///w", 0.0, 0, None, ()) == {
+    assert wire.status("idle", "no profile", "file:///w", 0.0, 0, None, ()) == {
         "state": "idle",
         "message": "no profile",
         "totalSeconds": 0.0,
@@ -23,26 +23,26 @@ def test_status_without_a_profile() -> None:
         "health": [],
     }
     health = (Health("few_samples", "few samples", "run longer"),)
-    loaded = payloads.status("loaded", "m", "u", 1.23456789, 3, None, health)
+    loaded = wire.status("loaded", "m", "u", 1.23456789, 3, None, health)
     assert loaded["totalSeconds"] == 1.234568
     assert loaded["health"] == [{"code": "few_samples", "message": "few samples", "fix": "run longer"}]
 
 
 def test_lens_arguments_and_item_data() -> None:
-    args = payloads.lens_arguments("/w/a b.c", {"line": 3, "character": 5}, "_Z4workv")
+    args = wire.lens_arguments("/w/a b.c", {"line": 3, "character": 5}, "_Z4workv")
     assert args == ["file:///w/a%20b.c", {"line": 3, "character": 5}, "_Z4workv"]
-    assert payloads.item_data(7, 2, "work") == {"routine": 7, "generation": 2, "name": "work"}
+    assert wire.item_data(7, 2, "work") == {"routine": 7, "generation": 2, "name": "work"}
 
 
 def test_call_graph_query_defaults_and_clamps() -> None:
-    q = payloads.call_graph_query({"whole": True}, 0.5, 0.1)
+    q = wire.call_graph_query({"whole": True}, 0.5, 0.1)
     assert (q.whole, q.depth, q.max_nodes, q.node_thres, q.edge_thres) == (True, 2, 500, 0.5, 0.1)
     assert q.position is None and q.uri is None
-    q = payloads.call_graph_query(
+    q = wire.call_graph_query(
         {"depth": 99, "maxNodes": 0, "nodeThreshold": -1, "edgeThreshold": True}, 0.5, 0.1
     )
     assert (q.whole, q.depth, q.max_nodes, q.node_thres, q.edge_thres) == (False, 10, 1, 0.0, 0.0)
-    q = payloads.call_graph_query({"depth": "3", "whole": 1}, 0.5, 0.1)  # wrong types: defaults
+    q = wire.call_graph_query({"depth": "3", "whole": 1}, 0.5, 0.1)  # wrong types: defaults
     assert (q.whole, q.depth) == (False, 2)
 
 
@@ -50,20 +50,20 @@ def test_call_graph_query_by_cursor_reads_attributes_too() -> None:
     params = SimpleNamespace(
         textDocument=SimpleNamespace(uri="file:///a.c"), position={"line": 4, "character": 2}
     )
-    q = payloads.call_graph_query(params, 0.5, 0.1)
+    q = wire.call_graph_query(params, 0.5, 0.1)
     assert q.uri == "file:///a.c" and q.position == {"line": 4, "character": 2}
     assert q.folder == "file:///a.c"  # the folder defaults to the document's
-    whole = payloads.call_graph_query({**vars(params), "whole": True}, 0.5, 0.1)
+    whole = wire.call_graph_query({**vars(params), "whole": True}, 0.5, 0.1)
     assert whole.position is None  # the whole program: the cursor is not read
     with pytest.raises(ValueError):
-        payloads.call_graph_query({"textDocument": {"uri": "u"}, "position": {"line": "x"}}, 0.5, 0.1)
+        wire.call_graph_query({"textDocument": {"uri": "u"}, "position": {"line": "x"}}, 0.5, 0.1)
 
 
 def test_render_takes_the_text_it_is_given() -> None:
     place = Place("/w/a.c", True, 2, 5, "work")
-    rng = render.name_range(place, "int work(void)")
+    rng = to_lsp.name_range(place, "int work(void)")
     assert (rng.start.line, rng.start.character, rng.end.character) == (1, 4, 8)
-    unknown = render.name_range(place, "")  # no text: the declaration's column, zero width
+    unknown = to_lsp.name_range(place, "")  # no text: the declaration's column, zero width
     assert (unknown.start.character, unknown.end.character) == (4, 4)
-    assert render.call_ranges([3, 9], unknown) == [render.line_range(3), render.line_range(9)]
-    assert render.call_ranges([], unknown) == [unknown]
+    assert to_lsp.call_ranges([3, 9], unknown) == [to_lsp.line_range(3), to_lsp.line_range(9)]
+    assert to_lsp.call_ranges([], unknown) == [unknown]

@@ -7,10 +7,10 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from gmonlens_lsp.workspace import discovery
-from gmonlens_lsp.workspace.discovery import MAX_GLOB_DEPTH, MAX_PROFILE_MATCHES, brief, expand_profiles
-from gmonlens_lsp.workspace.session import MAX_POLLED_FILES, FolderState
-from gmonlens_lsp.workspace.settings import Settings
+from gmonlens_ide import discovery
+from gmonlens_ide.discovery import MAX_GLOB_DEPTH, MAX_PROFILE_MATCHES, brief, expand_profiles
+from gmonlens_ide.session import MAX_POLLED_FILES, FolderState
+from gmonlens_ide.settings import Settings
 
 
 def _links_to_dot(ws: Path) -> None:

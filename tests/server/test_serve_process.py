@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from gmonlens import mallocpolicy
+from gmonlens.common import mallocpolicy
+from gmonlens_ide import isolation
 from gmonlens_lsp import factory, serve
-from gmonlens_lsp.workspace import isolation
 
 
 def test_serve_sets_up_the_process(monkeypatch: pytest.MonkeyPatch) -> None:

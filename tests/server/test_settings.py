@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from gmonlens_lsp.workspace.settings import (
+from gmonlens_ide.settings import (
     DEFAULT_LENS_TITLE,
     Settings,
     client_section,

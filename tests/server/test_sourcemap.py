@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from gmonlens.sourcemap import SourceMapper
+from gmonlens.load.sourcemap import SourceMapper
 
 
 def make(root: Path, *files: str) -> None:

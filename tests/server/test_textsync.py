@@ -9,8 +9,8 @@ import re
 from lsprotocol import types
 from pygls.workspace import TextDocument, Workspace
 
+from gmonlens_ide.sourcetext import LineLocator
 from gmonlens_lsp.textsync import SplicingTextDocument, install, splice
-from gmonlens_lsp.workspace.sourcetext import LineLocator
 
 PIECES = ["a", "bc", "\n", "\r\n", "\r", "é", "𝄞", "\x0c", " ", ""]
 

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from gmonlens_ide import warmup
 from gmonlens_lsp import reload
 from gmonlens_lsp.factory import create_server
-from gmonlens_lsp.workspace import warmup
 
 
 def test_warmups_wait_for_a_slot(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -49,7 +49,7 @@ def test_out_of_memory_is_one_line(tmp_path: Path) -> None:
     app = tmp_path / "app"
     app.write_bytes(b"")
     code = (
-        "import sys; from gmonlens_lsp.workspace import warmup; "
+        "import sys; from gmonlens_ide import warmup; "
         "warmup.warm = lambda *a: [bytearray(1 << 20) for _ in range(4096)]; "
         f"sys.exit(warmup.main(['--max-memory=300000000', {str(app)!r}, 'gmon.out']))"
     )

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from gmonlens.errors import GmonlensError
-from gmonlens_lsp.workspace import userfiles
-from gmonlens_lsp.workspace.discovery import expand_profiles
-from gmonlens_lsp.workspace.settings import UNTRUSTED, effective_settings
+from gmonlens.common.errors import GmonlensError
+from gmonlens_ide import userfiles
+from gmonlens_ide.discovery import expand_profiles
+from gmonlens_ide.settings import UNTRUSTED, effective_settings
 
 TRUSTED = {"gmonlens": {"trustedWorkspace": True}}
 

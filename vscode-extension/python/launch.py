@@ -1,5 +1,6 @@
 """Starts the gmonlens server bundled in this extension: bundled/libs first on sys.path, then
-`gmonlens_lsp` with the arguments given (the extension passes `serve --stdio`).
+`gmonlens_cli` (the `gmonlens` command) with the arguments given (the extension passes `serve --stdio`,
+and `mcp --workspace FOLDER` for the MCP server).
 
 Run with `python -I` so the person's PYTHONPATH and user site-packages cannot shadow the bundle.
 Writes nothing to stdout (the protocol's channel); problems go to stderr, which the editor shows.
@@ -162,7 +163,7 @@ def main():
         )
     # The server starts its helpers isolated (`python -I`) and hands them its own sys.path (LIBS included).
     sys.argv = ["gmonlens", *sys.argv[1:]]
-    runpy.run_module("gmonlens_lsp", run_name="__main__", alter_sys=True)
+    runpy.run_module("gmonlens_cli", run_name="__main__", alter_sys=True)
 
 
 if __name__ == "__main__":

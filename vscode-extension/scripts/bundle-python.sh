@@ -27,7 +27,7 @@ rm -rf "$LIBS"
 mkdir -p "$LIBS"
 cp -R "$DEPS"/. "$LIBS"/
 rm -f "$LIBS/.stamp"
-for pkg in "$ROOT/analysis/gmonlens" "$ROOT/server/gmonlens_lsp" "$ROOT/server/gmonlens_mcp"; do
+for pkg in "$ROOT/analysis/gmonlens" "$ROOT/server/gmonlens_ide" "$ROOT/server/gmonlens_lsp" "$ROOT/server/gmonlens_mcp" "$ROOT/server/gmonlens_cli"; do
   [ -d "$pkg" ] || { echo "missing $pkg" >&2; exit 1; }
   cp -R "$pkg" "$LIBS/"
 done
@@ -36,9 +36,9 @@ find "$LIBS" -name '__pycache__' -type d -prune -exec rm -rf {} +
 "$PY" -B -I -S -c "
 import importlib, pkgutil, sys
 sys.path.insert(0, '$LIBS')
-import gmonlens, gmonlens_lsp, gmonlens_mcp, yaml
+import gmonlens, gmonlens_ide, gmonlens_lsp, gmonlens_mcp, gmonlens_cli, yaml
 assert not yaml.__with_libyaml__
-for pkg in (gmonlens, gmonlens_lsp, gmonlens_mcp):
+for pkg in (gmonlens, gmonlens_ide, gmonlens_lsp, gmonlens_mcp, gmonlens_cli):
     for m in pkgutil.walk_packages(pkg.__path__, pkg.__name__ + '.'):
         if m.name.endswith('__main__'):
             continue

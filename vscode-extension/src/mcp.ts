@@ -28,9 +28,14 @@ export interface McpServerSpec {
 
 /** The language server's argv with `serve` replaced by `mcp --workspace FOLDER` (and
  * `--trust-workspace` when VS Code trusts the workspace: only then are the paths its gmonlens.yaml
- * names outside the folder read, as for the language server). */
+ * names outside the folder read, as for the language server). `python -m gmonlens_lsp` runs the
+ * language server alone: the MCP server is `python -m gmonlens_cli mcp`. */
 export function mcpArgs(plan: LaunchPlan, folder: string, trusted = false): string[] {
   const args = [...plan.args];
+  const module = args.indexOf("-m");
+  if (module >= 0 && args[module + 1] === "gmonlens_lsp") {
+    args[module + 1] = "gmonlens_cli";
+  }
   const at = args.lastIndexOf("serve");
   if (at >= 0) {
     args.splice(at, 1, "mcp");

@@ -1,4 +1,4 @@
-"""`gmonlens diff`: two profiles side by side (a thin front end over gmonlens.diff; no pygls).
+"""`gmonlens diff`: two profiles side by side (a thin front end over gmonlens.profile.diff; no pygls).
 
     gmonlens diff [options] BASE_BINARY BASE_PROFILE... -- NEW_BINARY NEW_PROFILE...
     gmonlens diff [options] BINARY BASE_PROFILE NEW_PROFILE
@@ -15,7 +15,7 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from gmonlens.errors import UsageError
+from gmonlens.common.errors import UsageError
 
 from .gprof_args import FLAT, GRAPH, ReportArgs, parse_report_args
 
@@ -99,9 +99,9 @@ def parse_diff_args(argv: Sequence[str]) -> DiffArgs:
 
 
 def run_diff(args: DiffArgs) -> int:
-    from gmonlens.diff import diff_profiles, failures
-    from gmonlens.diff_report import render_text, to_json
-    from gmonlens.loader import load_profile
+    from gmonlens.load.loader import load_profile
+    from gmonlens.output.diff_report import render_text, to_json
+    from gmonlens.profile.diff import diff_profiles, failures
 
     for w in args.report.warnings:
         print(f"gmonlens: warning: {w}", file=sys.stderr)

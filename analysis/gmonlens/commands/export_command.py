@@ -8,13 +8,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from gmonlens.errors import GmonlensError, UsageError
-from gmonlens.flame import MAX_FRAMES, MIN_FRACTION
+from gmonlens.common.errors import GmonlensError, UsageError
+from gmonlens.output.flame import MAX_FRAMES, MIN_FRACTION
 
 from .gprof_args import ReportArgs, parse_report_args, take_own_options
 
 if TYPE_CHECKING:
-    from gmonlens.loader import Loaded
+    from gmonlens.load.loader import Loaded
 
 FORMATS = ("callgrind", "pprof", "dot", "folded")
 EXPORT_HELP = """usage: gmonlens export --format callgrind|pprof|dot|folded [gprof options] [BINARY [PROFILE...]]
@@ -112,12 +112,12 @@ def _report_only(g: ReportArgs) -> list[str]:
 
 def run_export(e: ExportArgs) -> int:
     """Load, export, write (to `e.output` or stdout); warnings to stderr."""
-    from gmonlens.loader import load
+    from gmonlens.load.loader import load
 
     args = e.gprof
     for w in args.warnings:
         print(f"gmonlens: warning: {w}", file=sys.stderr)
-    loaded = load(args.binary, args.profiles, args.analysis)
+    loaded = load(args.binary, args.profile_files(), args.analysis)
     for prob in loaded.profile.problems:
         print(f"gmonlens: warning: {prob}", file=sys.stderr)
     _emit(e, _exported(e, loaded))
@@ -129,12 +129,12 @@ def _exported(e: ExportArgs, loaded: Loaded) -> bytes:
     args, p = e.gprof, loaded.profile
     data: bytes
     if e.format == "dot":
-        from gmonlens.export_dot import to_dot
-        from gmonlens.export_graph import whole_graph
+        from gmonlens.output.dot import to_dot
+        from gmonlens.output.graph import whole_graph
 
         data = to_dot(whole_graph(p, e.node_thres, e.edge_thres), demangle=args.demangle).encode()
     elif e.format == "folded":
-        from gmonlens.flame import flame_tree, folded
+        from gmonlens.output.flame import flame_tree, folded
 
         tree = flame_tree(p, e.min_percent / 100.0)
         if tree.truncated:
@@ -143,8 +143,8 @@ def _exported(e: ExportArgs, loaded: Loaded) -> bytes:
             )
         data = folded(p, tree, demangle=args.demangle).encode("utf-8", "surrogateescape")
     else:
-        from gmonlens.errors import reason
-        from gmonlens.export_common import line_data
+        from gmonlens.common.errors import reason
+        from gmonlens.output.export_common import line_data
 
         table = None
         if loaded.image.has_debug_info:
@@ -157,14 +157,14 @@ def _exported(e: ExportArgs, loaded: Loaded) -> bytes:
                 )
         lines = line_data(p, loaded.gmon.histograms, table, loaded.program.call_finder())
         if e.format == "callgrind":
-            from gmonlens.export_callgrind import to_callgrind
+            from gmonlens.output.callgrind import to_callgrind
 
             text = to_callgrind(
                 p, lines, command=args.binary, demangle=args.demangle, source_map=e.source_map
             )
             data = text.encode("utf-8", "surrogateescape")
         else:
-            from gmonlens.export_pprof import to_pprof
+            from gmonlens.output.pprof import to_pprof
 
             data = to_pprof(p, lines, binary=args.binary, demangle=args.demangle, source_map=e.source_map)
     return data

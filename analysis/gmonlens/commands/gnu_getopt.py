@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from gmonlens.errors import UsageError
+from gmonlens.common.errors import UsageError
 
 NONE, OPTIONAL, REQUIRED = "none", "optional", "required"
 

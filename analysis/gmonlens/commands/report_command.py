@@ -7,20 +7,20 @@ import sys
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from gmonlens.model import ElfSymbol, Profile
+from gmonlens.common.model import ElfSymbol, Profile
 
 from .gprof_args import ReportArgs
 
 if TYPE_CHECKING:
-    from gmonlens.fileorder import ObjectMap
-    from gmonlens.loader import Loaded
+    from gmonlens.load.loader import Loaded
+    from gmonlens.profile.file_order import ObjectMap
 
 
 def run_report(args: ReportArgs) -> int:
     """Load, then print the report (or JSON) to stdout; with -s also write gmon.sum in the cwd."""
     import gc
 
-    from gmonlens.loader import load
+    from gmonlens.load.loader import load
 
     gc.disable()  # one short-lived computation over many small objects: collection only costs time
     _warn(args.warnings)
@@ -28,7 +28,7 @@ def run_report(args: ReportArgs) -> int:
     # the report names files as gprof does; JSON gives every routine its true source position
     loaded = load(
         args.binary,
-        args.profiles,
+        args.profile_files(),
         args.analysis,
         gprof_files=not args.json,
         all_lines=args.json,
@@ -36,13 +36,13 @@ def run_report(args: ReportArgs) -> int:
     )
     info = ""
     if args.file_info:
-        from gmonlens.fileinfo import file_info
+        from gmonlens.output.file_info import file_info
 
         info = file_info(loaded.program, args.analysis.profile_format)
     _warn(loaded.profile.problems)
     if args.sum_file:
-        from gmonlens.files import write_file
-        from gmonlens.gmonsum import gmon_sum
+        from gmonlens.common.files import write_file
+        from gmonlens.output.gmon_sum import gmon_sum
 
         data = gmon_sum(loaded.program, loaded.gmon, loaded.profile, args.sum_format)
         write_file("gmon.sum", data, "gmon.sum")  # never through a link planted in the directory
@@ -53,9 +53,11 @@ def run_report(args: ReportArgs) -> int:
         sys.stdout.write("\n")
         return 0
     if not (info or args.annotate or args.function_ordering or objmap is not None):
-        from gmonlens.report import render_chunks
+        from gmonlens.output.report import render_chunks
 
-        _write_chunks(render_chunks(loaded.profile, args.report_options(loaded.profile)))  # never held whole
+        _write_chunks(
+            render_chunks(loaded.profile, args.report_options(loaded.profile, loaded.image.symbols))
+        )  # never held whole
         return 0
     out = _text(args, loaded, objmap, info)
     sys.stdout.buffer.write(out.encode("utf-8", "surrogateescape"))  # source bytes as read
@@ -72,24 +74,25 @@ def _object_map(path: str | None) -> ObjectMap | None:
     """-R MAP: the object-file map, read and parsed (None without -R)."""
     if path is None:
         return None
-    from gmonlens.fileorder import MAP_CAP, parse_map
-    from gmonlens.files import read_regular
+    from gmonlens.common.files import read_regular
+    from gmonlens.profile.file_order import MAP_CAP, parse_map
 
     return parse_map(read_regular(path, MAP_CAP, "map file"), path)
 
 
 def _json_doc(args: ReportArgs, loaded: Loaded, objmap: ObjectMap | None) -> dict[str, Any]:
     """--json: the profile, with -r's and -R's listings (one name per item) when asked."""
-    from gmonlens import healthfiles, report_json
+    from gmonlens.load import health as healthfiles
+    from gmonlens.output import report_json
 
     profile = loaded.profile
     doc = report_json.to_json(profile, healthfiles.loaded_health(loaded, args.binary, args.profiles))
     if args.function_ordering:
-        from gmonlens.ordering import function_ordering
+        from gmonlens.profile.function_order import function_ordering
 
         doc["function_ordering"] = function_ordering(profile).splitlines()
     if objmap is not None:
-        from gmonlens.fileorder import file_ordering
+        from gmonlens.profile.file_order import file_ordering
 
         doc["file_ordering"] = file_ordering(profile, objmap, loaded.file_symbols).splitlines()
     return doc
@@ -97,19 +100,19 @@ def _json_doc(args: ReportArgs, loaded: Loaded, objmap: ObjectMap | None) -> dic
 
 def _text(args: ReportArgs, loaded: Loaded, objmap: ObjectMap | None, info: str) -> str:
     """gprof's text: -i's summary, the sections, -A's listing (form feeds between), then -r/-R."""
-    from gmonlens.report import render_text
+    from gmonlens.output.report import render_text
 
     profile = loaded.profile
-    parts = [info, render_text(profile, args.report_options(profile))]
+    parts = [info, render_text(profile, args.report_options(profile, loaded.image.symbols))]
     if args.annotate:
         parts.append(_annotated(args, loaded.image.symbols, profile) or "")
     out = "\f\n".join(p for p in parts if p)
     if args.function_ordering:  # gprof appends it with no form feed
-        from gmonlens.ordering import function_ordering
+        from gmonlens.profile.function_order import function_ordering
 
         out += function_ordering(profile)
     if objmap is not None:  # -R: the same place as -r
-        from gmonlens.fileorder import file_ordering
+        from gmonlens.profile.file_order import file_ordering
 
         out += file_ordering(profile, objmap, loaded.file_symbols)
     return out
@@ -132,10 +135,12 @@ def _write_chunks(chunks: Iterable[str]) -> None:
 
 def _annotated(args: ReportArgs, symtab: Sequence[ElfSymbol], profile: Profile) -> str | None:
     """-A: the annotated source (with -y written to FILE-ann in the current directory)."""
-    from gmonlens.annotate import AnnotateOptions, annotated_source
-    from gmonlens.execcounts import selected
+    from gmonlens.common.source_files import gprof_file_list
+    from gmonlens.output.annotate import AnnotateOptions, annotated_source
+    from gmonlens.output.exec_counts import selected
 
-    chosen = selected(profile, args.anno_include, args.anno_exclude)
+    files = gprof_file_list(profile.routines, symtab)
+    chosen = selected(profile, args.anno_include, args.anno_exclude, files)
     opts = AnnotateOptions(
         chosen,
         tuple(args.search_dirs),

@@ -7,28 +7,27 @@ import asyncio
 import time
 from typing import Any
 
-from gmonlens.errors import GmonlensError
+from gmonlens.common.errors import GmonlensError
+from gmonlens_ide import baseline
+from gmonlens_ide.session import FolderState, LoadedFolder
 
-from .. import notices, payloads, reload
+from .. import notices, reload, wire
+from ..from_lsp import folder_for
 from ..server import GmonlensServer, safe
-from ..workspace import baseline
-from ..workspace.session import FolderState, LoadedFolder
 
 
 def _folders(ls: GmonlensServer, folder_uri: object) -> list[FolderState]:
     if isinstance(folder_uri, str) and folder_uri:
-        state = ls.folders.get(folder_uri) or ls.folder_of(folder_uri)
+        state = folder_for(ls, folder_uri)
         return [state] if state is not None else []
     return list(ls.folders.values())
 
 
-def _changes(loaded: LoadedFolder, state: FolderState) -> list[payloads.ChangeEntry]:
+def _changes(loaded: LoadedFolder, state: FolderState) -> list[wire.ChangeEntry]:
     if loaded.comparison is None:
         return []
     return [
-        payloads.change_entry(
-            r, kind, loaded.index.place(r.after.id) if r.after is not None else None, state.uri
-        )
+        wire.change_entry(r, kind, loaded.index.place(r.after.id) if r.after is not None else None, state.uri)
         for r, kind in baseline.changes(loaded.comparison)
     ]
 
@@ -36,7 +35,7 @@ def _changes(loaded: LoadedFolder, state: FolderState) -> list[payloads.ChangeEn
 def register(server: GmonlensServer) -> None:
     @server.command("gmonlens.pinBaseline")
     @safe(default=list)
-    async def pin_cmd(ls: GmonlensServer, *args: Any) -> list[payloads.Pinned]:
+    async def pin_cmd(ls: GmonlensServer, *args: Any) -> list[wire.Pinned]:
         out = []
         for state in _folders(ls, args[0] if args else None):
             loaded = await reload.loaded_or_wait(ls, state)
@@ -47,7 +46,7 @@ def register(server: GmonlensServer) -> None:
                 pinned = await asyncio.to_thread(
                     baseline.pin, state.path, loaded.binary, loaded.profiles, label
                 )
-                out.append(payloads.pinned(pinned))
+                out.append(wire.pinned(pinned))
             except GmonlensError as exc:
                 notices.warn_once(ls, state, str(exc), blocking=True)
                 continue
@@ -63,8 +62,8 @@ def register(server: GmonlensServer) -> None:
 
     @server.command("gmonlens.changes")
     @safe(default=list)
-    async def changes_cmd(ls: GmonlensServer, *args: Any) -> list[payloads.ChangeEntry]:
-        out: list[payloads.ChangeEntry] = []
+    async def changes_cmd(ls: GmonlensServer, *args: Any) -> list[wire.ChangeEntry]:
+        out: list[wire.ChangeEntry] = []
         for state in _folders(ls, args[0] if args else None):
             loaded = await reload.loaded_or_wait(ls, state)
             if loaded is not None:

@@ -1,7 +1,7 @@
 """The custom request `gmonlens/callGraph`: the call graph around a routine (callers and callees to a
 depth) or the whole program pruned like `gmonlens export --format dot`, for a client to draw
-(PROTOCOL.md). The graph comes from the engine (`gmonlens.export_graph`); this module finds the
-routine and the folder, and `payloads` writes the JSON. It never waits for the figures' certainty
+(PROTOCOL.md). The graph comes from the engine (`gmonlens.output.graph`); this module finds the
+routine and the folder, and `wire` writes the JSON. It never waits for the figures' certainty
 (a background computation after a large load): until it is ready (`LoadedFolder.certainty_ready`,
 the hover's and call hierarchy's rule) the edges' `estimated` is null and `certaintyPending` true."""
 
@@ -10,21 +10,21 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from gmonlens.certainty import ProfileCertainty
-from gmonlens.export_graph import EDGE_THRES, NODE_THRES, CallGraph, graph_around, whole_graph
-from gmonlens.model import Profile
+from gmonlens.common.model import Profile
+from gmonlens.output.graph import EDGE_THRES, NODE_THRES, CallGraph, graph_around, whole_graph
+from gmonlens.profile.certainty import ProfileCertainty
+from gmonlens_ide.session import FolderState, LoadedFolder
 
-from .. import payloads, reload, render
-from ..cursor import places_of, routine_under_cursor
+from .. import reload, to_lsp, wire
+from ..from_lsp import folder_for, places_of, routine_under_cursor
 from ..server import GmonlensServer, safe
-from ..workspace.session import FolderState, LoadedFolder
 
 CALL_GRAPH = "gmonlens/callGraph"
 
 
 def _state(ls: GmonlensServer, folder: object) -> FolderState | None:
     if isinstance(folder, str) and folder:
-        return ls.folders.get(folder) or ls.folder_of(folder)
+        return folder_for(ls, folder)
     return next(iter(ls.folders.values()), None)
 
 
@@ -43,7 +43,7 @@ def _refind(loaded: LoadedFolder, routine: object, generation: object, name: obj
 
 def graph_json(
     loaded: LoadedFolder, folder: str, g: CallGraph, depth: int | None, node_thres: float, edge_thres: float
-) -> payloads.CallGraphResult:
+) -> wire.CallGraphResult:
     """The result for graph `g` (the nodes' places read here: call off the event loop); the
     edges' estimate marks only when the certainty is ready (never waits for it)."""
     places = places_of(loaded, (n.routine for n in g.nodes))
@@ -54,9 +54,7 @@ def graph_json(
         if cert is None
         else {(e.parent, e.child): _estimated(p, cert, e.child) for e in g.edges if not e.in_cycle}
     )
-    return payloads.call_graph(
-        p, loaded.generation, folder, g, places, estimated, depth, node_thres, edge_thres
-    )
+    return wire.call_graph(p, loaded.generation, folder, g, places, estimated, depth, node_thres, edge_thres)
 
 
 def _estimated(p: Profile, cert: ProfileCertainty, child: int) -> bool:
@@ -66,16 +64,14 @@ def _estimated(p: Profile, cert: ProfileCertainty, child: int) -> bool:
     return (cert.cycle_callers[c.cycle - 1] if c.cycle else cert.callers[child]) > 1
 
 
-async def _target(
-    ls: GmonlensServer, q: payloads.CallGraphQuery
-) -> tuple[FolderState, LoadedFolder, int] | None:
+async def _target(ls: GmonlensServer, q: wire.CallGraphQuery) -> tuple[FolderState, LoadedFolder, int] | None:
     """The folder, its profile and the routine to centre on (-1 for the whole program)."""
     by_cursor = q.uri is not None and q.position is not None
     state = ls.folder_of(q.uri) if q.uri is not None and by_cursor else _state(ls, q.folder)
     if state is None or await reload.loaded_or_wait(ls, state) is None:
         return None
     if q.uri is not None and q.position is not None:
-        pos = render.position(q.position["line"], q.position["character"])
+        pos = to_lsp.position(q.position["line"], q.position["character"])
         hit = await routine_under_cursor(ls, q.uri, pos)
         return None if hit is None else (state, hit[0], hit[1])
     loaded = state.loaded
@@ -87,8 +83,8 @@ async def _target(
     return None if rid is None else (state, loaded, rid)
 
 
-async def call_graph(ls: GmonlensServer, params: Any) -> payloads.CallGraphResult | None:
-    q = payloads.call_graph_query(params, NODE_THRES, EDGE_THRES)
+async def call_graph(ls: GmonlensServer, params: Any) -> wire.CallGraphResult | None:
+    q = wire.call_graph_query(params, NODE_THRES, EDGE_THRES)
     target = await _target(ls, q)
     if target is None:
         return None
@@ -106,5 +102,5 @@ async def call_graph(ls: GmonlensServer, params: Any) -> payloads.CallGraphResul
 def register(server: GmonlensServer) -> None:
     @server.feature(CALL_GRAPH)
     @safe()
-    async def call_graph_request(ls: GmonlensServer, params: Any) -> payloads.CallGraphResult | None:
+    async def call_graph_request(ls: GmonlensServer, params: Any) -> wire.CallGraphResult | None:
         return await call_graph(ls, params)

@@ -9,12 +9,12 @@ import asyncio
 
 from lsprotocol import types
 
-from .. import render
-from ..cursor import lines_in, place_text, routines_under_cursor
+from gmonlens_ide.index import link_budget
+from gmonlens_ide.session import LoadedFolder
+
+from .. import to_lsp, uris
+from ..from_lsp import lines_in, place_text, routines_under_cursor
 from ..server import GmonlensServer, safe
-from ..workspace import fsuri as uris
-from ..workspace.index import link_budget
-from ..workspace.session import LoadedFolder
 
 
 def _routine(ls: GmonlensServer, item: types.CallHierarchyItem) -> tuple[LoadedFolder, int] | None:
@@ -47,7 +47,7 @@ def _item(
     """Routine `rid` as an item (its place and declaration line read here: call off the loop);
     `linked`: another routine's caller or callee, placed as a link is (`SourceIndex.link_place`)."""
     place = loaded.index.link_place(rid, budget) if linked else loaded.index.place(rid)
-    return render.call_item(loaded.profile, rid, place, place_text(place), loaded.binary, loaded.generation)
+    return to_lsp.call_item(loaded.profile, rid, place, place_text(place), loaded.binary, loaded.generation)
 
 
 def _incoming(loaded: LoadedFolder, rid: int) -> list[types.CallHierarchyIncomingCall]:
@@ -60,7 +60,7 @@ def _incoming(loaded: LoadedFolder, rid: int) -> list[types.CallHierarchyIncomin
         item = _item(loaded, arc.parent, linked=True, budget=budget)
         lines = lines_in(index.call_site_lines(arc), uris.to_fs_path(item.uri) or "")
         estimated = None if cert is None else cert.estimated_arc(p, pos)
-        out.append(render.incoming(item, arc, lines, p, estimated))
+        out.append(to_lsp.incoming(item, arc, lines, p, estimated))
     return out
 
 
@@ -77,7 +77,7 @@ def _outgoing(
         item = _item(loaded, arc.child, linked=True, budget=budget)
         lines = lines_in(index.call_site_lines(arc), caller_path)
         estimated = None if cert is None else cert.estimated_arc(p, pos)
-        out.append(render.outgoing(item, arc, lines, caller.selection_range, p, estimated))
+        out.append(to_lsp.outgoing(item, arc, lines, caller.selection_range, p, estimated))
     return out
 
 

@@ -11,12 +11,12 @@ from typing import Any
 from lsprotocol import types
 from pygls.protocol import default_converter
 
-from .. import gcpause, reload, render
-from ..cursor import place_text
+from gmonlens_ide import baseline
+from gmonlens_ide.session import LoadedFolder
+
+from .. import gcpause, reload, to_lsp, uris
+from ..from_lsp import place_text
 from ..server import GmonlensServer, safe
-from ..workspace import baseline
-from ..workspace import fsuri as uris
-from ..workspace.session import LoadedFolder
 
 _converter = default_converter()  # type: ignore[no-untyped-call]
 
@@ -35,7 +35,7 @@ def lenses_for(loaded: LoadedFolder, path: str) -> list[Any]:
         return cached
     template = loaded.settings.lens_title
     lenses = [
-        render.code_lens(
+        to_lsp.code_lens(
             loaded.profile,
             rid,
             place,

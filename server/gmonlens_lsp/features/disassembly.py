@@ -1,7 +1,7 @@
 """A routine's annotated disassembly as a read-only document (PROTOCOL.md): the custom request
 `gmonlens/disassembly` (text and what each line shows), LSP 3.18's `workspace/textDocumentContent`
 for `gmonlens-disasm:` URIs (the text alone), and the command `gmonlens.showDisassembly`. The
-listing is the engine's (`gmonlens.disasm`, through `workspace.disasm_docs`)."""
+listing is the engine's (`gmonlens.disasm.listing`, through `workspace.disasm_docs`)."""
 
 from __future__ import annotations
 
@@ -10,13 +10,12 @@ from typing import Any
 
 from lsprotocol import types
 
-from gmonlens.errors import GmonlensError
+from gmonlens.common.errors import GmonlensError
+from gmonlens_ide.session import FolderState, LoadedFolder
 
-from .. import reload, render
-from ..cursor import routines_under_cursor
+from .. import listings, reload, to_lsp, wire
+from ..from_lsp import folder_for, routines_under_cursor
 from ..server import GmonlensServer, safe
-from ..workspace import disasm_docs
-from ..workspace.session import FolderState, LoadedFolder
 
 DISASSEMBLY = "gmonlens/disassembly"
 SHOW_DISASSEMBLY = "gmonlens.showDisassembly"
@@ -32,14 +31,14 @@ Target = tuple[FolderState, LoadedFolder, int, str, bool]  # folder, load, routi
 
 
 async def _by_uri(ls: GmonlensServer, uri: str) -> Target | None:
-    parsed = disasm_docs.parse_uri(uri)
+    parsed = listings.parse_uri(uri)
     if parsed is None:
         return None
     folder, name, address, syntax, compact = parsed
-    state = ls.folders.get(folder) or ls.folder_of(folder)
+    state = folder_for(ls, folder)
     if state is None or (loaded := await reload.loaded_or_wait(ls, state)) is None:
         return None
-    rid = disasm_docs.find(loaded, name, address)
+    rid = listings.find(loaded, name, address)
     return None if rid is None else (state, loaded, rid, syntax, compact)
 
 
@@ -48,13 +47,13 @@ async def _target(ls: GmonlensServer, params: Any) -> Target | None:
     syntax = "intel" if _get(params, "syntax") == "intel" else "att"
     compact = _get(params, "compact") is True
     uri = _get(params, "uri")
-    if isinstance(uri, str) and uri.startswith(disasm_docs.SCHEME + ":"):
+    if isinstance(uri, str) and uri.startswith(listings.SCHEME + ":"):
         return await _by_uri(ls, uri)
     doc, position = _get(params, "textDocument"), _get(params, "position")
     doc_uri = _get(doc, "uri")
     if isinstance(doc_uri, str) and position is not None:
         state = ls.folder_of(doc_uri)
-        pos = render.position(int(_get(position, "line", 0)), int(_get(position, "character", 0)))
+        pos = to_lsp.position(int(_get(position, "line", 0)), int(_get(position, "character", 0)))
         hit = await routines_under_cursor(ls, doc_uri, pos)
         if state is None or hit is None:
             return None
@@ -68,19 +67,22 @@ async def _target(ls: GmonlensServer, params: Any) -> Target | None:
     states = [s for s in ls.folders.values() if not isinstance(folder, str) or s.uri == folder]
     for state in states:
         found = await reload.loaded_or_wait(ls, state)
-        rid = disasm_docs.find(found, name, None) if found is not None else None
+        rid = listings.find(found, name, None) if found is not None else None
         if found is not None and rid is not None:
             return state, found, rid, syntax, compact
     return None
 
 
-async def disassembly(ls: GmonlensServer, params: Any) -> dict[str, Any] | None:
+DisassemblyAnswer = wire.Disassembly | wire.DisasmError
+
+
+async def disassembly(ls: GmonlensServer, params: Any) -> DisassemblyAnswer | None:
     target = await _target(ls, params)
     if target is None:
         return None
     state, loaded, rid, syntax, compact = target
     try:
-        doc = await asyncio.to_thread(disasm_docs.document, loaded, state.uri, rid, syntax, compact)
+        doc = await asyncio.to_thread(listings.document, loaded, state.uri, rid, syntax, compact)
         ls.listings.add(doc["uri"])
         return doc
     except GmonlensError as e:  # a routine without code, a binary changed under us
@@ -90,24 +92,28 @@ async def disassembly(ls: GmonlensServer, params: Any) -> dict[str, Any] | None:
 def register(server: GmonlensServer) -> None:
     @server.feature(DISASSEMBLY)
     @safe()
-    async def disassembly_request(ls: GmonlensServer, params: Any) -> dict[str, Any] | None:
+    async def disassembly_request(ls: GmonlensServer, params: Any) -> DisassemblyAnswer | None:
         return await disassembly(ls, params)
 
     @server.feature(
-        types.WORKSPACE_TEXT_DOCUMENT_CONTENT, render.text_document_content_options([disasm_docs.SCHEME])
+        types.WORKSPACE_TEXT_DOCUMENT_CONTENT, to_lsp.text_document_content_options([listings.SCHEME])
     )
     @safe()
     async def text_document_content(
         ls: GmonlensServer, params: types.TextDocumentContentParams
     ) -> types.TextDocumentContentResult:
-        doc = await disassembly(ls, {"uri": params.uri})
-        text = doc.get("text") if doc else None
-        error = (doc.get("error") if doc else None) or "no listing: no profile loaded, or no such routine"
-        return render.document_content(text, error)
+        doc: dict[str, Any] = dict(await disassembly(ls, {"uri": params.uri}) or {})
+        text, error = doc.get("text"), doc.get("error")
+        return to_lsp.document_content(
+            text if isinstance(text, str) else None,
+            error
+            if isinstance(error, str) and error
+            else "no listing: no profile loaded, or no such routine",
+        )
 
     @server.command(SHOW_DISASSEMBLY)
     @safe()
-    async def show_disassembly(ls: GmonlensServer, *args: Any) -> dict[str, Any] | None:
+    async def show_disassembly(ls: GmonlensServer, *args: Any) -> DisassemblyAnswer | None:
         """`[uri, {line, character}, symbol?]` (a lens's arguments) or `[{"name", "folder"?}]`."""
         params: Any
         if len(args) >= 2 and isinstance(args[0], str) and isinstance(args[1], dict):

@@ -1,6 +1,6 @@
 """The custom request `gmonlens/flameGraph`: the flame graph (icicle) of a folder's profile, built by
-the engine (`gmonlens.flame`: gprof's propagated times top down, widths adding up), as frames for a
-client to draw (PROTOCOL.md). This module finds the folder; `payloads` writes the JSON. The tree
+the engine (`gmonlens.output.flame`: gprof's propagated times top down, widths adding up), as frames for a
+client to draw (PROTOCOL.md). This module finds the folder; `wire` writes the JSON. The tree
 is kept per loaded profile and parameters (`LoadedFolder.flame`: a few entries, gone on a reload),
 so a repeated request (zoom, re-open, search) does not rebuild it (0.6-0.9 s at 100,000 routines)."""
 
@@ -9,12 +9,12 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from gmonlens.flame import flame_tree
+from gmonlens.output.flame import flame_tree
+from gmonlens_ide.session import FolderState, LoadedFolder
 
-from .. import payloads, reload
-from ..cursor import places_of
+from .. import reload, wire
+from ..from_lsp import folder_for, places_of
 from ..server import GmonlensServer, safe
-from ..workspace.session import FolderState, LoadedFolder
 
 FLAME_GRAPH = "gmonlens/flameGraph"
 DEFAULT_MIN_PERCENT = 0.1  # frames under 0.1% of the total are folded into `other`
@@ -25,21 +25,21 @@ def _get(obj: Any, key: str) -> Any:
     return obj.get(key) if isinstance(obj, dict) else getattr(obj, key, None)
 
 
-def flame_json(loaded: LoadedFolder, folder: str, min_percent: float) -> payloads.FlameGraphResult:
+def flame_json(loaded: LoadedFolder, folder: str, min_percent: float) -> wire.FlameGraphResult:
     """The answer: frames in depth-first order (parents first); the frames' places read here (a
     cycle opens at its hottest member's source): call off the event loop."""
     p = loaded.profile
     tree = loaded.flame.get((min_percent, MAX_FRAMES), lambda: flame_tree(p, min_percent / 100.0, MAX_FRAMES))
     rids = {p.cycle(f.cycle).member_order[0] if f.cycle else f.routine for f in tree.frames}
     places = places_of(loaded, (rid for rid in rids if rid >= 0))
-    return payloads.flame_graph(p, loaded.generation, folder, tree, places, min_percent)
+    return wire.flame_graph(p, loaded.generation, folder, tree, places, min_percent)
 
 
-async def flame_graph(ls: GmonlensServer, params: Any) -> payloads.FlameGraphResult | None:
+async def flame_graph(ls: GmonlensServer, params: Any) -> wire.FlameGraphResult | None:
     folder = _get(params, "folder")
     state: FolderState | None
     if isinstance(folder, str) and folder:
-        state = ls.folders.get(folder) or ls.folder_of(folder)
+        state = folder_for(ls, folder)
     else:
         state = next(iter(ls.folders.values()), None)
     if state is None or await reload.loaded_or_wait(ls, state) is None or state.loaded is None:
@@ -53,5 +53,5 @@ async def flame_graph(ls: GmonlensServer, params: Any) -> payloads.FlameGraphRes
 def register(server: GmonlensServer) -> None:
     @server.feature(FLAME_GRAPH)
     @safe()
-    async def flame_graph_request(ls: GmonlensServer, params: Any) -> payloads.FlameGraphResult | None:
+    async def flame_graph_request(ls: GmonlensServer, params: Any) -> wire.FlameGraphResult | None:
         return await flame_graph(ls, params)

@@ -1,5 +1,7 @@
 """textDocument/hover: a routine's gprof call-graph entry, at its name (definition or call site);
-for a function inlined into others, the line samples of its inlined copies and where they are."""
+for a function inlined into others, the line samples of its inlined copies and where they are.
+The folder and the word under the cursor are read once (`from_lsp.cursor_at`); the entry is
+built in one thread."""
 
 from __future__ import annotations
 
@@ -7,60 +9,50 @@ import asyncio
 
 from lsprotocol import types
 
-from .. import render
-from ..cursor import link_places_of, routines_under_cursor, word_at
+from gmonlens_ide.baseline import hover_table
+from gmonlens_ide.session import LoadedFolder
+
+from .. import listings, to_lsp
+from ..from_lsp import Cursor, cursor_at, link_places_of
 from ..server import GmonlensServer, safe
-from ..workspace import disasm_docs
-from ..workspace.session import LoadedFolder
-
-
-async def inlined_parts(ls: GmonlensServer, uri: str, position: types.Position) -> list[str]:
-    """Where the inlined copies of the function named under the cursor were sampled (line heat)."""
-    loaded = ls.loaded_for(uri)
-    word = await word_at(ls, uri, position) if loaded is not None else None
-    if loaded is None or not word:
-        return []
-    return await asyncio.to_thread(_inlined, loaded, word)
-
-
-def _inlined(loaded: LoadedFolder, word: str) -> list[str]:
-    out = []
-    for name, copies in loaded.heat.inlined_named(word):
-        places = link_places_of(loaded, (rid for rid, _ticks in copies.callers))
-        out.append(render.inlined_markdown(name, copies, loaded.profile, places))
-    return out
-
 
 MAX_INSTANCES = 5  # call-graph entries shown in full when a line declares several routines
 
 
-def _entry(loaded: LoadedFolder, rid: int, folder: str | None = None) -> str:
-    places = link_places_of(loaded, render.neighbours(loaded.profile, rid))
-    text = render.hover_markdown(loaded.profile, places, rid, loaded.certainty_ready())
-    if folder is not None:  # its instructions, with samples and calls
-        text += "\n\n" + render.disassembly_link(disasm_docs.doc_uri(folder, loaded.profile.routines[rid]))
-    if loaded.comparison is not None:
-        from ..workspace.baseline import hover_table
+def _inlined(loaded: LoadedFolder, word: str) -> list[str]:
+    """Where the inlined copies of the function `word` were sampled (line heat)."""
+    out = []
+    for name, copies in loaded.heat.inlined_named(word):
+        places = link_places_of(loaded, (rid for rid, _ticks in copies.callers))
+        out.append(to_lsp.inlined_markdown(name, copies, loaded.profile, places))
+    return out
 
+
+def _entry(loaded: LoadedFolder, rid: int, folder: str) -> str:
+    places = link_places_of(loaded, to_lsp.neighbours(loaded.profile, rid))
+    text = to_lsp.hover_markdown(loaded.profile, places, rid, loaded.certainty_ready())
+    # its instructions, with samples and calls
+    text += "\n\n" + to_lsp.disassembly_link(listings.doc_uri(folder, loaded.profile.routines[rid]))
+    if loaded.comparison is not None:
         table = hover_table(loaded.comparison, rid, loaded.profile)
         text = f"{table}\n\n---\n\n{text}" if table else text
     return text
+
+
+def hover_parts(at: Cursor) -> list[str]:
+    """The hover's sections at the cursor (reads DWARF and files: call off the event loop)."""
+    loaded, parts = at.loaded, []
+    rids = at.routines()
+    if len(rids) > 1:  # a template's instances: the hottest in full, the others listed
+        parts.append(to_lsp.instances_markdown(loaded.profile, rids, MAX_INSTANCES))
+    parts += [_entry(loaded, rid, at.state.uri) for rid in rids[:MAX_INSTANCES]]
+    return parts + _inlined(loaded, at.word)
 
 
 def register(server: GmonlensServer) -> None:
     @server.feature(types.TEXT_DOCUMENT_HOVER)
     @safe()
     async def hover(ls: GmonlensServer, params: types.HoverParams) -> types.Hover | None:
-        uri = params.text_document.uri
-        hit = await routines_under_cursor(ls, uri, params.position)
-        parts = []
-        if hit is not None:
-            loaded, rids = hit
-            if len(rids) > 1:  # a template's instances: the hottest in full, the others listed
-                parts.append(render.instances_markdown(loaded.profile, rids, MAX_INSTANCES))
-            state = ls.folder_of(uri)
-            folder = state.uri if state is not None and state.loaded is loaded else None
-            for rid in rids[:MAX_INSTANCES]:
-                parts.append(await asyncio.to_thread(_entry, loaded, rid, folder))
-        parts += await inlined_parts(ls, uri, params.position)
-        return render.hover("\n\n---\n\n".join(parts), params.position.line) if parts else None
+        at = await cursor_at(ls, params.text_document.uri, params.position)
+        parts = await asyncio.to_thread(hover_parts, at) if at is not None else []
+        return to_lsp.hover("\n\n---\n\n".join(parts), params.position.line) if parts else None

@@ -9,9 +9,10 @@ from typing import Any
 from lsprotocol import types
 from pygls.capabilities import get_capability
 
-from .. import reload, render, textsync, watching
+from gmonlens_ide.settings import client_section
+
+from .. import reload, textsync, to_lsp, watching
 from ..server import GmonlensServer, safe
-from ..workspace.settings import client_section
 
 log = logging.getLogger("gmonlens")
 
@@ -22,7 +23,7 @@ async def pull_configuration(ls: GmonlensServer) -> None:
     if not get_capability(ls.client_capabilities, "workspace.configuration", False):
         return
     states = list(ls.folders.values())
-    params = render.configuration("gmonlens", [s.uri for s in states])
+    params = to_lsp.configuration("gmonlens", [s.uri for s in states])
     try:
         result = await asyncio.wait_for(ls.workspace_configuration_async(params), timeout=5)
     except Exception as exc:

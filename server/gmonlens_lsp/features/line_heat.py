@@ -9,13 +9,13 @@ from typing import Any
 
 from lsprotocol import types
 
-from .. import notices, payloads, reload, render
-from ..cursor import open_text
+from gmonlens_ide.heat_index import HeatIndex
+from gmonlens_ide.session import LoadedFolder
+from gmonlens_ide.sourcetext import LineLocator, file_locator
+
+from .. import notices, reload, to_lsp, uris, wire
+from ..from_lsp import open_text
 from ..server import GmonlensServer, safe
-from ..workspace import fsuri as uris
-from ..workspace.heat_index import HeatIndex
-from ..workspace.session import LoadedFolder
-from ..workspace.sourcetext import LineLocator, file_locator
 
 LINE_HEAT = "gmonlens/lineHeat"
 
@@ -63,7 +63,7 @@ async def _text_lines(ls: GmonlensServer, uri: str, path: str) -> LineLocator:
 
 
 def register(server: GmonlensServer) -> None:
-    @server.feature(types.TEXT_DOCUMENT_INLAY_HINT, render.inlay_hint_options())
+    @server.feature(types.TEXT_DOCUMENT_INLAY_HINT, to_lsp.inlay_hint_options())
     @safe()
     async def inlay_hints(ls: GmonlensServer, params: types.InlayHintParams) -> list[types.InlayHint] | None:
         uri = params.text_document.uri
@@ -83,14 +83,14 @@ def register(server: GmonlensServer) -> None:
         template = loaded.settings.line_heat_label
         text = await _text_lines(ls, uri, path)
         return [
-            render.inlay_hint(h, text.line(h.line - 1), template)
+            to_lsp.inlay_hint(h, text.line(h.line - 1), template)
             for h in file_heat.between(rng.start.line + 1, rng.end.line + 1)
-            if h.seconds > 0 and h.percent >= minimum
+            if h.samples > 0 and h.percent >= minimum
         ]
 
     @server.feature(LINE_HEAT)
     @safe()
-    async def line_heat_request(ls: GmonlensServer, params: Any) -> payloads.LineHeat | None:
+    async def line_heat_request(ls: GmonlensServer, params: Any) -> wire.LineHeat | None:
         doc = getattr(params, "textDocument", None)
         uri = getattr(doc, "uri", None)
         if not isinstance(uri, str):
@@ -99,4 +99,4 @@ def register(server: GmonlensServer) -> None:
         heat = hit[1] if hit is not None else None
         if hit is None or heat is None:
             return None
-        return payloads.line_heat(uri, heat, heat.for_path(hit[2]))
+        return wire.line_heat(uri, heat, heat.for_path(hit[2]))

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from lsprotocol import types
 
+from .. import uris
 from ..server import GmonlensServer, safe
 from ..watching import changed, relevant
-from ..workspace import fsuri as uris
 
 
 def register(server: GmonlensServer) -> None:

@@ -6,10 +6,11 @@ import asyncio
 
 from lsprotocol import types
 
-from .. import render
-from ..cursor import place_text
+from gmonlens_ide.session import LoadedFolder
+
+from .. import to_lsp
+from ..from_lsp import place_text
 from ..server import GmonlensServer, safe
-from ..workspace.session import LoadedFolder
 
 LIMIT = 200
 
@@ -23,7 +24,7 @@ def _symbols(loaded: LoadedFolder, query: str) -> list[types.WorkspaceSymbol]:
     for r in hits:
         place = loaded.index.place(r.id)
         if place is not None:
-            out.append(render.symbol(p, r.id, place, place_text(place)))
+            out.append(to_lsp.symbol(p, r.id, place, place_text(place)))
         if len(out) >= LIMIT:
             break
     return out

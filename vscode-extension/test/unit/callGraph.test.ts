@@ -3,18 +3,8 @@
 // panel bundles (@viz-js/viz, Graphviz in WebAssembly) to check that Graphviz accepts it.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import {
-  type CallGraph,
-  callsText,
-  dotString,
-  edgeLabel,
-  nodeLabel,
-  parseCallGraph,
-  ramp,
-  shortName,
-  summary,
-  toDot,
-} from "../../src/callGraphDot";
+import { callsText, dotString, edgeLabel, nodeLabel, ramp, shortName, summary, toDot } from "../../src/callGraphDot";
+import { type CallGraph, parseCallGraph } from "../../src/protocol";
 import { contentSecurityPolicy, panelHtml } from "../../src/callGraphHtml";
 
 const node = (id: number, extra: Record<string, unknown> = {}) => ({
@@ -78,7 +68,7 @@ test("parseCallGraph: null and malformed answers are no graph; edges to unknown 
 });
 
 test("ramp: the dot export's colours (blue -> red by weight), clamped", () => {
-  // gmonlens.export_dot.ramp(0, 0.25, 0.5, 0.75, 1)
+  // gmonlens.output.dot.ramp(0, 0.25, 0.5, 0.75, 1)
   assert.deepEqual([0, 0.25, 0.5, 0.75, 1].map(ramp), ["#0d0d73", "#0c9393", "#0ab60a", "#dada06", "#ff0000"]);
   assert.equal(ramp(-1), ramp(0));
   assert.equal(ramp(7), ramp(1));

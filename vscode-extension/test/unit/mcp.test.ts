@@ -17,7 +17,8 @@ describe("gmonlens mcp command line", () => {
     assert.deepEqual(mcpArgs(serverCommandPlan(["/bin/gmonlens"]), "/ws"), ["mcp", "--workspace", "/ws"]);
     // a trusted workspace only: its gmonlens.yaml may then name paths outside the folder
     assert.deepEqual(mcpArgs(serverCommandPlan(["/bin/gmonlens"]), "/ws", true), ["mcp", "--workspace", "/ws", "--trust-workspace"]);
-    assert.deepEqual(mcpArgs(serverCommandPlan(["python3", "-m", "gmonlens_lsp", "serve"]), "/w"), ["-m", "gmonlens_lsp", "mcp", "--workspace", "/w"]);
+    assert.deepEqual(mcpArgs(serverCommandPlan(["python3", "-m", "gmonlens_lsp", "serve"]), "/w"), ["-m", "gmonlens_cli", "mcp", "--workspace", "/w"]);
+    assert.deepEqual(mcpArgs(serverCommandPlan(["python3", "-m", "gmonlens_cli", "serve"]), "/w"), ["-m", "gmonlens_cli", "mcp", "--workspace", "/w"]);
   });
   test("one server per folder, labelled by folder when there are several", () => {
     const plan = serverCommandPlan(["gmonlens"]);

@@ -10,7 +10,6 @@ from pathlib import Path
 import pytest
 
 from . import programs
-from .test_real_disasm import LINES
 from .zerocheck import Oracle, gprof_oracle
 
 DISASM = Path(__file__).parent / "test_real_disasm.py"
@@ -35,7 +34,7 @@ def _run_of(item: pytest.Item) -> int:
 def _lines_later(request: pytest.FixtureRequest, prog: programs.RealProgram) -> None:
     """Start gprof's `-l` on `prog` in the background when this session lists its instructions."""
     if any(Path(str(i.fspath)) == DISASM for i in request.session.items):
-        programs.gprof_later(prog, *LINES)
+        programs.gprof_later(prog, *programs.GPROF_LINES)
 
 
 @pytest.fixture(autouse=True)

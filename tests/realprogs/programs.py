@@ -461,6 +461,7 @@ def second_profile(prog: RealProgram, *args: str) -> Path:
 
 
 _gprof_jobs: dict[tuple[str, ...], tuple[subprocess.Popen[bytes], IO[bytes]]] = {}
+GPROF_LINES = ("-l", "-p")  # test_real_disasm's line-by-line oracle, the slow one
 
 
 def gprof_later(prog: RealProgram, *opts: str) -> None:

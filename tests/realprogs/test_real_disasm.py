@@ -12,16 +12,15 @@ from disasm_oracle import check_program
 
 from . import programs
 
-# gprof's -l, the slow part (89 s of CPU on SQLite), is started in the background when a program is
-# built (conftest.py), and these tests run last in the tier (or in their run: --profile-runs)
-LINES = ("-l", "-p")
+# gprof's -l (GPROF_LINES), the slow part (89 s of CPU on SQLite), is started in the background when
+# a program is built (conftest.py), and these tests run last in the tier (in their run: --profile-runs)
 
 
 def _check(prog: programs.RealProgram) -> None:
     flat, graph = programs.gprof_text(prog, "-p"), programs.gprof_text(prog, "-q")
     assert flat is not None and graph is not None
     checked, problems = check_program(
-        str(prog.binary), [str(prog.gmon)], flat, programs.gprof_text(prog, *LINES), graph
+        str(prog.binary), [str(prog.gmon)], flat, programs.gprof_text(prog, *programs.GPROF_LINES), graph
     )
     assert checked > 100, f"{prog.name}: only {checked} routines listed"
     assert not problems, f"{prog.name}: {len(problems)} problems\n" + "\n".join(problems[:40])

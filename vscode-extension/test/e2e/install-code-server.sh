@@ -1,14 +1,20 @@
 #!/usr/bin/env bash
-# Installs code-server (a real VS Code, server build) into vscode-extension/.e2e-cache/, once.
-# Idempotent: a stamp file records the installed version; a second run returns at once.
+# Installs code-server (a real VS Code, server build) once per machine, into $E2E_CACHE (default
+# $XDG_CACHE_HOME/gmonlens-tests/e2e, shared by every clone: a fresh clone, as CI's, skips the
+# ~70 s install). Idempotent: a stamp file records the installed version; a second run returns at
+# once; concurrent runs wait on a lock file while one installs.
 # Exit 0 = installed; exit 3 = cannot be installed here (reason printed on stderr).
 set -euo pipefail
 HERE="$(cd "$(dirname "$0")/../.." && pwd)"
 VERSION="${CODE_SERVER_VERSION:-4.100.3}"
-CACHE="${E2E_CACHE:-$HERE/.e2e-cache}"
+CACHE="${E2E_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/gmonlens-tests/e2e}"
 DEST="$CACHE/code-server-$VERSION"
 STAMP="$DEST/.installed"
 BIN="$DEST/node_modules/.bin/code-server"
+
+mkdir -p "$CACHE"
+exec 9>"$CACHE/code-server-$VERSION.lock"
+flock 9
 
 if [ -f "$STAMP" ] && [ -x "$BIN" ]; then
   echo "$BIN"

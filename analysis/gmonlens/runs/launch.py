@@ -17,6 +17,11 @@ CPU time it used (an I/O module: it starts a process).
   PR_SET_CHILD_SUBREAPER), so descendants orphaned during the run are reparented to it and reaped
   after the command ends (for ORPHAN_GRACE seconds), their time added. Only for a process that
   reaps no other children (the CLI): `wait4(-1)` would take a server's other children.
+- Own group and time limit (`gmonlens test`, several commands at once): with `own_group` the
+  command leads a new session (its own process group: a terminal's ^C reaches gmonlens alone,
+  which stops the commands itself, `stop_group`); with `timeout` seconds, the command's process
+  group is sent SIGTERM when they are up (the helper's `--on-signal=exit` lets it still write its
+  profile), and SIGKILL KILL_GRACE seconds later (`RunOutcome.timed_out`).
 """
 
 from __future__ import annotations
@@ -29,7 +34,7 @@ import signal
 import subprocess
 import threading
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 
 from gmonlens.runs.command import NotExecutable
@@ -43,6 +48,7 @@ GLIBC_MESSAGES = (
 ORPHAN_GRACE = 1.0  # seconds to wait for orphaned descendants after the command ends
 DRAIN = 0.3  # seconds of quiet on standard error, once the command has ended, before it is let go
 MAX_DRAIN = 2.0  # descendants still writing: standard error let go after this long
+KILL_GRACE = 5.0  # seconds between a timed-out command's SIGTERM and SIGKILL
 FORWARDED = (signal.SIGTERM, signal.SIGHUP)
 NOTED = (signal.SIGINT, *FORWARDED)
 
@@ -84,6 +90,9 @@ class RunSetup:
     stderr: int = 2  # where the command's standard error is copied to
     forward_signals: bool = True  # note SIGINT, pass SIGTERM/SIGHUP on (main thread only)
     adopt_orphans: bool = False
+    own_group: bool = False  # the command leads a new session (its own process group)
+    timeout: float | None = None  # seconds; then its group is stopped (needs own_group)
+    started: Callable[[int], None] | None = None  # told the command's pid once it runs
 
 
 @dataclass(frozen=True)
@@ -100,6 +109,7 @@ class RunOutcome:
     interrupted: int = 0  # a signal gmonlens itself received during the run
     orphans_left: bool = False  # descendants still running when gmonlens stopped waiting
     adopted: int = 0  # orphaned descendants reaped (their time is counted)
+    timed_out: bool = False  # stopped after RunSetup.timeout
 
     @property
     def cpu_seconds(self) -> float:
@@ -257,6 +267,44 @@ def _reap_orphans() -> tuple[float, float, int, bool]:
         user, sys_, reaped = user + ru.ru_utime, sys_ + ru.ru_stime, reaped + 1
 
 
+def stop_group(pid: int, signum: int) -> None:
+    """Send `signum` to the process group led by `pid` (a command run with `own_group`)."""
+    with contextlib.suppress(OSError):
+        os.killpg(pid, signum)
+
+
+class _Limit:
+    """A command's time limit: SIGTERM to its group when `seconds` are up, SIGKILL KILL_GRACE
+    seconds later, unless `cancel` (the command ended) came first."""
+
+    def __init__(self, pid: int, seconds: float) -> None:
+        self.pid = pid
+        self.lock = threading.Lock()
+        self.done = False
+        self.fired = False
+        self.timer = self._arm(seconds, signal.SIGTERM)
+
+    def _arm(self, seconds: float, signum: int) -> threading.Timer:
+        timer = threading.Timer(max(seconds, 0.0), self._fire, (signum,))
+        timer.daemon = True
+        timer.start()
+        return timer
+
+    def _fire(self, signum: int) -> None:
+        with self.lock:
+            if self.done:
+                return
+            self.fired = True
+            stop_group(self.pid, signum)
+            if signum == signal.SIGTERM:
+                self.timer = self._arm(KILL_GRACE, signal.SIGKILL)
+
+    def cancel(self) -> None:
+        with self.lock:
+            self.done = True
+            self.timer.cancel()
+
+
 def run_once(setup: RunSetup) -> RunOutcome:
     """Run the command and wait for it (module docstring); raises NotExecutable when it cannot
     be started."""
@@ -267,15 +315,23 @@ def run_once(setup: RunSetup) -> RunOutcome:
     pump = threading.Thread(target=watch.pump, name="gmonlens-record-stderr", daemon=True)
     child: list[int] = []
     noted: list[int] = []
+    limit: _Limit | None = None
     start = time.monotonic()
     try:
         with _signals(child, noted, setup.forward_signals):
             proc = _spawn(setup, child_err)
             child.append(proc.pid)
+            if setup.started is not None:
+                setup.started(proc.pid)
+            limit = _Limit(proc.pid, setup.timeout) if setup.timeout is not None and setup.own_group else None
             os.close(child_err)
             child_err = -1
             pump.start()
-            _pid, status, ru = os.wait4(proc.pid, 0)
+            try:
+                _pid, status, ru = os.wait4(proc.pid, 0)
+            finally:
+                if limit is not None:
+                    limit.cancel()
             proc.returncode = os.waitstatus_to_exitcode(status)
         wall = time.monotonic() - start
         user, sys_, adopted, left = _reap_orphans() if setup.adopt_orphans else (0.0, 0.0, 0, False)
@@ -298,6 +354,7 @@ def run_once(setup: RunSetup) -> RunOutcome:
         noted[0] if noted else 0,
         left,
         adopted,
+        limit is not None and limit.fired,
     )
 
 
@@ -315,6 +372,7 @@ def _spawn(setup: RunSetup, stderr: int) -> subprocess.Popen[bytes]:
                 stdout=setup.stdout,
                 stderr=stderr,
                 close_fds=True,
+                start_new_session=setup.own_group,
             )
         except OSError as e:
             if e.errno == errno.ENOEXEC and not attempt:

@@ -31,9 +31,13 @@ def _framework(names: Sequence[str]) -> str | None:
     return None
 
 
-def framework_of(path: str) -> str | None:
-    """ "gtest", "catch2" or None for the ELF executable at `path` (module docstring)."""
-    program = Program(path)
+def framework_of(path: str, programs: dict[str, Program | None] | None = None) -> str | None:
+    """`gtest`, `catch2` or None for the ELF executable at `path` (module docstring); the Program
+    read is kept in `programs` (by real path) for the rest of the run."""
+    real = os.path.realpath(path)
+    program = Program(real)
+    if programs is not None:
+        program = programs.setdefault(real, program) or program
     try:
         found = _framework([s.name for s in program.image.symbols])
     except GmonlensError:
@@ -46,7 +50,13 @@ def framework_of(path: str) -> str | None:
     return found
 
 
-def detect(argv: Sequence[str], cwd: str, env: Mapping[str, str], forced: str | None = None) -> str:
+def detect(
+    argv: Sequence[str],
+    cwd: str,
+    env: Mapping[str, str],
+    forced: str | None = None,
+    programs: dict[str, Program | None] | None = None,
+) -> str:
     """The runner `argv` names (module docstring); UsageError when none can be told."""
     if forced is not None:
         if forced not in RUNNERS:
@@ -62,7 +72,7 @@ def detect(argv: Sequence[str], cwd: str, env: Mapping[str, str], forced: str | 
     if base.endswith((".yaml", ".yml")):
         return "commands"
     command = resolve_command(argv, cwd, env)
-    found = framework_of(command.path) if command.kind == "elf" else None
+    found = framework_of(command.path, programs) if command.kind == "elf" else None
     if found is None:
         raise UsageError(
             None,

@@ -131,10 +131,11 @@ def _main_first(found: list[BinaryProfile], own: str | None) -> list[BinaryProfi
 class Collector:
     """Names and sums tests' profiles (module docstring); one per suite, one thread."""
 
-    def __init__(self, executables: Sequence[str]) -> None:
+    def __init__(self, executables: Sequence[str], programs: dict[str, Program | None] | None = None) -> None:
+        """`programs`: the executables read so far, by real path (shared: each read once)."""
         self.executables = tuple(dict.fromkeys(executables))
-        self.summer = Summer()
-        self._programs: dict[str, Program | None] = {}
+        self._programs: dict[str, Program | None] = {} if programs is None else programs
+        self.summer = Summer(self._programs)
 
     def identify(self, d: SuiteDir, ran: Ran) -> list[ProcessProfile]:
         try:

@@ -52,18 +52,19 @@ def reached(profile: Profile) -> tuple[RoutineCalls, ...]:
 
 
 class Summer:
-    """Sums tests' profiles, each binary read once (module docstring)."""
+    """Sums tests' profiles, each binary read once (module docstring). `programs` (real path ->
+    Program, None: not a program) may be shared with whatever else reads the binaries (the
+    identification of the profiles, `runs.collect.Identifier`)."""
 
-    def __init__(self) -> None:
-        self._programs: dict[str, Program] = {}
+    def __init__(self, programs: dict[str, Program | None] | None = None) -> None:
+        self._programs: dict[str, Program | None] = {} if programs is None else programs
 
     def program(self, binary: str, files: Sequence[str]) -> Program:
         key = os.path.realpath(binary)
-        first = self._programs.get(key)
-        if first is None:
-            first = self._programs[key] = Program(binary, files)
-            return first
-        return first.with_profiles(files)
+        base = self._programs.get(key)
+        if base is None:
+            base = self._programs[key] = Program(key)
+        return base.with_profiles(files)
 
     def figure(self, binary: str, files: Sequence[str], pids: Sequence[int] = ()) -> BinaryProfile:
         """`files` (all of `binary`) summed; never raises for bad input: `problem` says why

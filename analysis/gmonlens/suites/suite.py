@@ -125,11 +125,16 @@ def _executables(specs: Sequence[TestSpec]) -> dict[str, str]:
     return out
 
 
-def _preflights(executables: Sequence[str], notify: Callable[[str], None] | None) -> dict[str, Preflight]:
+def _preflights(
+    executables: Sequence[str], notify: Callable[[str], None] | None, programs: dict[str, Program | None]
+) -> dict[str, Preflight]:
     found: dict[str, Preflight] = {}
     for exe in list(dict.fromkeys(executables))[:MAX_PREFLIGHTS]:
+        real = os.path.realpath(exe)
         try:
-            pre = preflight(Program(exe), "auto")
+            pre = preflight(
+                programs.get(real) or programs.setdefault(real, Program(real)) or Program(real), "auto"
+            )
         except GmonlensError as e:
             if notify is not None:
                 notify(f"{exe}: {e.message}")
@@ -165,7 +170,8 @@ def run_suite(
     o = options or SuiteOptions()
     env = dict(o.env if o.env is not None else os.environ)
     cwd = os.path.abspath(cwd)
-    kind = detect(argv, cwd, env, o.runner)
+    programs: dict[str, Program | None] = {}  # every executable read, once (real path)
+    kind = detect(argv, cwd, env, o.runner, programs)
     with open_suite_dir(out_dir, cwd) as d:
         d.clear_previous()
         try:
@@ -174,7 +180,7 @@ def run_suite(
             d.clear_scratch()
         if listed.meson is not None and listed.meson.rebuild:
             _rebuild(argv[0], listed.meson, env)
-        return _run(d, kind, argv, cwd, listed, o, env)
+        return _run(d, kind, argv, cwd, listed, o, env, programs)
 
 
 def _run(
@@ -185,13 +191,14 @@ def _run(
     listed: _Listed,
     o: SuiteOptions,
     env: Mapping[str, str],
+    programs: dict[str, Program | None],
 ) -> SuiteRun:
     specs = _with_timeout(listed.specs, o.timeout)
     jobs = o.jobs or listed.jobs or 1
     exes = _executables(specs)
-    pre = _preflights(list(exes.values()), o.notify)
+    pre = _preflights(list(exes.values()), o.notify, programs)
     helping, problem, temporary = _helping(o, env, cwd)
-    collector = Collector([*exes.values(), *(os.path.abspath(b) for b in o.binaries)])
+    collector = Collector([*exes.values(), *(os.path.abspath(b) for b in o.binaries)], programs)
 
     def arcs(spec: TestSpec) -> int | None:
         p = pre.get(exes.get(spec.name, ""))

@@ -19,7 +19,9 @@ from typing import Any
 import pytest
 from gprof_harness import GMONLENS, gmonlens_env
 
-pytestmark = pytest.mark.skipif(shutil.which("gcc") is None or shutil.which("gprof") is None, reason="gcc/gprof")
+pytestmark = pytest.mark.skipif(
+    shutil.which("gcc") is None or shutil.which("gprof") is None, reason="gcc/gprof"
+)
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "workspaces" / "suiteproject"
 TIMEOUT = 600
 
@@ -114,7 +116,9 @@ def cmake_project(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="session")
 def ctest_suite(cmake_project: Path) -> Suite:
-    return run_suite(cmake_project, cmake_project / "profiles", "ctest", "--test-dir", "build", options=["-j4"])
+    return run_suite(
+        cmake_project, cmake_project / "profiles", "ctest", "--test-dir", "build", options=["-j4"]
+    )
 
 
 def test_ctest_a_profile_set_per_test_with_exact_counts(ctest_suite: Suite) -> None:
@@ -156,7 +160,9 @@ def test_ctest_sum_over_tests_is_gprofs_sum(ctest_suite: Suite, cmake_project: P
 
 
 def test_ctest_reverse_map(ctest_suite: Suite) -> None:
-    reaching = {r: {t["name"] for t in ctest_suite.index["tests"] if t["calls"].get(r)} for r in ("alpha", "beta")}
+    reaching = {
+        r: {t["name"] for t in ctest_suite.index["tests"] if t["calls"].get(r)} for r in ("alpha", "beta")
+    }
     assert reaching["alpha"] == {n for n, (a, _) in CTEST_COUNTS.items() if a}
     assert reaching["beta"] == {n for n, (_, b) in CTEST_COUNTS.items() if b}
 
@@ -167,7 +173,9 @@ def test_ctest_selection_is_ctests_and_the_folder_is_replaced(cmake_project: Pat
     assert [t["name"] for t in first.index["tests"]] == ["small", "mid"] and first.code == 0
     second = run_suite(cmake_project, out, "ctest", "--test-dir", "build", "-L", "special")
     assert [t["name"] for t in second.index["tests"]] == ["labelled"]
-    assert sorted(p.name for p in out.iterdir()) == sorted([second.test("labelled")["directory"], "index.json"])
+    assert sorted(p.name for p in out.iterdir()) == sorted(
+        [second.test("labelled")["directory"], "index.json"]
+    )
     assert "gmonlens test: [1/1] passed" in second.stderr
 
 
@@ -203,7 +211,9 @@ GTEST_COUNTS = {"Alpha.Small": (3, 0), "Alpha.Large": (300, 1), "Beta.Small": (0
 
 def _compile(root: Path, out: str, sources: Sequence[str], *extra: str, cxx: bool = True) -> Path:
     cc = "g++" if cxx else "gcc"
-    subprocess.run([cc, "-pg", "-g", "-O0", "-o", out, *sources, *extra], cwd=root, check=True, capture_output=True)
+    subprocess.run(
+        [cc, "-pg", "-g", "-O0", "-o", out, *sources, *extra], cwd=root, check=True, capture_output=True
+    )
     return root / out
 
 
@@ -273,7 +283,9 @@ def test_catch2_a_process_per_test_case(catch2_binary: Path, tmp_path: Path) -> 
     assert_sum_is_gprofs(s, catch2_binary, tmp_path)
     selected = run_suite(catch2_binary.parent, catch2_binary.parent / "tagged", "./catch2_suite", "[beta]")
     assert [t["name"] for t in selected.index["tests"]] == ["beta *stars* \\ and a backslash"]
-    by_file = run_suite(catch2_binary.parent, catch2_binary.parent / "by-file", "./catch2_suite", options=["--per", "suite"])
+    by_file = run_suite(
+        catch2_binary.parent, catch2_binary.parent / "by-file", "./catch2_suite", options=["--per", "suite"]
+    )
     assert [t["name"] for t in by_file.index["tests"]] == ["catch2_suite.cc"]
     assert by_file.calls("catch2_suite.cc") == (9, 13)
 
@@ -322,7 +334,11 @@ def test_a_yaml_list_of_commands(cmake_project: Path, tmp_path: Path) -> None:
     )
     s = run_suite(cmake_project, tmp_path / "yaml-out", "tests.yaml", options=["-j2"])
     assert s.code == 0 and s.index["runner"] == "commands"
-    assert [(t["name"], s.calls(t["name"])) for t in s.index["tests"]] == [("one", (3, 1)), ("two", (0, 5)), ("shell", (3, 0))]
+    assert [(t["name"], s.calls(t["name"])) for t in s.index["tests"]] == [
+        ("one", (3, 1)),
+        ("two", (0, 5)),
+        ("shell", (3, 0)),
+    ]
     listing.write_text("tests:\n  - {name: x, comand: y}\n  - {name: x}\n")
     done = subprocess.run([str(GMONLENS), "test", "--out", str(tmp_path / "bad"), "--", "tests.yaml"],
                           cwd=cmake_project, capture_output=True, text=True, env=gmonlens_env())  # fmt: skip

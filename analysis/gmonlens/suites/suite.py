@@ -30,7 +30,7 @@ from gmonlens.load.program import Program
 from gmonlens.runs.command import resolve_command
 from gmonlens.runs.diagnose import Diagnosis, build_findings
 from gmonlens.runs.launch import RunSetup, run_once
-from gmonlens.runs.preflight import Preflight, preflight
+from gmonlens.runs.preflight import PROFILING_CALLS, STARTUP, Preflight, preflight
 from gmonlens.runs.preload import build_preload
 from gmonlens.suites.catch2 import list_catch2
 from gmonlens.suites.command_list import read_command_list
@@ -144,6 +144,16 @@ def _preflights(
             if notify is not None and finding.severity != "note":
                 notify(_finding_line(finding))
     return found
+
+
+def _profiled(program: Program) -> bool:
+    """Whether a program the preflight could not read still imports gprof's calls (a stripped
+    -pg build, whose profiles cannot be read)."""
+    try:
+        imports = {n.split("@", 1)[0] for n in program.dynamic_symbol_names()}
+    except GmonlensError:
+        return False
+    return bool(imports & {*PROFILING_CALLS, *STARTUP})
 
 
 def _finding_line(d: Diagnosis) -> str:

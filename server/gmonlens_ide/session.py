@@ -31,10 +31,11 @@ from gmonlens.load.sourcemap import SourceMapper
 from gmonlens.profile.certainty import Health, ProfileCertainty, certainty, profile_health, thread_starter
 
 from . import cache_entries
-from .discovery import PROFILE_PATTERNS, Discovery, discover, search_dirs
+from .discovery import PROFILE_PATTERNS, Discovery, search_dirs
 from .heat_index import HeatHolder, HeatIndex, compute
 from .index import SourceIndex
 from .settings import CONFIG_FILE, Settings
+from .suites import Choice, discover_folder
 
 log = logging.getLogger(__name__)
 
@@ -156,17 +157,22 @@ class Superseded(Exception):
 
 
 def load_folder(
-    folder: str, settings: Settings, generation: int, stop: Callable[[], bool] | None = None
+    folder: str,
+    settings: Settings,
+    generation: int,
+    stop: Callable[[], bool] | None = None,
+    test: Choice | None = None,
 ) -> LoadOutcome:
     """Find and load the profile of `folder` (see module contract). `stop` is asked between
-    phases; when it says True the load ends early with a `superseded` outcome."""
+    phases; when it says True the load ends early with a `superseded` outcome. `test`: a test of
+    the folder's `gmonlens test` folder, or the whole suite, loaded instead (`suites.Choice`)."""
 
     def check() -> None:
         if stop is not None and stop():
             raise Superseded
 
     try:
-        return _load_folder(folder, settings, generation, check)
+        return _load_folder(folder, settings, generation, check, test)
     except Superseded:
         return LoadOutcome(None, superseded=True)
     except MemoryError:
@@ -176,10 +182,12 @@ def load_folder(
         return LoadOutcome(None, blocking=f"{folder}: internal error: {type(exc).__name__}: {reason(exc)}")
 
 
-def _load_folder(folder: str, settings: Settings, generation: int, check: Callable[[], None]) -> LoadOutcome:
+def _load_folder(
+    folder: str, settings: Settings, generation: int, check: Callable[[], None], test: Choice | None = None
+) -> LoadOutcome:
     started = time.monotonic()
     check()
-    found: Discovery = discover(folder, settings)
+    found: Discovery = discover_folder(folder, settings, test)
     check()
     inputs = [os.path.join(folder, CONFIG_FILE), *found.profiles]
     if found.binary:
@@ -354,6 +362,7 @@ class FolderState:
     settings: Settings = field(default_factory=Settings)
     last_stamp: dict[str, tuple[int, int]] | None = None  # what the poller last saw
     client_settings: Any = None  # the client's `gmonlens` section for this folder (scopeUri)
+    test: Choice | None = None  # a test (or the whole suite) of its `gmonlens test` folder, chosen
 
     def watch_paths(self) -> list[str]:
         """What to poll, at most about `MAX_POLLED_FILES` paths whatever the number of profiles:

@@ -142,7 +142,9 @@ async def _reload(ls: GmonlensServer, state: FolderState, generation: int) -> No
         )
         token = await _begin_progress(ls)
         try:
-            state.worker = in_thread(gcpause.run_paused, load_folder, state.path, settings, generation, stop)
+            state.worker = in_thread(
+                gcpause.run_paused, load_folder, state.path, settings, generation, stop, state.test
+            )
             outcome = await asyncio.shield(state.worker)
         finally:
             if token is not None:

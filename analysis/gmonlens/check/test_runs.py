@@ -18,7 +18,7 @@ knows the folder's layout, which is `gmonlens test`'s (`gmonlens.suites.index_js
   or absolute: the executable those profiles are of; null or absent: the budget file's) and
   `status` (the test's own result) are optional; `other_binaries` (optional) lists the further
   programs the test ran, each with its `binary` and `profiles`: each is a run of its own (same
-  name, that binary). A test or binary with no profile (it crashed, or was not run) is not a
+  name, that binary); `duration` and `seconds` (numbers) are kept when given. A test or binary with no profile (it crashed, or was not run) is not a
   run: nothing can be checked on it. Other keys are ignored.
 - Without it, each sub-folder of FOLDER (in name order) is a test named after it, and its files
   `gmon.out` and `gmon.out.*` are its profiles (a sub-folder without one is skipped).
@@ -55,6 +55,8 @@ class TestRun:
     profiles: tuple[str, ...]
     binary: str | None = None
     status: str | None = None
+    duration: float | None = None  # the test's wall seconds (the index's `duration`), when given
+    seconds: float | None = None  # its profiled seconds of this binary (the index's `seconds`)
 
 
 def _inside(folder: str, rel: object, index: str) -> str:
@@ -65,7 +67,14 @@ def _inside(folder: str, rel: object, index: str) -> str:
     return os.path.normpath(os.path.join(folder, rel))
 
 
-def _run(folder: str, name: str, status: str | None, part: Any, index: str) -> TestRun:
+def _number(value: Any) -> float | None:
+    ok = isinstance(value, (int, float)) and not isinstance(value, bool) and value == value and value >= 0
+    return float(value) if ok else None
+
+
+def _run(
+    folder: str, name: str, status: str | None, part: Any, index: str, duration: float | None = None
+) -> TestRun:
     """One binary's run of test `name` (`part`: the test's entry, or one of its other_binaries)."""
     files = part.get("profiles") if isinstance(part, dict) else None
     if not isinstance(files, list) or len(files) > MAX_FILES_PER_TEST:
@@ -78,6 +87,8 @@ def _run(folder: str, name: str, status: str | None, part: Any, index: str) -> T
         tuple(_inside(folder, f, index) for f in files),
         None if binary is None else os.path.normpath(os.path.join(folder, binary)),
         status,
+        duration,
+        _number(part.get("seconds")),
     )
 
 
@@ -89,7 +100,8 @@ def _entry(folder: str, e: Any, index: str) -> list[TestRun]:
     others = e.get("other_binaries", [])
     if not isinstance(others, list) or len(others) > MAX_FILES_PER_TEST:
         raise GmonlensError(index, f"test {e['name']!r}: 'other_binaries' must be a list")
-    runs = [_run(folder, e["name"], status, part, index) for part in (e, *others)]
+    duration = _number(e.get("duration"))
+    runs = [_run(folder, e["name"], status, part, index, duration) for part in (e, *others)]
     return [r for r in runs if r.profiles]
 
 

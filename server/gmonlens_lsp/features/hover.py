@@ -9,6 +9,7 @@ import asyncio
 
 from lsprotocol import types
 
+from gmonlens_ide import suite_views
 from gmonlens_ide.baseline import hover_table
 from gmonlens_ide.session import LoadedFolder
 
@@ -46,7 +47,8 @@ def hover_parts(at: Cursor) -> list[str]:
     if len(rids) > 1:  # a template's instances: the hottest in full, the others listed
         parts.append(to_lsp.instances_markdown(loaded.profile, rids, MAX_INSTANCES))
     parts += [_entry(loaded, rid, at.state.uri) for rid in rids[:MAX_INSTANCES]]
-    return parts + _inlined(loaded, at.word)
+    tests = suite_views.hover_text(loaded, rids[0]) if rids else None  # which tests reach it
+    return parts + ([tests] if tests else []) + _inlined(loaded, at.word)
 
 
 def register(server: GmonlensServer) -> None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextlib
 import json
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from .rpc import INVALID_PARAMS, RpcError, ToolResult
@@ -80,6 +80,7 @@ class Tool:
 
 def _tools() -> list[Tool]:
     from . import handlers as h
+    from . import test_tools as t
 
     routine = {"routine": _ROUTINE, "file": _FILE}
     return [
@@ -137,6 +138,9 @@ def _tools() -> list[Tool]:
               "normalize": {"type": "boolean", "default": False,
                             "description": "Compare shares of the runs' total time (runs of different lengths)"},
               "limit": _limit(20, 1000)}, (), h.compare_with_baseline),
+        Tool("tests", t.TESTS_TITLE, t.TESTS_DESCRIPTION,
+             {**routine, "routine": {**_ROUTINE, "description": t.ROUTINE_DESCRIPTION}, "limit": _limit(50, 100_000)},
+             (), t.tests),
     ]  # fmt: skip
 
 
@@ -144,8 +148,15 @@ class Tools:
     """The MCP application: the tools over one `Workspace` (rpc.App)."""
 
     def __init__(self, workspace: Workspace) -> None:
+        from .test_tools import TEST, WITH_TEST, TestViews
+
         self.workspace = workspace
-        self.tools = {t.name: t for t in _tools()}
+        self.test_views = TestViews(workspace)  # `test`: one test's profile (test_tools)
+        tools = [
+            replace(t, properties={**t.properties, "test": TEST}) if t.name in WITH_TEST else t
+            for t in _tools()
+        ]
+        self.tools = {t.name: t for t in tools}
 
     def list_tools(self, version: str) -> list[dict[str, Any]]:
         return [t.definition(version) for t in self.tools.values()]
@@ -160,7 +171,9 @@ class Tools:
             raise RpcError(INVALID_PARAMS, f"unknown tool: {name} (tools: {', '.join(self.tools)})")
         args = check(tool.schema, arguments)
         try:
-            return tool.handler(self.workspace.view(), args)
+            from .test_tools import view_for
+
+            return tool.handler(view_for(self.workspace, self.test_views, args), args)
         except ToolFailure as exc:
             return ToolResult({"error": exc.message, **exc.data}, exc.message, is_error=True)
 

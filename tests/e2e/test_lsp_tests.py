@@ -8,36 +8,23 @@ that test) and back to the whole suite."""
 from __future__ import annotations
 
 import asyncio
-import shutil
-import subprocess
 from pathlib import Path
 from typing import Any
 
 import pytest
 from lsprotocol import types
 
+from suite_builds import build_suite_workspace
+
 from .lspclient import open_doc, position_of, session, uri, wait_status
 from .test_lsp_features import lenses
 
 pytestmark = [pytest.mark.e2e, pytest.mark.asyncio]
-ROOT = Path(__file__).resolve().parents[2]
-FIXTURE = ROOT / "tests" / "fixtures" / "workspaces" / "suiteproject"
-GMONLENS = ROOT / ".venv" / "bin" / "gmonlens"
 
 
 @pytest.fixture(scope="module")
 def suite_ws(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    if shutil.which("cmake") is None or shutil.which("gcc") is None:
-        pytest.skip("cmake/gcc not installed")
-    ws = tmp_path_factory.mktemp("suite") / "ws"
-    shutil.copytree(FIXTURE, ws)
-    flags = ["-DCMAKE_C_FLAGS=-pg -g -O0", "-DCMAKE_EXE_LINKER_FLAGS=-pg"]
-    subprocess.run(["cmake", "-S", ".", "-B", "build", *flags], cwd=ws, check=True, capture_output=True)
-    subprocess.run(["cmake", "--build", "build"], cwd=ws, check=True, capture_output=True)
-    done = subprocess.run([str(GMONLENS), "test", "-j4", "--", "ctest", "--test-dir", "build", "-E", "slow"],
-                          cwd=ws, capture_output=True, text=True, timeout=300)  # fmt: skip
-    assert done.returncode == 1 and (ws / "gmonlens-test" / "index.json").is_file(), done.stderr  # `failing`
-    return ws
+    return build_suite_workspace(tmp_path_factory.mktemp("suite") / "ws")
 
 
 def _text(hover: Any) -> str:

@@ -26,8 +26,10 @@ HELP = """usage: gmonlens report [options] [BINARY [PROFILE...]]
        gmonlens disasm [options] SYMSPEC [BINARY [PROFILE...]]
        gmonlens check [--json] [--junit FILE] [--markdown FILE] BUDGETS.yaml
        gmonlens check --suggest [--headroom PCT] [-o FILE] BINARY [PROFILE...]
-       gmonlens record [--out DIR] [--json] [--runs N | --precision P%] [--on-signal=exit] -- COMMAND [ARGS...]
-       gmonlens test [--out DIR] [--json] [-j N] [--per test|suite] [--markdown FILE] -- RUNNER [ARGS...]
+       gmonlens record [--out DIR] [--json] [--runs N | --precision P%] [--on-signal=exit]
+                       -- COMMAND [ARGS...]
+       gmonlens test [--out DIR] [--json] [-j N] [--per test|suite] [--markdown FILE]
+                     -- RUNNER [ARGS...]
        gmonlens serve [--stdio]
        gmonlens mcp [--workspace DIR] [BINARY PROFILE...]
        gmonlens --version

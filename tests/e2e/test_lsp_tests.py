@@ -69,6 +69,7 @@ async def test_hover_names_the_costliest_test_and_a_test_can_be_chosen(
         names = {t["name"]: t for t in listed["tests"]}
         assert len(names) == 11 and names["failing"]["status"] == "failed"
 
+        before = await client.protocol.send_request_async("gmonlens/flameGraph", {"folder": uri(suite_ws)})
         n = len(client.statuses)
         chosen = await command(client, "gmonlens.selectTest", uri(suite_ws), {"test": "mid"})
         assert chosen["mode"] == "test" and chosen["selected"] == "mid"
@@ -83,7 +84,7 @@ async def test_hover_names_the_costliest_test_and_a_test_can_be_chosen(
         )
         assert [c.from_.name for c in callers] == ["work"] and "10 calls" in callers[0].from_.detail
         flame = await client.protocol.send_request_async("gmonlens/flameGraph", {"folder": uri(suite_ws)})
-        assert flame is not None
+        assert flame is not None and flame.generation > before.generation  # the chosen test's load
 
         n = len(client.statuses)
         back = await command(client, "gmonlens.selectTest", uri(suite_ws), {"test": None})

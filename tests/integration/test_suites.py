@@ -314,6 +314,7 @@ def test_meson_tests_from_its_introspection(meson_project: Path, tmp_path: Path)
     for name, counts in MESON_COUNTS.items():
         assert s.calls(name) == counts, name
     assert s.test("failing")["status"] == "failed" and s.test("failing")["profiles"]
+    assert any("should_fail" in n for n in s.test("failing")["notes"]) and not s.test("small")["notes"]
     assert s.test("small")["labels"] == ["suiteproject:quick"]
     assert_sum_is_gprofs(s, meson_project / "build" / "prog", tmp_path)
     quick = run_suite(meson_project, meson_project / "quick", "meson", "test", "-C", "build", "--no-rebuild",

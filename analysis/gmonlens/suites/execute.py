@@ -28,7 +28,7 @@ from gmonlens.runs.command import CommandNotFound, NotExecutable, resolve_comman
 from gmonlens.runs.launch import RunOutcome, RunSetup, record_environment, run_once
 from gmonlens.runs.processes import histories, parse_log
 from gmonlens.suites.figures import Summer
-from gmonlens.suites.model import NOT_RUN, SKIPPED, BinaryProfile, TestSpec
+from gmonlens.suites.model import FAILED, NOT_RUN, SKIPPED, BinaryProfile, TestSpec
 from gmonlens.suites.status import decide
 from gmonlens.suites.test_dir import MAX_OUTPUT_READ, OUTPUT, PROCESS_LOG, SuiteDir
 
@@ -116,7 +116,8 @@ def run_test(
     text = d.read(folder, OUTPUT, MAX_OUTPUT_READ).decode("utf-8", "replace")
     status = decide(spec.verdict, outcome.status, text, timed_out=outcome.timed_out)
     exe = command.path if command.kind == "elf" else None
-    return Ran(spec, folder, status, outcome, exe, _notes(outcome, spec))
+    caveat = (spec.caveat,) if spec.caveat and status == FAILED else ()
+    return Ran(spec, folder, status, outcome, exe, (*_notes(outcome, spec), *caveat))
 
 
 def _main_first(found: list[BinaryProfile], own: str | None) -> list[BinaryProfile]:

@@ -33,6 +33,10 @@ from gmonlens.suites.listing import capture
 from gmonlens.suites.model import TestSpec, Verdict
 
 MAX_TESTS = 100_000
+SHOULD_FAIL = (
+    "judged by its exit status: meson's introspection does not say whether a test is should_fail "
+    "(`meson test` would then pass it)"
+)
 _REFUSED = ("--setup", "--gdb", "--gdb-path", "--repeat", "--list")
 _VALUED = {"-C", "--suite", "--no-suite", "--num-processes", "-t", "--timeout-multiplier", "--test-args",
            "--wrapper", "--setup", "--maxfail", "--repeat", "--logbase", "--gdb-path"}  # fmt: skip
@@ -184,6 +188,7 @@ def _spec(entry: Any, args: MesonArgs, base: Mapping[str, str]) -> TestSpec | No
         serial=entry.get("is_parallel") is False,
         labels=suites,
         problem=None if argv else "meson gives no command for it",
+        caveat=SHOULD_FAIL,
     )
 
 

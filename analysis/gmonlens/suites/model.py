@@ -56,6 +56,7 @@ class TestSpec:
     line: int = 0
     problem: str | None = None  # why it cannot run (no command, disabled)
     disabled: bool = False
+    caveat: str | None = None  # said with a failure the runner's listing cannot explain (meson)
 
 
 @dataclass(frozen=True)

@@ -23,11 +23,10 @@ the CLI's one rule), computed once per load in the background (`Reaches`).
 
 from __future__ import annotations
 
-import math
 import os
 import stat
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from gmonlens.check.test_runs import INDEX, TestRun, read_test_folder
@@ -368,7 +367,7 @@ class Reaches:
         finally:
             self._done.set()
 
-    def start(self, spawn: Callable[[Callable[[], None]], None] | None = None) -> None:
+    def start(self) -> None:
         """Compute (again, when the index changed) unless under way."""
         with self._lock:
             stamp = index_stamp(self.suite)
@@ -376,11 +375,7 @@ class Reaches:
                 return
             self._stamp = stamp
             self._done = threading.Event()
-            target = self._compute
-        if spawn is not None:
-            spawn(target)
-        else:
-            threading.Thread(target=target, name="gmonlens-tests", daemon=True).start()
+        threading.Thread(target=self._compute, name="gmonlens-tests", daemon=True).start()
 
     def get(self, wait: float) -> tuple[TestFigures, ...] | None:
         """The figures, waiting at most `wait` seconds for them; None while not ready."""
@@ -408,8 +403,3 @@ def reaches_for(folder: str, key: int, binary: str, program: Program | None, set
     with _holders_lock:
         _holders[folder] = (key, holder)
     return holder
-
-
-def seconds_shown(value: float | None) -> str:
-    """Seconds for a list of tests: two decimals, or "–" when unknown."""
-    return "–" if value is None or math.isnan(value) else f"{value:.2f}"

@@ -227,6 +227,20 @@ def test_command_line_errors(argv: list[str], message: str, capsys: pytest.Captu
     assert message in capsys.readouterr().err
 
 
+def test_a_listing_that_leaves_a_process_behind(tmp_path: Path) -> None:
+    """The listing's output is taken once it ended and its pipes stay quiet; what it left running
+    is stopped."""
+    from gmonlens.suites.listing import capture
+
+    marker = tmp_path / "still-running"
+    script = f"echo one; (sleep 30; touch {marker}) & echo two >&2"
+    out = capture(["sh", "-c", script], str(tmp_path), dict(os.environ), str(tmp_path))
+    assert (out.status, out.stdout, out.stderr) == (0, b"one\n", b"two\n")
+    assert out.first_error_line() == "two"
+    with pytest.raises(GmonlensError, match="no-such-lister: cannot run it to list its tests"):
+        capture(["no-such-lister"], str(tmp_path), {}, str(tmp_path))
+
+
 # ---- a whole run, shell commands (no profiles) -----------------------------------------------
 
 

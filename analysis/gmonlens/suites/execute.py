@@ -93,7 +93,8 @@ def run_test(
         command = resolve_command(spec.argv, spec.cwd, spec.env)
     except (CommandNotFound, NotExecutable) as e:
         return Ran(spec, folder, NOT_RUN, None, None, (str(e),))
-    os.close(d.create(folder, PROCESS_LOG))
+    if helping.preload:
+        os.close(d.create(folder, PROCESS_LOG))
     env = record_environment(
         spec.env,
         os.path.join(d.path, folder, "gmon.out"),

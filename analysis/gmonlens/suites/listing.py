@@ -2,7 +2,8 @@
 
 `capture(argv, cwd, env, scratch)` runs one listing command (`ctest --show-only=json-v1`,
 `BINARY --gtest_list_tests`, `BINARY --list-test-names-only`, `meson introspect --tests`) and
-returns what it printed. Only `gmonlens test` calls it, for the runner the user named on its
+returns what it printed; it runs in a process group of its own, killed once it has ended (nothing
+it started is left running). Only `gmonlens test` calls it, for the runner the user named on its
 command line. The command runs with `GMON_OUT_PREFIX` pointing into `scratch` (a profiled test
 binary writes a profile even when it only lists its tests: it must not land in the user's
 folder, over their own gmon.out), its standard input closed, for at most LIST_TIMEOUT seconds;
@@ -44,19 +45,24 @@ class Captured:
 
 
 def _read(proc: subprocess.Popen[bytes], deadline: float) -> tuple[bytes, bytes, str | None]:
-    """Both streams until they close; stdout capped (MAX_OUTPUT + 1), stderr's last 64 KiB; the
-    problem that made it stop early (too long, too much)."""
+    """Both streams until they close (or stay quiet for 2 s after the command ended); stdout capped
+    (MAX_OUTPUT + 1), stderr's last 64 KiB; the problem that made it stop early (too long, too much)."""
     assert proc.stdout is not None and proc.stderr is not None
     out, err = bytearray(), bytearray()
     streams = {proc.stdout.fileno(): out, proc.stderr.fileno(): err}
     with selectors.DefaultSelector() as sel:
         for fd in streams:
             sel.register(fd, selectors.EVENT_READ)
+        quiet = 0
         while streams:
             left = deadline - time.monotonic()
             if left <= 0:
                 return bytes(out), bytes(err), f"listing its tests took more than {LIST_TIMEOUT:.0f} s"
-            for key, _ in sel.select(min(left, 1.0)):
+            ready = sel.select(min(left, 1.0))
+            quiet = quiet + 1 if not ready and proc.poll() is not None else 0
+            if quiet >= 2:  # it ended; a process it left behind holds the pipes open
+                break
+            for key, _ in ready:
                 chunk = os.read(key.fd, 1 << 16)
                 if not chunk:
                     sel.unregister(key.fd)
@@ -86,10 +92,9 @@ def capture(argv: Sequence[str], cwd: str, env: Mapping[str, str], scratch: str)
     with proc:
         try:
             out, err, problem = _read(proc, time.monotonic() + LIST_TIMEOUT)
-        finally:
-            if proc.poll() is None:
-                with contextlib.suppress(OSError):
-                    os.killpg(proc.pid, signal.SIGKILL)
+        finally:  # the listing and anything it left running in its group
+            with contextlib.suppress(OSError):
+                os.killpg(proc.pid, signal.SIGKILL)
             code = proc.wait()
     if problem is not None:
         raise GmonlensError(argv[0], problem)

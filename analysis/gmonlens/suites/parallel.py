@@ -85,10 +85,13 @@ class _Loop:
         for f in done:
             i = self.futures.pop(f)
             self.pids.pop(i, None)
+            spec = self.plan.specs[i]
             try:
                 result = self._result(f.result())
+            except KeyboardInterrupt:  # while its profiles were summed: kept, without them
+                self._done(i, TestResult(spec, INTERRUPTED, None, 0.0, 0.0, "", None, notes=("interrupted",)))
+                raise
             except Exception as e:  # a test's own failure to start stays its own
-                spec = self.plan.specs[i]
                 result = TestResult(
                     spec, NOT_RUN, None, 0.0, 0.0, "", None, notes=(f"could not be run: {e}",)
                 )

@@ -47,8 +47,8 @@ def hover_parts(at: Cursor) -> list[str]:
     if len(rids) > 1:  # a template's instances: the hottest in full, the others listed
         parts.append(to_lsp.instances_markdown(loaded.profile, rids, MAX_INSTANCES))
     parts += [_entry(loaded, rid, at.state.uri) for rid in rids[:MAX_INSTANCES]]
-    tests = suite_views.hover_text(loaded, rids[0]) if rids else None  # which tests reach it
-    return parts + ([tests] if tests else []) + _inlined(loaded, at.word)
+    tests = suite_views.hover_text(loaded, rids[0]) if rids else None  # which tests reach it: first
+    return ([tests] if tests else []) + parts + _inlined(loaded, at.word)
 
 
 def register(server: GmonlensServer) -> None:

@@ -20,6 +20,7 @@ import uuid
 from collections.abc import Callable, Coroutine
 from typing import Any, BinaryIO, TypeVar
 
+from pygls.exceptions import JsonRpcException
 from pygls.io_ import StdinAsyncReader, StdoutWriter
 from pygls.lsp.server import LanguageServer
 
@@ -36,7 +37,8 @@ T = TypeVar("T")
 
 
 def safe(default: Any = None) -> Callable[[F], F]:
-    """Make a handler answer `default` instead of raising (the error is logged to stderr)."""
+    """Make a handler answer `default` instead of raising (the error is logged to stderr); a
+    `JsonRpcException` it raises is answered as that error."""
 
     def wrap(fn: F) -> F:
         if inspect.iscoroutinefunction(fn):
@@ -45,7 +47,7 @@ def safe(default: Any = None) -> Callable[[F], F]:
             async def run_async(*args: Any, **kwargs: Any) -> Any:
                 try:
                     return await fn(*args, **kwargs)
-                except asyncio.CancelledError:
+                except (asyncio.CancelledError, JsonRpcException):  # an error answer is meant
                     raise
                 except Exception:
                     log.exception("%s failed", fn.__name__)

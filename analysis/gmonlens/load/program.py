@@ -19,6 +19,7 @@ GmonlensError, a malformed section) is kept and raised again, never retried by r
 
 from __future__ import annotations
 
+import os
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Sequence
@@ -127,10 +128,22 @@ class ProfileFiles:
         self.paths = tuple(paths)
         self._once = _Once()
         self.parsed = False  # whether records were parsed from the files (`gmon`)
+        # path -> (device, inode, size, mtime ns, ctime ns) just before its bytes were first read
+        # (None: it could not be stat'ed): a file that differs after has changed under the read
+        self.read_as: dict[str, tuple[int, int, int, int, int] | None] = {}
 
     def data(self, path: str) -> bytes:
         """The bytes of `path` (one of `paths`); GmonFormatError when it cannot be read."""
-        return self._once.get(f"bytes:{path}", lambda: read_profile_bytes(path))
+
+        def read() -> bytes:
+            try:
+                st = os.stat(path)
+                self.read_as[path] = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+            except (OSError, ValueError):
+                self.read_as[path] = None
+            return read_profile_bytes(path)
+
+        return self._once.get(f"bytes:{path}", read)
 
     def release_bytes(self) -> None:
         """Let go of the files' bytes (the records parsed from them stay)."""
@@ -229,6 +242,11 @@ class Program:
         """The disk cache's identity of this executable (`diskcache.binary_key`: path, inode, size,
         times, build-id); None when it cannot be had. Raises ElfError for what is not ELF."""
         return self._once.get("key", lambda: diskcache.binary_key(self.path, self.header[2]))
+
+    def identity(self) -> tuple[int, int, int, int]:
+        """(device, inode, size, mtime ns) of the executable as this load opened it (a file
+        replaced or rewritten since differs); raises ElfError."""
+        return self.elf().identity
 
     @property
     def symtab(self) -> SymbolTable:

@@ -31,7 +31,7 @@ from gmonlens.load.sourcemap import SourceMapper
 from gmonlens.profile.certainty import Health, ProfileCertainty, certainty, profile_health, thread_starter
 
 from . import cache_entries, writes
-from .discovery import PROFILE_PATTERNS, Discovery, discover, search_dirs
+from .discovery import PROFILE_PATTERNS, Discovery, _abs, discover, search_dirs
 from .heat_index import HeatHolder, HeatIndex, compute
 from .index import SourceIndex
 from .settings import CONFIG_FILE, Settings
@@ -427,6 +427,10 @@ class FolderState:
         the folders holding them; each with the name patterns that count."""
         patterns = [*PROFILE_PATTERNS, *(os.path.basename(p) for p in self.settings.profiles)]
         dirs = dict.fromkeys(self._default_dirs(), tuple(PROFILE_PATTERNS))
+        for p in self.settings.profiles:  # `profiles: [runs/*.gmon]`: a new run in runs/
+            head, name = os.path.split(_abs(self.path, p))
+            if glob.has_magic(name) and not glob.has_magic(head):
+                dirs[head] = tuple(dict.fromkeys([*dirs.get(head, ()), name]))
         config = os.path.join(self.path, CONFIG_FILE)
         binary = self.loaded.binary if self.loaded is not None else None
         profiles = [p for p in self.inputs if p not in (config, binary)]

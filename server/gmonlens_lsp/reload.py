@@ -224,9 +224,9 @@ def _apply(ls: GmonlensServer, state: FolderState, outcome: LoadOutcome) -> None
         log_info(ls, n)
     if outcome.loaded is None:
         state.loaded = None
-        # one popup per episode of trouble: while the folder has not loaded since the last one,
-        # a new text (another offset in a damaged file) goes to the log
-        episode = state.problem is not None
+        # one popup per episode of trouble: while the folder has not loaded since the last one, a
+        # new text about the same file (another offset in a damaged profile) goes to the log
+        episode = state.problem is not None and _subject(state.problem) == _subject(outcome.blocking)
         state.problem = outcome.blocking
         warn_once(ls, state, outcome.blocking or "no profile", blocking=not episode)
         send_status(ls, state, "problem" if outcome.blocking and "no gmon.out" not in outcome.blocking else "idle",
@@ -264,6 +264,11 @@ def _apply(ls: GmonlensServer, state: FolderState, outcome: LoadOutcome) -> None
     if replaced:
         ls.spawn(refresh_listings(ls, state.uri))
     ls.spawn(_finish(ls, state, lo))
+
+
+def _subject(problem: str | None) -> str:
+    """The file a one-line problem names (its text up to the first ": ")."""
+    return (problem or "").partition(": ")[0]
 
 
 async def _certainty(loaded: Any) -> None:

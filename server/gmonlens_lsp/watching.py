@@ -74,8 +74,11 @@ async def _settle_and_reload(ls: GmonlensServer, state: FolderState) -> None:
         else:
             quiet = quiet + 0.1 if now == last else 0.0
         last = now
-    if state.uri in ls.folders:
-        await reload.reload(ls, state)
+    if state.uri not in ls.folders:
+        return
+    if not state.writing and state.last_stamp is not None and last == state.last_stamp:
+        return  # a load since the change already read this (a client's event and the poller both)
+    await reload.reload(ls, state)
 
 
 def _look(state: FolderState) -> tuple[dict[str, tuple[int, int]], list[str]]:

@@ -31,7 +31,7 @@ from gmonlens.load.sourcemap import SourceMapper
 from gmonlens.profile.certainty import Health, ProfileCertainty, certainty, profile_health, thread_starter
 
 from . import cache_entries, writes
-from .discovery import PROFILE_PATTERNS, Discovery, _abs, discover, search_dirs
+from .discovery import PROFILE_PATTERNS, Discovery, _abs, discover, rebuilt_fix, rebuilt_since, search_dirs
 from .heat_index import HeatHolder, HeatIndex, compute
 from .index import SourceIndex
 from .settings import CONFIG_FILE, Settings
@@ -232,7 +232,11 @@ def _load_program(
             _entry_lines(program)
             profile = load_profile(program, options=options)
     except GmonlensError as exc:
-        return LoadOutcome(None, blocking=str(exc), notes=found.notes, inputs=tuple(inputs))
+        text = str(exc)
+        if "does not fit" in text and rebuilt_since(found.binary, found.profiles):
+            certain = _ran_with(program) == os.path.realpath(found.binary)
+            text += f"; {rebuilt_fix(found.binary, certain)}"
+        return LoadOutcome(None, blocking=text, notes=found.notes, inputs=tuple(inputs))
     except Exception as exc:  # an engine bug must not take the server down
         log.exception("loading %s failed", found.binary)
         return LoadOutcome(
@@ -283,13 +287,23 @@ def _load_program(
     )
 
 
+def _ran_with(program: Program) -> str | None:
+    """The binary the profiles were last loaded with (`cache_entries.binary_that_ran`)."""
+    try:
+        return cache_entries.binary_that_ran(program.profiles.content_keys())
+    except GmonlensError:
+        return None
+
+
 def _read_as(program: Program) -> Any:
     """The binary and profiles as the load read them (`pinstore.Expected`: a pin copies exactly
     these, or refuses), or None."""
     from .pinstore import Expected
 
     try:
-        return Expected(program.identity(), tuple(program.profiles.content_keys()))
+        keys = program.profiles.content_keys()
+        cache_entries.remember_binary(keys, program.path)  # a rebuild's refusal then says so
+        return Expected(program.identity(), tuple(keys))
     except GmonlensError:
         return None
 

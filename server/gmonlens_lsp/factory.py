@@ -9,6 +9,7 @@ from .features import (
     call_hierarchy,
     code_lens,
     disassembly,
+    documents,
     flame_graph,
     hover,
     lifecycle,
@@ -32,6 +33,7 @@ FEATURES = (
     call_graph,
     flame_graph,
     disassembly,
+    documents,
 )
 
 

@@ -90,3 +90,56 @@ async def test_a_profile_written_in_slow_chunks_is_never_shown_half_written(tmp_
         assert seen <= {before, after}, seen  # nothing half-written was ever shown
         assert not [s for s in client.statuses[n:] if _field(s, "state") == "problem"]
         assert len(client.messages) == popups, client.messages[popups:]
+
+
+async def _lens_lines(client: Any, u: str) -> dict[str, tuple[int, str]]:
+    from lsprotocol import types
+
+    result = await client.text_document_code_lens_async(
+        types.CodeLensParams(text_document=types.TextDocumentIdentifier(uri=u))
+    )
+    return {lens.command.arguments[2]: (lens.range.start.line, lens.command.title) for lens in result or []}
+
+
+async def test_lenses_follow_unsaved_edits(cproject: Path, tmp_path: Path) -> None:
+    """Issue 33 (6): after lines were inserted above a routine its lens stayed at the old line,
+    over other code. Lenses are moved through the document's edits since the build; a routine
+    whose body was edited is marked; a hover at the moved line finds the routine."""
+    from lsprotocol import types
+
+    from .lspclient import open_doc, position_of
+
+    util_c = cproject / "src" / "util.c"
+    async with session([cproject], tmp_path / "cache") as client:
+        await wait_status(client, ("loaded",))
+        u = await open_doc(client, util_c)
+        before = await _lens_lines(client, u)
+        assert {"helper", "util_sum"} <= set(before), before
+
+        def edit(version: int, line: int, start: int, end: int, text: str) -> None:
+            at, to = types.Position(line, start), types.Position(line, end)
+            client.text_document_did_change(
+                types.DidChangeTextDocumentParams(
+                    text_document=types.VersionedTextDocumentIdentifier(uri=u, version=version),
+                    content_changes=[
+                        types.TextDocumentContentChangePartial(range=types.Range(at, to), text=text)
+                    ],
+                )
+            )
+
+        edit(2, 0, 0, 0, "// one\n// two\n// three\n")  # three lines above everything
+        moved = await _lens_lines(client, u)
+        assert {n: (line - 3, title) for n, (line, title) in moved.items()} == before, (before, moved)
+        acc = position_of(util_c, "acc * 31").line + 3
+        edit(3, acc, 0, 0, "    ")  # the body of helper, retyped
+        edited = await _lens_lines(client, u)
+        assert edited["helper"][1] == before["helper"][1] + " · changed since the build", edited
+        assert edited["util_sum"] == moved["util_sum"], edited  # untouched: as it was
+        pos = position_of(util_c, "util_sum")
+        hover = await client.text_document_hover_async(
+            types.HoverParams(
+                text_document=types.TextDocumentIdentifier(uri=u),
+                position=types.Position(pos.line + 3, pos.character),
+            )
+        )
+        assert hover is not None and "util_sum" in hover.contents.value

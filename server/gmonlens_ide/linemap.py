@@ -79,6 +79,24 @@ class LineMap:
         _base, cur, n = self._runs[i]
         return cur + n
 
+    def line(self, line: int) -> int | None:
+        """Where base line `line` is now: `current`, or, for a line in a place where as many lines
+        were written as were there (a line retyped), the line in the same place; None when the
+        place changed its number of lines."""
+        now = self.current(line)
+        if now is not None:
+            return now
+        i = bisect_right(self._runs, (line, 1 << 62, 0)) - 1
+        base_end, cur_end = (
+            (0, 0) if i < 0 else (self._runs[i][0] + self._runs[i][2], self._runs[i][1] + self._runs[i][2])
+        )
+        if i + 1 >= len(self._runs):
+            return None
+        base_next, cur_next, _ = self._runs[i + 1]
+        if base_next - base_end != cur_next - cur_end:
+            return None
+        return cur_end + line - base_end
+
     def base(self, line: int) -> int | None:
         """Which base line current line `line` was; None for a line an edit wrote."""
         for base, cur, n in self._runs:  # in order of both

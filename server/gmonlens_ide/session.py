@@ -411,6 +411,7 @@ class FolderState:
     settings_problems: tuple[str, ...] = ()
     settings: Settings = field(default_factory=Settings)
     last_stamp: dict[str, tuple[int, int]] | None = None  # what the poller last saw
+    read_stamp: dict[str, tuple[int, int]] | None = None  # what the last load read (its `last_stamp`)
     writing: tuple[str, ...] = ()  # profiles a load found still being written (reload when done)
     pin_serial: int = 0  # pins and clears asked (a pin's answer says when a later one replaced it)
     client_settings: Any = None  # the client's `gmonlens` section for this folder (scopeUri)

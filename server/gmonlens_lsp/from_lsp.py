@@ -21,7 +21,7 @@ from lsprotocol import types
 from gmonlens_ide.index import Place, link_budget
 from gmonlens_ide.linemap import LineMap
 from gmonlens_ide.session import FolderState, LoadedFolder
-from gmonlens_ide.sourcetext import file_lines, index_of_utf16
+from gmonlens_ide.sourcetext import LineLocator, file_lines, index_of_utf16, lsp_lines
 
 from . import to_lsp, uris
 from .server import GmonlensServer
@@ -33,17 +33,34 @@ WORD_END = re.compile(r"^[A-Za-z0-9_]*")
 WORD_AT_TILDE = re.compile(r"^~[A-Za-z_][A-Za-z0-9_]*")  # a destructor's name, the cursor on its `~`
 
 
-def open_doc(ls: GmonlensServer, uri: str) -> SplicingTextDocument | None:
+class _PlainLines:
+    """The lines of a document pygls holds as one string (a workspace `textsync` was not
+    installed on)."""
+
+    def __init__(self, text: str) -> None:
+        self._locator = LineLocator(text)
+
+    def line(self, i: int) -> str:
+        return self._locator.line(i)
+
+    def line_count(self) -> int:
+        return len(lsp_lines(self._locator.text))
+
+
+def open_doc(ls: GmonlensServer, uri: str) -> SplicingTextDocument | _PlainLines | None:
     """The document `uri` when the client has it open (its lines; never read from disk here)."""
     doc = ls.workspace.text_documents.get(unquote(uri))  # pygls's key
-    return doc if isinstance(doc, SplicingTextDocument) else None
+    if isinstance(doc, SplicingTextDocument) or doc is None:
+        return doc
+    source = getattr(doc, "_source", None)
+    return _PlainLines(source) if isinstance(source, str) else None
 
 
 def line_map(ls: GmonlensServer, uri: str, loaded: LoadedFolder) -> LineMap | None:
     """How the open document's lines moved since the text `loaded`'s binary was built from
     (`linemap.EditLog.since`); None when it is not open or not edited since."""
     doc = open_doc(ls, uri)
-    if doc is None:
+    if not isinstance(doc, SplicingTextDocument):
         return None
     built = loaded.read_as.binary[3] if loaded.read_as is not None and loaded.read_as.binary else None
     return doc.edits.since(built)

@@ -76,7 +76,7 @@ async def _settle_and_reload(ls: GmonlensServer, state: FolderState) -> None:
         last = now
     if state.uri not in ls.folders:
         return
-    if not state.writing and state.last_stamp is not None and last == state.last_stamp:
+    if not state.writing and state.read_stamp is not None and last == state.read_stamp:
         return  # a load since the change already read this (a client's event and the poller both)
     await reload.reload(ls, state)
 

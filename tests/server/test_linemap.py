@@ -32,3 +32,13 @@ def test_the_build_is_mapped_from_the_save_before_it() -> None:
     built_before = log.since(150)  # built from the text as opened
     assert built_before is not None and built_before.current(3) == 4 and built_before.current(4) == 7
     assert EditLog(opened_ns=100).since(300) is None  # nothing edited: nothing to map
+
+
+def test_a_retyped_line_keeps_its_place() -> None:
+    m = LineMap()
+    m.apply(4, 1, 1)  # line 4 retyped
+    assert m.current(4) is None and m.line(4) == 4 and not m.unchanged(4, 4)
+    m.apply(8, 2, 3)  # lines 8-9 became three lines
+    assert m.line(8) is None and m.line(9) is None and m.line(10) == 11
+    m.apply(0, 1, 1)  # the first line retyped too
+    assert m.line(0) == 0

@@ -114,7 +114,7 @@ def test_a_change_a_load_has_read_already_is_not_loaded_again(state: FolderState
 
     ls = create_server()
     ls.folders[state.uri] = state
-    state.last_stamp = watched_stamp(state)  # what the last load read
+    state.last_stamp = state.read_stamp = watched_stamp(state)  # what the last load read
     reloads: list[int] = []
     real = reload.reload
     try:

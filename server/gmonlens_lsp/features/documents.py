@@ -16,5 +16,6 @@ def register(server: GmonlensServer) -> None:
     @safe()
     def on_save(ls: GmonlensServer, params: types.DidSaveTextDocumentParams) -> None:
         doc = open_doc(ls, params.text_document.uri)
-        if doc is not None:
-            doc.edits.saved()
+        edits = getattr(doc, "edits", None)
+        if edits is not None:
+            edits.saved()

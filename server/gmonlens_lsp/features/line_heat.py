@@ -79,11 +79,12 @@ def register(server: GmonlensServer) -> None:
                 for h in file_heat.between(rng.start.line + 1, rng.end.line + 1)
                 if h.samples > 0 and h.percent >= minimum
             ]
-        # unsaved edits: each hot line where it is now; none on a line written since the build
+        # unsaved edits: each hot line where it is now (a line retyped: in its place); none where
+        # the edits changed the number of lines
         first, last = moved.base(rng.start.line), moved.base(rng.end.line)
         hints = []
         for h in file_heat.between((first or 0) + 1, (last + 1) if last is not None else 1 << 40):
-            now = moved.current(h.line - 1)
+            now = moved.line(h.line - 1)
             if (
                 now is not None
                 and rng.start.line <= now <= rng.end.line
@@ -112,10 +113,10 @@ def register(server: GmonlensServer) -> None:
 
 
 def _moved(file_heat: FileHeat, moved: LineMap) -> FileHeat:
-    """The file's hot lines where unsaved edits moved them (a line written since the build: none)."""
+    """The file's hot lines where unsaved edits moved them (`LineMap.line`)."""
     lines = []
     for h in file_heat.lines:
-        now = moved.current(h.line - 1)
+        now = moved.line(h.line - 1)
         if now is not None:
             lines.append(replace(h, line=now + 1))
     return FileHeat(file_heat.path, tuple(lines), tuple(h.line for h in lines))

@@ -305,7 +305,7 @@ def choose_binary(folder: str, profiles: list[str]) -> tuple[Program | None, str
     refused: list[str] = []  # "candidate: why", in the order tried
     profile_errors: list[str] = []
     unfit: list[str] = []  # ELF programs the profile does not fit
-    files = ProfileFiles(profiles)
+    files = ProfileFiles(profiles, keep_open=True)  # the load asks whether they were written since
     for c in candidates:
         program = Program(c, files)
         try:

@@ -26,7 +26,7 @@ from typing import Any
 
 from gmonlens.common.errors import GmonlensError, reason
 from gmonlens.common.model import Profile
-from gmonlens.load.program import Program
+from gmonlens.load.program import ProfileFiles, Program
 from gmonlens.load.sourcemap import SourceMapper
 from gmonlens.profile.certainty import Health, ProfileCertainty, certainty, profile_health, thread_starter
 
@@ -197,11 +197,19 @@ def _load_folder(folder: str, settings: Settings, generation: int, check: Callab
             notes=found.notes,
             inputs=tuple(inputs),
         )
-    program = found.program or Program(found.binary, found.profiles)
-    outcome = _load_program(folder, settings, generation, check, found, program, inputs, started)
-    pending = writes.unfinished(program.profiles.read_as) or (
-        writes.written_since(found.profiles, started_ns) if outcome.loaded is None else []
-    )
+    program = found.program or Program(found.binary, ProfileFiles(found.profiles, keep_open=True))
+    try:
+        outcome = _load_program(folder, settings, generation, check, found, program, inputs, started)
+    finally:
+        handles = program.profiles.close_handles()
+    try:
+        fds = {p: fh.fileno() for p, fh in handles.items()}
+        pending = writes.unfinished(program.profiles.read_as, fds) or (
+            writes.written_since(found.profiles, started_ns) if outcome.loaded is None else []
+        )
+    finally:
+        for fh in handles.values():
+            fh.close()
     if pending:  # what was read may be a torn profile: keep showing the last complete one
         return LoadOutcome(None, writing=tuple(pending), notes=found.notes, inputs=tuple(inputs))
     return outcome

@@ -8,7 +8,8 @@ stop after any arc), so a profile counts as complete when
   fails with EAGAIN while any process holds the file open for writing; the lease is released at
   once), where the filesystem grants leases to us (our own files on a local filesystem); and
 - the file did not change while it was read: its identity (device, inode, size, mtime, ctime) when
-  the load read it (`ProfileFiles.read_as`) equals its identity after the load.
+  the load read it (`ProfileFiles.read_as`) equals its identity after the load (the lease is then
+  asked on the descriptor the load read through, kept open until then: no file is opened again).
 
 Where leases cannot be had (another owner, NFS), the second check and the watcher's "unchanged for
 a moment" are what is left.
@@ -39,6 +40,16 @@ def open_for_writing(path: str) -> bool | None:
     except OSError:
         return None
     try:
+        return open_for_writing_fd(fd)
+    finally:
+        os.close(fd)
+
+
+def open_for_writing_fd(fd: int) -> bool | None:
+    """`open_for_writing` of the file open (read-only) on `fd`."""
+    if not hasattr(fcntl, "F_SETLEASE"):
+        return None
+    try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             return None
         fcntl.fcntl(fd, _F_SETSIG, _LEASE_SIGNAL)
@@ -53,8 +64,6 @@ def open_for_writing(path: str) -> bool | None:
         return False
     except OSError:
         return None
-    finally:
-        os.close(fd)
 
 
 def busy(paths: Iterable[str]) -> list[str]:
@@ -74,10 +83,17 @@ def identity(path: str) -> Identity | None:
     return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
 
 
-def unfinished(read_as: dict[str, Identity | None]) -> list[str]:
+def unfinished(read_as: dict[str, Identity | None], handles: dict[str, int] | None = None) -> list[str]:
     """The files (path -> identity when read) that are open for writing now or are no longer what
-    was read: a load of them may hold a torn profile."""
-    return [p for p, seen in read_as.items() if open_for_writing(p) or identity(p) != seen]
+    was read: a load of them may hold a torn profile. `handles`: path -> a descriptor still open
+    on the file as read (asked instead of opening it again)."""
+    out = []
+    for p, seen in read_as.items():
+        fd = (handles or {}).get(p)
+        busy = open_for_writing_fd(fd) if fd is not None else open_for_writing(p)
+        if busy or identity(p) != seen:
+            out.append(p)
+    return out
 
 
 def written_since(paths: Iterable[str], started_ns: int) -> list[str]:

@@ -30,7 +30,7 @@ from gmonlens.binary.elffile import ElfFile
 from gmonlens.binary.image import ElfImage, header_facts, read_elf
 from gmonlens.binary.image import is_executable as is_elf_executable
 from gmonlens.common.errors import ElfError, GmonFormatError, GmonlensError
-from gmonlens.common.files import open_regular, read_regular
+from gmonlens.common.files import open_regular, read_open, read_regular
 from gmonlens.common.model import GmonData
 from gmonlens.dwarf.line_table import LineTable, lines_at
 from gmonlens.load import diskcache
@@ -124,26 +124,43 @@ class ProfileFiles:
     """Profile files, each read once (the bytes are kept: they are small next to the binary) and
     parsed once per (address size, byte order, format), then summed as gprof sums them."""
 
-    def __init__(self, paths: Sequence[str]) -> None:
+    def __init__(self, paths: Sequence[str], keep_open: bool = False) -> None:
         self.paths = tuple(paths)
         self._once = _Once()
         self.parsed = False  # whether records were parsed from the files (`gmon`)
-        # path -> (device, inode, size, mtime ns, ctime ns) just before its bytes were first read
-        # (None: it could not be stat'ed): a file that differs after has changed under the read
+        # path -> (device, inode, size, mtime ns, ctime ns) of the file open just before its bytes
+        # were read: a file that differs after has changed under the read
         self.read_as: dict[str, tuple[int, int, int, int, int] | None] = {}
+        self.keep_open = (
+            keep_open  # keep each file open once read (`handles`: to ask if it was written since)
+        )
+        self.handles: dict[str, Any] = {}
 
     def data(self, path: str) -> bytes:
         """The bytes of `path` (one of `paths`); GmonFormatError when it cannot be read."""
 
         def read() -> bytes:
+            fh = open_regular(path, "gmon.out profile", GmonFormatError)
             try:
-                st = os.stat(path)
+                st = os.fstat(fh.fileno())
                 self.read_as[path] = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
-            except (OSError, ValueError):
-                self.read_as[path] = None
-            return read_profile_bytes(path)
+                data = read_open(fh, path, MAX_PROFILE_BYTES, "gmon.out profile", GmonFormatError)
+            except BaseException:
+                fh.close()
+                raise
+            if self.keep_open:
+                self.handles[path] = fh
+            else:
+                fh.close()
+            return data
 
         return self._once.get(f"bytes:{path}", read)
+
+    def close_handles(self) -> dict[str, Any]:
+        """The files kept open since they were read (`keep_open`), handed over (path -> file
+        object) to be closed by the caller; kept no longer."""
+        handles, self.handles = self.handles, {}
+        return handles
 
     def release_bytes(self) -> None:
         """Let go of the files' bytes (the records parsed from them stay)."""

@@ -109,5 +109,5 @@ def test_a_refused_pin_is_an_error_answer(tmp_path: Path, monkeypatch: pytest.Mo
 
     monkeypatch.setattr(pinstore, "pin", refuse)
     rig.gate.set()
-    with pytest.raises(RequestFailed, match="gmon.out: changed since the profile shown was loaded"):
+    with pytest.raises(RequestFailed, match=r"gmon\.out: changed since the profile shown was loaded"):
         asyncio.run(rig.command("gmonlens.pinBaseline"))

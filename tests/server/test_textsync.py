@@ -109,7 +109,10 @@ def test_a_long_run_of_edits_is_the_specification_and_the_map_follows_it() -> No
             if (b.line, b.character) < (a.line, a.character):
                 a, b = b, a
             new = rng.choice(["", "x", "\n", "yy\r\nz", "𝄞", "\n\n", "q\n"])
-            start, end = reference_offset(text, a.line, a.character), reference_offset(text, b.line, b.character)
+            start, end = (
+                reference_offset(text, a.line, a.character),
+                reference_offset(text, b.line, b.character),
+            )
             text = text[:start] + new + text[max(end, start) :]
             doc.apply_change(types.TextDocumentContentChangePartial(types.Range(a, b), new))
             assert doc._source is None  # nothing joined the whole text

@@ -118,6 +118,7 @@ def test_a_change_a_load_has_read_already_is_not_loaded_again(state: FolderState
     reloads: list[int] = []
     real = reload.reload
     try:
+
         def fake(ls: object, st: object) -> object:
             reloads.append(1)
             return asyncio.sleep(0)

@@ -143,3 +143,36 @@ async def test_lenses_follow_unsaved_edits(cproject: Path, tmp_path: Path) -> No
             )
         )
         assert hover is not None and "util_sum" in hover.contents.value
+
+
+async def test_a_pin_copies_the_profile_shown_or_refuses(tmp_path: Path) -> None:
+    """Issue 33 (4): a pin copied whatever was on disk: within a moment of a rerun it pinned the new
+    run while the old one was on screen. Here the file on disk is another run's bytes while the
+    editor still shows the first (same size and mtime: the watcher has not seen it): the pin is
+    refused in one line, and nothing is pinned."""
+    from lsprotocol import types
+    from pygls.exceptions import JsonRpcException
+
+    from .lspclient import uri
+
+    ws = build_moved("cproject", tmp_path / "ws")
+    gmon = ws / "build" / "gmon.out"
+    old = gmon.read_bytes()
+    subprocess.run([str(ws / "build" / "app"), "401"], cwd=ws / "build", check=True, capture_output=True)
+    other = gmon.read_bytes()
+    gmon.write_bytes(old)
+    assert len(other) == len(old) and other != old
+    async with session([ws], tmp_path / "cache") as client:
+        await wait_status(client, ("loaded",))
+        st = gmon.stat()
+        with open(gmon, "r+b") as fh:  # the bytes of another run, size and mtime as they were
+            fh.write(other)
+        os.utime(gmon, ns=(st.st_atime_ns, st.st_mtime_ns))
+        with pytest.raises(JsonRpcException) as refused:
+            await client.workspace_execute_command_async(
+                types.ExecuteCommandParams(command="gmonlens.pinBaseline", arguments=[uri(ws)])
+            )
+        assert "gmon.out: changed since the profile shown was loaded" in str(refused.value), refused.value
+        assert "\n" not in str(refused.value)
+        pins = tmp_path / "cache" / ".local" / "share" / "gmonlens" / "baselines"
+        assert not any(p.name.startswith("pin-") for p in pins.rglob("*"))

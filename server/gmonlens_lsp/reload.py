@@ -338,7 +338,9 @@ async def _warm(ls: GmonlensServer, args: list[str]) -> None:
 
 async def _warm_now(ls: GmonlensServer, args: list[str]) -> None:
     limit = await asyncio.to_thread(warmup.memory_limit, args[0])
-    cmd = isolation.python_command("gmonlens_ide.warmup", [f"--max-memory={limit}", *args])
+    cmd = isolation.python_command(
+        "gmonlens_ide.warmup", [f"--max-memory={limit}", f"--parent={os.getpid()}", *args]
+    )
     if cmd is None:
         return
     try:

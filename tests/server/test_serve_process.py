@@ -107,3 +107,34 @@ def test_a_signal_ends_the_server_and_its_warm_up(sig: str) -> None:
         while _alive(kid):  # killed: gone, or a zombie until its new parent reaps it
             assert time.monotonic() < deadline, f"warm-up {kid} outlived the server"
             time.sleep(0.02)
+
+
+PARENT = """
+import os, subprocess, sys, time
+child = subprocess.Popen([sys.executable, "-c",
+    "import sys, time; from gmonlens_ide import warmup; warmup._end_with(int(sys.argv[1])); "
+    "print('ready', flush=True); time.sleep(300)", str(os.getpid())], stdout=subprocess.PIPE)
+assert child.stdout.readline() == b"ready\\n"
+print(child.pid, flush=True)
+time.sleep(300)
+"""
+
+
+def test_the_warm_up_ends_with_a_server_killed_outright() -> None:
+    """SIGKILL gives the server no chance to kill its warm-up: the warm-up asks the kernel to end
+    it when its parent ends (`warmup --parent`, Linux's parent-death signal)."""
+    import os
+    import signal
+    import subprocess
+    import time
+
+    server = subprocess.Popen([sys.executable, "-c", PARENT], stdout=subprocess.PIPE)
+    assert server.stdout is not None
+    child = int(server.stdout.readline())
+    assert _alive(child)
+    os.kill(server.pid, signal.SIGKILL)
+    server.wait(60)
+    deadline = time.monotonic() + 60
+    while _alive(child):
+        assert time.monotonic() < deadline, f"warm-up {child} outlived its killed server"
+        time.sleep(0.02)

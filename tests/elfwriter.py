@@ -8,7 +8,8 @@ so routines carry no source file.
 
 File layout: ELF header (64 bytes) at 0, the program header right after it, `.text` at file offset
 `TEXT_OFFSET` (so that its address and offset agree modulo the page size), then the symbol table,
-the two string tables and the section headers.
+the two string tables, any extra (non-alloc) sections such as DWARF's (`tests/dwarfwriter.py`), and
+the section headers.
 """
 
 from __future__ import annotations
@@ -63,16 +64,21 @@ def strtab_of(symbols: Sequence[ElfSym]) -> tuple[list[ElfSym], bytes, dict[str,
 
 
 def elf_file(
-    text_address: int, text: bytes, symbols: Sequence[ElfSym], load_address: int | None = None
+    text_address: int,
+    text: bytes,
+    symbols: Sequence[ElfSym],
+    load_address: int | None = None,
+    extra: Sequence[tuple[str, bytes]] = (),
 ) -> bytes:
     """A complete ELF executable: `text` at `text_address` (TEXT_OFFSET past a page boundary),
     `symbols` in `strtab_of`'s order. The one PT_LOAD segment maps the file from offset 0 at
-    `load_address` (default: `text_address - TEXT_OFFSET`), headers included, as linkers do."""
+    `load_address` (default: `text_address - TEXT_OFFSET`), headers included, as linkers do.
+    `extra`: (name, bytes) of further sections (PROGBITS, not loaded), e.g. `.debug_info`."""
     assert text_address % PAGE == 0
     base = text_address - TEXT_OFFSET if load_address is None else load_address
     assert text_address - base == TEXT_OFFSET
     syms, strtab, name_at = strtab_of(symbols)
-    shstrtab, sec_at = _strtab([".text", ".symtab", ".strtab", ".shstrtab"])
+    shstrtab, sec_at = _strtab([".text", ".symtab", ".strtab", ".shstrtab", *(n for n, _ in extra)])
     symtab = bytearray(b"\0" * 24)  # entry 0: the null symbol
     for s in syms:
         symtab += struct.pack(
@@ -88,8 +94,12 @@ def elf_file(
     symtab_off += -symtab_off % 8
     strtab_off = symtab_off + len(symtab)
     shstrtab_off = strtab_off + len(strtab)
-    shoff = shstrtab_off + len(shstrtab)
-    shoff += -shoff % 8
+    extra_at = []
+    at = shstrtab_off + len(shstrtab)
+    for _name, data in extra:
+        extra_at.append(at)
+        at += len(data)
+    shoff = at + -at % 8
     first_global = 1 + sum(1 for s in syms if s.bind == STB_LOCAL)
     out = bytearray()
     out += b"\x7fELF" + bytes([2, 1, 1, 0]) + b"\0" * 8  # e_ident: ELFCLASS64, LSB, version 1, SysV
@@ -106,7 +116,7 @@ def elf_file(
         56,  # e_phentsize
         1,  # e_phnum
         64,  # e_shentsize
-        5,  # e_shnum: null, .text, .symtab, .strtab, .shstrtab
+        5 + len(extra),  # e_shnum: null, .text, .symtab, .strtab, .shstrtab, the extra ones
         4,  # e_shstrndx
     )
     out += struct.pack(
@@ -124,6 +134,8 @@ def elf_file(
     out += text
     out += b"\0" * (symtab_off - len(out))
     out += symtab + strtab + shstrtab
+    for _name, data in extra:
+        out += data
     out += b"\0" * (shoff - len(out))
 
     def shdr(name: int, typ: int, flags: int, addr: int, off: int, size: int, link: int, info: int,
@@ -136,4 +148,6 @@ def elf_file(
     out += shdr(sec_at[".symtab"], SHT_SYMTAB, 0, 0, symtab_off, len(symtab), 3, first_global, 8, 24)
     out += shdr(sec_at[".strtab"], SHT_STRTAB, 0, 0, strtab_off, len(strtab), 0, 0, 1, 0)
     out += shdr(sec_at[".shstrtab"], SHT_STRTAB, 0, 0, shstrtab_off, len(shstrtab), 0, 0, 1, 0)
+    for (name, data), off in zip(extra, extra_at, strict=True):
+        out += shdr(sec_at[name], SHT_PROGBITS, 0, 0, off, len(data), 0, 0, 1, 0)
     return bytes(out)

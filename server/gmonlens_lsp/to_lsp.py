@@ -263,9 +263,7 @@ def folded_markdown(profile: Profile, rid: int) -> list[str]:
         parts.append(f"`{f.name}` ({share}, {calls})")
     return [
         "gprof credits these routines to it (their names are ones gprof ignores, so their code counts as "
-        "the routine before them): "
-        + ", ".join(parts)
-        + ". `gmonlens.profile.clones: apart` shows them apart.",
+        "the routine before them): " + ", ".join(parts) + ". `gmonlens.clones: apart` shows them apart.",
         "",
     ]
 

@@ -1,7 +1,13 @@
-"""The JSON gmonlens's own messages carry (PROTOCOL.md), typed and built here only: the
-`gmonlens/status` notification, the `gmonlens/lineHeat` and `gmonlens/callGraph` results, the
-results of the `workspace/executeCommand` commands, the lens command's arguments and the call
-hierarchy items' data; and the parameters read from the client (`CallGraphQuery`).
+"""The JSON gmonlens's own messages carry (PROTOCOL.md), typed and built here: the
+`gmonlens/status` notification, the `gmonlens/lineHeat`, `gmonlens/callGraph` and
+`gmonlens/flameGraph` results, the results of the `workspace/executeCommand` commands, the lens
+command's arguments and the call hierarchy items' data; and the parameters read from the client
+(`CallGraphQuery`). The `gmonlens/disassembly` result is typed here and built by
+`listings.document` (with the listing document it also serves).
+
+Each type has an example message in `protocol/examples/` (protocol/README.md), written by
+`tests/protocol/` from a real session and checked against these types, PROTOCOL.md and the VS Code
+extension's `src/protocol.ts`: a type without an example fails those tests.
 
 Units as on the wire: seconds rounded to 6 decimals, percents to 3 or 4, lines 0-based, `uri` a
 file URI (None/null without source)."""
@@ -593,3 +599,64 @@ def flame_graph(
         "truncated": tree.truncated,
         "frames": frames,
     }
+
+
+# ---- gmonlens/disassembly --------------------------------------------------------------------
+
+
+class DisasmCall(TypedDict):
+    """A call through one call instruction: gprof's count and the time it propagates along the
+    arc (an estimate); the callee's definition (`path`, 1-based `sourceLine`) when found."""
+
+    callee: str
+    count: int
+    seconds: float | None  # None without a sampling rate
+    path: str | None
+    sourceLine: int | None
+
+
+class DisasmInstruction(TypedDict):
+    """One instruction: its 0-based text line, samples, seconds and percent of the routine's self
+    time; its source as BFD records it (`file`, None without line information; 1-based
+    `sourceLine`, 0 when unknown) and as found in the workspace (`path`)."""
+
+    line: int
+    address: int
+    samples: float
+    seconds: float | None  # None without a sampling rate
+    percent: float
+    file: str | None
+    path: str | None
+    sourceLine: int
+    calls: list[DisasmCall]
+
+
+class DisasmSource(TypedDict):
+    """A text line of the listing that shows a source line."""
+
+    line: int
+    file: str
+    path: str | None
+    sourceLine: int
+
+
+class Disassembly(TypedDict):
+    """The `gmonlens/disassembly` (and `gmonlens.showDisassembly`) result: the listing document."""
+
+    uri: str
+    folder: str
+    generation: int
+    routine: int
+    name: str
+    displayName: str
+    selfSeconds: float | None  # None without a sampling rate
+    totalSeconds: float | None
+    text: str
+    instructions: list[DisasmInstruction]
+    sources: list[DisasmSource]
+
+
+class DisasmError(TypedDict):
+    """The `gmonlens/disassembly` result for a routine without a listing: one line saying why."""
+
+    error: str

@@ -217,6 +217,24 @@ def _needed(elf: ElfFile) -> list[str]:
     return out
 
 
+SHT_DYNSYM = 11
+
+
+def dynamic_symbol_names(elf: ElfFile) -> list[str]:
+    """The names in `.dynsym` (what a stripped executable still names: its imports, such as a -pg
+    program's `mcount` and `__monstartup`); [] when it has none or they cannot be read."""
+    try:
+        sec = next((s for s in elf.sections if s.type == SHT_DYNSYM), None)
+        if sec is None or sec.link >= len(elf.sections):
+            return []
+        flags = [s.flags for s in elf.sections]
+        raw, strtab = elf.data(sec), elf.data(elf.sections[sec.link])
+        symbols = _symbols(raw, strtab, 8 if elf.wide else 4, elf.little, flags, elf.budget)
+    except (GmonlensError, struct.error, IndexError, ValueError, OverflowError):
+        return []
+    return [s.name for s in symbols]
+
+
 def _symbols(
     raw: bytes, strtab: bytes, asize: int, little: bool, flags: list[int], budget: Budget
 ) -> tuple[ElfSymbol, ...]:

@@ -20,6 +20,7 @@ GmonlensError, a malformed section) is kept and raised again, never retried by r
 from __future__ import annotations
 
 import os
+import struct
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Sequence
@@ -40,7 +41,9 @@ from gmonlens.profile.fit import Fit, profile_fit
 from gmonlens.profile.symbols import SymbolTable, build_symbol_table
 
 if TYPE_CHECKING:  # imported when used: dwarf.py imports pyelftools
+    from gmonlens.binary.address_names import AddressNames
     from gmonlens.dwarf.declarations import DwarfIndex
+    from gmonlens.dwarf.producers import UnitProducer
     from gmonlens.dwarf.scopes import FunctionScopes
 
 T = TypeVar("T")
@@ -48,11 +51,12 @@ T = TypeVar("T")
 MAX_PROFILE_BYTES = 1 << 31
 # Disk-cache kinds (`lines2`: a row at a sequence's end covers no byte; `-static`: the static
 # routines' only, what a report without file symspecs needs).
-LINES_KIND, LINES_BFD_KIND = "lines2", "lines2-bfd"
-LINES_STATIC_KIND, LINES_BFD_STATIC_KIND = "lines2-static", "lines2-bfd-static"
+LINES_KIND, LINES_BFD_KIND = "lines2", "lines3-bfd"
+LINES_STATIC_KIND, LINES_BFD_STATIC_KIND = "lines2-static", "lines3-bfd-static"
 LINETABLE_KIND, DWARF_KIND, SCOPES_KIND = "linetable", "dwarf", "scopes"
 # -l's inputs: the line table as BFD reads it, and the scopes with ELF names for unnamed C++ statics
-LINETABLE_BFD_KIND, SCOPES_GPROF_KIND = "linetable-bfd", "scopes-gprof"
+# (`lines3-bfd`, `linetable-bfd2`: BFD's files spelt as BFD joins them, `.` and `..` kept)
+LINETABLE_BFD_KIND, SCOPES_GPROF_KIND = "linetable-bfd2", "scopes-gprof"
 
 
 def open_elf(path: str) -> ElfFile:
@@ -75,6 +79,13 @@ def is_executable(path: str) -> bool:
             return is_elf_executable(elf)
     except (GmonlensError, OSError):
         return False
+
+
+def program_head(path: str, size: int) -> bytes:
+    """The first `size` bytes of a program to run (a regular file): its ELF magic, or a script's
+    `#!` line (`runs.command`); raises GmonlensError naming it."""
+    with open_regular(path, "program") as fh:
+        return fh.read(size)
 
 
 def read_profile_bytes(path: str) -> bytes:
@@ -196,6 +207,7 @@ class Program:
         self.path = path
         self.profiles = profiles if isinstance(profiles, ProfileFiles) else ProfileFiles(profiles)
         self._once = _Once()
+        self._fits = _Once()  # facts of these profiles against the binary: never shared (with_profiles)
         self._unit_tables: OrderedDict[tuple[int, ...], LineTable] = OrderedDict()
         self._unit_lock = threading.Lock()
 
@@ -222,12 +234,42 @@ class Program:
         """Header facts, symbols and code (`image.read_elf`); raises ElfError."""
         return self._once.get("image", lambda: read_elf(self._reader()))
 
+    def address_names(self) -> AddressNames | None:
+        """The names objdump -d gives the executable's addresses (`address_names`: symbols, PLT
+        entries, dynamically relocated slots), read once through the open file; None when the
+        file cannot be read for them (a listing then names targets by code symbols alone)."""
+
+        def make() -> AddressNames | None:
+            from gmonlens.binary.address_names import read_address_names
+
+            try:
+                return read_address_names(self._reader())
+            except (GmonlensError, struct.error, ValueError, IndexError, OverflowError):
+                return None
+
+        return self._once.get("address_names", make)
+
     def needed_libraries(self) -> list[str]:
         """The executable's DT_NEEDED shared library names (`image.needed_libraries`), read through
         the open file."""
         from gmonlens.binary.image import needed_libraries
 
         return self._once.get("needed", lambda: needed_libraries(self._reader()))
+
+    def dynamic_symbol_names(self) -> list[str]:
+        """The names of the executable's `.dynsym` (`image.dynamic_symbol_names`: what a stripped
+        executable still names), read through the open file."""
+        from gmonlens.binary.image import dynamic_symbol_names
+
+        return self._once.get("dynsym", lambda: dynamic_symbol_names(self._reader()))
+
+    def unit_producers(self) -> list[UnitProducer]:
+        """Each compilation unit's name, directory, language and DW_AT_producer
+        (`dwarf.producers`: unit headers and top entries only), [] without debugging information;
+        raises `Unsupported` for DWARF that reader does not read (split DWARF 5), ElfError."""
+        from gmonlens.dwarf.producers import unit_producers
+
+        return self._once.get("producers", lambda: unit_producers(self._reader()))
 
     def release_bytes(self) -> None:
         """Close the executable and let go of the sections and the profiles' bytes read (the facts
@@ -281,8 +323,9 @@ class Program:
     def fit(self, fmt: str = "auto") -> Fit:
         """The engine's fit rule (`gmonlens.profile.fit`) for the profiles; raises ElfError for a binary
         gprof cannot use and GmonFormatError for a profile unreadable at its word size. Computed
-        once per format: discovery's check and the load's share it (an error too, raised again)."""
-        return self._once.get(
+        once per format: discovery's check and the load's share it (an error too, raised again); a
+        Program made by `with_profiles` computes its own."""
+        return self._fits.get(
             f"fit:{fmt}",
             lambda: profile_fit(self.image, self.symtab, self.gmon(fmt), ", ".join(self.profiles.paths)),
         )

@@ -163,7 +163,9 @@ async def _reload(ls: GmonlensServer, state: FolderState, generation: int) -> No
         if not stop() or state.last_stamp is None:
             now = watched_stamp(state)
             state.last_stamp = {p: before.get(p, _unseen(p, v, started)) for p, v in now.items()}
-            state.read_stamp = state.last_stamp
+            # a load that found a profile being written read nothing whole: its stamp is no reason
+            # to skip the load that follows the writer's close
+            state.read_stamp = None if outcome is not None and outcome.writing else state.last_stamp
     if stop() or outcome is None:
         return
     if outcome.writing:

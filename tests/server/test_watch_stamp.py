@@ -150,3 +150,43 @@ def test_a_new_run_matching_the_profiles_setting_counts(tmp_path: Path) -> None:
     assert watched_stamp(st) == before
     (tmp_path / "runs" / "b.gmon").write_bytes(b"b")
     assert watched_stamp(st) != before
+
+
+def test_a_load_that_found_a_profile_being_written_is_followed_by_one(
+    state: FolderState, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The writer may have written everything before the load looked and only then closed the file:
+    the stamp does not change at the close, so the load that found it being written must not count
+    as having read it."""
+    import asyncio
+
+    from gmonlens_ide.session import LoadOutcome
+    from gmonlens_lsp import reload, watching
+    from gmonlens_lsp.factory import create_server
+
+    gmon = state.inputs[1]
+    monkeypatch.setattr(
+        reload, "load_folder", lambda *a: LoadOutcome(None, writing=(gmon,), inputs=state.inputs)
+    )
+    monkeypatch.setattr(reload, "send_status", lambda *a, **k: None)
+    for name in ("refresh_lenses", "refresh_inlay_hints", "_begin_progress"):
+        monkeypatch.setattr(reload, name, _noop)
+    ls = create_server()
+    ls.folders[state.uri] = state
+    asyncio.run(reload._reload(ls, state, state.generation))
+    assert state.writing == (gmon,) and state.read_stamp is None
+    reloads: list[int] = []
+
+    def fake(ls: object, st: object) -> object:
+        reloads.append(1)
+        return asyncio.sleep(0)
+
+    monkeypatch.setattr(reload, "reload", fake)
+
+    async def settle() -> None:  # the writer closed the file: nothing changed in the stamp
+        assert watching.changed(ls, state)
+        state.writing = ()  # as the poller does once the writer is done
+        await ls.debounce[state.uri]
+
+    asyncio.run(settle())
+    assert reloads == [1]

@@ -9,6 +9,7 @@ from .features import (
     call_hierarchy,
     code_lens,
     disassembly,
+    documents,
     flame_graph,
     hover,
     lifecycle,
@@ -33,6 +34,7 @@ FEATURES = (
     call_graph,
     flame_graph,
     disassembly,
+    documents,
     tests,
 )
 

@@ -29,6 +29,13 @@ def prop(name: str, value: object) -> dict[str, object]:
     return {"name": name, "value": value}
 
 
+def test_ctest_environment_modification_reset() -> None:
+    """`reset` goes back to the value before the modifications: ENVIRONMENT's, else the base's."""
+    props = {"ENVIRONMENT": ["A=env"], "ENVIRONMENT_MODIFICATION": ["A=set:x", "B=set:y", "A=reset:", "B=reset:",
+                                                                      "C=string_prepend:p", "C=reset:"]}  # fmt: skip
+    assert ctest.environment({"B": "base"}, props) == {"A": "env", "B": "base"}
+
+
 def test_ctest_properties_become_the_tests_spec() -> None:
     data = ctest_doc(
         {"name": "setup", "command": ["/b/prog", "0"], "properties": [prop("FIXTURES_SETUP", ["db"])]},

@@ -89,14 +89,15 @@ def _strings(value: Any) -> tuple[str, ...]:
     return ()
 
 
-def _modify(env: dict[str, str], entry: str) -> None:
-    """One ENVIRONMENT_MODIFICATION entry (`NAME=op:value`), as CTest applies it."""
+def _modify(env: dict[str, str], entry: str, unmodified: Mapping[str, str]) -> None:
+    """One ENVIRONMENT_MODIFICATION entry (`NAME=op:value`), as CTest applies it (`reset`: back
+    to `unmodified`, the environment with ENVIRONMENT's values)."""
     name, _, rest = entry.partition("=")
     op, _, value = rest.partition(":")
     old = env.get(name)
     if op == "reset":
-        if name in os.environ:
-            env[name] = os.environ[name]
+        if name in unmodified:
+            env[name] = unmodified[name]
         else:
             env.pop(name, None)
     elif op == "set":
@@ -120,9 +121,10 @@ def environment(base: Mapping[str, str], props: Mapping[str, Any]) -> dict[str, 
         name, eq, value = entry.partition("=")
         if eq and name:
             env[name] = value
+    unmodified = dict(env)
     for entry in _strings(props.get("ENVIRONMENT_MODIFICATION")):
         if "=" in entry:
-            _modify(env, entry)
+            _modify(env, entry, unmodified)
     return env
 
 

@@ -34,6 +34,7 @@ from . import cache_entries
 from .discovery import PROFILE_PATTERNS, Discovery, discover, search_dirs
 from .heat_index import HeatHolder, HeatIndex, compute
 from .index import SourceIndex
+from .recordings import manifests
 from .settings import CONFIG_FILE, Settings
 
 log = logging.getLogger(__name__)
@@ -367,6 +368,7 @@ class FolderState:
         for d in dirs:  # where default profiles would appear (or be rewritten)
             for pattern in PROFILE_PATTERNS:
                 files += glob.glob(os.path.join(glob.escape(d), pattern))
+        files += manifests(dirs)  # a recording's record.json, written after its profiles
         files = list(dict.fromkeys(files))
         if len(files) > MAX_POLLED_FILES:
             files = sorted({os.path.dirname(p) for p in files})

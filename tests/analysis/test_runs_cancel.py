@@ -26,7 +26,8 @@ def _gone(pid: int, within: float = 10.0) -> bool:
 
 def test_cancel_stops_the_process_group_and_the_runs(tmp_path: Path) -> None:
     pids = tmp_path / "pids"
-    script = f"sleep 60 & echo $! > {pids}; echo $$ >> {pids}; wait"
+    group = tmp_path / "pgid"
+    script = f"cut -d' ' -f5 /proc/$$/stat > {group}; sleep 60 & echo $! > {pids}; echo $$ >> {pids}; wait"
     cancel = threading.Event()
     runs: list[tuple[int, int]] = []
 
@@ -37,12 +38,19 @@ def test_cancel_stops_the_process_group_and_the_runs(tmp_path: Path) -> None:
         cancel.set()
 
     threading.Thread(target=cancel_once_started, daemon=True).start()
+    started: list[int] = []
     options = RecordOptions(
-        runs=5, preload=False, forward_signals=False, cancel=cancel, on_run=lambda r, m: runs.append((r, m))
+        runs=5,
+        preload=False,
+        forward_signals=False,
+        cancel=cancel,
+        on_run=lambda r, m: runs.append((r, m)),
+        on_start=started.append,
     )
     rec = record(["/bin/sh", "-c", script], str(tmp_path), "out", options)
     assert runs == [(1, 5)] and len(rec.runs) == 1  # no run after the cancellation
-    assert rec.runs[0].signal == signal.SIGTERM
+    assert rec.runs[0].signal == signal.SIGTERM and started == [rec.runs[0].pid]
+    assert int(group.read_text()) == rec.runs[0].pid  # the command led a process group of its own
     assert "killed_by_signal" in [d.code for d in rec.diagnosis]
     for pid in map(int, pids.read_text().split()):
         assert _gone(pid), f"process {pid} of the cancelled command still runs"

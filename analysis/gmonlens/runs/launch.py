@@ -32,7 +32,7 @@ import signal
 import subprocess
 import threading
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 
 from gmonlens.runs.command import NotExecutable
@@ -90,6 +90,7 @@ class RunSetup:
     adopt_orphans: bool = False
     stdin: int | None = None  # the command's standard input (a descriptor; None: gmonlens's)
     cancel: threading.Event | None = None  # set by another thread: the command is stopped
+    started: Callable[[int], None] | None = None  # told the command's pid (its group's, with `cancel`)
 
 
 @dataclass(frozen=True)
@@ -301,6 +302,8 @@ def run_once(setup: RunSetup) -> RunOutcome:
             proc = _spawn(setup, child_err)
             child.append(proc.pid)
             _watch_cancel(setup, proc.pid, ended)
+            if setup.started is not None:
+                setup.started(proc.pid)
             os.close(child_err)
             child_err = -1
             pump.start()

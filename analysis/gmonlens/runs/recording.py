@@ -23,7 +23,8 @@ output sent where the client shows it (`RecordOptions.stdout`/`stderr`: descript
 reaps no children but its own), standard input not the server's (`stdin`: a descriptor), and a
 `cancel` event (set from another thread: the command's process group is stopped, SIGTERM then
 SIGKILL, and no further run starts); `notify` hears the findings before the run, `on_run` each
-run as it starts (its number, and the most there may be). An editor that runs
+run as it starts (its number, and the most there may be), `on_start` each run's pid once it
+runs (with `cancel`, the id of its process group: a server ending kills it). An editor that runs
 `gmonlens record` in a terminal instead reads DIR/record.json, the same document. Nothing here
 runs a command unless `record` is called: the caller stands for the user's request.
 
@@ -84,6 +85,7 @@ class RecordOptions:
     stdin: int | None = None  # the command's standard input (a descriptor; None: inherited)
     cancel: threading.Event | None = field(default=None, compare=False)  # set: stop (module docstring)
     on_run: Callable[[int, int], None] | None = field(default=None, compare=False)  # (run, most runs)
+    on_start: Callable[[int], None] | None = field(default=None, compare=False)  # each run's pid
 
 
 def _preflight(command: ResolvedCommand, options: RecordOptions) -> tuple[Preflight | None, str | None]:
@@ -315,6 +317,7 @@ def _record_runs(
         options.adopt_orphans,
         options.stdin,
         options.cancel,
+        options.on_start,
     )
     identifier = Identifier(command.path if command.kind == "elf" else None, options.binaries)
     return _loop(d, setup, identifier, command, options)

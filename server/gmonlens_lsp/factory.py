@@ -14,6 +14,7 @@ from .features import (
     lifecycle,
     line_heat,
     profile_commands,
+    record,
     watch,
     workspace_symbols,
 )
@@ -32,6 +33,7 @@ FEATURES = (
     call_graph,
     flame_graph,
     disassembly,
+    record,
 )
 
 

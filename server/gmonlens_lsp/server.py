@@ -18,7 +18,7 @@ import threading
 import time
 import uuid
 from collections.abc import Callable, Coroutine
-from typing import Any, BinaryIO, TypeVar
+from typing import Any, BinaryIO, Protocol, TypeVar
 
 from pygls.io_ import StdinAsyncReader, StdoutWriter
 from pygls.lsp.server import LanguageServer
@@ -66,12 +66,18 @@ def safe(default: Any = None) -> Callable[[F], F]:
     return wrap
 
 
+class Killable(Protocol):
+    """A process the server started (the cache warm-up, a recorded command): killed at exit."""
+
+    def kill(self) -> None: ...
+
+
 class GmonlensServer(LanguageServer):
     protocol: GmonlensProtocol
 
     def __init__(self) -> None:
         super().__init__("gmonlens", __version__, protocol_cls=GmonlensProtocol)
-        self.children: set[asyncio.subprocess.Process] = set()  # subprocesses (cache warm-up), killed at exit
+        self.children: set[Killable] = set()  # subprocesses (warm-up, recordings), killed at exit
         self.warm_slots = asyncio.Semaphore(MAX_CONCURRENT)  # warm-up processes at once
         self.client_settings: Any = None  # the client's `gmonlens` section, camelCase
         self.folders: dict[str, FolderState] = {}  # folder uri -> state

@@ -102,8 +102,8 @@ def test_bad_params_are_named(tmp_path: Path, params: Any, field: str) -> None:
 def test_output_progress_and_the_document(tmp_path: Path) -> None:
     async def body(c: WireClient) -> None:
         params = {
-            "argv": ["sh", "-c", "echo to-stdout; echo to-stderr >&2; env | grep ^MY-VAR=; cat; exit 3"],
-            "options": {"preload": False, "env": {"MY-VAR": "x"}},  # not a Python name: kept
+            "argv": ["sh", "-c", "echo to-stdout; echo to-stderr >&2; env | grep ^class=; cat; exit 3"],
+            "options": {"preload": False, "env": {"class": "x"}},  # not a Python name: kept
             "workDoneToken": "rec-1",
         }
         answer = await c.answer(c.send_request("gmonlens/record", params), LIMIT)
@@ -113,7 +113,7 @@ def test_output_progress_and_the_document(tmp_path: Path) -> None:
         assert doc["command"]["cwd"] == str(tmp_path) and doc["exit_status"] == 125
         logs = [(m["type"], m["message"]) for m in c.notifications("window/logMessage")]
         assert (4, "to-stdout") in logs and (4, "to-stderr") in logs  # type 4: Log
-        assert (4, "MY-VAR=x") in logs  # `cat` read /dev/null, not the server's stdin
+        assert (4, "class=x") in logs  # `cat` read /dev/null, not the server's stdin
         assert any("gmonlens record:" in text for _, text in logs)  # the summary, as the CLI says it
         kinds = [p["value"]["kind"] for p in c.notifications("$/progress") if p["token"] == "rec-1"]
         assert kinds[0] == "begin" and kinds[-1] == "end" and "report" in kinds

@@ -81,13 +81,8 @@ class GmonlensProtocol(LanguageServerProtocol):
     json_params: frozenset[str] = frozenset()  # methods whose params stay JSON (`keep_json`)
 
     def keep_json(self, method: str) -> None:
-        """Hand `method`'s params to its handler as JSON (`PlainRequest`)."""
+        """Hand the params of request `method` to its handler as JSON (`PlainRequest`)."""
         self.json_params = self.json_params | {method}
-
-    def get_message_type(self, method: str) -> Any:
-        if method in self.json_params:
-            return PlainRequest
-        return super().get_message_type(method)
 
     @lsp_method(types.INITIALIZE)
     def lsp_initialize(self, params: types.InitializeParams) -> Generator[Any, Any, types.InitializeResult]:
@@ -125,9 +120,8 @@ class GmonlensProtocol(LanguageServerProtocol):
                 kind = self._result_types.pop(data["id"], None) or JsonRPCResponseMessage
                 return self._converter.structure(data, kind)
             if is_request:
-                message = self._converter.structure(
-                    data, self.get_message_type(method) or JsonRPCRequestMessage
-                )
+                kind = PlainRequest if method in self.json_params else self.get_message_type(method)
+                message = self._converter.structure(data, kind or JsonRPCRequestMessage)
                 if not hasattr(message, "id"):  # a notification's method, sent as a request
                     return Rejected(
                         _id(data["id"]), method, INVALID_REQUEST, f"{method} is a notification", True

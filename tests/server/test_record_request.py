@@ -128,7 +128,7 @@ def test_command_not_found(tmp_path: Path) -> None:
     async def body(c: WireClient) -> None:
         answer = await c.answer(c.send_request("gmonlens/record", {"argv": ["no-such-command-here"]}))
         error = _error(answer)
-        assert error["code"] == -32803 and error["data"] == {"exitStatus": 127}
+        assert error["code"] == -32803 and error["data"] == {"exit_status": 127}
         assert "no-such-command-here" in error["message"]
 
     _session(tmp_path, True, body)

@@ -31,7 +31,7 @@ from gmonlens_ide import recorder
 from gmonlens_ide.session import FolderState
 from gmonlens_ide.settings import effective_settings
 
-from .. import reload, to_lsp
+from .. import reload, to_lsp, wire
 from ..from_lsp import folder_for
 from ..notices import log_info
 from ..protocol import RequestFailed
@@ -160,7 +160,7 @@ def _summary(doc: dict[str, Any]) -> str:
     return f"no usable profile: {errors[0]['message']}" if errors else "no usable profile"
 
 
-async def record(ls: GmonlensServer, params: Any) -> dict[str, Any]:
+async def record(ls: GmonlensServer, params: Any) -> wire.Recording:
     folder, fields, token = _fields(params)
     state = folder_for(ls, folder) if folder else next(iter(ls.folders.values()), None)
     if state is None:
@@ -187,10 +187,10 @@ async def record(ls: GmonlensServer, params: Any) -> dict[str, Any]:
         raise
     except recorder.RecordFailed as e:
         progress.end(e.message)
-        raise RequestFailed(e.message, data={"exitStatus": e.status}) from None
+        raise RequestFailed(e.message, data={"exit_status": e.status}) from None
     progress.end(_summary(outcome.document))
     await _load(ls, state, outcome)
-    return outcome.document
+    return wire.recording(outcome.document)
 
 
 async def _load(ls: GmonlensServer, state: FolderState, outcome: recorder.Outcome) -> None:
@@ -215,5 +215,5 @@ def register(server: GmonlensServer) -> None:
     server.protocol.keep_json(RECORD)  # `env` names need not be Python names
 
     @server.feature(RECORD)
-    async def record_request(ls: GmonlensServer, params: Any) -> dict[str, Any]:
+    async def record_request(ls: GmonlensServer, params: Any) -> wire.Recording:
         return await record(ls, params)

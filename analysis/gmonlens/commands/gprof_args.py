@@ -7,7 +7,7 @@ from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 
 from gmonlens.common.errors import UsageError
-from gmonlens.common.model import Profile
+from gmonlens.common.model import ElfSymbol, Profile
 from gmonlens.common.options import AnalysisOptions, ArcSpec, SymSpec
 from gmonlens.output.report import ReportOptions
 
@@ -141,8 +141,10 @@ class ReportArgs:
         """Does the command print a section besides -i/-r/-R (flat, graph, -C, -A, -s, --json)?"""
         return bool(self.styles & {FLAT, GRAPH, EXEC, ANNO}) or self.sum_file or self.json
 
-    def report_options(self, profile: Profile) -> ReportOptions:
-        """Which sections to print, by gprof's rules (§1); missing requested data is an error."""
+    def report_options(self, profile: Profile, symtab: Sequence[ElfSymbol] = ()) -> ReportOptions:
+        """Which sections to print, by gprof's rules (§1); missing requested data is an error.
+        `symtab` (the ELF symbols in `.symtab` order) orders gprof's source-file list, which a
+        -C/-Z spec naming a file picks one file of (without it, every file of that basename)."""
         styles = set(self.styles)
         if not styles and not self.sum_file:
             if profile.has_histogram:
@@ -170,7 +172,16 @@ class ReportArgs:
             exec_include=tuple(self.exec_include),
             exec_exclude=tuple(self.exec_exclude),
             demangle=self.demangle and not self.traditional,  # -T never demangles
+            source_files=self._source_files(profile, symtab) if EXEC in styles else None,
         )
+
+    def _source_files(self, profile: Profile, symtab: Sequence[ElfSymbol]) -> tuple[str, ...] | None:
+        """gprof's source-file list when a -C/-Z spec names a file and the symbol table is given."""
+        if not symtab or not any(s.file is not None for s in (*self.exec_include, *self.exec_exclude)):
+            return None
+        from gmonlens.common.source_files import gprof_file_list
+
+        return tuple(gprof_file_list(profile.routines, symtab))
 
 
 def _symspec(text: str) -> SymSpec:

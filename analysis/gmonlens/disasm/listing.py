@@ -26,6 +26,7 @@
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -57,6 +58,7 @@ class Decoded(NamedTuple):
     kind: str
     target: int | None
     raw: bytes = b""  # the instruction's bytes (none for a gap)
+    ref: int | None = None  # the address an x86-64 RIP-relative operand or an AArch64 adrp names
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,6 +91,7 @@ class Instruction:
     function: str  # innermost function (raw name as BFD gives it), "" when unknown
     label: str | None = None  # "L3" when a branch of the routine targets it
     calls: tuple[CallSite, ...] = ()
+    ref: int | None = None  # as `Decoded.ref`: objdump's `# ADDR <name>` (x86-64), `<name>` (adrp)
 
 
 @dataclass(frozen=True)
@@ -147,7 +150,7 @@ class Decoder:
         detail = self._detail
         for at, size, mnemonic, ops in self._cs.disasm_lite(data, address):
             raw = data[at - address : at - address + size]
-            kind, target = _kind(arch, mnemonic, ops) if mnemonic[0] in "bcjlnrt" else ("other", None)
+            kind, target = _kind(arch, mnemonic, ops) if mnemonic[0] in "bcjlnrtx" else ("other", None)
             zero = sib = False
             if detail is not None and ("(" in ops or "[" in ops) and has_hidden_zero_disp(ops, syntax):
                 hit = self._encodings.get(raw)
@@ -162,7 +165,15 @@ class Decoder:
                 text = objdump_text(arch, mnemonic, ops, syntax, raw, zero, sib)
                 if len(memo) < 1 << 18:
                     memo[key] = text
-            out.append(Decoded(at, size, text, kind, target, raw))
+            if target is not None and raw[:1] == b"\x67" and arch == "x64":
+                target &= 0xFFFFFFFF  # addr32: the 32-bit wrapped address (objdump's)
+            ref = None
+            if arch == "x64":
+                if "rip" in ops:
+                    ref = _rip_ref(ops, at + size)
+            elif arch == "a64" and mnemonic == "adrp":
+                ref = target_of_adrp(ops)
+            out.append(Decoded(at, size, text, kind, target, raw, ref))
         return out
 
     def _encoding(self, raw: bytes, at: int) -> tuple[bool, bool]:
@@ -185,6 +196,34 @@ class Decoder:
         return False, False
 
 
+_RIP_ATT = re.compile(r"(-?)(0x[0-9a-f]+|\d+)?\(%rip\)")
+_RIP_INTEL = re.compile(r"\[rip(?: ([+-]) (0x[0-9a-f]+|\d+))?\]")
+
+
+def _rip_ref(ops: str, next_address: int) -> int | None:
+    """The address a RIP-relative operand names (capstone's AT&T or Intel text), or None."""
+    m = _RIP_ATT.search(ops)
+    if m is not None:
+        disp = int(m.group(2), 0) if m.group(2) else 0
+        disp = -disp if m.group(1) else disp
+    else:
+        m = _RIP_INTEL.search(ops)
+        if m is None:
+            return None
+        disp = int(m.group(2), 0) if m.group(2) else 0
+        disp = -disp if m.group(1) == "-" else disp
+    return (next_address + disp) & 0xFFFFFFFFFFFFFFFF
+
+
+def target_of_adrp(ops: str) -> int | None:
+    """The page an AArch64 `adrp` names (capstone's `x16, #0x20000`)."""
+    last = ops.rsplit(", ", 1)[-1]
+    try:
+        return int(last[1:], 16) if last.startswith("#0x") else (0 if last == "#0" else None)
+    except ValueError:
+        return None
+
+
 def _kind(arch: str, mnemonic: str, ops: str) -> tuple[str, int | None]:
     if arch == "a64":
         last = ops.rsplit(", ", 1)[-1]
@@ -204,16 +243,16 @@ def _kind(arch: str, mnemonic: str, ops: str) -> tuple[str, int | None]:
         return ("return", None) if mnemonic.startswith("ret") else ("other", None)
     mnemonic = mnemonic.removeprefix("notrack ").removeprefix("bnd ")  # CET / MPX prefixes
     direct: int | None = None
-    if ops.startswith("0x"):
+    if ops.startswith("0x") or ops.isdigit():  # capstone writes small targets in decimal
         try:
-            direct = int(ops, 16)
+            direct = int(ops, 0) if ops.startswith("0x") else int(ops)
         except ValueError:
             direct = None
     if mnemonic.startswith("call"):
         return "call", direct
     if mnemonic.startswith("jmp"):
         return "jump", direct
-    if mnemonic.startswith(("j", "loop")):
+    if mnemonic.startswith(("j", "loop", "xbegin")):
         return "branch", direct
     return ("return", None) if mnemonic.startswith("ret") else ("other", None)
 
@@ -326,6 +365,7 @@ def build_listing(
             *places[k],
             labels.get(d.address),
             tuple(sites.get(k, ())),
+            d.ref,
         )
         for k, d in enumerate(decoded)
     )

@@ -12,6 +12,7 @@ from gmonlens.common.demangle import demangle_all
 from gmonlens.common.errors import GmonlensError, reason
 from gmonlens.common.model import GmonData, Profile, Symbol
 from gmonlens.common.options import AnalysisOptions, resolve_tables
+from gmonlens.common.source_files import gprof_file_list
 from gmonlens.load import diskcache
 from gmonlens.load.program import (
     LINES_BFD_KIND,
@@ -154,7 +155,8 @@ def load(
     display, problem = demangle_all(names)
     if problem:
         problems.append(problem)
-    tables = resolve_tables(opts, symtab.symbols, display)
+    files = gprof_file_list(symtab.symbols, image.symbols) if opts.names_files else None
+    tables = resolve_tables(opts, symtab.symbols, display, files)
     static_arcs: list[tuple[int, int]] = []
     if opts.static_call_graph and data.has_call_graph:
         static_arcs = _static_arcs(program, symtab, data, problems)

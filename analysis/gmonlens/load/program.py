@@ -19,6 +19,7 @@ GmonlensError, a malformed section) is kept and raised again, never retried by r
 
 from __future__ import annotations
 
+import struct
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Sequence
@@ -39,6 +40,7 @@ from gmonlens.profile.fit import Fit, profile_fit
 from gmonlens.profile.symbols import SymbolTable, build_symbol_table
 
 if TYPE_CHECKING:  # imported when used: dwarf.py imports pyelftools
+    from gmonlens.binary.address_names import AddressNames
     from gmonlens.dwarf.declarations import DwarfIndex
     from gmonlens.dwarf.producers import UnitProducer
     from gmonlens.dwarf.scopes import FunctionScopes
@@ -48,11 +50,12 @@ T = TypeVar("T")
 MAX_PROFILE_BYTES = 1 << 31
 # Disk-cache kinds (`lines2`: a row at a sequence's end covers no byte; `-static`: the static
 # routines' only, what a report without file symspecs needs).
-LINES_KIND, LINES_BFD_KIND = "lines2", "lines2-bfd"
-LINES_STATIC_KIND, LINES_BFD_STATIC_KIND = "lines2-static", "lines2-bfd-static"
+LINES_KIND, LINES_BFD_KIND = "lines2", "lines3-bfd"
+LINES_STATIC_KIND, LINES_BFD_STATIC_KIND = "lines2-static", "lines3-bfd-static"
 LINETABLE_KIND, DWARF_KIND, SCOPES_KIND = "linetable", "dwarf", "scopes"
 # -l's inputs: the line table as BFD reads it, and the scopes with ELF names for unnamed C++ statics
-LINETABLE_BFD_KIND, SCOPES_GPROF_KIND = "linetable-bfd", "scopes-gprof"
+# (`lines3-bfd`, `linetable-bfd2`: BFD's files spelt as BFD joins them, `.` and `..` kept)
+LINETABLE_BFD_KIND, SCOPES_GPROF_KIND = "linetable-bfd2", "scopes-gprof"
 
 
 def open_elf(path: str) -> ElfFile:
@@ -200,6 +203,21 @@ class Program:
     def image(self) -> ElfImage:
         """Header facts, symbols and code (`image.read_elf`); raises ElfError."""
         return self._once.get("image", lambda: read_elf(self._reader()))
+
+    def address_names(self) -> AddressNames | None:
+        """The names objdump -d gives the executable's addresses (`address_names`: symbols, PLT
+        entries, dynamically relocated slots), read once through the open file; None when the
+        file cannot be read for them (a listing then names targets by code symbols alone)."""
+
+        def make() -> AddressNames | None:
+            from gmonlens.binary.address_names import read_address_names
+
+            try:
+                return read_address_names(self._reader())
+            except (GmonlensError, struct.error, ValueError, IndexError, OverflowError):
+                return None
+
+        return self._once.get("address_names", make)
 
     def needed_libraries(self) -> list[str]:
         """The executable's DT_NEEDED shared library names (`image.needed_libraries`), read through

@@ -61,7 +61,7 @@ def render_chunks(profile: Profile, opts: ReportOptions) -> Iterator[str]:
     if opts.exec_counts:
         from gmonlens.output.exec_counts import exec_counts, selected
 
-        chosen = selected(profile, opts.exec_include, opts.exec_exclude)
+        chosen = selected(profile, opts.exec_include, opts.exec_exclude, opts.source_files)
         sections.append(lambda: (exec_counts(profile, chosen, opts.zero),))
     for i, section in enumerate(sections):
         if i:

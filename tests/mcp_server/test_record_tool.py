@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from protocol.example_program import MAIN_C, SOURCE, assemble, elf, gmon
 
 from .mcpclient import McpClient

@@ -16,11 +16,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from protocol.example_program import MAIN_C, SOURCE, assemble, elf, gmon
-from protocol.wire_client import WireClient
 
 from gmonlens_lsp import reload
 from gmonlens_lsp.factory import create_server
+from protocol.example_program import MAIN_C, SOURCE, assemble, elf, gmon
+from protocol.wire_client import WireClient
 
 LIMIT = 60.0
 

@@ -12,13 +12,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from protocol.example_program import assemble, elf, gmon
 
 from gmonlens.runs.recording import DEFAULT_OUT
 from gmonlens_ide.discovery import discover
 from gmonlens_ide.recordings import RECORD_DIR, find_recordings, manifests
 from gmonlens_ide.session import FolderState
 from gmonlens_ide.settings import UNTRUSTED, Settings
+from protocol.example_program import assemble, elf, gmon
 
 T0 = 1_700_000_000
 

@@ -79,13 +79,23 @@ export async function recordChecks({ browser, port, work, results, check, runCom
     const terminalShown = await terminal.waitFor({ timeout: 30000 }).then(() => true, () => false);
     check("record: gmonlens record runs in a terminal the person sees", terminalShown);
 
-    // The recording is loaded: the lenses show gprof's figures of the profile recorded.
+    // The recording is loaded: the lenses show gprof's figures of the profile recorded. (What
+    // the notifications say is gathered meanwhile: a toast without a button hides after a while.)
     const recDir = path.join(folder, "gmonlens-record");
+    const said = new Map();
+    const gather = async () => (await notifications(page)).forEach((n) => said.set(n.message, n));
     let lenses = [];
     let problem = "no recording";
+    let panelClosed = false;
     const deadline = Date.now() + 120000;
     while (Date.now() < deadline) {
       await sleep(1000);
+      await gather();
+      if (!panelClosed && fs.existsSync(path.join(recDir, "record.json")) && (await lensTexts(page)).length > 0) {
+        await page.screenshot({ path: path.join(results, "record-2-terminal.png") });
+        await runCommand(page, "View: Close Panel"); // the editor whole again: every lens in view
+        panelClosed = true;
+      }
       const profiles = fs.existsSync(recDir) ? fs.readdirSync(recDir).filter((f) => /^gmon\.out\.\d+$/.test(f)) : [];
       if (profiles.length === 0) continue;
       const gprof = parseGprof(execFileSync("gprof", ["-b", "prog", ...profiles.map((p) => `gmonlens-record/${p}`)], { cwd: folder, encoding: "utf8" }));
@@ -98,17 +108,13 @@ export async function recordChecks({ browser, port, work, results, check, runCom
         .join("; ");
       if (!problem) break;
     }
-    await page.screenshot({ path: path.join(results, "record-2-lenses.png") });
+    await page.screenshot({ path: path.join(results, "record-3-lenses.png") });
     check("record: the lenses show gprof's figures of the recorded profile", !problem, problem || JSON.stringify(lenses));
 
     // What came of it: a notification per finding with its fix (the fixture's short run has few
     // samples: recording again with --precision fixes that, a button), or what was recorded.
-    let said = [];
-    for (let i = 0; i < 20 && said.length === 0; i++) {
-      await sleep(500);
-      said = await notifications(page);
-    }
-    const record = said.filter((n) => /gmonlens( record)?[: \[]/.test(n.message));
+    await gather();
+    const record = [...said.values()].filter((n) => /gmonlens( record)?[: \[]/.test(n.message));
     const few = record.find((n) => n.message.includes("[few_samples]"));
     check("record: what came of it is told",
       record.some((n) => /recorded 1 profile of prog/.test(n.message)) &&

@@ -188,7 +188,7 @@ def test_truncated_and_foreign_entries(cache_home: Path) -> None:
         good[:10],
         good[:-1],
         b"",
-        b"GMLC" + good[4:8].replace(b"\x02", b"\x01") + good[8:],
+        b"GMLC" + (diskcache.FORMAT - 1).to_bytes(4, "little") + good[8:],
         good + b"x",
     ):
         entry(cache_home).write_bytes(data)

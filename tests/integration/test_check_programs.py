@@ -126,7 +126,7 @@ def test_one_extra_call_per_item_in_a_ten_million_call_run_is_caught(lab: Lab) -
     base = lab.run("base", "hash", ITEMS, PER)
     budgets = lab.budgets(f"""binary: base
 profiles: [{base}]
-baseline: {{profiles: [{base}]}}
+baseline: {{binary: base, profiles: [{base}]}}
 rules:
   - {{calls: hash, max: {ITEMS * PER}}}
   - {{arc: parse -> hash, equal: {ITEMS * PER}}}

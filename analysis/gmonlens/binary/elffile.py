@@ -102,7 +102,7 @@ class ElfFile:
         if self.wide and len(head) < 64:
             raise ElfError(self.path, "malformed ELF file (header past the end of the file)")
         h = struct.unpack_from(e + ("HHIQQQIHHHHHH" if self.wide else "HHIIIIIHHHHHH"), head, 16)
-        self.machine, self.type = h[1], h[0]
+        self.machine, self.type, self.eflags = h[1], h[0], h[6]
         self.segments: list[tuple[int, int, int, int]] = []  # (p_type, offset, file size, address)
         phoff, shoff, phentsize, phnum, shentsize, shnum, shstrndx = (
             h[4],

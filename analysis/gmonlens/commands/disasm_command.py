@@ -91,7 +91,8 @@ def parse_disasm_args(argv: Sequence[str]) -> DisasmArgs:
         )
     d.symspec = g.operands[0]
     g.binary = g.operands[1] if len(g.operands) > 1 else "a.out"
-    g.profiles = list(g.operands[2:]) or ["gmon.out"]
+    g.profiles = list(g.operands[2:]) or ([] if g.hexdumps else ["gmon.out"])
+    g.profiles += g.hexdumps
     d.gprof = g
     return d
 
@@ -134,7 +135,7 @@ def run_disasm(d: DisasmArgs) -> int:
     g = d.gprof
     for w in g.warnings:
         print(f"gmonlens: warning: {w}", file=sys.stderr)
-    ctx = DisasmContext.open(g.binary, g.profiles, g.analysis, d.symspec, d.syntax)
+    ctx = DisasmContext.open(g.binary, g.profile_files(), g.analysis, d.symspec, d.syntax)
     for prob in ctx.problems:
         print(f"gmonlens: warning: {prob}", file=sys.stderr)
     rids = ctx.find(d.symspec)

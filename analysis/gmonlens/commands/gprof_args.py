@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from gmonlens.common.errors import UsageError
 from gmonlens.common.model import ElfSymbol, Profile
@@ -12,6 +13,9 @@ from gmonlens.common.options import AnalysisOptions, ArcSpec, SymSpec
 from gmonlens.output.report import ReportOptions
 
 from .gnu_getopt import NONE, OPTIONAL, REQUIRED, Option, OptionTable
+
+if TYPE_CHECKING:
+    from gmonlens.load.program import ProfileFiles
 
 __all__ = [
     "ANNO",
@@ -77,6 +81,13 @@ OPTIONS: tuple[Option, ...] = (
     Option("", ("json",), NONE, "", 'the profile as JSON instead (gmonlens; README, "JSON output")'),
     Option(
         "",
+        ("hexdump",),
+        REQUIRED,
+        "FILE",
+        "a profile as a hex dump (hexdump -C, xxd, od...; gmonlens)",
+    ),
+    Option(
+        "",
         ("clones-apart",),
         NONE,
         "",
@@ -126,6 +137,13 @@ class ReportArgs:
     inline_files: bool = False
     function_ordering: bool = False  # -r: printed last, right after the other sections
     file_ordering: str | None = None  # -R MAP: the `nm --print-file-name` map file
+    hexdumps: list[str] = field(default_factory=list)  # --hexdump FILE: profiles as hex dump transcripts
+
+    def profile_files(self) -> ProfileFiles:
+        """The profiles to read: the files named, then the hex dump transcripts (--hexdump)."""
+        from gmonlens.load.program import ProfileFiles
+
+        return ProfileFiles(self.profiles, hexdumps=self.hexdumps)
 
     @property
     def annotate(self) -> bool:
@@ -295,6 +313,13 @@ def _function_ordering(p: _Parse, c: str, val: str | None) -> None:
     p.r.styles.add("order")  # a user-chosen output: no default sections
 
 
+def _hexdump(p: _Parse, c: str, val: str | None) -> None:
+    """--hexdump FILE: a profile read from a hex dump transcript (profile/hexdump.py), summed after
+    the profile files named as operands (and instead of the default gmon.out)."""
+    assert val is not None
+    p.r.hexdumps.append(val)
+
+
 def _file_ordering(p: _Parse, c: str, val: str | None) -> None:
     p.r.file_ordering = str(val)
     p.r.styles.add("order")
@@ -374,6 +399,7 @@ HANDLERS: dict[str, Handler] = {
     "--inline-file-names": _inline_files,
     "--json": _flag("json"),
     "--clones-apart": _analysis("clones_apart"),
+    "--hexdump": _hexdump,
     "--demangle": _flag("demangle", True),
     "--no-demangle": _flag("demangle", False),
     "a": _analysis("no_static"),
@@ -447,6 +473,8 @@ def parse_report_args(argv: Sequence[str]) -> ReportArgs:
         r.binary = operands[0]
         if len(operands) > 1:
             r.profiles = operands[1:]
+    if r.hexdumps:
+        r.profiles = [*(r.profiles if len(operands) > 1 else []), *r.hexdumps]
     lists = {k: tuple(v) for k, v in p.lists.items()}
     r.analysis = AnalysisOptions(**p.analysis, **lists)  # type: ignore[arg-type]
     return r

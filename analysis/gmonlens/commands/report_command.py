@@ -28,7 +28,7 @@ def run_report(args: ReportArgs) -> int:
     # the report names files as gprof does; JSON gives every routine its true source position
     loaded = load(
         args.binary,
-        args.profiles,
+        args.profile_files(),
         args.analysis,
         gprof_files=not args.json,
         all_lines=args.json,

@@ -36,6 +36,7 @@ from gmonlens.common.errors import GmonlensError
 from gmonlens.common.model import CodeSection, HistogramRecord, Profile, Routine
 from gmonlens.common.units import seconds
 from gmonlens.disasm.asmtext import has_hidden_zero_disp, objdump_text, raw_matters
+from gmonlens.disasm.isa import MACHINES, OtherDecoder
 from gmonlens.dwarf.line_table import LineTable
 from gmonlens.profile.line_symbols import FunctionNames, line_runs
 
@@ -112,11 +113,32 @@ class Listing:
 
 
 class Decoder:
-    """capstone for one architecture ("EM_X86_64", "EM_386", "EM_AARCH64"), objdump's spelling;
-    `syntax` "att" or "intel" (x86)."""
+    """capstone for one architecture ("EM_X86_64", "EM_386", "EM_AARCH64", and those of
+    `isa.MACHINES`: ARM, RISC-V, POWER, s390x, MIPS), objdump's spelling; `syntax` "att" or
+    "intel" (x86); `wide`/`little`: the ELF class and byte order; `mapping`: ARM's mapping
+    symbols (`ElfImage.arm_mapping`)."""
 
-    def __init__(self, machine: str, syntax: str = "att") -> None:
+    def __init__(
+        self,
+        machine: str,
+        syntax: str = "att",
+        *,
+        wide: bool = True,
+        little: bool = True,
+        mapping: Sequence[tuple[int, str]] = (),
+    ) -> None:
+        self._other: OtherDecoder | None = None
         arch = _ARCH.get(machine)
+        if arch is None and machine in MACHINES:
+            try:
+                self._other = OtherDecoder(machine, wide, little, mapping)
+            except ImportError:
+                raise DisasmError(
+                    None,
+                    "no disassembly without the capstone module (pip install capstone in gmonlens's Python)",
+                ) from None
+            self.arch, self.syntax = machine[3:].lower(), "att"
+            return
         if arch is None:
             raise DisasmError(None, f"no disassembler for {machine[3:].lower() or 'this machine'}")
         try:
@@ -145,6 +167,8 @@ class Decoder:
     def decode(self, data: bytes, address: int) -> list[Decoded]:
         """The instructions of `data` placed at `address`, in order; undecodable bytes come out
         as `.byte` pseudo-instructions."""
+        if self._other is not None:
+            return [Decoded(*row) for row in self._other.decode(data, address)]
         out: list[Decoded] = []
         arch, syntax, memo = self.arch, self.syntax, self._memo
         detail = self._detail
@@ -350,7 +374,7 @@ def build_listing(
     starts = [d.address for d in decoded]
     ticks = credit(histograms, starts, end, r.in_flat and profile.has_histogram)
     places = _places(r, starts, lines, names)
-    sites = _call_sites(profile, r, decoded, granule)
+    sites = _call_sites(profile, r, decoded, granule, 4 if decoder.arch == "mips" else 0)
     targets = sorted({d.target for d in decoded if d.kind in ("jump", "branch") and d.target is not None})
     labels = {t: f"L{k}" for k, t in enumerate((t for t in targets if r.address <= t < end), 1)}
     out = tuple(
@@ -392,11 +416,12 @@ def _places(
 
 
 def _call_sites(
-    profile: Profile, r: Routine, decoded: Sequence[Decoded], granule: int
+    profile: Profile, r: Routine, decoded: Sequence[Decoded], granule: int, delay: int = 0
 ) -> dict[int, list[CallSite]]:
-    """Instruction position -> the arcs' calls through it (module docstring)."""
+    """Instruction position -> the arcs' calls through it (module docstring); `delay`: the bytes
+    of a delay slot after a call (MIPS: a call returns past it)."""
     calls = [k for k, d in enumerate(decoded) if d.kind == "call"]
-    rets = [decoded[k].address + decoded[k].size for k in calls]
+    rets = [decoded[k].address + decoded[k].size + delay for k in calls]
     starts = [d.address for d in decoded]
     out: dict[int, list[CallSite]] = {}
     for pos in profile.children[r.id]:

@@ -22,7 +22,7 @@ from gmonlens.profile.line_symbols import FunctionNames
 if TYPE_CHECKING:  # scopes imports pyelftools: only a listing without cached scopes needs it
     from gmonlens.binary.address_names import AddressNames
     from gmonlens.dwarf.scopes import FunctionScopes
-    from gmonlens.load.program import Program
+    from gmonlens.load.program import ProfileFiles, Program
 
 
 def gprof_lines(program: Program) -> tuple[LineTable, FunctionScopes] | None:
@@ -65,7 +65,7 @@ class DisasmContext:
     def open(
         cls,
         binary: str,
-        profiles: Sequence[str],
+        profiles: Sequence[str] | ProfileFiles,
         options: AnalysisOptions,
         symspec: str = "",
         syntax: str = "att",
@@ -92,9 +92,15 @@ class DisasmContext:
         """From what a caller has loaded already (`lines`: `gprof_lines` of its Program;
         `address_names`: its `address_names()`, objdump's names of PLT entries, GOT slots and
         data; without them targets are named by code symbols alone)."""
-        decoder = Decoder(image.machine, syntax)
+        decoder = Decoder(
+            image.machine,
+            syntax,
+            wide=image.address_size == 8,
+            little=image.little_endian,
+            mapping=image.arm_mapping,
+        )
         found = lines
-        names = FunctionNames(found[1], image.symbols) if found else None
+        names = FunctionNames(found[1], image.naming_symbols) if found else None
         targets = TargetNames(image.symbols, image.code_sections, address_names)
         table = found[0] if found else None
         return cls(binary, image, profile, histograms, decoder, table, names, targets, profile.problems)

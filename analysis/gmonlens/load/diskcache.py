@@ -46,7 +46,7 @@ from typing import Any, TypeVar
 from gmonlens.common.errors import GmonlensError
 from gmonlens.common.files import open_regular
 
-FORMAT = 2
+FORMAT = 3  # 3: ARM Thumb function symbols read at their even address (issue 31)
 MAGIC = b"GMLC"
 _HEADER = struct.Struct("<4sIQ32s64s")  # magic, format, payload length, sha256(payload), key
 SUFFIX = ".gmc"

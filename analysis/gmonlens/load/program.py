@@ -22,7 +22,7 @@ from __future__ import annotations
 import struct
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -93,6 +93,16 @@ def read_profile_bytes(path: str) -> bytes:
     return read_regular(path, MAX_PROFILE_BYTES, "gmon.out profile", GmonFormatError)
 
 
+def read_hexdump(path: str) -> bytes:
+    """The profile a hex dump transcript at `path` shows (a regular file of at most MAX_TRANSCRIPT
+    bytes), or a one-line error naming it."""
+    from gmonlens.profile.hexdump import decode_hexdump
+
+    text = read_regular(path, MAX_TRANSCRIPT_BYTES, "hex dump transcript", GmonFormatError)
+    return decode_hexdump(text.decode("utf-8", "replace"), path)
+
+
+MAX_TRANSCRIPT_BYTES = 1 << 28  # a console log: a few times the profile's size, and the noise around it
 _UNIT_TABLES = 64  # `Program.lines_of`: the line tables of sets of units kept (a unit: ~1 ms to decode)
 
 
@@ -134,13 +144,17 @@ class ProfileFiles:
     """Profile files, each read once (the bytes are kept: they are small next to the binary) and
     parsed once per (address size, byte order, format), then summed as gprof sums them."""
 
-    def __init__(self, paths: Sequence[str]) -> None:
+    def __init__(self, paths: Sequence[str], hexdumps: Collection[str] = ()) -> None:
         self.paths = tuple(paths)
+        self.hexdumps = frozenset(hexdumps)  # those of `paths` that are hex dump transcripts
         self._once = _Once()
         self.parsed = False  # whether records were parsed from the files (`gmon`)
 
     def data(self, path: str) -> bytes:
-        """The bytes of `path` (one of `paths`); GmonFormatError when it cannot be read."""
+        """The bytes of `path` (one of `paths`; a hex dump transcript's decoded: profile/hexdump.py);
+        GmonFormatError when it cannot be read."""
+        if path in self.hexdumps:
+            return self._once.get(f"bytes:{path}", lambda: read_hexdump(path))
         return self._once.get(f"bytes:{path}", lambda: read_profile_bytes(path))
 
     def release_bytes(self) -> None:
@@ -156,14 +170,22 @@ class ProfileFiles:
     def gmon(self, address_size: int, little_endian: bool, fmt: str = "auto") -> GmonData:
         """The files' records read at a word size and byte order, summed (raises GmonFormatError)."""
 
-        def parse() -> GmonData:
-            files = [
-                gmonio.parse_gmon(
-                    self.data(p), path=p, address_size=address_size, little_endian=little_endian, fmt=fmt
+        def one(p: str) -> gmonio.GmonFile:
+            data = self.data(p)
+            try:
+                return gmonio.parse_gmon(
+                    data, path=p, address_size=address_size, little_endian=little_endian, fmt=fmt
                 )
-                for p in self.paths
-            ]
-            return gmonio.accumulate(files)
+            except GmonlensError:
+                why = gmonio.layout_mismatch(
+                    data, path=p, address_size=address_size, little_endian=little_endian
+                )
+                if why is None or fmt != "auto":
+                    raise
+                raise GmonFormatError(p, why) from None
+
+        def parse() -> GmonData:
+            return gmonio.accumulate([one(p) for p in self.paths])
 
         data = self._once.get(f"gmon:{address_size}:{little_endian}:{fmt}", parse)
         self.parsed = True
@@ -301,7 +323,13 @@ class Program:
         def make() -> CallFinder:
             image = self.image
             sections = [(c.address, c.data) for c in image.code_sections]
-            return CallFinder(image.machine, image.address_size, sections)
+            return CallFinder(
+                image.machine,
+                image.address_size,
+                sections,
+                little=image.little_endian,
+                arm_mapping=image.arm_mapping,
+            )
 
         return self._once.get("calls", make)
 

@@ -174,10 +174,14 @@ async def record(ls: GmonlensServer, params: Any) -> wire.Recording:
     if any(isinstance(c, Recording) and c.folder == state.path for c in ls.children):
         raise RequestFailed(f"{RECORD}: a recording already runs in {state.path}")
     running = Recording(state.path)
-    ls.children.add(running)
-    progress = Progress(ls, token)
-    await progress.begin("gmonlens record", " ".join(request.argv)[:200], running.cancel)
-    job = reload.in_thread(recorder.run, request, _hooks(ls, running, progress))
+    ls.children.add(running)  # at once, no await since the check: one recording per folder
+    try:
+        progress = Progress(ls, token)
+        await progress.begin("gmonlens record", " ".join(request.argv)[:200], running.cancel)
+        job = reload.in_thread(recorder.run, request, _hooks(ls, running, progress))
+    except BaseException:
+        ls.children.discard(running)
+        raise
     job.add_done_callback(lambda _f: ls.children.discard(running))  # when the thread ends
     try:
         outcome = await asyncio.shield(job)

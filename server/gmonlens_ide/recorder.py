@@ -25,13 +25,13 @@ import select
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
-
-from gmonlens.common.errors import GmonlensError, UsageError
-from gmonlens.runs.diagnose import Diagnosis
-from gmonlens.runs.results import Recording
+from typing import TYPE_CHECKING, Any
 
 from .recordings import RECORD_DIR
+
+if TYPE_CHECKING:  # the engine's recording modules load with the first recording (server start-up)
+    from gmonlens.runs.diagnose import Diagnosis
+    from gmonlens.runs.results import Recording
 
 MAX_ARGV = 4096  # words of a command line
 MAX_WORD = 1 << 16  # characters of one word (a path, an argument, an environment value)
@@ -274,6 +274,7 @@ class Outcome:
 
 def run(request: RecordRequest, hooks: Hooks | None = None) -> Outcome:
     """Record `request` (module docstring) on this thread; raises RecordFailed."""
+    from gmonlens.common.errors import GmonlensError, UsageError
     from gmonlens.runs.command import CommandNotFound, NotExecutable
     from gmonlens.runs.record_json import to_json
     from gmonlens.runs.recording import RecordOptions, record

@@ -21,12 +21,11 @@ import signal
 import threading
 import uuid
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pygls.capabilities import get_capability
 from pygls.exceptions import JsonRpcInvalidParams
 
-from gmonlens.runs.diagnose import Diagnosis
 from gmonlens_ide import recorder
 from gmonlens_ide.session import FolderState
 from gmonlens_ide.settings import effective_settings
@@ -36,6 +35,9 @@ from ..from_lsp import folder_for
 from ..notices import log_info
 from ..protocol import RequestFailed
 from ..server import GmonlensServer
+
+if TYPE_CHECKING:  # the engine's recording modules load with the first recording, not at start-up
+    from gmonlens.runs.diagnose import Diagnosis
 
 log = logging.getLogger("gmonlens")
 RECORD = "gmonlens/record"

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import os
 import types
 import typing
 from array import array
@@ -305,3 +306,29 @@ def _decode_fit(value: Any) -> Any:
 def has_profile(key: str | None) -> bool:
     """Whether an entry `write_profile` wrote under `key` is there (not read nor checked)."""
     return diskcache.exists("profile", key)
+
+
+def _ran_key(profile_keys: list[str]) -> str | None:
+    if not profile_keys:
+        return None
+    return diskcache.derived_key(diskcache.content_key(b"ran-by"), *(k.encode() for k in profile_keys))
+
+
+def remember_binary(profile_keys: list[str], binary: str) -> None:
+    """Remember (in the disk cache) that the profiles of these content keys were loaded with the
+    binary at `binary` (its real path): when that file is later rebuilt, the profile's refusal can
+    say so for certain (`binary_that_ran`)."""
+    key = _ran_key(profile_keys)
+    if key is not None and binary_that_ran(profile_keys) != os.path.realpath(binary):
+        diskcache.store("ranby", key, os.path.realpath(binary))
+
+
+def binary_that_ran(profile_keys: list[str]) -> str | None:
+    """The real path of the binary these profiles were last loaded with, or None."""
+    key = _ran_key(profile_keys)
+
+    def check(value: Any) -> str:
+        diskcache.expect(type(value) is str)
+        return str(value)
+
+    return diskcache.load("ranby", key, check) if key is not None else None

@@ -341,7 +341,8 @@ def choose_binary(folder: str, profiles: list[str], first: Iterable[str] = ()) -
     exact: list[Program] = []
     refused: list[str] = []  # "candidate: why", in the order tried
     profile_errors: list[str] = []
-    files = ProfileFiles(profiles)
+    unfit: list[str] = []  # ELF programs the profile does not fit
+    files = ProfileFiles(profiles, keep_open=True)  # the load asks whether they were written since
     for c in candidates:
         program = Program(c, files)
         try:
@@ -360,6 +361,7 @@ def choose_binary(folder: str, profiles: list[str], first: Iterable[str] = ()) -
             refused.append(f"{_rel(folder, c)} fits only loosely ({describe(fit).rsplit(': ', 1)[-1]})")
         else:
             refused.append(f"{_rel(folder, c)}: {_refusal(describe(fit))}")
+            unfit.append(c)
     name = brief(_rel(folder, p) for p in profiles)
     if exact:
         exact.sort(key=lambda p: os.path.getmtime(p.path), reverse=True)
@@ -381,9 +383,44 @@ def choose_binary(folder: str, profiles: list[str], first: Iterable[str] = ()) -
     if not candidates:
         details.append("there is no executable there")
     detail = "".join(f"; {d}" for d in details)
-    return None, (
-        f"{profiles[0]}: no executable in {folder} or its build folders fits this profile{detail}; {_FIX_BINARY}"
+    newer = [c for c in unfit if rebuilt_since(c, profiles)]
+    ran = _binary_that_ran(files)
+    certain = [c for c in newer if os.path.realpath(c) == ran]
+    fix = rebuilt_fix(_rel(folder, (certain or newer)[0]), bool(certain)) if newer else _FIX_BINARY
+    return (
+        None,
+        f"{profiles[0]}: no executable in {folder} or its build folders fits this profile{detail}; {fix}",
     )
+
+
+def _binary_that_ran(files: ProfileFiles) -> str | None:
+    try:
+        return cache_entries.binary_that_ran(files.content_keys())
+    except GmonlensError:
+        return None
+
+
+def rebuilt_since(binary: str, profiles: Iterable[str]) -> bool:
+    """Whether `binary` was modified after one of `profiles` was written (a rebuild since the run)."""
+    try:
+        built = os.path.getmtime(binary)
+        return any(built > os.path.getmtime(p) for p in profiles)
+    except OSError:
+        return False
+
+
+RUN_AGAIN = (
+    "run the program again (or pin the old binary: keep a copy of the build that ran and set `binary` to it)"
+)
+
+
+def rebuilt_fix(binary: str, certain: bool) -> str:
+    """The fix for a profile that `binary`, modified since the run, does not fit: setting `binary`
+    to it is refused just the same. `certain`: the profile was loaded with this file before
+    (`cache_entries.binary_that_ran`), so it is a rebuild, not another program."""
+    if certain:
+        return f"{binary} was rebuilt after the run that wrote the profile: {RUN_AGAIN}"
+    return f"if {binary} was rebuilt since the run, {RUN_AGAIN}; if the profile is another program's, {_FIX_BINARY}"
 
 
 def _wrappers(folder: str, dirs: list[str], candidates: list[str]) -> list[str]:

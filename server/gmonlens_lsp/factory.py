@@ -9,6 +9,7 @@ from .features import (
     call_hierarchy,
     code_lens,
     disassembly,
+    documents,
     flame_graph,
     hover,
     lifecycle,
@@ -34,6 +35,7 @@ FEATURES = (
     flame_graph,
     disassembly,
     record,
+    documents,
 )
 
 

@@ -13,6 +13,7 @@ import functools
 import inspect
 import logging
 import os
+import signal
 import sys
 import threading
 import time
@@ -20,6 +21,7 @@ import uuid
 from collections.abc import Callable, Coroutine
 from typing import Any, BinaryIO, Protocol, TypeVar
 
+from pygls.exceptions import JsonRpcException
 from pygls.io_ import StdinAsyncReader, StdoutWriter
 from pygls.lsp.server import LanguageServer
 
@@ -36,7 +38,8 @@ T = TypeVar("T")
 
 
 def safe(default: Any = None) -> Callable[[F], F]:
-    """Make a handler answer `default` instead of raising (the error is logged to stderr)."""
+    """Make a handler answer `default` instead of raising (the error is logged to stderr); a
+    `JsonRpcException` it raises is answered as that error."""
 
     def wrap(fn: F) -> F:
         if inspect.iscoroutinefunction(fn):
@@ -45,7 +48,7 @@ def safe(default: Any = None) -> Callable[[F], F]:
             async def run_async(*args: Any, **kwargs: Any) -> Any:
                 try:
                     return await fn(*args, **kwargs)
-                except asyncio.CancelledError:
+                except (asyncio.CancelledError, JsonRpcException):  # an error answer is meant
                     raise
                 except Exception:
                     log.exception("%s failed", fn.__name__)
@@ -166,14 +169,19 @@ class GmonlensServer(LanguageServer):
     # ---- process ---------------------------------------------------------------------------------
 
     def start_io(self, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> None:
-        """Serve on stdin/stdout until `exit` (or the client closes stdin), then end the process at
-        once: a load stuck in a read (a FIFO, a slow disk) must not keep it alive."""
+        """Serve on stdin/stdout until `exit` (or the client closes stdin, or SIGTERM, SIGHUP or
+        SIGINT arrives), then end the process at once, its subprocesses (the cache warm-up) killed
+        first: a load stuck in a read (a FIFO, a slow disk) must not keep it alive."""
         self._stop_event = threading.Event()
         reader = StdinAsyncReader(stdin or sys.stdin.buffer, self.thread_pool)
         self.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
 
         async def serve() -> None:
             assert self._stop_event is not None
+            loop = asyncio.get_running_loop()
+            for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):  # as `exit` does: children too
+                with contextlib.suppress(ValueError, OSError, RuntimeError, NotImplementedError):
+                    loop.add_signal_handler(sig, self.terminate, 128 + sig)
             code = 1
             try:
                 await read_loop(reader, self.protocol)

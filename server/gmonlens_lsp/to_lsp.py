@@ -499,6 +499,11 @@ def inlay_hint_options() -> types.InlayHintOptions:
     return types.InlayHintOptions(resolve_provider=False)
 
 
+def save_options() -> types.SaveOptions:
+    """didSave without the text (the document's lines are held already)."""
+    return types.SaveOptions(include_text=False)
+
+
 def response_error(code: int, text: str) -> types.ResponseError:
     """A JSON-RPC error object (`code`: the specification's number)."""
     return types.ResponseError(code=code, message=text)

@@ -23,10 +23,11 @@ from gmonlens.output.flame import FlameTree, frame_name
 from gmonlens.output.graph import CallGraph
 from gmonlens.profile.certainty import Health
 from gmonlens.profile.diff import RoutineDiff
-from gmonlens_ide.baseline import Comparison, PinnedBaseline, change_text
+from gmonlens_ide.baseline import Comparison, change_text
 from gmonlens_ide.figures import calls_text
 from gmonlens_ide.heat_index import FileHeat, HeatIndex, HotLine
 from gmonlens_ide.index import Place
+from gmonlens_ide.pinstore import PinnedBaseline
 
 from . import uris
 

@@ -53,9 +53,7 @@ def test_record_and_load(ws: Path, tmp_path: Path) -> None:
         )
         assert answer is not None and "result" in answer, (answer, server.stderr.decode()[-2000:])
         doc = answer["result"]
-        assert doc["usable"] and doc["binaries"][0]["binary"] == str(ws / "build" / "app"), doc[
-            "diagnosis"
-        ]
+        assert doc["usable"] and doc["binaries"][0]["binary"] == str(ws / "build" / "app"), doc["diagnosis"]
         assert server.wait_state(("loaded",), after=before) is not None  # reloaded before the answer
         progress = [p["value"]["kind"] for p in server.notifications("$/progress") if p["token"] == "rec"]
         assert progress[0] == "begin" and progress[-1] == "end", progress

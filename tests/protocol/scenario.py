@@ -18,11 +18,10 @@ from urllib.parse import quote
 
 import pytest
 
-from gmonlens.load import diskcache
 from gmonlens.runs import recording
 from gmonlens.runs.launch import RunOutcome, RunSetup
 from gmonlens.runs.preload import Preload
-from gmonlens_ide import baseline
+from gmonlens_ide import pinstore
 from gmonlens_lsp import reload
 from gmonlens_lsp.factory import create_server
 
@@ -32,6 +31,8 @@ from .wire_client import WireClient
 HOME = "/home/user"
 FOLDER = f"{HOME}/example"  # the workspace folder the examples show
 CACHE = f"{HOME}/.cache"  # their $XDG_CACHE_HOME
+DATA = f"{HOME}/.local/share"  # their $XDG_DATA_HOME (pinned baselines)
+PIN = "pin-0123456789abcdef"  # a pin's folder (its name is random)
 
 # initializationOptions: every setting of the `gmonlens` section, as a person may set them
 SETTINGS: dict[str, Any] = {
@@ -42,6 +43,7 @@ SETTINGS: dict[str, Any] = {
     "sourceMap": {"/build/example": "."},
     "lensTitle": "{percent}% · self {self} s · total {total} s{few} · {calls} calls{cycle}",
     "baseline": {"profiles": ["old/gmon.out"]},
+    "pinFolder": ".gmonlens/pins",  # unset: $XDG_DATA_HOME/gmonlens/baselines/<folder hash>
     "lineHeatLabel": "{seconds} s · {percent}%{few}",
     "lineHeatMinPercent": 1.0,
     "trustedWorkspace": True,
@@ -50,22 +52,25 @@ SETTINGS: dict[str, Any] = {
 
 def _pin_dirs(ws: Path) -> tuple[str, str]:
     """The folder's pinned-baseline directory here and as the examples show it (`pin_dir` of the
-    documented folder, under the documented cache)."""
-    here = baseline.pin_dir(str(ws.resolve()))
+    documented folder, under the documented data folder)."""
+    here = pinstore.pin_dir(str(ws.resolve()))
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(diskcache, "cache_dir", lambda: f"{CACHE}/gmonlens")
-        shown = baseline.pin_dir(FOLDER)
+        mp.setenv("XDG_DATA_HOME", DATA)
+        shown = pinstore.pin_dir(FOLDER)
     assert here is not None and shown is not None
     return here, shown
 
 
 def normaliser(ws: Path, cache: Path) -> Callable[[Any], Any]:
     """Rewrites this run's paths (tmp folders) as the documented ones, in every string of a value
-    (called while $XDG_CACHE_HOME is `cache`)."""
+    (called while $XDG_CACHE_HOME is `cache` and $XDG_DATA_HOME its sibling `data`)."""
+    import re
+
     real = str(ws.resolve())
     pairs = [
         _pin_dirs(ws),
         (str(cache.resolve()), CACHE),
+        (str((cache.parent / "data").resolve()), DATA),
         (quote(ws.resolve().as_uri(), safe=""), quote(f"file://{FOLDER}", safe="")),
         (ws.resolve().as_uri(), f"file://{FOLDER}"),
         (real, FOLDER),
@@ -76,7 +81,7 @@ def normaliser(ws: Path, cache: Path) -> Callable[[Any], Any]:
         if isinstance(v, str):
             for old, new in pairs:
                 v = v.replace(old, new)
-            return v
+            return re.sub(r"/pin-[0-9a-f]{16}/", f"/{PIN}/", v)
         if isinstance(v, list):
             return [fix(x) for x in v]
         if isinstance(v, dict):
@@ -205,6 +210,7 @@ def run_session(ws: Path, cache: Path, monkeypatch: pytest.MonkeyPatch) -> dict[
     session with `cache` as $XDG_CACHE_HOME; the messages, normalised, by example name."""
     write_workspace(ws)
     monkeypatch.setenv("XDG_CACHE_HOME", str(cache))
+    monkeypatch.setenv("XDG_DATA_HOME", str(cache.parent / "data"))
     monkeypatch.delenv("GMONLENS_CACHE", raising=False)
 
     async def no_warm_up(ls: Any, args: list[str]) -> None:  # no subprocess in the fast tier

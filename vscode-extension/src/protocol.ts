@@ -347,6 +347,7 @@ const Settings = obj({
   sourceMap: optional(record(str)),
   lensTitle: optional(str),
   baseline: optional(union(str, arr(str), obj({ profiles: arr(str), binary: optional(str) }))),
+  pinFolder: optional(str),
   lineHeatLabel: optional(str),
   lineHeatMinPercent: optional(num),
   trustedWorkspace: optional(bool),

@@ -66,9 +66,11 @@ def recording_dirs(folder: str, dirs: Sequence[str]) -> list[str]:
 
 
 def manifests(dirs: Sequence[str]) -> list[str]:
-    """The record.json files a poller watches, present or not (a recording writes it last), for
-    recordings in `dirs` (discovery's search folders)."""
-    return [os.path.join(base, MANIFEST) for d in dirs for base in (os.path.join(d, RECORD_DIR), d)]
+    """The record.json files present for recordings in `dirs` (discovery's search folders), for a
+    poller: a recording writes it last, so one appearing or rewritten is a finished recording (a
+    folder or file that is not one changes nothing)."""
+    paths = [os.path.join(base, MANIFEST) for d in dirs for base in (os.path.join(d, RECORD_DIR), d)]
+    return [p for p in paths if os.path.lexists(p)]
 
 
 def _document(folder: str, path: str, trusted: bool) -> tuple[dict[str, Any] | None, str | None]:

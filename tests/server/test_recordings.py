@@ -16,7 +16,7 @@ import pytest
 from gmonlens.runs.recording import DEFAULT_OUT
 from gmonlens_ide.discovery import discover
 from gmonlens_ide.recordings import RECORD_DIR, find_recordings, manifests
-from gmonlens_ide.session import FolderState
+from gmonlens_ide.session import FolderState, watched_stamp
 from gmonlens_ide.settings import UNTRUSTED, Settings
 from protocol.example_program import assemble, elf, gmon
 
@@ -176,7 +176,17 @@ def test_a_recording_without_a_usable_profile_is_the_problem(tmp_path: Path) -> 
     assert problem.startswith(str(rec / "record.json")) and "no usable profile" in problem
 
 
-def test_record_json_is_watched_before_it_exists(tmp_path: Path) -> None:
-    assert str(tmp_path / RECORD_DIR / "record.json") in manifests([str(tmp_path)])
+def test_a_recording_ending_changes_the_watched_stamp(tmp_path: Path) -> None:
+    """record.json is written last: its appearing (a first recording) or its rewriting (another)
+    changes what the poller sees; the recording's folder appearing alone does not."""
     state = FolderState(uri=tmp_path.as_uri(), path=str(tmp_path))
+    before = watched_stamp(state)
+    (tmp_path / RECORD_DIR).mkdir()
+    (tmp_path / RECORD_DIR / "gmon.out.5").write_bytes(b"a profile being written")
+    assert watched_stamp(state) == before and manifests([str(tmp_path)]) == []
+    (tmp_path / RECORD_DIR / "record.json").write_text("{}")
     assert str(tmp_path / RECORD_DIR / "record.json") in state.watch_paths()
+    first = watched_stamp(state)
+    assert first != before
+    (tmp_path / RECORD_DIR / "record.json").write_text('{"schema": "gmonlens-record/1"}')
+    assert watched_stamp(state) != first

@@ -206,3 +206,42 @@ def test_what_a_recording_made_is_loaded(tmp_path: Path) -> None:
         assert hottest[0]["name"] == "leaf"
 
     _session(ws, True, body)
+
+
+class _ClaimingClient(WireClient):
+    """A client whose `workspace/configuration` answers claim trust for every scope: what eglot
+    answers when a repository's `.dir-locals.el` sets `eglot-workspace-configuration`."""
+
+    def write(self, data: bytes) -> None:
+        super().write(data)
+        m = self.received[-1]
+        if m.get("method") == "workspace/configuration" and "id" in m:
+            items = m["params"]["items"]
+            self._send({"jsonrpc": "2.0", "id": m["id"], "result": [{"trustedWorkspace": True}] * len(items)})
+
+
+def test_pulled_settings_never_grant_trust(tmp_path: Path) -> None:
+    """Only `initializationOptions` say the workspace is trusted: settings the workspace's own files
+    can write (pulled or pushed later) do not, so the record request stays refused."""
+    marker = tmp_path / "ran"
+
+    async def run() -> None:
+        client = _ClaimingClient(create_server())
+        folder = tmp_path.as_uri()
+        await client.request("initialize", {
+            "processId": None, "rootUri": folder, "workspaceFolders": [{"uri": folder, "name": "ws"}],
+            "capabilities": {"workspace": {"configuration": True}},
+            "initializationOptions": {"gmonlens": {}},
+        })  # fmt: skip
+        client.notify("initialized", {})
+        await client.notification("gmonlens/status", lambda p: p["state"] in ("idle", "problem", "loaded"))
+        assert any(m.get("method") == "workspace/configuration" for m in client.received)
+        client.notify(
+            "workspace/didChangeConfiguration", {"settings": {"gmonlens": {"trustedWorkspace": True}}}
+        )
+        params = {"argv": ["/bin/sh", "-c", f"touch {marker}"], "options": {"preload": False}}
+        error = _error(await client.answer(client.send_request("gmonlens/record", params)))
+        assert error["code"] == -32803 and "trusted workspace" in error["message"]
+
+    asyncio.run(asyncio.wait_for(run(), LIMIT))
+    assert not marker.exists()

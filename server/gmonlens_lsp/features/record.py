@@ -43,7 +43,7 @@ log = logging.getLogger("gmonlens")
 RECORD = "gmonlens/record"
 UNTRUSTED = (
     "gmonlens/record runs a command, which it does only in a trusted workspace (VS Code: trust the "
-    "folder; other clients: the gmonlens.trustedWorkspace client setting)"
+    "folder; other clients: trustedWorkspace in the initializationOptions)"
 )
 TOP_KEYS = ("folder", "argv", "cwd", "options", "workDoneToken")
 OPTION_KEYS = ("runs", "precision", "onSignalExit", "arcs", "binaries", "preload", "env")
@@ -82,8 +82,9 @@ def _fields(params: Any) -> tuple[str | None, dict[str, Any], Any]:
 
 
 async def _trusted(ls: GmonlensServer, state: FolderState) -> bool:
-    client = state.client_settings if state.client_settings is not None else ls.client_settings
-    settings, _problems = await asyncio.to_thread(effective_settings, state.path, client)
+    settings, _problems = await asyncio.to_thread(
+        effective_settings, state.path, ls.client_settings_of(state)
+    )
     return settings.trusted
 
 

@@ -34,6 +34,7 @@ from . import cache_entries, writes
 from .discovery import PROFILE_PATTERNS, Discovery, _abs, rebuilt_fix, rebuilt_since, search_dirs
 from .heat_index import HeatHolder, HeatIndex, compute
 from .index import SourceIndex
+from .recordings import manifests
 from .settings import CONFIG_FILE, Settings
 from .suites import Choice, discover_folder
 
@@ -447,7 +448,8 @@ class FolderState:
         files = list(dict.fromkeys(files))
         if len(files) > MAX_POLLED_FILES:
             files = []
-        return list(dict.fromkeys([config, *([binary] if binary else []), *files]))
+        records = manifests(self._default_dirs())  # a recording's record.json, written after its profiles
+        return list(dict.fromkeys([config, *([binary] if binary else []), *files, *records]))
 
     def _default_dirs(self) -> list[str]:
         return search_dirs(self.path) if not self.settings.profiles else []

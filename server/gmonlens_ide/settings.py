@@ -277,7 +277,7 @@ def effective_settings(folder: str, client: Any) -> tuple[Settings, list[str]]:
 
 UNTRUSTED = (
     "leads outside the workspace folder: read only in a trusted workspace "
-    "(VS Code: trust the folder; other clients: the gmonlens.trustedWorkspace setting)"
+    "(VS Code: trust the folder; other clients: trustedWorkspace in initializationOptions)"
 )
 
 

@@ -15,6 +15,7 @@ from .features import (
     lifecycle,
     line_heat,
     profile_commands,
+    record,
     tests,
     watch,
     workspace_symbols,
@@ -34,6 +35,7 @@ FEATURES = (
     call_graph,
     flame_graph,
     disassembly,
+    record,
     documents,
     tests,
 )

@@ -124,7 +124,7 @@ async def _reload(ls: GmonlensServer, state: FolderState, generation: int) -> No
     def stop() -> bool:  # asked from the load's thread
         return state.generation != generation
 
-    client = state.client_settings if state.client_settings is not None else ls.client_settings
+    client = ls.client_settings_of(state)
     started = time.time_ns()
     before = await asyncio.to_thread(watched_stamp, state)
     outcome: LoadOutcome | None = None

@@ -18,8 +18,8 @@ import sys
 import threading
 import time
 import uuid
-from collections.abc import Callable, Coroutine
-from typing import Any, BinaryIO, TypeVar
+from collections.abc import Callable, Coroutine, Mapping
+from typing import Any, BinaryIO, Protocol, TypeVar
 
 from pygls.exceptions import JsonRpcException
 from pygls.io_ import StdinAsyncReader, StdoutWriter
@@ -69,14 +69,21 @@ def safe(default: Any = None) -> Callable[[F], F]:
     return wrap
 
 
+class Killable(Protocol):
+    """A process the server started (the cache warm-up, a recorded command): killed at exit."""
+
+    def kill(self) -> None: ...
+
+
 class GmonlensServer(LanguageServer):
     protocol: GmonlensProtocol
 
     def __init__(self) -> None:
         super().__init__("gmonlens", __version__, protocol_cls=GmonlensProtocol)
-        self.children: set[asyncio.subprocess.Process] = set()  # subprocesses (cache warm-up), killed at exit
+        self.children: set[Killable] = set()  # subprocesses (warm-up, recordings), killed at exit
         self.warm_slots = asyncio.Semaphore(MAX_CONCURRENT)  # warm-up processes at once
         self.client_settings: Any = None  # the client's `gmonlens` section, camelCase
+        self.client_trust = False  # `trustedWorkspace` of initializationOptions (never pulled settings)
         self.folders: dict[str, FolderState] = {}  # folder uri -> state
         self.background: set[asyncio.Task[Any]] = set()
         self.watching_by_client = False
@@ -144,6 +151,16 @@ class GmonlensServer(LanguageServer):
                 if state.loaded is not None and state.loaded.index.knows(path):
                     return state
         return best
+
+    def client_settings_of(self, state: FolderState) -> Any:
+        """The client's `gmonlens` section for a folder (its own, else the global one), with
+        `trustedWorkspace` as `initialize` said it: settings pulled or pushed later may come from
+        the workspace's own files (eglot answers from `.dir-locals.el`, VS Code from
+        `.vscode/settings.json`), so they never grant trust."""
+        client = state.client_settings if state.client_settings is not None else self.client_settings
+        section = dict(client) if isinstance(client, Mapping) else {}
+        section["trustedWorkspace"] = self.client_trust
+        return section
 
     def loaded_for(self, doc_uri: str) -> LoadedFolder | None:
         state = self.folder_of(doc_uri)

@@ -117,14 +117,17 @@ class Workspace:
 
     def _watched(self, settings: Settings, inputs: tuple[str, ...]) -> list[str]:
         from gmonlens_ide.discovery import PROFILE_PATTERNS, search_dirs
+        from gmonlens_ide.recordings import manifests
 
         paths = [os.path.join(self.folder, CONFIG_FILE), *self.profiles, *inputs]
         if self.binary:
             paths.append(self.binary)
-        if not settings.profiles:  # where a new default profile would appear
-            for d in search_dirs(self.folder):
+        if not settings.profiles:  # where a new default profile (or a recording) would appear
+            dirs = search_dirs(self.folder)
+            for d in dirs:
                 for pattern in PROFILE_PATTERNS:
                     paths += glob.glob(os.path.join(glob.escape(d), pattern))
+            paths += manifests(dirs)
         return sorted(set(paths))
 
     def _fresh(self) -> bool:

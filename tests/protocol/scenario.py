@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import json
+import shutil
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -17,11 +18,14 @@ from urllib.parse import quote
 
 import pytest
 
+from gmonlens.runs import recording
+from gmonlens.runs.launch import RunOutcome, RunSetup
+from gmonlens.runs.preload import Preload
 from gmonlens_ide import pinstore
 from gmonlens_lsp import reload
 from gmonlens_lsp.factory import create_server
 
-from .example_program import SOURCE, line_of, write_workspace
+from .example_program import LAUNCHER, SOURCE, line_of, write_workspace
 from .wire_client import WireClient
 
 HOME = "/home/user"
@@ -169,8 +173,43 @@ async def _session(c: WireClient, ws: Path) -> dict[str, Any]:
         out[f"command.gmonlens.selectTest.result.{variant}"] = await c.command(
             "gmonlens.selectTest", [folder, choice]
         )
+    # last: a recording reloads the folder (here the `profiles` setting keeps gmon.out shown)
+    out["gmonlens.record.params"] = {
+        "folder": folder, "argv": [f"./{LAUNCHER}", "--quick"], "cwd": ".",
+        "options": {"runs": 2, "precision": 2.5, "onSignalExit": True, "arcs": "auto", "binaries": ["prog"],
+                    "preload": True, "env": {"TEST_SEED": "7"}},
+        "workDoneToken": "record-1",
+    }  # fmt: skip
+    out["gmonlens.record.result"] = await c.request("gmonlens/record", out["gmonlens.record.params"])
     await c.request("shutdown", None)
     return out
+
+
+class ExampleRuns:
+    """`gmonlens/record`'s runs of `./run-tests`, made here (the fast tier starts no process),
+    as the helper library and glibc would leave them: run-tests (pid 4242, 4252, ...) forks a
+    child that execs `prog`, which writes the example's profile (gmon.out) where GMON_OUT_PREFIX
+    says and exits after 4.5 s of CPU time (more than its samples cover: time in libraries)."""
+
+    def __init__(self, ws: Path, cache: Path) -> None:
+        self.ws = ws
+        self.helper = str(cache / "gmonlens" / "preload" / "libgmonlens-record.so")
+        self.runs = 0
+
+    def preload(self, env: Any, cwd: str) -> Preload:
+        return Preload(self.helper, ("cc",), cached=True, machine=62, wide=True)
+
+    def run(self, setup: RunSetup) -> RunOutcome:
+        pid = 4242 + 10 * self.runs
+        self.runs += 1
+        child, launcher, prog = pid + 1, str(self.ws / LAUNCHER), str(self.ws / "prog")
+        shutil.copyfile(self.ws / "gmon.out", f"{setup.env['GMON_OUT_PREFIX']}.{child}")
+        records = [(pid, 1, "start", 0, 0, launcher), (child, pid, "fork", 0, 0, launcher),
+                   (child, pid, "start", 0, 0, prog), (child, pid, "exit", 4_480_000, 20_000, prog),
+                   (pid, 1, "exit", 1_000, 2_000, launcher)]  # fmt: skip
+        with open(setup.env["GMONLENS_RECORD_LOG"], "a", encoding="utf-8") as log:
+            log.write("".join("\t".join(map(str, r)) + "\0" for r in records))
+        return RunOutcome(pid, 0, None, 4.481, 0.022, 4.6)
 
 
 def run_session(ws: Path, cache: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
@@ -185,6 +224,9 @@ def run_session(ws: Path, cache: Path, monkeypatch: pytest.MonkeyPatch) -> dict[
         return None
 
     monkeypatch.setattr(reload, "_warm", no_warm_up)
+    runs = ExampleRuns(ws, cache)
+    monkeypatch.setattr(recording, "run_once", runs.run)
+    monkeypatch.setattr(recording, "build_preload", runs.preload)
     monkeypatch.setattr(gc, "freeze", lambda: None)  # the load freezes its objects: not the test run's
     client = WireClient(create_server())
     messages = asyncio.run(asyncio.wait_for(_session(client, ws), 120))

@@ -48,6 +48,7 @@ SERVER_SENDS: dict[str, Any] = {
     "command.gmonlens.selectTest.result": wire.TestsList,
     "command.gmonlens.selectTest.result.suite": wire.TestsList,
     "command.gmonlens.selectTest.result.auto": wire.TestsList,
+    "gmonlens.record.result": wire.Recording,
 }
 
 

@@ -17,11 +17,9 @@ CPU time it used (an I/O module: it starts a process).
   PR_SET_CHILD_SUBREAPER), so descendants orphaned during the run are reparented to it and reaped
   after the command ends (for ORPHAN_GRACE seconds), their time added. Only for a process that
   reaps no other children (the CLI): `wait4(-1)` would take a server's other children.
-- Own group and time limit (`gmonlens test`, several commands at once): with `own_group` the
-  command leads a new session (its own process group: a terminal's ^C reaches gmonlens alone,
-  which stops the commands itself, `stop_group`); with `timeout` seconds, the command's process
-  group is sent SIGTERM when they are up (the helper's `--on-signal=exit` lets it still write its
-  profile), and SIGKILL KILL_GRACE seconds later (`RunOutcome.timed_out`).
+- Cancellation (a server's caller, `RunSetup.cancel`): the command then runs in a session and
+  process group of its own; when the event is set, the group is sent SIGTERM, and SIGKILL if it
+  is still there CANCEL_GRACE seconds later (descendants that left the group are not reached).
 """
 
 from __future__ import annotations
@@ -48,7 +46,7 @@ GLIBC_MESSAGES = (
 ORPHAN_GRACE = 1.0  # seconds to wait for orphaned descendants after the command ends
 DRAIN = 0.3  # seconds of quiet on standard error, once the command has ended, before it is let go
 MAX_DRAIN = 2.0  # descendants still writing: standard error let go after this long
-KILL_GRACE = 5.0  # seconds between a timed-out command's SIGTERM and SIGKILL
+CANCEL_GRACE = 3.0  # seconds between SIGTERM and SIGKILL to a cancelled command's process group
 FORWARDED = (signal.SIGTERM, signal.SIGHUP)
 NOTED = (signal.SIGINT, *FORWARDED)
 
@@ -90,9 +88,9 @@ class RunSetup:
     stderr: int = 2  # where the command's standard error is copied to
     forward_signals: bool = True  # note SIGINT, pass SIGTERM/SIGHUP on (main thread only)
     adopt_orphans: bool = False
-    own_group: bool = False  # the command leads a new session (its own process group)
-    timeout: float | None = None  # seconds; then its group is stopped (needs own_group)
-    started: Callable[[int], None] | None = None  # told the command's pid once it runs
+    stdin: int | None = None  # the command's standard input (a descriptor; None: gmonlens's)
+    cancel: threading.Event | None = None  # set by another thread: the command is stopped
+    started: Callable[[int], None] | None = None  # told the command's pid (its group's, with `cancel`)
 
 
 @dataclass(frozen=True)
@@ -109,7 +107,6 @@ class RunOutcome:
     interrupted: int = 0  # a signal gmonlens itself received during the run
     orphans_left: bool = False  # descendants still running when gmonlens stopped waiting
     adopted: int = 0  # orphaned descendants reaped (their time is counted)
-    timed_out: bool = False  # stopped after RunSetup.timeout
 
     @property
     def cpu_seconds(self) -> float:
@@ -267,42 +264,25 @@ def _reap_orphans() -> tuple[float, float, int, bool]:
         user, sys_, reaped = user + ru.ru_utime, sys_ + ru.ru_stime, reaped + 1
 
 
-def stop_group(pid: int, signum: int) -> None:
-    """Send `signum` to the process group led by `pid` (a command run with `own_group`)."""
-    with contextlib.suppress(OSError):
-        os.killpg(pid, signum)
+def _canceller(pgid: int, cancel: threading.Event, ended: threading.Event) -> None:
+    """Wait for `cancel` (or the command's end); then SIGTERM to the process group, SIGKILL after
+    CANCEL_GRACE seconds if the command has not ended."""
+    while not ended.is_set():
+        if cancel.wait(0.05):
+            break
+    if ended.is_set():
+        return
+    for signum in (signal.SIGTERM, signal.SIGKILL):
+        with contextlib.suppress(OSError):
+            os.killpg(pgid, signum)
+        if ended.wait(CANCEL_GRACE):
+            return
 
 
-class _Limit:
-    """A command's time limit: SIGTERM to its group when `seconds` are up, SIGKILL KILL_GRACE
-    seconds later, unless `cancel` (the command ended) came first."""
-
-    def __init__(self, pid: int, seconds: float) -> None:
-        self.pid = pid
-        self.lock = threading.Lock()
-        self.done = False
-        self.fired = False
-        self.timer = self._arm(seconds, signal.SIGTERM)
-
-    def _arm(self, seconds: float, signum: int) -> threading.Timer:
-        timer = threading.Timer(max(seconds, 0.0), self._fire, (signum,))
-        timer.daemon = True
-        timer.start()
-        return timer
-
-    def _fire(self, signum: int) -> None:
-        with self.lock:
-            if self.done:
-                return
-            self.fired = True
-            stop_group(self.pid, signum)
-            if signum == signal.SIGTERM:
-                self.timer = self._arm(KILL_GRACE, signal.SIGKILL)
-
-    def cancel(self) -> None:
-        with self.lock:
-            self.done = True
-            self.timer.cancel()
+def _watch_cancel(setup: RunSetup, pid: int, ended: threading.Event) -> None:
+    if setup.cancel is not None:
+        args = (pid, setup.cancel, ended)
+        threading.Thread(target=_canceller, args=args, name="gmonlens-record-cancel", daemon=True).start()
 
 
 def run_once(setup: RunSetup) -> RunOutcome:
@@ -315,27 +295,25 @@ def run_once(setup: RunSetup) -> RunOutcome:
     pump = threading.Thread(target=watch.pump, name="gmonlens-record-stderr", daemon=True)
     child: list[int] = []
     noted: list[int] = []
-    limit: _Limit | None = None
     start = time.monotonic()
+    ended = threading.Event()
     try:
         with _signals(child, noted, setup.forward_signals):
             proc = _spawn(setup, child_err)
             child.append(proc.pid)
+            _watch_cancel(setup, proc.pid, ended)
             if setup.started is not None:
                 setup.started(proc.pid)
-            limit = _Limit(proc.pid, setup.timeout) if setup.timeout is not None and setup.own_group else None
             os.close(child_err)
             child_err = -1
             pump.start()
-            try:
-                _pid, status, ru = os.wait4(proc.pid, 0)
-            finally:
-                if limit is not None:
-                    limit.cancel()
+            _pid, status, ru = os.wait4(proc.pid, 0)
+            ended.set()
             proc.returncode = os.waitstatus_to_exitcode(status)
         wall = time.monotonic() - start
         user, sys_, adopted, left = _reap_orphans() if setup.adopt_orphans else (0.0, 0.0, 0, False)
     finally:
+        ended.set()
         if child_err >= 0:
             os.close(child_err)
         watch.done.set()
@@ -354,7 +332,6 @@ def run_once(setup: RunSetup) -> RunOutcome:
         noted[0] if noted else 0,
         left,
         adopted,
-        limit is not None and limit.fired,
     )
 
 
@@ -369,10 +346,11 @@ def _spawn(setup: RunSetup, stderr: int) -> subprocess.Popen[bytes]:
                 executable=path,
                 cwd=setup.cwd,
                 env=dict(setup.env),
+                stdin=setup.stdin,
                 stdout=setup.stdout,
                 stderr=stderr,
                 close_fds=True,
-                start_new_session=setup.own_group,
+                start_new_session=setup.cancel is not None,
             )
         except OSError as e:
             if e.errno == errno.ENOEXEC and not attempt:

@@ -5,8 +5,9 @@ through `runs.launch.run_once`, the engine's one way to start the user's command
 processes write their profiles there (`GMON_OUT_PREFIX=DIR/<test>/gmon.out`, absolute: every
 process of the test, forks and child programs included, whatever its working directory, and
 never another test's folder, at any -j), its output goes to `output.txt` there, the helper
-library (`runs.preload`) logs its processes to `.processes` there, and it runs in a process
-group of its own (its time limit stops the whole group). `collect` (one thread: the caller's)
+library (`runs.preload`) logs its processes to `.processes` there, its standard input is
+/dev/null, and it runs in a process group of its own (`runs.launch`'s cancellation: its time limit,
+or ^C, stops the whole group). `collect` (one thread: the caller's)
 names the program of each profile (`runs.collect.Identifier`: the process log, the test's own
 executable, the suite's other executables) and sums each program's profiles (`figures.Summer`):
 the test's profile per binary, its main binary first (the test's own executable when it wrote a
@@ -18,7 +19,8 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
-from collections.abc import Callable, Sequence
+import threading
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from gmonlens.common.errors import GmonlensError
@@ -53,6 +55,7 @@ class Ran:
     outcome: RunOutcome | None  # None: it could not be started
     executable: str | None  # the file executed (absolute), when it was
     notes: tuple[str, ...] = ()
+    timed_out: bool = False  # stopped by its time limit
 
 
 def _signal_name(n: int) -> str:
@@ -61,9 +64,9 @@ def _signal_name(n: int) -> str:
     return f"signal {n}"
 
 
-def _notes(outcome: RunOutcome, spec: TestSpec) -> tuple[str, ...]:
+def _notes(outcome: RunOutcome, spec: TestSpec, timed_out: bool) -> tuple[str, ...]:
     notes = []
-    if outcome.timed_out:
+    if timed_out:
         notes.append(f"stopped after its time limit of {spec.timeout:g} s")
     elif outcome.signal:
         notes.append(
@@ -73,16 +76,39 @@ def _notes(outcome: RunOutcome, spec: TestSpec) -> tuple[str, ...]:
     return tuple(notes)
 
 
+def _limited(spec: TestSpec, stop: threading.Event, setup: RunSetup) -> tuple[RunOutcome, bool]:
+    """Run the test; its time limit sets `stop` (the test's process group is then stopped, as
+    `runs.launch` stops a cancelled command: SIGTERM, SIGKILL CANCEL_GRACE seconds later).
+    (outcome, whether the limit stopped it)."""
+    fired = threading.Event()
+
+    def expire() -> None:
+        fired.set()
+        stop.set()
+
+    timer = threading.Timer(spec.timeout, expire) if spec.timeout is not None else None
+    if timer is not None:
+        timer.daemon = True
+        timer.start()
+    try:
+        outcome = run_once(setup)
+    finally:
+        if timer is not None:
+            timer.cancel()
+    return outcome, fired.is_set()
+
+
 def run_test(
     d: SuiteDir,
     spec: TestSpec,
     folder: str,
     helping: Helping,
     arcs: int | None,
-    started: Callable[[int], None],
+    stop: threading.Event,
 ) -> Ran:
-    """Run `spec` with its files in `folder` of DIR (module docstring); never raises for the
-    test's own problems (not found, not executable, no working directory): its status says."""
+    """Run `spec` with its files in `folder` of DIR (module docstring); `stop` (set by its time
+    limit, or by the caller on ^C) stops its process group. Never raises for the test's own
+    problems (not found, not executable, no working directory): its status says."""
     if spec.problem is not None or not spec.argv:
         return Ran(
             spec, folder, SKIPPED if spec.disabled else NOT_RUN, None, None, (spec.problem or "no command",)
@@ -105,20 +131,19 @@ def run_test(
     )
     out = d.create(folder, OUTPUT)
     try:
-        setup = RunSetup(
-            command.path, command.argv, spec.cwd, env, out, out, False, False, True, spec.timeout, started
-        )
-        try:
-            outcome = run_once(setup)
-        except NotExecutable as e:
-            return Ran(spec, folder, NOT_RUN, None, command.path, (str(e),))
+        with open(os.devnull, "rb") as nothing:
+            setup = RunSetup(command.path, command.argv, spec.cwd, env, stdout=out, stderr=out,
+                             forward_signals=False, stdin=nothing.fileno(), cancel=stop)  # fmt: skip
+            outcome, timed_out = _limited(spec, stop, setup)
+    except NotExecutable as e:
+        return Ran(spec, folder, NOT_RUN, None, command.path, (str(e),))
     finally:
         os.close(out)
     text = d.read(folder, OUTPUT, MAX_OUTPUT_READ).decode("utf-8", "replace")
-    status = decide(spec.verdict, outcome.status, text, timed_out=outcome.timed_out)
+    status = decide(spec.verdict, outcome.status, text, timed_out=timed_out)
     exe = command.path if command.kind == "elf" else None
     caveat = (spec.caveat,) if spec.caveat and status == FAILED else ()
-    return Ran(spec, folder, status, outcome, exe, (*_notes(outcome, spec), *caveat))
+    return Ran(spec, folder, status, outcome, exe, (*_notes(outcome, spec, timed_out), *caveat), timed_out)
 
 
 def _main_first(found: list[BinaryProfile], own: str | None) -> list[BinaryProfile]:

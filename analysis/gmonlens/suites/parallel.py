@@ -4,19 +4,19 @@ in the calling thread as it ends (`execute.Collector`), `progress` told of each 
 order they end.
 
 Interruption (^C: KeyboardInterrupt in the calling thread, which must be the main thread): every
-running test's process group is sent SIGTERM (with the helper's --on-signal=exit its processes
-still write their profiles), a second ^C sends SIGKILL; the running tests are waited for and
-collected (status `interrupted`), the waiting ones are `not run`. Nothing else is left running.
+running test is stopped (its group gets SIGTERM: with the helper's --on-signal=exit its processes
+still write their profiles; SIGKILL `runs.launch.CANCEL_GRACE` seconds later); the running tests
+are waited for and collected (status `interrupted`), the waiting ones are `not run`. Nothing else
+is left running.
 """
 
 from __future__ import annotations
 
-import signal
-import time
+import contextlib
+import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 
-from gmonlens.runs.launch import stop_group
 from gmonlens.suites.execute import Collector, Helping, Ran, run_test
 from gmonlens.suites.model import INTERRUPTED, NOT_RUN, TestResult, TestSpec
 from gmonlens.suites.schedule import Plan
@@ -32,7 +32,7 @@ class _Loop:
     ) -> None:  # fmt: skip
         self.d, self.helping, self.arcs, self.collector, self.progress = d, helping, arcs, collector, progress
         self.plan = Plan(specs, jobs)
-        self.pids: dict[int, int] = {}
+        self.stops: dict[int, threading.Event] = {}  # a running test's: set, its group is stopped
         self.results: dict[int, TestResult] = {}
         self.futures: dict[Future[Ran], int] = {}
         self.interrupted = False
@@ -42,7 +42,7 @@ class _Loop:
         o = ran.outcome
         status = INTERRUPTED if self.interrupted and o is not None else ran.status
         notes = ran.notes
-        if o is not None and not binaries and not unknown and not o.timed_out and not o.signal:
+        if o is not None and not binaries and not unknown and not ran.timed_out and not o.signal:
             notes += ("no profile: its processes were not built with -pg, or none called exit()",)
         if unknown:
             notes += (
@@ -72,19 +72,15 @@ class _Loop:
             self.plan.start(i)
             spec = self.plan.specs[i]
             folder = self.d.make_folder(spec.name)
-            future = pool.submit(
-                run_test, self.d, spec, folder, self.helping, self.arcs(spec), self._started(i)
-            )
+            stop = self.stops[i] = threading.Event()
+            future = pool.submit(run_test, self.d, spec, folder, self.helping, self.arcs(spec), stop)
             self.futures[future] = i
-
-    def _started(self, i: int) -> Callable[[int], None]:
-        return lambda pid: self.pids.__setitem__(i, pid)
 
     def _reap(self, timeout: float | None) -> None:
         done, _ = wait(list(self.futures), timeout=timeout, return_when=FIRST_COMPLETED)
         for f in done:
             i = self.futures.pop(f)
-            self.pids.pop(i, None)
+            self.stops.pop(i, None)
             spec = self.plan.specs[i]
             try:
                 result = self._result(f.result())
@@ -106,15 +102,11 @@ class _Loop:
     def stop(self) -> None:
         """After ^C (module docstring)."""
         self.interrupted = True
-        for pid in list(self.pids.values()):
-            stop_group(pid, signal.SIGTERM)
+        for stop in list(self.stops.values()):
+            stop.set()
         while self.futures:
-            try:
+            with contextlib.suppress(KeyboardInterrupt):  # a second ^C: SIGKILL follows anyway
                 self._reap(None)
-            except KeyboardInterrupt:
-                for pid in list(self.pids.values()):
-                    stop_group(pid, signal.SIGKILL)
-                time.sleep(0.1)
         for i in list(self.plan.pending):
             self._not_run(i, "gmonlens was interrupted before it ran")
 

@@ -15,7 +15,7 @@ import functools
 import types
 import typing
 from array import array
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from gmonlens.load import diskcache
@@ -162,6 +162,9 @@ def _checker(tp: Any) -> Callable[[Any], bool]:
             return lambda v: type(v) is tuple and set(map(type, v)) <= {int}
         item = _checker(args[0])
         return lambda v: type(v) is tuple and all(map(item, v))
+    if origin in (Mapping, dict) and len(args) == 2:
+        key, value = _checker(args[0]), _checker(args[1])
+        return lambda v: type(v) is dict and all(map(key, v)) and all(map(value, v.values()))
     if origin is tuple:
         items = [_checker(a) for a in args]
         return lambda v: (
@@ -256,6 +259,9 @@ def _decode_profile(data: Any) -> Any:
     diskcache.expect(all(f.routine in rid for f in profile.folded))
     diskcache.expect(all(c.number == k + 1 for k, c in enumerate(profile.cycles)))
     diskcache.expect(all(m in rid for c in profile.cycles for m in (*c.members, *c.member_order)))
+    diskcache.expect(
+        all(r in rid and 0 <= k <= len(profile.children[r]) for r, k in profile.indirect_children.items())
+    )
     return profile
 
 

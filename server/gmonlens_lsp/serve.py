@@ -36,8 +36,11 @@ def main(argv: Sequence[str]) -> int:
         logging.getLogger("gmonlens").warning("ignoring arguments: %s", " ".join(unknown))
     from gmonlens_ide.isolation import neutral_process
 
-    from .factory import create_server
-    from .protocol import QuietClientErrors
+    from .generated_code import cached_generated_code
+
+    with cached_generated_code():  # lsprotocol's classes: compiled once, not at every start
+        from .factory import create_server
+        from .protocol import QuietClientErrors
 
     for handler in logging.getLogger().handlers:
         handler.addFilter(QuietClientErrors())

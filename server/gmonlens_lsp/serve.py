@@ -36,9 +36,12 @@ def main(argv: Sequence[str]) -> int:
         logging.getLogger("gmonlens").warning("ignoring arguments: %s", " ".join(unknown))
     from gmonlens_ide.isolation import neutral_process
 
+    from .gcpause import paused
     from .generated_code import cached_generated_code
 
-    with cached_generated_code():  # lsprotocol's classes: compiled once, not at every start
+    # the server's modules: lsprotocol's classes compiled once, not at every start; no collection
+    # pass over what the imports make (it lives as long as the server), frozen after
+    with paused(), cached_generated_code():
         from .factory import create_server
         from .protocol import QuietClientErrors
 

@@ -280,6 +280,21 @@ def gmon(a: Assembled, baseline: bool) -> bytes:
     return gnu_file([Hist(TEXT_ADDRESS, high, counts, prof_rate=HZ), *arcs])
 
 
+LAUNCHER = "run-tests"  # a test driver (compiled without -pg) that runs `prog`: what gmonlens/record records
+LAUNCHER_C = "tests/run.c"
+
+
+def launcher() -> bytes:
+    """`run-tests`: a program whose one unit was compiled without -pg (its DWARF producer says
+    -O2, no -pg), with a `main` of `xor %eax,%eax; ret` (it is never run: the examples' recording
+    is made without a process, tests/protocol/scenario.py)."""
+    text = b"\x31\xc0\xc3" + padding(13)
+    unit = Unit(LAUNCHER_C, BUILT_IN, TEXT_ADDRESS, TEXT_ADDRESS + 3,
+                [Subprogram("main", 3, 5, TEXT_ADDRESS, TEXT_ADDRESS + 3, True)], [(TEXT_ADDRESS, 4)],
+                producer="GNU C17 (tests/dwarfwriter.py) -mtune=generic -march=x86-64 -g -O2")  # fmt: skip
+    return elf_file(TEXT_ADDRESS, text, [ElfSym("main", TEXT_ADDRESS, 3)], extra=debug_sections(unit))
+
+
 def write_workspace(ws: Path) -> None:
     """`ws`: src/main.c, the executable `prog`, `gmon.out` and the baseline's `old/gmon.out`; file
     times in build order (the source, then the binary, then the runs), so no health item says the
@@ -292,6 +307,14 @@ def write_workspace(ws: Path) -> None:
     os.chmod(ws / "prog", 0o755)
     (ws / "gmon.out").write_bytes(gmon(a, baseline=False))
     (ws / "old" / "gmon.out").write_bytes(gmon(a, baseline=True))
+    (ws / LAUNCHER).write_bytes(launcher())
+    os.chmod(ws / LAUNCHER, 0o755)
     t0 = 1_700_000_000
-    for name, t in ((SOURCE, t0), ("prog", t0 + 10), ("old/gmon.out", t0 + 20), ("gmon.out", t0 + 30)):
+    for name, t in (
+        (SOURCE, t0),
+        (LAUNCHER, t0),
+        ("prog", t0 + 10),
+        ("old/gmon.out", t0 + 20),
+        ("gmon.out", t0 + 30),
+    ):
         os.utime(ws / name, (t, t))

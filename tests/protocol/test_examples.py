@@ -44,6 +44,7 @@ SERVER_SENDS: dict[str, Any] = {
     "command.gmonlens.changes.result": list[wire.ChangeEntry],
     "command.gmonlens.pinBaseline.result": list[wire.Pinned],
     "command.gmonlens.clearBaseline.result": None,
+    "gmonlens.record.result": wire.Recording,
 }
 
 

@@ -1,52 +1,34 @@
-"""The server's profile entry in the disk cache (`gmonlens_ide.cache_entries`) reads back the
-Profile it was written from, every field of it (MIPS -c's `indirect_children` included: an entry
-holding that mapping was refused as of the wrong shape, so every warm start computed the profile
-again), and refuses one whose cross-references point nowhere."""
+"""The server's disk-cache entry of a computed profile (`gmonlens_ide.cache_entries`): every field
+of the engine's Profile goes through the column codec and comes back equal, mappings included
+(`indirect_children`, MIPS -c's `<indirect child>` lines); a wrong shape is refused."""
 
 from __future__ import annotations
 
-import dataclasses
-from pathlib import Path
+from dataclasses import replace
 
 import pytest
 
+from gmonlens.common.model import Profile
 from gmonlens.load import diskcache
-from gmonlens_ide import cache_entries
-from golden_programs import PROGRAMS, Variant, engine_profile
-
-KEY = "ab" * 32
+from gmonlens_ide.cache_entries import _decode_profile, _encode_profile
+from golden_programs import CYCLES, engine_profile
 
 
-@pytest.fixture(autouse=True)
-def _cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
-    monkeypatch.delenv("GMONLENS_CACHE", raising=False)
+@pytest.fixture
+def profile() -> Profile:
+    return engine_profile(CYCLES, CYCLES.variants[0])[0]
 
 
-@pytest.mark.parametrize("program", PROGRAMS, ids=lambda p: p.name)
-def test_a_profile_reads_back_as_written(program: object) -> None:
-    profile, _ = engine_profile(program, Variant("plain"))  # type: ignore[arg-type]
-    assert cache_entries.write_profile(KEY, profile)
-    assert cache_entries.read_profile(KEY) == profile
+def test_every_field_round_trips(profile: Profile) -> None:
+    assert _decode_profile(_encode_profile(profile)) == profile
+    mips = replace(profile, indirect_children={0: 1, 2: 0})
+    back = _decode_profile(_encode_profile(mips))
+    assert back == mips and back.indirect_children == {0: 1, 2: 0}
 
 
-@pytest.mark.parametrize("program", PROGRAMS, ids=lambda p: p.name)
-def test_indirect_children_read_back(program: object) -> None:
-    profile, _ = engine_profile(program, Variant("plain"))  # type: ignore[arg-type]
-    callers = [r.id for r in profile.routines][:2]
-    places = {r: len(profile.children[r]) for r in callers}
-    mips = dataclasses.replace(profile, indirect_children=places)
-    assert cache_entries.write_profile(KEY, mips)
-    back = cache_entries.read_profile(KEY)
-    assert back == mips and back.indirect_children == places
-
-
-@pytest.mark.parametrize(
-    "bad", [{10**6: 0}, {-1: 0}, {0: -1}, {0: 10**6}, {0: 1.5}, {"0": 0}], ids=lambda b: repr(b)
-)
-def test_indirect_children_pointing_nowhere_are_refused(bad: dict[object, object]) -> None:
-    profile, _ = engine_profile(PROGRAMS[0], Variant("plain"))
-    encoded = cache_entries._encode_profile(profile)
-    encoded["indirect_children"] = bad
-    assert diskcache.store("profile", KEY, encoded)
-    assert cache_entries.read_profile(KEY) is None
+@pytest.mark.parametrize("bad", [((0, "x"),), ((0, 1, 2),), ((99_999, 0),), ((0, -1),), {0: 1}])
+def test_a_wrongly_shaped_mapping_is_refused(profile: Profile, bad: object) -> None:
+    data = _encode_profile(profile)
+    data["indirect_children"] = bad
+    with pytest.raises(diskcache.ShapeError):
+        _decode_profile(data)

@@ -17,6 +17,7 @@ export const COMMANDS = {
   showChanges: "gmonlens.showChanges",
   showOutput: "gmonlens.showOutput",
   toggleLineHeat: "gmonlens.toggleLineHeat",
+  recordProfile: "gmonlens.recordProfile",
   /** the server's lens command gmonlens.showCallers, pointed at VS Code's call hierarchy */
   peekCallers: "gmonlens.peekCallers",
   /** a hover's link to a listing document */

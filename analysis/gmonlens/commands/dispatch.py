@@ -24,7 +24,8 @@ HELP = """usage: gmonlens report [options] [BINARY [PROFILE...]]
        gmonlens disasm [options] SYMSPEC [BINARY [PROFILE...]]
        gmonlens check [--json] [--junit FILE] [--markdown FILE] BUDGETS.yaml
        gmonlens check --suggest [--headroom PCT] [-o FILE] BINARY [PROFILE...]
-       gmonlens record [--out DIR] [--json] [--runs N | --precision P%] [--on-signal=exit] -- COMMAND [ARGS...]
+       gmonlens record [--out DIR] [--json] [--runs N | --precision P%] [--on-signal=exit]
+                       -- COMMAND [ARGS...]
        gmonlens serve [--stdio]
        gmonlens mcp [--workspace DIR] [BINARY PROFILE...]
        gmonlens --version

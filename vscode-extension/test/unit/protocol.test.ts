@@ -23,8 +23,10 @@ import {
   parseHottest,
   parseLineHeat,
   parseListing,
+  parseRecording,
   parseStatus,
   pinnedAny,
+  recordParams,
   wire,
 } from "../../src/protocol";
 import { arr, int, lit, nullable, obj, optional, str, tuple, union } from "../../src/schema";
@@ -151,6 +153,43 @@ describe("the readers lose nothing of a real message", () => {
       changes.map((c: Record<string, unknown>) => [c.name, c.kind, c.change, c.selfAfter, c.totalBefore, c.callsAfter, c.uri, c.line]),
     );
     assert.ok(pinnedAny(ex("command.gmonlens.pinBaseline.result")));
+  });
+});
+
+describe("gmonlens/record: the recording, read as the command's notifications use it", () => {
+  test("nothing of the findings, programs and profiles is lost", () => {
+    const raw = ex("gmonlens.record.result");
+    const rec = parseRecording(raw);
+    assert.ok(rec);
+    assert.equal(rec.usable, raw.usable);
+    assert.equal(rec.outDir, raw.out_dir);
+    assert.equal(rec.exitStatus, raw.exit_status);
+    assert.deepEqual(rec.argv, raw.command.argv);
+    assert.equal(rec.profiles, raw.profiles.length);
+    assert.deepEqual(rec.diagnosis, raw.diagnosis);
+    assert.deepEqual(
+      rec.programs,
+      raw.binaries.map((b: { binary: string; samples: number; seconds: number | null; top: { name: string }[] }) => ({
+        binary: b.binary,
+        samples: b.samples,
+        seconds: b.seconds,
+        hottest: b.top[0].name,
+      })),
+    );
+  });
+  test("not a recording, and a malformed finding", () => {
+    assert.equal(parseRecording({ schema: "gmonlens-profile/1" }), undefined);
+    assert.equal(parseRecording(null), undefined);
+    const raw = structuredClone(ex("gmonlens.record.result"));
+    raw.diagnosis.push({ code: 5 }, { code: "killed_by_signal", severity: "error", message: "m", fix: "f", rerun: ["--on-signal=exit", 3] });
+    const rec = parseRecording(raw);
+    assert.deepEqual(rec?.diagnosis.at(-1), { code: "killed_by_signal", severity: "error", message: "m", fix: "f", rerun: ["--on-signal=exit"] });
+    assert.equal(rec?.diagnosis.length, raw.diagnosis.length - 1);
+  });
+  test("what a client sends", () => {
+    const params = ex("gmonlens.record.params");
+    assert.deepEqual(recordParams(params.folder, params.argv, params.cwd, params.options, params.workDoneToken), params);
+    assert.deepEqual(wire.RecordParams.check(recordParams(undefined, ["./prog"])), []);
   });
 });
 

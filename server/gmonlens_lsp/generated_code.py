@@ -15,8 +15,10 @@ entry's key names the interpreter's version and optimisation level). When more t
 of the code was compiled, the entry is written again on leaving, with exactly the code this start
 used (a few compiled at every start do not rewrite it: attrs puts a per-process string hash in a
 frozen class's `__hash__`). The cache off (`GMONLENS_CACHE=off`), or attrs or dataclasses without
-the function compiled through: nothing is replaced. The entry is trusted as every entry is
-(diskcache: a checksum over bytes this code wrote, in a 0700 directory of the user's own).
+the function compiled through: nothing is replaced. The entry is trusted as Python trusts a
+`.pyc` in a user's own site-packages, and as every entry is (diskcache: a checksum over bytes
+this code wrote, in a 0700 directory of the user's own: planting one takes the power to run code
+as the user already).
 """
 
 from __future__ import annotations

@@ -31,6 +31,7 @@ from gmonlens.load.sourcemap import SourceMapper
 from gmonlens.profile.certainty import Health, ProfileCertainty, certainty, profile_health, thread_starter
 
 from . import cache_entries, writes
+from .budgets import BudgetHolder
 from .discovery import PROFILE_PATTERNS, Discovery, _abs, rebuilt_fix, rebuilt_since, search_dirs
 from .heat_index import HeatHolder, HeatIndex, compute
 from .index import SourceIndex
@@ -102,6 +103,8 @@ class LoadedFolder:
     flame: Memo = field(default_factory=Memo, compare=False)  # flame trees by their parameters
     # routines by name and their places, for `lookup` (one entry per name table and place asked)
     names: Memo = field(default_factory=lambda: Memo(1 << 20), compare=False)
+    # each routine's budgets (the folder's budget file), computed after the load (budgets.py)
+    budgets: BudgetHolder = field(default_factory=BudgetHolder, compare=False)
 
     @property
     def total_seconds(self) -> float | None:
@@ -433,6 +436,8 @@ class FolderState:
     pin_serial: int = 0  # pins and clears asked (a pin's answer says when a later one replaced it)
     client_settings: Any = None  # the client's `gmonlens` section for this folder (scopeUri)
     test: Choice | None = None  # a test (or the whole suite) of its `gmonlens test` folder, chosen
+    budget_problems: tuple[str, ...] = ()  # the budgets' problems last told (budgets.py)
+    budget_broken: str | None = None  # the budget file that could not be used, last told
 
     def watch_paths(self) -> list[str]:
         """The files to poll, at most about `MAX_POLLED_FILES` whatever the number of profiles: the

@@ -61,6 +61,7 @@ class Settings:
     pin_folder: str | None = None  # where pinned baselines are kept (default: pinstore.data_root())
     line_heat_label: str = DEFAULT_LINE_HEAT_LABEL  # inlay hint at the end of a hot line
     line_heat_min_percent: float = DEFAULT_LINE_HEAT_MIN_PERCENT  # hot: at least this % of the total
+    budgets: str | None = None  # the budget file (`gmonlens check`'s; default: found by name, budgets.py)
     sources: tuple[str, ...] = field(default=(), compare=False)  # where values came from, for logs
     trusted: bool = False  # the client says the workspace is trusted (never gmonlens.yaml itself)
 
@@ -68,12 +69,13 @@ class Settings:
 _YAML_KEYS = {"binary": "binary", "profiles": "profiles", "static_call_graph": "static_call_graph",
               "clones": "clones_apart",
               "source_map": "source_map", "lens_title": "lens_title", "baseline": "baseline",
-              "pin_folder": "pin_folder", "line_heat_label": "line_heat_label", "line_heat_min_percent": "line_heat_min_percent"}  # fmt: skip
+              "pin_folder": "pin_folder", "line_heat_label": "line_heat_label", "line_heat_min_percent": "line_heat_min_percent",
+              "budgets": "budgets"}  # fmt: skip
 _CLIENT_KEYS = {"binary": "binary", "profiles": "profiles", "staticCallGraph": "static_call_graph",
                 "clones": "clones_apart",
                 "sourceMap": "source_map", "lensTitle": "lens_title", "baseline": "baseline",
                 "pinFolder": "pin_folder", "lineHeatLabel": "line_heat_label", "lineHeatMinPercent": "line_heat_min_percent",
-                "trustedWorkspace": "trusted"}  # fmt: skip
+                "budgets": "budgets", "trustedWorkspace": "trusted"}  # fmt: skip
 
 
 def _check(name: str, value: Any, origin: str, written: str | None = None) -> tuple[Any, str | None]:
@@ -82,9 +84,10 @@ def _check(name: str, value: Any, origin: str, written: str | None = None) -> tu
     bad = f"{origin}: `{written or name}` "
     if value is None:
         return None, None
-    if name in ("binary", "pin_folder"):
+    if name in ("binary", "pin_folder", "budgets"):
         if not isinstance(value, str):
-            what = "the profiled executable" if name == "binary" else "a folder for pinned baselines"
+            what = {"binary": "the profiled executable", "pin_folder": "a folder for pinned baselines",
+                    "budgets": "a budget file"}[name]  # fmt: skip
             return None, bad + f"must be a string ({what}); ignored"
         if path_problem(value):
             return None, bad + f"{path_problem(value)}; ignored"
@@ -317,6 +320,8 @@ def fence(folder: str, s: Settings, client: Settings) -> tuple[Settings, list[st
         changes["binary"] = None
     if s.pin_folder and client.pin_folder is None and not keep("pin_folder", (s.pin_folder,)):
         changes["pin_folder"] = None  # pins are written there: only inside, unless trusted
+    if s.budgets and client.budgets is None and not keep("budgets", (s.budgets,)):
+        changes["budgets"] = None
     if s.profiles and client.profiles == ():
         changes["profiles"] = keep("profiles", s.profiles, fixed=True)
     if s.source_map and client.source_map == ():

@@ -32,7 +32,7 @@ from gmonlens_ide.session import (
 )
 from gmonlens_ide.settings import effective_settings
 
-from . import gcpause, to_lsp
+from . import budget_watch, gcpause, to_lsp
 from .notices import (
     health_message,
     log_info,
@@ -270,6 +270,7 @@ def _apply(ls: GmonlensServer, state: FolderState, outcome: LoadOutcome) -> None
     if replaced:
         ls.spawn(refresh_listings(ls, state.uri))
     ls.spawn(_finish(ls, state, lo))
+    ls.spawn(budget_watch.after_load(ls, state, lo))
 
 
 def _subject(problem: str | None) -> str:

@@ -19,6 +19,7 @@ from gmonlens.profile.certainty import ProfileCertainty
 from gmonlens.profile.line_heat import InlinedCopies
 from gmonlens_ide import figures as fig
 from gmonlens_ide import markdown as md
+from gmonlens_ide.budgets import BudgetLine, RoutineBudgets
 from gmonlens_ide.figures import FEW_MARK, RoutineFigures, duration, routine_figures
 from gmonlens_ide.heat_index import HotLine
 from gmonlens_ide.index import Place
@@ -443,6 +444,39 @@ def inlined_markdown(name: str, copies: InlinedCopies, profile: Profile, places:
         "them in the routines listed, not as calls.*"
     )
     return "\n".join(lines)
+
+
+def _budget_line(b: BudgetLine, path: str, label: str) -> str:
+    text = md.text(b.text)
+    if b.test is not None:  # a whole suite's: the worst test's figure
+        text += f" in {md.text(b.test)}"
+    if b.verdict == "undecided" and b.reason:
+        text += f" ({md.text(b.reason)})"
+    if not b.noted:
+        text += f" · {b.verdict}"
+    if b.tests:
+        bad = b.failing or b.undecided
+        text += (
+            f" · passes in all {b.tests} tests"
+            if not bad
+            else f" · {'fails' if b.failing else 'undecided'} in {bad} of {b.tests} tests"
+        )
+    where = md.text(f"rule {b.rule}, {label}" + (f":{b.line}" if b.line else ""))
+    return f"{text} · [{where}]({uri_of(path)}#L{max(b.line, 1)})"
+
+
+def budget_markdown(b: RoutineBudgets | None) -> str:
+    """A routine's budgets in its hover (`gmonlens_ide.budgets`): "**Budget**: calls 1,000,000 of
+    1,200,000 allowed · pass · [rule 1, budgets.yaml:7](...)", a list when several rules name it,
+    each linked to its rule; per test (a whole suite's load) the worst test's figure and how many
+    tests fail. "" without budgets."""
+    if b is None or not b.lines:
+        return ""
+    lines = [_budget_line(x, b.path, b.label) for x in b.lines]
+    if len(lines) == 1 and not b.more:
+        return f"**Budget**: {lines[0]}"
+    more = [f"- and {b.more} more in {md.text(b.label)}"] if b.more else []
+    return "\n".join(["**Budgets**:", *(f"- {x}" for x in lines), *more])
 
 
 # ---- messages, registrations, progress, configuration, errors ------------------------------

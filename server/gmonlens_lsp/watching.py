@@ -1,5 +1,6 @@
 """Reload when a profile, the binary or gmonlens.yaml change, or a profile appears where discovery
-looks (`session.watched_stamp`; nothing else in the folder counts): client file watchers
+looks (`session.watched_stamp`; nothing else in the folder counts); compute the budgets again,
+without reloading, when the budget file changes (`budget_watch`): client file watchers
 registered dynamically when the client supports them, and polling. A change is acted on once the
 files have kept the same size and mtime for `STABLE` seconds and none is open for writing (the
 writer is done)."""
@@ -16,7 +17,7 @@ from pygls.capabilities import get_capability
 from gmonlens_ide import writes
 from gmonlens_ide.session import FolderState, watched_stamp
 
-from . import reload, to_lsp
+from . import budget_watch, reload, to_lsp
 from .server import GmonlensServer
 
 log = logging.getLogger("gmonlens")
@@ -81,6 +82,13 @@ async def _settle_and_reload(ls: GmonlensServer, state: FolderState) -> None:
     await reload.reload(ls, state)
 
 
+def _stamps(state: FolderState) -> tuple[dict[str, tuple[int, int]], bool]:
+    """The folder's stamp, and whether its budget file changed (and stayed so: `BudgetHolder.
+    changed`); for a thread."""
+    loaded = state.loaded
+    return watched_stamp(state), loaded is not None and loaded.budgets.changed()
+
+
 def _look(state: FolderState) -> tuple[dict[str, tuple[int, int]], list[str]]:
     """The folder's stamp and its watched files open for writing (for a thread)."""
     return watched_stamp(state), writes.busy(state.watch_paths())
@@ -99,7 +107,9 @@ async def _poll(ls: GmonlensServer) -> None:
                     state.writing = ()
                 continue
             previous = state.last_stamp
-            now = await asyncio.to_thread(watched_stamp, state)
+            now, budgets_moved = await asyncio.to_thread(_stamps, state)
+            if budgets_moved and state.loaded is not None:  # the budgets again, not the profile
+                ls.spawn(budget_watch.refresh(ls, state, state.loaded))
             if previous is None or (
                 now != previous and changed(ls, state)
             ):  # never loaded to the end: watch from now on

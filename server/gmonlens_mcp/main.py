@@ -20,7 +20,8 @@ INSTRUCTIONS = (
     "gmonlens answers from a GNU gprof profile (gmon.out) of a C/C++ program, with gprof's own "
     "figures. Start with profile_summary, then top_routines (what is hot), routine_entry / callers / "
     "callees (who calls it, what it calls, with call-site lines), hot_lines (which source lines), "
-    "compare_with_baseline (did a change help, beyond sampling noise). Times are seconds; self time "
+    "compare_with_baseline (did a change help, beyond sampling noise), check (the workspace's "
+    "performance budgets: exact call-count limits as CI checks them). Times are seconds; self time "
     "is measured by sampling (± its error); time on caller/callee lines is gprof's estimate. The "
     "profile is reloaded when the program is run again."
 )

@@ -55,6 +55,8 @@ class Tool:
     required: tuple[str, ...]
     handler: Handler | None
     runs: WorkspaceHandler | None = None  # instead of `handler`: the tool runs a command (`record`)
+    reads: WorkspaceHandler | None = None  # instead: the tool reads the workspace's files (`check`)
+    output: dict[str, Any] | None = None  # the outputSchema of its structured result
 
     @property
     def schema(self) -> dict[str, Any]:
@@ -69,6 +71,8 @@ class Tool:
         out: dict[str, Any] = {"name": self.name, "description": self.description, "inputSchema": self.schema}
         if version >= "2025-06-18":
             out["title"] = self.title
+            if self.output is not None:
+                out["outputSchema"] = self.output
         if version >= "2025-03-26":
             reads = self.runs is None  # a tool that runs the user's command writes and is not idempotent
             out["annotations"] = {
@@ -147,6 +151,13 @@ def _tools() -> list[Tool]:
     ]  # fmt: skip
 
 
+def _check_tool() -> Tool:
+    from . import check_tool as c
+
+    return Tool(name="check", title=c.TITLE, description=c.DESCRIPTION, properties=c.PROPERTIES, required=(),
+                handler=None, reads=c.check, output=c.OUTPUT)  # fmt: skip
+
+
 def _record_tool() -> Tool:
     from . import record
 
@@ -168,7 +179,7 @@ class Tools:
             replace(t, properties={**t.properties, "test": TEST}) if t.name in WITH_TEST else t
             for t in _tools()
         ]
-        self.tools = {t.name: t for t in tools}
+        self.tools = {t.name: t for t in [*tools, _check_tool()]}
         if allow_run:
             self.tools["record"] = _record_tool()
 
@@ -187,6 +198,8 @@ class Tools:
         try:
             if tool.runs is not None:
                 return tool.runs(self.workspace, args)
+            if tool.reads is not None:
+                return tool.reads(self.workspace, args)
             assert tool.handler is not None
             from .test_tools import view_for
 

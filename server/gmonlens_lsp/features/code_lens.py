@@ -13,7 +13,7 @@ from typing import Any
 from lsprotocol import types
 from pygls.protocol import default_converter
 
-from gmonlens_ide import baseline
+from gmonlens_ide import baseline, budgets
 from gmonlens_ide.linemap import LineMap
 from gmonlens_ide.session import LoadedFolder
 
@@ -54,6 +54,7 @@ def lenses_for(loaded: LoadedFolder, path: str) -> list[Any]:
         )
         for rid, place in items
     ]
+    loaded.lens_cache[_ROUTINES + path] = [rid for rid, _place in items]  # for the budgets' marks
     ends = loaded.index.body_ends(items)
     loaded.lens_cache[_BODIES + path] = [
         (place.line - 1, ends.get(rid, place.line) - 1) for rid, place in items
@@ -65,6 +66,26 @@ def lenses_for(loaded: LoadedFolder, path: str) -> list[Any]:
 
 
 _BODIES = "\0bodies:"  # lens_cache key prefix: the routines' bodies beside a file's lenses
+_ROUTINES = "\0routines:"  # lens_cache key prefix: the routine id of each of a file's lenses
+
+
+def budget_marks(loaded: LoadedFolder, path: str, lenses: list[Any]) -> list[Any]:
+    """`lenses` (JSON) with " · over budget" on the routines that fail a budget, marked when
+    answered rather than kept: the budgets change with their file, not with the load
+    (`gmonlens_ide.budgets`; the budgets at hand, never waited for)."""
+    value = loaded.budgets.ready()
+    if value is None or not value.routines or not lenses:
+        return lenses
+    rids = loaded.lens_cache.get(_ROUTINES + path) or []
+    out = []
+    for lens, rid in zip(lenses, rids, strict=False):
+        suffix = budgets.lens_suffix(loaded, rid)
+        out.append(
+            {**lens, "command": {**lens["command"], "title": lens["command"]["title"] + suffix}}
+            if suffix
+            else lens
+        )
+    return out
 
 
 def moved_lenses(lenses: list[Any], bodies: list[tuple[int, int]], moved: LineMap) -> list[Any]:
@@ -109,6 +130,7 @@ def register(server: GmonlensServer) -> None:
             cached = loaded.lens_cache.get(path)
             if cached is None:
                 cached = await asyncio.to_thread(gcpause.run_paused, lenses_for, loaded, path)
+            cached = budget_marks(loaded, path, cached or [])
             moved = line_map(ls, params.text_document.uri, loaded)
             if moved is not None and cached:  # unsaved edits since the build moved the lines
                 return moved_lenses(cached, loaded.lens_cache[_BODIES + path], moved)

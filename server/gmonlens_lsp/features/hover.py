@@ -9,7 +9,7 @@ import asyncio
 
 from lsprotocol import types
 
-from gmonlens_ide import suite_views
+from gmonlens_ide import budgets, suite_views
 from gmonlens_ide.baseline import hover_table
 from gmonlens_ide.session import LoadedFolder
 
@@ -37,7 +37,8 @@ def _entry(loaded: LoadedFolder, rid: int, folder: str) -> str:
     if loaded.comparison is not None:
         table = hover_table(loaded.comparison, rid, loaded.profile)
         text = f"{table}\n\n---\n\n{text}" if table else text
-    return text
+    budget = to_lsp.budget_markdown(budgets.routine_budgets_of(loaded, rid))  # under a budget: first
+    return f"{budget}\n\n{text}" if budget else text
 
 
 def hover_parts(at: Cursor) -> list[str]:

@@ -297,7 +297,8 @@ def launcher() -> bytes:
 
 
 def write_workspace(ws: Path) -> None:
-    """`ws`: src/main.c, the executable `prog`, `gmon.out` and the baseline's `old/gmon.out`; file
+    """`ws`: src/main.c, the executable `prog`, `gmon.out`, the baseline's `old/gmon.out`, a budget
+    file `perf/budgets.yaml`; file
     times in build order (the source, then the binary, then the runs), so no health item says the
     binary or a source changed since."""
     a = assemble()
@@ -309,6 +310,10 @@ def write_workspace(ws: Path) -> None:
     (ws / "gmon.out").write_bytes(gmon(a, baseline=False))
     (ws / "old" / "gmon.out").write_bytes(gmon(a, baseline=True))
     write_suite(ws, a)
+    (ws / "perf").mkdir()  # the `budgets` setting's file (gmonlens check's): work is called twice
+    (ws / "perf" / "budgets.yaml").write_text(
+        "binary: ../prog\nprofiles: [../gmon.out]\nrules:\n  - {calls: work, max: 2}\n"
+    )
     (ws / LAUNCHER).write_bytes(launcher())
     os.chmod(ws / LAUNCHER, 0o755)
     t0 = 1_700_000_000

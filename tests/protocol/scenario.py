@@ -46,6 +46,7 @@ SETTINGS: dict[str, Any] = {
     "pinFolder": ".gmonlens/pins",  # unset: $XDG_DATA_HOME/gmonlens/baselines/<folder hash>
     "lineHeatLabel": "{seconds} s · {percent}%{few}",
     "lineHeatMinPercent": 1.0,
+    "budgets": "perf/budgets.yaml",  # unset: gmonlens-budgets.yaml or budgets.yaml found by name
     "trustedWorkspace": True,
 }
 

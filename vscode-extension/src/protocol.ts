@@ -362,6 +362,7 @@ const Settings = obj({
   pinFolder: optional(str),
   lineHeatLabel: optional(str),
   lineHeatMinPercent: optional(num),
+  budgets: optional(str),
   trustedWorkspace: optional(bool),
 });
 

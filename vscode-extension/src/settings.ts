@@ -3,7 +3,7 @@
  *
  * Server settings (sent in initializationOptions and answered to workspace/configuration, camelCase):
  * binary, profiles, staticCallGraph, sourceMap, lensTitle, baseline, lineHeatMinPercent, lineHeatLabel,
- * clones.
+ * clones, budgets.
  * Only the keys a person actually set are sent,
  * so a folder's gmonlens.yaml still applies to the keys left unset.
  * Client-only settings: interpreter, serverCommand, trace.server; showLineHeat (the view: heatview.ts).
@@ -25,6 +25,8 @@ export interface ServerSettings {
   lineHeatLabel?: string;
   /** "gprof" (clones folded as gprof folds them) or "apart" (each under its own name). */
   clones?: "gprof" | "apart";
+  /** The budget file (`gmonlens check`'s) the hover and lenses show (default: found by name). */
+  budgets?: string;
 }
 
 export interface ClientSettings {
@@ -45,6 +47,7 @@ export const SERVER_KEYS = [
   "lineHeatMinPercent",
   "lineHeatLabel",
   "clones",
+  "budgets",
 ] as const;
 export type ServerKey = (typeof SERVER_KEYS)[number];
 
@@ -113,6 +116,7 @@ export function serverSettings(
     switch (key) {
       case "binary":
       case "pinFolder":
+      case "budgets":
         if (isString(v)) {
           if (v.trim() !== "") {
             settings[key] = resolvePath(v.trim());

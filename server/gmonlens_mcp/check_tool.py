@@ -32,7 +32,7 @@ PROPERTIES: dict[str, Any] = {
     "test": {"type": "string", "minLength": 1, "maxLength": 4096,
              "description": "Check one test of the budget file's per-test profiles (a `gmonlens test` "
              "folder, as the `tests` tool lists them): the rules that apply to it, on its profiles alone"},
-    "threshold": {"type": "number", "exclusiveMinimum": 0, "maximum": 100,
+    "threshold": {"type": "number", "minimum": 0.1, "maximum": 100,
                   "description": "Time rules: noise bounds in standard errors (default: the file's, else 3)"},
 }  # fmt: skip
 TITLE = "Check budgets"

@@ -280,8 +280,9 @@ def profile_fits(binary: str, profile: str) -> bool:
         return False
 
 
-_FIX_BINARY = "set `binary` in gmonlens.yaml or the gmonlens.binary client setting"
-_FIX_PROFILES = "set `profiles` in gmonlens.yaml or the gmonlens.profiles client setting"
+# the fixes as the language server's user applies them (gmonlens mcp words its own)
+FIX_BINARY = "set `binary` in gmonlens.yaml or the gmonlens.binary client setting"
+FIX_PROFILES = "set `profiles` in gmonlens.yaml or the gmonlens.profiles client setting"
 
 
 def _rel(folder: str, path: str) -> str:
@@ -329,7 +330,7 @@ def choose_binary(folder: str, profiles: list[str]) -> tuple[Program | None, str
         why = f"binary {_rel(folder, exact[0].path)}: fits {name}"
         if len(exact) > 1:
             others = ", ".join(_rel(folder, c.path) for c in exact[1:])
-            why += f"; the newest of {len(exact)} that fit (also {others}; {_FIX_BINARY} to choose)"
+            why += f"; the newest of {len(exact)} that fit (also {others}; {FIX_BINARY} to choose)"
         shared = shared_libraries_beside(exact[0])
         if shared:
             why += (
@@ -345,7 +346,7 @@ def choose_binary(folder: str, profiles: list[str]) -> tuple[Program | None, str
         details.append("there is no executable there")
     detail = "".join(f"; {d}" for d in details)
     return None, (
-        f"{profiles[0]}: no executable in {folder} or its build folders fits this profile{detail}; {_FIX_BINARY}"
+        f"{profiles[0]}: no executable in {folder} or its build folders fits this profile{detail}; {FIX_BINARY}"
     )
 
 
@@ -383,7 +384,7 @@ def discover(folder: str, settings: Settings) -> Discovery:
                 None,
                 (),
                 problem=f"{folder}: no gmon.out, gmon.out.* or gmon.sum here or in {dirs}/, build-*/, cmake-build-*/ "
-                f"(run the program built with -pg, or {_FIX_PROFILES})",
+                f"(run the program built with -pg, or {FIX_PROFILES})",
             )
         notes.append("profiles found: " + brief(profiles))
         if why:

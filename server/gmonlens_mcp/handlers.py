@@ -78,19 +78,23 @@ def profile_summary(view: View, args: dict[str, Any]) -> ToolResult:
 
 def top_routines(view: View, args: dict[str, Any]) -> ToolResult:
     p = view.profile
-    by, limit = args["by"], args["limit"]
+    by, limit, offset = args["by"], args["limit"], args["offset"]
     rows = fig.flat_rows(p) if by == "self" else fig.graph_rows(p)
-    items = [fig.routine_figures(view, r) for r in rows[:limit]]
-    out = {"by": by, "total_seconds": fig.seconds(p, p.total_ticks), "routines": items,
-           "more": max(len(rows) - limit, 0)}  # fmt: skip
-    lines = [f"top {len(items)} of {len(rows)} routines by {by} time (seconds; ± sampling error):"]
-    for i, it in enumerate(items, 1):
+    items = [fig.routine_figures(view, r) for r in rows[offset : offset + limit]]
+    more = max(len(rows) - offset - limit, 0)
+    out = {"by": by, "total_seconds": fig.seconds(p, p.total_ticks), "offset": offset, "total": len(rows),
+           "routines": items, "more": more}  # fmt: skip
+    span = f"{offset + 1}-{offset + len(items)}" if items else "none"
+    lines = [f"routines {span} of {len(rows)} by {by} time (seconds; ± sampling error):"]
+    for i, it in enumerate(items, offset + 1):
         at = where(it["file"], it["line"])
         lines.append(
             f"{i}. {it['ref']}: self {_s(it['self_seconds'])}±{_s(it['self_error_seconds'])} "
             f"({it['self_percent']:.1f}%), total {_s(it['total_seconds'])} ({it['total_percent']:.1f}%), "
             f"{it['calls']} calls{'+' + str(it['recursive_calls']) if it['recursive_calls'] else ''}, {at}"
         )
+    if more:
+        lines.append(f"{more} more: ask again with offset={offset + len(items)}")
     return ToolResult(out, "\n".join(lines))
 
 

@@ -15,7 +15,7 @@ import pytest
 
 from workspace_builds import build_workspace
 
-from .mcpclient import McpClient
+from .mcpclient import McpClient, facts
 from .test_mcp_programs import client, gprof, graph_blocks, primary
 
 pytestmark = pytest.mark.integration
@@ -89,7 +89,7 @@ def test_one_file_compiled_three_times(names_ws: Path, names: McpClient) -> None
     for asked in ("match", "match (match.c)", "match.c:match"):
         amb = names.call("routine_entry", routine=asked)
         assert amb["isError"] is True, asked
-        cands = amb["structuredContent"]["candidates"]
+        cands = facts(amb)["candidates"]
         assert len({c["name"] for c in cands}) == 3, cands
         got = sorted(entry(names, routine=c["name"])["index"] for c in cands)
         assert got == indexes
@@ -122,7 +122,7 @@ def test_cpp_destructor_copies(cpp_names_ws: Path, cpp_names: McpClient) -> None
     apart, each usable as given, with its mangled symbol (usable too)."""
     amb = cpp_names.call("routine_entry", routine="Worker::~Worker")
     assert amb["isError"] is True
-    cands = amb["structuredContent"]["candidates"]
+    cands = facts(amb)["candidates"]
     assert len(cands) == 2 and len({c["name"] for c in cands}) == 2
     assert {c["symbol"] for c in cands} == {"_ZN6WorkerD0Ev", "_ZN6WorkerD1Ev"}
     for c in cands:
@@ -156,7 +156,7 @@ def test_template_without_arguments(cpp_names: McpClient) -> None:
     """`Table::index` (no template arguments) names both instances: an ambiguity listing them."""
     amb = cpp_names.call("routine_entry", routine="Table::index")
     assert amb["isError"] is True, amb["content"][0]["text"]
-    names = sorted(c["name"] for c in amb["structuredContent"]["candidates"])
+    names = sorted(c["name"] for c in facts(amb)["candidates"])
     assert names == ["Table<128>::index(int)", "Table<64>::index(int)"]
 
 

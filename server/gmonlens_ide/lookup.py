@@ -32,6 +32,7 @@ from typing import Any
 
 from gmonlens.common.model import Profile, Routine
 from gmonlens.output.report_format import static_label
+from gmonlens_ide.figures import gprof_index
 from gmonlens_ide.session import LoadedFolder
 from gmonlens_ide.srcnames import source_name
 
@@ -225,12 +226,7 @@ def ref(loaded: LoadedFolder, rid: int) -> str:
     return name
 
 
-def index_of(r: Routine) -> int | None:
-    """gprof's call-graph index of `r` where `gprof -b` prints it (`[12]`: the routine has an entry,
-    or a line in the index by function name), else None: gprof numbers every routine but shows
-    no number for one without calls or time."""
-    shown = r.calls or r.self_calls or r.self_ticks or r.prop_self_ticks or r.prop_child_ticks
-    return r.index if r.printed and r.index and shown and not r.is_line else None
+index_of = gprof_index  # gprof's call-graph index where it prints one, else None
 
 
 def describe(loaded: LoadedFolder, rid: int) -> dict[str, Any]:

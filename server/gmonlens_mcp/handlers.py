@@ -7,8 +7,9 @@ import os
 from typing import Any
 
 from gmonlens.common.errors import GmonlensError
+from gmonlens.common.model import Profile, Routine
 from gmonlens.common.units import period
-from gmonlens_ide.figures import shown
+from gmonlens_ide.figures import routine_figures, shown
 from gmonlens_ide.lookup import in_file, index_of
 
 from . import figures as fig
@@ -86,16 +87,22 @@ def top_routines(view: View, args: dict[str, Any]) -> ToolResult:
            "routines": items, "more": more}  # fmt: skip
     span = f"{offset + 1}-{offset + len(items)}" if items else "none"
     lines = [f"routines {span} of {len(rows)} by {by} time (seconds; ± sampling error):"]
-    for i, it in enumerate(items, offset + 1):
-        at = where(it["file"], it["line"])
-        lines.append(
-            f"{i}. {it['ref']}: self {_s(it['self_seconds'])}±{_s(it['self_error_seconds'])} "
-            f"({it['self_percent']:.1f}%), total {_s(it['total_seconds'])} ({it['total_percent']:.1f}%), "
-            f"{it['calls']} calls{'+' + str(it['recursive_calls']) if it['recursive_calls'] else ''}, {at}"
-        )
+    for i, (r, it) in enumerate(zip(rows[offset : offset + limit], items, strict=True), offset + 1):
+        lines.append(f"{i}. {it['ref']}: {_figures_text(p, r, it)}, {where(it['file'], it['line'])}")
     if more:
         lines.append(f"{more} more: ask again with offset={offset + len(items)}")
     return ToolResult(out, "\n".join(lines))
+
+
+def _figures_text(p: Profile, r: Routine, it: dict[str, Any]) -> str:
+    """A routine's figures in a line: the total shown beside its parts is their sum as shown
+    (`gmonlens_ide.figures`)."""
+    f = routine_figures(p, r)
+    calls = f"{f.calls} calls" if f.calls else "no recorded calls"
+    return (
+        f"self {f.self_s}±{f.self_err} s ({it['self_percent']:.1f}%), total {f.total_s} s "
+        f"({f.percent}%; children {f.children_s} s), {calls}"
+    )
 
 
 def routine_entry(view: View, args: dict[str, Any]) -> ToolResult:

@@ -24,14 +24,18 @@ _ROUTINE = {
     "type": "string",
     "minLength": 1,
     "maxLength": 4096,
-    "description": "The routine: its name as gprof prints it (`Shape::area() const`), without "
-    "parameters (`Shape::area`), the bare identifier (`area`), the mangled symbol, or `file.c:name`",
+    "description": "The routine: any name gprof prints for it (`Shape::area() const`; a static "
+    "with its file, `clamp (render.c)`; `match [12]`), the `ref` a tool listed it under, its call-graph "
+    "index (`[12]`), an address inside it (`0x401136`), the mangled symbol, the name without "
+    "parameters (`Shape::area`), template arguments or anonymous namespaces (`Table::index`), the "
+    "bare identifier (`area`), or `file.c:name`",
 }
 _FILE = {
     "type": "string",
     "minLength": 1,
     "maxLength": 4096,
-    "description": "Source file (a path or its last components, `util.c`) choosing among routines of one name",
+    "description": "Source file (a path or its last components, `util.c`) choosing among routines of one "
+    "name: the file declaring it or the file gprof names a static by (`render.c`)",
 }
 
 

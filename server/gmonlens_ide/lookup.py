@@ -32,7 +32,7 @@ from typing import Any
 
 from gmonlens.common.model import Profile, Routine
 from gmonlens.output.report_format import static_label
-from gmonlens_ide.figures import gprof_index
+from gmonlens_ide.figures import NO_FIGURES, gprof_index
 from gmonlens_ide.session import LoadedFolder
 from gmonlens_ide.srcnames import source_name
 
@@ -73,6 +73,8 @@ def without_params(display: str) -> str:
     `Shape::area() const`): the last parenthesised group at the top level is the parameters
     (`f(Slice)::State::Match` of `f(Slice)::State::Match(void*)`); `(anonymous namespace)` is a
     scope, and an operator's name keeps its parentheses and angle brackets (`operator()`)."""
+    if "(" not in display:  # a C name: nothing to cut (the common case, at C speed)
+        return display
     depth, params, i = 0, -1, 0
     while i < len(display):
         ch = display[i]
@@ -97,6 +99,8 @@ def plain(name: str) -> str:
     (`Table::index` of `Table<128>::index(int)`, `lib::scan` of `lib::(anonymous
     namespace)::scan(int)`); operators keep their `<` and `>` (`operator<<`)."""
     text = without_params(name).replace(_ANONYMOUS, "")
+    if "<" not in text and ">" not in text:
+        return text.strip()
     out: list[str] = []
     depth = 0
     i = 0
@@ -346,21 +350,33 @@ def _by_address(loaded: LoadedFolder, address: int, name: str) -> int:
 def _ambiguous(loaded: LoadedFolder, name: str, ids: list[int]) -> tuple[str, dict[str, Any]]:
     routines = loaded.profile.routines
     ids.sort(key=lambda i: (-routines[i].total_ticks, -routines[i].self_ticks, -routines[i].calls, i))
-    shown = [describe(loaded, i) for i in ids[:MAX_CANDIDATES]]
-
-    def one(c: dict[str, Any]) -> str:
-        facts = [f"{c['file'] or '?'}:{c['line'] or '?'}"]
-        if c["symbol"] != c["display_name"]:
-            facts.append(c["symbol"])
-        return f"{c['name']} ({', '.join(facts)})"
-
     more = f" (the {MAX_CANDIDATES} hottest)" if len(ids) > MAX_CANDIDATES else ""
     return (
-        f"`{name}` is ambiguous: {len(ids)} routines have that name{more}: "
-        + "; ".join(one(c) for c in shown)
-        + "; give one of these names as listed, or `file` to choose",
-        {"routine": name, "ambiguous": True, "candidates": shown},
+        f"`{name}` is ambiguous: {len(ids)} routines have that name{more}: {_listed(loaded, ids)}; "
+        "give one of these names as listed, or `file` to choose",
+        {
+            "routine": name,
+            "ambiguous": True,
+            "candidates": [describe(loaded, i) for i in ids[:MAX_CANDIDATES]],
+        },
     )
+
+
+def _listed(loaded: LoadedFolder, ids: list[int]) -> str:
+    """Candidates in a line: each `ref` with where it is declared, its symbol when mangled, and
+    whether it ran."""
+
+    def one(rid: int) -> str:
+        r = loaded.profile.routines[rid]
+        file, line = place(loaded, rid)
+        facts = [f"{file}:{line}" if file and line else file or "no line information"]
+        if r.name != r.display_name:
+            facts.append(r.name)
+        if not r.has_figures:
+            facts.append(NO_FIGURES)
+        return f"`{ref(loaded, rid)}` ({', '.join(facts)})"
+
+    return ", ".join(one(i) for i in ids[:MAX_CANDIDATES])
 
 
 def _files_of(loaded: LoadedFolder, rid: int) -> tuple[str | None, ...]:
@@ -373,9 +389,8 @@ def _in_files(loaded: LoadedFolder, name: str, file: str, ids: list[int]) -> lis
     inside = [i for i in ids if any(in_file(f, file) for f in _files_of(loaded, i))]
     if inside:
         return inside
-    files = sorted({ref(loaded, i) + f" in {place(loaded, i)[0] or '?'}" for i in ids})
     raise NotFound(
-        f"no routine `{name}` in a file `{file}`; there are: {', '.join(files[:MAX_CANDIDATES])}",
+        f"no routine `{name}` in a file `{file}`; there are: {_listed(loaded, ids)}",
         {"routine": name, "file": file, "candidates": [describe(loaded, i) for i in ids[:MAX_CANDIDATES]]},
     )
 

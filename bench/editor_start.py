@@ -103,6 +103,10 @@ def main(argv: list[str] | None = None) -> int:
         "--delay", type=float, default=None, help="open the file this long after `loaded` (editor-like)"
     )
     ap.add_argument("--repeat", type=int, default=1)
+    ap.add_argument("--warm", type=int, default=1, help="warm sessions after each cold one")
+    ap.add_argument(
+        "--modes", default=None, help="alternate lens-request delays per warm session, e.g. 'none,1.0'"
+    )
     ap.add_argument("--json", type=Path)
     args = ap.parse_args(argv)
     folders = [Path(p).resolve() for p in args.programs.split(",")]
@@ -115,10 +119,20 @@ def main(argv: list[str] | None = None) -> int:
                 sources = sorted(folder.glob("m*.c")) or sorted(folder.rglob("*.c"))
                 source = sources[len(sources) // 2]
             cache = Path(tempfile.mkdtemp(prefix="gmonlens-start-"))
+            modes = (
+                [None if m == "none" else float(m) for m in args.modes.split(",")]
+                if args.modes
+                else [args.delay]
+            )
             try:
-                for kind in ("cold", "warm"):
-                    out = asyncio.run(session(folder, source, cache, args.delay))
-                    rows[str(folder)][kind].append(out)
+                out = asyncio.run(session(folder, source, cache, args.delay))
+                rows[str(folder)]["cold"].append(out)
+                print(f"{folder.name} cold: {json.dumps(out)}", flush=True)
+                for k in range(args.warm):
+                    delay = modes[k % len(modes)]
+                    out = asyncio.run(session(folder, source, cache, delay))
+                    kind = "warm" if delay is None else f"warm+{delay:g}s"
+                    rows[str(folder)].setdefault(kind, []).append(out)
                     print(f"{folder.name} {kind}: {json.dumps(out)}", flush=True)
             finally:
                 shutil.rmtree(cache, ignore_errors=True)

@@ -4,6 +4,7 @@ gprof's figures. Lenses are built once per (profile generation, file) and kept a
 from __future__ import annotations
 
 import asyncio
+import functools
 import gc
 import time
 from typing import Any
@@ -18,7 +19,12 @@ from .. import gcpause, reload, to_lsp, uris
 from ..from_lsp import place_text
 from ..server import GmonlensServer, safe
 
-_converter = default_converter()  # type: ignore[no-untyped-call]
+
+@functools.cache
+def _own_converter() -> Any:
+    """A converter for callers without a server (tests, benchmarks); the server passes its
+    protocol's (building one registers every lsprotocol hook: 0.05-0.1 s of a start)."""
+    return default_converter()  # type: ignore[no-untyped-call]
 
 
 def has_figures(loaded: LoadedFolder, rid: int) -> bool:
@@ -28,8 +34,9 @@ def has_figures(loaded: LoadedFolder, rid: int) -> bool:
     return r.has_figures
 
 
-def lenses_for(loaded: LoadedFolder, path: str) -> list[Any]:
-    """The lenses of `path` as LSP JSON (cached on `loaded`)."""
+def lenses_for(loaded: LoadedFolder, path: str, converter: Any = None) -> list[Any]:
+    """The lenses of `path` as LSP JSON (cached on `loaded`); `converter`: the server protocol's
+    lsprotocol converter (a module one when None)."""
     cached: list[Any] | None = loaded.lens_cache.get(path)
     if cached is not None:
         return cached
@@ -47,7 +54,7 @@ def lenses_for(loaded: LoadedFolder, path: str) -> list[Any]:
         for rid, place in loaded.index.routines_in(path)
         if has_figures(loaded, rid)
     ]
-    result: list[Any] = _converter.unstructure(lenses, list[types.CodeLens])
+    result: list[Any] = (converter or _own_converter()).unstructure(lenses, list[types.CodeLens])
     loaded.lens_cache[path] = result
     gc.freeze()  # the decoded DWARF and these lenses live long: keep them out of GC passes
     return result
@@ -70,7 +77,8 @@ def register(server: GmonlensServer) -> None:
                 return None
             cached = loaded.lens_cache.get(path)
             if cached is None:
-                cached = await asyncio.to_thread(gcpause.run_paused, lenses_for, loaded, path)
+                converter = getattr(ls.protocol, "_converter", None)
+                cached = await asyncio.to_thread(gcpause.run_paused, lenses_for, loaded, path, converter)
             return cached or None
         finally:
             ls.lens_jobs -= 1

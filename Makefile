@@ -22,12 +22,14 @@ $(STAMP): pyproject.toml
 	$(PY) -m compileall -q analysis server
 	touch $@
 
-# Builds the bundled example with gcc -pg -g, runs it and prints its profile.
+# Builds the bundled example with gcc -pg -g, records a run of it (gmonlens record: the profile in
+# build/demo/record/, what came of it on stderr) and prints its profile.
 demo: install
 	@mkdir -p build/demo
 	cp examples/calc/*.[ch] build/demo/
-	cd build/demo && gcc -g -pg -O0 -o calc main.c lexer.c parser.c eval.c && ./calc 2000 >/dev/null
-	cd build/demo && ../../$(VENV)/bin/gmonlens report calc gmon.out
+	cd build/demo && gcc -g -pg -O0 -o calc main.c lexer.c parser.c eval.c
+	cd build/demo && ../../$(VENV)/bin/gmonlens record --out record -- ./calc 2000 >/dev/null
+	cd build/demo && ../../$(VENV)/bin/gmonlens report calc record/gmon.out.*
 
 lint: install
 	$(VENV)/bin/ruff check analysis server tests bench vscode-extension/python

@@ -9,7 +9,12 @@ sqlite3VdbeExec (bench/sqlite_prog.py, -O2; about 9,000 instructions, 43 KB of c
 - command: `gmonlens disasm sqlite3VdbeExec` end to end, with the disk cache warm (second run) and
   cold (an empty XDG_CACHE_HOME: the line table and the scopes of every function are read).
 
-Usage: `.venv/bin/python bench/disasm_bench.py [--repeat N] [--routine NAME] [--json OUT]`.
+- `--commands`: the command's text and `--json` listings (warm cache), each with stdout
+  buffered and unbuffered (PYTHONUNBUFFERED=1): wall, CPU and peak RSS of the process.
+- `--big`: bench/big_routine.py's program instead (`big_step`, about 56,000 instructions).
+
+Usage: `.venv/bin/python bench/disasm_bench.py [--repeat N] [--routine NAME] [--big] [--commands]
+[--json OUT]`.
 """
 
 from __future__ import annotations
@@ -70,6 +75,50 @@ def request_times(exe: Path, gmon: Path, routine: str, repeat: int) -> dict[str,
     }
 
 
+def command_usage(
+    exe: Path, gmon: Path, routine: str, cache: str, args: tuple[str, ...], unbuffered: bool
+) -> tuple[float, float, float]:
+    """`gmonlens disasm ARGS ROUTINE` once, output to a file: (wall s, CPU s, peak RSS MB) of the
+    process (os.wait4's usage of that child alone); `unbuffered`: under PYTHONUNBUFFERED=1."""
+    env = {**os.environ, "XDG_CACHE_HOME": cache}
+    env.pop("PYTHONUNBUFFERED", None)
+    if unbuffered:
+        env["PYTHONUNBUFFERED"] = "1"
+    argv = [str(ROOT / ".venv/bin/gmonlens"), "disasm", *args, routine, str(exe), str(gmon)]
+    with tempfile.TemporaryFile() as out:
+        t = time.perf_counter()
+        proc = subprocess.Popen(argv, env=env, stdout=out)
+        _pid, status, usage = os.wait4(proc.pid, 0)
+        wall = time.perf_counter() - t
+    if status != 0:
+        raise RuntimeError(f"{argv} failed ({status})")
+    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
+
+
+def text_and_json(exe: Path, gmon: Path, routine: str, repeat: int) -> dict[str, object]:
+    """The command's text and --json listings, warm cache, medians of `repeat` interleaved runs,
+    with stdout buffered and unbuffered (PYTHONUNBUFFERED=1, which many containers set)."""
+    cache = tempfile.mkdtemp(prefix="gmonlens-disasm-bench-")
+    out: dict[str, object] = {}
+    try:
+        command_usage(exe, gmon, routine, cache, (), False)  # fill the cache
+        runs: dict[str, list[tuple[float, float, float]]] = {}
+        for _ in range(repeat):
+            for unbuffered in (False, True):
+                for args in ((), ("--json",)):
+                    name = ("json" if args else "text") + ("_unbuffered" if unbuffered else "")
+                    runs.setdefault(name, []).append(
+                        command_usage(exe, gmon, routine, cache, args, unbuffered)
+                    )
+        for name, rs in runs.items():
+            out[f"{name}_wall_s"] = statistics.median(r[0] for r in rs)
+            out[f"{name}_cpu_s"] = statistics.median(r[1] for r in rs)
+            out[f"{name}_peak_mb"] = statistics.median(r[2] for r in rs)
+    finally:
+        shutil.rmtree(cache, ignore_errors=True)
+    return out
+
+
 def command_time(exe: Path, gmon: Path, routine: str, cache: str) -> float:
     env = {**os.environ, "XDG_CACHE_HOME": cache}
     t = time.perf_counter()
@@ -85,16 +134,26 @@ def command_time(exe: Path, gmon: Path, routine: str, cache: str) -> float:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=7)
-    ap.add_argument("--routine", default="sqlite3VdbeExec")
+    ap.add_argument("--routine", default=None, help="default: sqlite3VdbeExec, big_step with --big")
+    ap.add_argument("--big", action="store_true", help="bench/big_routine.py's program (56,000 instructions)")
+    ap.add_argument("--commands", action="store_true", help="also time the command's text and --json")
     ap.add_argument("--json")
     args = ap.parse_args(argv)
-    exe = sqlite_prog.build(sqlite_prog.fetch())
-    gmon = sqlite_prog.run_workload(exe)
-    out = request_times(exe, gmon, args.routine, args.repeat)
+    if args.big:
+        import big_routine
+
+        exe, gmon = big_routine.build_and_run()
+    else:
+        exe = sqlite_prog.build(sqlite_prog.fetch())
+        gmon = sqlite_prog.run_workload(exe)
+    routine = args.routine or ("big_step" if args.big else "sqlite3VdbeExec")
+    # the commands first: a child's peak RSS (wait4) starts from this process's at the fork
+    commands = text_and_json(exe, gmon, routine, args.repeat) if args.commands else {}
+    out = request_times(exe, gmon, routine, args.repeat) | commands
     cache = tempfile.mkdtemp(prefix="gmonlens-disasm-bench-")
     try:
-        out["command_cold_s"] = command_time(exe, gmon, args.routine, cache)
-        out["command_warm_s"] = command_time(exe, gmon, args.routine, cache)
+        out["command_cold_s"] = command_time(exe, gmon, routine, cache)
+        out["command_warm_s"] = command_time(exe, gmon, routine, cache)
     finally:
         shutil.rmtree(cache, ignore_errors=True)
     out["load_average"] = os.getloadavg()[0]

@@ -1,9 +1,9 @@
 """The VS Code call graph panel's flame graph on a large program, end to end minus the browser: the
 server's `gmonlens/flameGraph` request over stdio (the engine's flame tree, 0.1% folding), then in node
-the panel's own code (vscode-extension/src/flameGraph.ts, compiled): the answer checked, laid out at
-1,500 px and turned into the frames' views, at the whole program and zoomed into the widest frame
-below the root. The webview then creates one div per frame (not timed here; the e2e records its own
-`data-render-ms`). Target: request + layout + views under 1 s.
+the panel's own code (vscode-extension/src/flameGraph.ts and protocol.ts's reader, compiled): the
+answer checked, laid out at 1,500 px and turned into the frames' views, at the whole program and
+zoomed into the widest frame below the root. The webview then creates one div per frame (not timed
+here; the e2e records its own `data-render-ms`). Target: request + layout + views under 1 s.
 
 Usage: ``.venv/bin/python bench/flame_bench.py [--reps N] [BINARY GMON]`` (default: the generated
 20,000-routine program of gen_program.py, built and run on first use). Needs node and
@@ -32,7 +32,9 @@ from server_bench import start_server  # noqa: E402
 
 DRAW_JS = r"""
 const fs = require("fs");
-const { parseFlameGraph, layout, frameViews, search } = require(process.argv[1]);
+const path = require("path");
+const { layout, frameViews, search } = require(process.argv[1]);
+const { parseFlameGraph } = require(path.join(path.dirname(process.argv[1]), "protocol.js"));
 const raw = JSON.parse(fs.readFileSync(process.argv[2], "utf8"));
 const reps = Number(process.argv[3]);
 const med = (a) => a.sort((x, y) => x - y)[Math.floor(a.length / 2)];

@@ -31,7 +31,9 @@ from server_bench import start_server  # noqa: E402
 
 LAYOUT_JS = r"""
 const fs = require("fs");
-const { toDot, parseCallGraph } = require(process.argv[1]);
+const path = require("path");
+const { toDot } = require(process.argv[1]);
+const { parseCallGraph } = require(path.join(path.dirname(process.argv[1]), "protocol.js"));
 (async () => {
   const { instance } = await import("@viz-js/viz");
   const graph = parseCallGraph(JSON.parse(fs.readFileSync(process.argv[2], "utf8")));

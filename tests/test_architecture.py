@@ -52,7 +52,18 @@ ELFTOOLS_MODULES = {
     "gmonlens.elfsections",
 }
 # the engine's rooms, in order: each may import only itself and the rooms before it
-ENGINE_ROOMS = ("common", "binary", "dwarf", "profile", "load", "output", "disasm", "commands")
+ENGINE_ROOMS = (
+    "common",
+    "binary",
+    "dwarf",
+    "profile",
+    "load",
+    "output",
+    "disasm",
+    "runs",
+    "check",
+    "commands",
+)
 # the facade: the only module that opens a program's binary (`open_elf`) or calls `open_regular`
 # (the disk cache opens its own entries, which are not the program's)
 OPENERS = {"gmonlens.load.program", "gmonlens.load.diskcache", "gmonlens.common.files"}
@@ -224,6 +235,28 @@ def _package_edges(name: str) -> set[str]:
 def test_no_import_circles() -> None:
     graph = {name: _package_edges(name) for name in MODULES}
     assert _cycles(graph) == []
+
+
+# the engine's modules that start processes, and what they run: binutils' c++filt (gprof's own
+# demangler), the user's command (`gmonlens record`, because the user asked) and the user's C
+# compiler (building record's helper library)
+PROCESS_STARTERS = {"gmonlens.common.demangle", "gmonlens.runs.launch", "gmonlens.runs.preload"}
+_SPAWNERS = {"subprocess", "os.system", "os.popen", "os.posix_spawn", "os.posix_spawnp", "os.fork",
+             "os.forkpty", "pty.fork", "os.execv", "os.execve", "os.execvp", "os.execvpe"}  # fmt: skip
+
+
+def test_engine_starts_processes_only_where_listed() -> None:
+    bad = set()
+    for name, tree in TREES.items():
+        if not _under(name, "gmonlens") or name in PROCESS_STARTERS:
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+                dotted = f"{node.value.id}.{node.attr}"
+                if dotted in _SPAWNERS or node.value.id == "subprocess":
+                    bad.add((name, dotted))
+        bad |= {(name, m) for m in _imports(name) if m == "subprocess" or m.startswith("subprocess.")}
+    assert not bad, f"processes started outside PROCESS_STARTERS: {sorted(bad)}"
 
 
 def test_cycle_finder_finds_a_circle() -> None:

@@ -1,5 +1,6 @@
 // Bundles src/extension.ts and vscode-languageclient into dist/extension.js (CommonJS, node), and the call
-// graph panel's script with Graphviz (@viz-js/viz, WebAssembly embedded) into media/callGraphView.js.
+// graph panel's script (webview/callGraphView.ts) with Graphviz (@viz-js/viz, WebAssembly embedded) into
+// media/callGraphView.js. esbuild strips the types; `make typecheck` checks them (tsc, both projects).
 import * as esbuild from "esbuild";
 
 const watch = process.argv.includes("--watch");
@@ -16,7 +17,7 @@ const options = {
   logLevel: "info",
 };
 const webview = {
-  entryPoints: ["webview/callGraphView.js"],
+  entryPoints: ["webview/callGraphView.ts"],
   bundle: true,
   outfile: "media/callGraphView.js",
   format: "iife",

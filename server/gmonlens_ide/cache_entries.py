@@ -10,8 +10,10 @@ missing, stale, corrupt or wrongly shaped entry reads as None and is rebuilt.
 
 from __future__ import annotations
 
+import collections.abc
 import dataclasses
 import functools
+import os
 import types
 import typing
 from array import array
@@ -50,6 +52,7 @@ def profile_key(program: Program, options: object) -> str | None:
 
 
 _COLUMNS = ("arcs", "graph_order", "parents", "children")  # the engine's column tables
+_MAPPINGS = (collections.abc.Mapping, dict)  # Profile's int -> int fields (indirect_children)
 
 
 # A profile entry is stored as columns: per record class, one column per field, numbers as machine
@@ -107,6 +110,8 @@ def _encode_profile(profile: Any) -> dict[str, Any]:
         if f.name in _COLUMNS:  # columns as bytes: no tuple a record
             cls = {"arcs": ArcTable, "graph_order": GraphOrder}.get(f.name, Groups)
             out[f.name] = (cls.__name__, (value if isinstance(value, cls) else cls(value)).to_plain())
+        elif typing.get_origin(hints[f.name]) in _MAPPINGS:  # int -> int, as sorted pairs
+            out[f.name] = tuple(sorted(value.items()))
         elif typing.get_origin(hints[f.name]) is tuple and args and dataclasses.is_dataclass(args[0]):
             rec: Any = args[0]
             fields = typing.get_type_hints(rec)
@@ -245,6 +250,9 @@ def _decode_profile(data: Any) -> Any:
             continue  # below, once the routines and cycles are known
         if typing.get_origin(tp) is tuple and args and dataclasses.is_dataclass(args[0]):
             value = _records(args[0], value)
+        elif typing.get_origin(tp) in _MAPPINGS:
+            diskcache.expect(_checker(tuple[tuple[int, int], ...])(value))
+            value = dict(value)
         else:
             diskcache.expect(_checker(tp)(value))
         kwargs[f.name] = value
@@ -256,6 +264,7 @@ def _decode_profile(data: Any) -> Any:
     diskcache.expect(all(f.routine in rid for f in profile.folded))
     diskcache.expect(all(c.number == k + 1 for k, c in enumerate(profile.cycles)))
     diskcache.expect(all(m in rid for c in profile.cycles for m in (*c.members, *c.member_order)))
+    diskcache.expect(all(k in rid and n >= 0 for k, n in profile.indirect_children.items()))
     return profile
 
 
@@ -425,3 +434,29 @@ def read_heat(key: str | None, profile: Any) -> Any:
         return line_heat_of(profile, spans)
 
     return diskcache.load("heat", key, decode)
+
+
+def _ran_key(profile_keys: list[str]) -> str | None:
+    if not profile_keys:
+        return None
+    return diskcache.derived_key(diskcache.content_key(b"ran-by"), *(k.encode() for k in profile_keys))
+
+
+def remember_binary(profile_keys: list[str], binary: str) -> None:
+    """Remember (in the disk cache) that the profiles of these content keys were loaded with the
+    binary at `binary` (its real path): when that file is later rebuilt, the profile's refusal can
+    say so for certain (`binary_that_ran`)."""
+    key = _ran_key(profile_keys)
+    if key is not None and binary_that_ran(profile_keys) != os.path.realpath(binary):
+        diskcache.store("ranby", key, os.path.realpath(binary))
+
+
+def binary_that_ran(profile_keys: list[str]) -> str | None:
+    """The real path of the binary these profiles were last loaded with, or None."""
+    key = _ran_key(profile_keys)
+
+    def check(value: Any) -> str:
+        diskcache.expect(type(value) is str)
+        return str(value)
+
+    return diskcache.load("ranby", key, check) if key is not None else None

@@ -35,6 +35,7 @@ def context(loaded: LoadedFolder, syntax: str) -> DisasmContext:
                 program.gmon().histograms,
                 syntax,
                 lines or gprof_lines(program),
+                program.address_names(),  # objdump's names of PLT entries and GOT slots
             )
             loaded.disasm[syntax] = ctx
         return ctx

@@ -58,6 +58,7 @@ class Settings:
     source_map: tuple[tuple[str, str], ...] = ()
     lens_title: str = DEFAULT_LENS_TITLE
     baseline: Baseline | None = None
+    pin_folder: str | None = None  # where pinned baselines are kept (default: pinstore.data_root())
     line_heat_label: str = DEFAULT_LINE_HEAT_LABEL  # inlay hint at the end of a hot line
     line_heat_min_percent: float = DEFAULT_LINE_HEAT_MIN_PERCENT  # hot: at least this % of the total
     sources: tuple[str, ...] = field(default=(), compare=False)  # where values came from, for logs
@@ -67,11 +68,11 @@ class Settings:
 _YAML_KEYS = {"binary": "binary", "profiles": "profiles", "static_call_graph": "static_call_graph",
               "clones": "clones_apart",
               "source_map": "source_map", "lens_title": "lens_title", "baseline": "baseline",
-              "line_heat_label": "line_heat_label", "line_heat_min_percent": "line_heat_min_percent"}  # fmt: skip
+              "pin_folder": "pin_folder", "line_heat_label": "line_heat_label", "line_heat_min_percent": "line_heat_min_percent"}  # fmt: skip
 _CLIENT_KEYS = {"binary": "binary", "profiles": "profiles", "staticCallGraph": "static_call_graph",
                 "clones": "clones_apart",
                 "sourceMap": "source_map", "lensTitle": "lens_title", "baseline": "baseline",
-                "lineHeatLabel": "line_heat_label", "lineHeatMinPercent": "line_heat_min_percent",
+                "pinFolder": "pin_folder", "lineHeatLabel": "line_heat_label", "lineHeatMinPercent": "line_heat_min_percent",
                 "trustedWorkspace": "trusted"}  # fmt: skip
 
 
@@ -81,9 +82,10 @@ def _check(name: str, value: Any, origin: str, written: str | None = None) -> tu
     bad = f"{origin}: `{written or name}` "
     if value is None:
         return None, None
-    if name == "binary":
+    if name in ("binary", "pin_folder"):
         if not isinstance(value, str):
-            return None, bad + "must be a string (the profiled executable); ignored"
+            what = "the profiled executable" if name == "binary" else "a folder for pinned baselines"
+            return None, bad + f"must be a string ({what}); ignored"
         if path_problem(value):
             return None, bad + f"{path_problem(value)}; ignored"
         return (value.strip() or None), None
@@ -274,7 +276,7 @@ def effective_settings(folder: str, client: Any) -> tuple[Settings, list[str]]:
 
 
 # how the language server's user trusts a folder (gmonlens mcp says its own: --trust-workspace)
-TRUST_FIX = "(VS Code: trust the folder; other clients: the gmonlens.trustedWorkspace setting)"
+TRUST_FIX = "(VS Code: trust the folder; other clients: trustedWorkspace in initializationOptions)"
 UNTRUSTED = f"leads outside the workspace folder: read only in a trusted workspace {TRUST_FIX}"
 
 
@@ -318,6 +320,8 @@ def fence(folder: str, s: Settings, client: Settings) -> tuple[Settings, list[st
 
     if s.binary and client.binary is None and not keep("binary", (s.binary,)):
         changes["binary"] = None
+    if s.pin_folder and client.pin_folder is None and not keep("pin_folder", (s.pin_folder,)):
+        changes["pin_folder"] = None  # pins are written there: only inside, unless trusted
     if s.profiles and client.profiles == ():
         changes["profiles"] = keep("profiles", s.profiles, fixed=True)
     if s.source_map and client.source_map == ():

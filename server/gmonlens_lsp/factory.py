@@ -9,11 +9,13 @@ from .features import (
     call_hierarchy,
     code_lens,
     disassembly,
+    documents,
     flame_graph,
     hover,
     lifecycle,
     line_heat,
     profile_commands,
+    record,
     watch,
     workspace_symbols,
 )
@@ -32,6 +34,8 @@ FEATURES = (
     call_graph,
     flame_graph,
     disassembly,
+    record,
+    documents,
 )
 
 

@@ -9,7 +9,6 @@ any generation of the folder's profile, so the document follows reloads of the s
 
 from __future__ import annotations
 
-from typing import Any
 from urllib.parse import parse_qs, quote, unquote, urlsplit
 
 from gmonlens.common.model import Routine
@@ -17,6 +16,8 @@ from gmonlens.disasm.render import render_lines
 from gmonlens_ide.listing_context import context as context
 from gmonlens_ide.listing_context import source_text
 from gmonlens_ide.session import LoadedFolder
+
+from . import wire
 
 SCHEME = "gmonlens-disasm"
 
@@ -57,7 +58,7 @@ def find(loaded: LoadedFolder, name: str, address: int | None) -> int | None:
 
 def document(
     loaded: LoadedFolder, folder: str, rid: int, syntax: str = "att", compact: bool = False
-) -> dict[str, Any]:
+) -> wire.Disassembly:
     """The listing of routine `rid` as a document: its URI and text, and per instruction the
     0-based text line, figures, source (recorded file, 1-based line; resolved path when found)
     and calls (callee, count, estimated seconds, callee's source); `sources` gives the text lines
@@ -70,8 +71,8 @@ def document(
     sec = listing.seconds
     whole = sum(i.ticks for i in listing.instructions)
     r = listing.routine
-    insns: list[dict[str, Any]] = []
-    sources: list[dict[str, Any]] = []
+    insns: list[wire.DisasmInstruction] = []
+    sources: list[wire.DisasmSource] = []
     for n, (_text, (kind, k, file, line)) in enumerate(rows):
         if kind == "source" and file is not None:
             sources.append({"line": n, "file": file, "path": index.resolve(file), "sourceLine": line})
@@ -111,7 +112,7 @@ def _s(seconds: float | None) -> float | None:
     return None if seconds is None else round(seconds, 6)
 
 
-def _call(loaded: LoadedFolder, callee: int, name: str, count: int, seconds: float | None) -> dict[str, Any]:
+def _call(loaded: LoadedFolder, callee: int, name: str, count: int, seconds: float | None) -> wire.DisasmCall:
     place = loaded.index.place(callee)
     found = place is not None and place.resolved
     return {

@@ -270,9 +270,7 @@ def folded_markdown(profile: Profile, rid: int) -> list[str]:
         parts.append(f"`{f.name}` ({share}, {calls})")
     return [
         "gprof credits these routines to it (their names are ones gprof ignores, so their code counts as "
-        "the routine before them): "
-        + ", ".join(parts)
-        + ". `gmonlens.profile.clones: apart` shows them apart.",
+        "the routine before them): " + ", ".join(parts) + ". `gmonlens.clones: apart` shows them apart.",
         "",
     ]
 
@@ -392,9 +390,13 @@ def symbol(profile: Profile, rid: int, place: Place, text: str) -> types.Workspa
 
 
 def message_type(kind: str) -> types.MessageType:
-    return {"error": types.MessageType.Error, "warning": types.MessageType.Warning}.get(
-        kind, types.MessageType.Info
-    )
+    """ "error", "warning", "log" (a line of a command's output), else Info."""
+    kinds = {
+        "error": types.MessageType.Error,
+        "warning": types.MessageType.Warning,
+        "log": types.MessageType.Log,
+    }
+    return kinds.get(kind, types.MessageType.Info)
 
 
 # ---- line heat -------------------------------------------------------------------------------
@@ -483,8 +485,12 @@ def file_watchers(patterns: Sequence[str]) -> types.DidChangeWatchedFilesRegistr
     )
 
 
-def progress_begin(title: str, text: str) -> types.WorkDoneProgressBegin:
-    return types.WorkDoneProgressBegin(title=title, message=text, cancellable=False)
+def progress_begin(title: str, text: str, cancellable: bool = False) -> types.WorkDoneProgressBegin:
+    return types.WorkDoneProgressBegin(title=title, message=text, cancellable=cancellable)
+
+
+def progress_report(text: str) -> types.WorkDoneProgressReport:
+    return types.WorkDoneProgressReport(message=text)
 
 
 def progress_end(text: str) -> types.WorkDoneProgressEnd:
@@ -505,6 +511,11 @@ def text_document_content_options(schemes: list[str]) -> types.TextDocumentConte
 
 def inlay_hint_options() -> types.InlayHintOptions:
     return types.InlayHintOptions(resolve_provider=False)
+
+
+def save_options() -> types.SaveOptions:
+    """didSave without the text (the document's lines are held already)."""
+    return types.SaveOptions(include_text=False)
 
 
 def response_error(code: int, text: str) -> types.ResponseError:

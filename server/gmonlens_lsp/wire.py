@@ -1,7 +1,13 @@
-"""The JSON gmonlens's own messages carry (PROTOCOL.md), typed and built here only: the
-`gmonlens/status` notification, the `gmonlens/lineHeat` and `gmonlens/callGraph` results, the
-results of the `workspace/executeCommand` commands, the lens command's arguments and the call
-hierarchy items' data; and the parameters read from the client (`CallGraphQuery`).
+"""The JSON gmonlens's own messages carry (PROTOCOL.md), typed and built here: the
+`gmonlens/status` notification, the `gmonlens/lineHeat`, `gmonlens/callGraph` and
+`gmonlens/flameGraph` results, the results of the `workspace/executeCommand` commands, the lens
+command's arguments and the call hierarchy items' data; and the parameters read from the client
+(`CallGraphQuery`). The `gmonlens/disassembly` result is typed here and built by
+`listings.document` (with the listing document it also serves).
+
+Each type has an example message in `protocol/examples/` (protocol/README.md), written by
+`tests/protocol/` from a real session and checked against these types, PROTOCOL.md and the VS Code
+extension's `src/protocol.ts`: a type without an example fails those tests.
 
 Units as on the wire: seconds rounded to 6 decimals, percents to 3 or 4, lines 0-based, `uri` a
 file URI (None/null without source)."""
@@ -10,17 +16,18 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, TypedDict
+from typing import Any, Literal, TypedDict, cast
 
 from gmonlens.common.model import Profile, Routine
 from gmonlens.output.flame import FlameTree, frame_name
 from gmonlens.output.graph import CallGraph
 from gmonlens.profile.certainty import Health
 from gmonlens.profile.diff import RoutineDiff
-from gmonlens_ide.baseline import Comparison, PinnedBaseline, change_text
+from gmonlens_ide.baseline import Comparison, change_text
 from gmonlens_ide.figures import calls_text
 from gmonlens_ide.heat_index import FileHeat, HeatIndex, HotLine
 from gmonlens_ide.index import Place
+from gmonlens_ide.pinstore import PinnedBaseline
 
 from . import uris
 
@@ -599,3 +606,226 @@ def flame_graph(
         "truncated": tree.truncated,
         "frames": frames,
     }
+
+
+# ---- gmonlens/disassembly --------------------------------------------------------------------
+
+
+class DisasmCall(TypedDict):
+    """A call through one call instruction: gprof's count and the time it propagates along the
+    arc (an estimate); the callee's definition (`path`, 1-based `sourceLine`) when found."""
+
+    callee: str
+    count: int
+    seconds: float | None  # None without a sampling rate
+    path: str | None
+    sourceLine: int | None
+
+
+class DisasmInstruction(TypedDict):
+    """One instruction: its 0-based text line, samples, seconds and percent of the routine's self
+    time; its source as BFD records it (`file`, None without line information; 1-based
+    `sourceLine`, 0 when unknown) and as found in the workspace (`path`)."""
+
+    line: int
+    address: int
+    samples: float
+    seconds: float | None  # None without a sampling rate
+    percent: float
+    file: str | None
+    path: str | None
+    sourceLine: int
+    calls: list[DisasmCall]
+
+
+class DisasmSource(TypedDict):
+    """A text line of the listing that shows a source line."""
+
+    line: int
+    file: str
+    path: str | None
+    sourceLine: int
+
+
+class Disassembly(TypedDict):
+    """The `gmonlens/disassembly` (and `gmonlens.showDisassembly`) result: the listing document."""
+
+    uri: str
+    folder: str
+    generation: int
+    routine: int
+    name: str
+    displayName: str
+    selfSeconds: float | None  # None without a sampling rate
+    totalSeconds: float | None
+    text: str
+    instructions: list[DisasmInstruction]
+    sources: list[DisasmSource]
+
+
+class DisasmError(TypedDict):
+    """The `gmonlens/disassembly` result for a routine without a listing: one line saying why."""
+
+    error: str
+
+
+# ---- gmonlens/record -------------------------------------------------------------------------
+# The answer is `gmonlens record --json`'s document, schema gmonlens-record/1, as the engine's
+# `gmonlens.runs.record_json.to_json` builds it (snake_case: the same document as DIR/record.json
+# and the MCP tool's; README "gmonlens record" gives it field by field).
+
+
+class RecordCommand(TypedDict):
+    argv: list[str]
+    cwd: str
+    path: str
+    kind: str  # "elf", "script" or "other"
+    interpreter: list[str]
+    profiled_binaries: list[str]
+
+
+class RecordUnit(TypedDict):
+    name: str
+    comp_dir: str
+    producer: str
+
+
+class RecordArcs(TypedDict):
+    glibc_limit: int
+    direct_call_sites: int | None
+    indirect_call_sites: int | None
+    requested: int | None
+
+
+class RecordPreflight(TypedDict):
+    binary: str
+    profiling_calls: list[str]
+    startup_linked: bool
+    static: bool
+    units: int
+    units_without_pg: list[RecordUnit]
+    units_unknown: int
+    producers_problem: str | None
+    arcs: RecordArcs
+
+
+class RecordHelper(TypedDict):
+    used: bool
+    path: str | None
+    compiler: list[str]
+    problem: str | None
+
+
+class RecordRun(TypedDict):
+    run: int
+    pid: int
+    exit_code: int | None
+    signal: str | None
+    status: int
+    user_seconds: float
+    system_seconds: float
+    cpu_seconds: float
+    wall_seconds: float
+    glibc_messages: list[str]
+    interrupted: str | None
+    orphans_reaped: int
+    orphans_left: bool
+
+
+class RecordProfile(TypedDict):
+    path: str
+    pid: int
+    run: int
+    binary: str | None
+    fit: str | None  # "exact" or "loose"
+    found_by: str | None  # "process log", "command" or "named"
+    samples: int
+    arcs: int
+    hz: int
+    problem: str | None
+
+
+class RecordTopRoutine(TypedDict):
+    name: str
+    self_seconds: float | None
+    self_percent: float
+    samples: float
+    error_percent: float | None
+    calls: int
+    file: str | None
+    line: int | None
+
+
+class RecordBinary(TypedDict):
+    binary: str
+    profiles: list[str]
+    pids: list[int]
+    samples: float
+    hz: int
+    seconds: float | None
+    calls: int
+    top: list[RecordTopRoutine]
+    warnings: list[str]
+    problem: str | None
+    report: list[str]
+
+
+class RecordProcess(TypedDict):
+    pid: int
+    ppid: int
+    programs: list[str]
+    exited: bool
+    signal: str | None
+    cpu_seconds: float | None
+    arcs_buffer: list[int] | None
+
+
+class RecordHistory(TypedDict):
+    run: int
+    error_percent: float | None
+    samples: float
+
+
+class RecordPrecision(TypedDict):
+    target_percent: float | None
+    max_runs: int
+    runs: int
+    binary: str | None
+    achieved_percent: float | None
+    met: bool
+    history: list[RecordHistory]
+
+
+class RecordFinding(TypedDict):
+    code: str
+    severity: str  # "error", "warning" or "note"
+    message: str
+    fix: str
+    rerun: list[str]  # record options that fix it by recording again
+
+
+class Recording(TypedDict):
+    """`gmonlens/record`'s answer: the recording (schema gmonlens-record/1)."""
+
+    schema: str
+    command: RecordCommand
+    out_dir: str
+    exit_status: int
+    command_status: int
+    usable: bool
+    preflight: RecordPreflight | None
+    helper: RecordHelper
+    runs: list[RecordRun]
+    cpu_seconds: float
+    profiles: list[RecordProfile]
+    left_alone: list[str]
+    binaries: list[RecordBinary]
+    processes: list[RecordProcess]
+    precision: RecordPrecision
+    diagnosis: list[RecordFinding]
+
+
+def recording(document: Mapping[str, Any]) -> Recording:
+    """The engine's document (`record_json.to_json`) as this type (built to be one: tests/protocol
+    holds its example to it). `gmonlens/record`'s params are read by `gmonlens_ide.recorder`."""
+    return cast(Recording, dict(document))

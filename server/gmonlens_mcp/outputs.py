@@ -267,3 +267,12 @@ COMPARE = obj(
         "noise_model": STR,
     }
 )
+
+RECORD = obj(
+    {
+        "recording": {"type": "object", "description": "the recording's `gmonlens-record/1` document"},
+        "output_tail": array(STR),
+        "output_dropped": INT,
+        "timed_out": BOOL,
+    }
+)

@@ -14,7 +14,8 @@ Contract of `Server`:
   2025-06-18 revision has none (-32600).
 - `tools/call` runs on one worker thread, in arrival order; the reader thread keeps answering
   `ping` and reading `notifications/cancelled`: a cancelled call that has not started is dropped,
-  one that is running finishes and its answer is not sent (the specification's rule).
+  one that is running finishes and its answer is not sent (the specification's rule). A running
+  call sees its cancellation in `cancel_event()` (the `record` tool stops its command).
 - End of input (the client went away, even in the middle of a call) ends `serve()` at once: the
   worker is a daemon thread and is never waited for. A write that fails (the client closed our
   stdout) stops all further writes.
@@ -22,6 +23,7 @@ Contract of `Server`:
 
 from __future__ import annotations
 
+import contextvars
 import json
 import logging
 import math
@@ -125,6 +127,18 @@ class _Job:
     request_id: int | str | None
     run: Callable[[], Any]
     future: Future[Any] = field(default_factory=Future)
+    cancel: threading.Event = field(default_factory=threading.Event)  # set by notifications/cancelled
+
+
+_running_cancel: contextvars.ContextVar[threading.Event | None] = contextvars.ContextVar(
+    "gmonlens_mcp_cancel", default=None
+)
+
+
+def cancel_event() -> threading.Event | None:
+    """The running `tools/call`'s cancellation, set when the client cancels it (on the worker
+    thread, inside a call; None elsewhere)."""
+    return _running_cancel.get()
 
 
 class Server:
@@ -260,6 +274,7 @@ class Server:
                 with self._state_lock:
                     if rid in self._pending:
                         self._cancelled.add(rid)
+                        self._pending[rid].cancel.set()
         elif method == "notifications/initialized" and self.version is not None and not self._warmed:
             self._warmed = True
             self._jobs.put(_Job(None, self.app.warm))
@@ -334,6 +349,7 @@ class Server:
 
     def _run(self, job: _Job) -> dict[str, Any] | None:
         rid = job.request_id
+        token = _running_cancel.set(job.cancel)
         try:
             value = job.run()
         except Exception as exc:
@@ -341,6 +357,8 @@ class Server:
                 log.warning("loading the profile: %s", exc)
                 return None
             return self._failed(rid, exc)
+        finally:
+            _running_cancel.reset(token)
         return None if rid is None else _ok(rid, value)
 
     def _failed(self, rid: int | str, exc: Exception) -> dict[str, Any]:

@@ -19,6 +19,7 @@ from .schema import check
 from .workspace import ToolFailure, View, Workspace
 
 Handler = Callable[[View, dict[str, Any]], ToolResult]
+WorkspaceHandler = Callable[[Workspace, dict[str, Any]], ToolResult]  # a tool that needs no loaded profile
 
 _ROUTINE = {
     "type": "string",
@@ -67,8 +68,9 @@ class Tool:
     description: str
     properties: dict[str, Any]
     required: tuple[str, ...]
-    handler: Handler
+    handler: Handler | None
     output: dict[str, Any]  # the outputSchema of its structured result (`outputs`)
+    runs: WorkspaceHandler | None = None  # instead of `handler`: the tool runs a command (`record`)
 
     @property
     def schema(self) -> dict[str, Any]:
@@ -85,12 +87,13 @@ class Tool:
             out["title"] = self.title
             out["outputSchema"] = self.output
         if version >= "2025-03-26":
+            reads = self.runs is None  # a tool that runs the user's command writes and is not idempotent
             out["annotations"] = {
                 "title": self.title,
-                "readOnlyHint": True,
+                "readOnlyHint": reads,
                 "destructiveHint": False,
-                "idempotentHint": True,
-                "openWorldHint": False,
+                "idempotentHint": reads,
+                "openWorldHint": not reads,
             }
         return out
 
@@ -159,12 +162,24 @@ def _tools() -> list[Tool]:
     ]  # fmt: skip
 
 
-class Tools:
-    """The MCP application: the tools over one `Workspace` (rpc.App)."""
+def _record_tool() -> Tool:
+    from . import outputs, record
 
-    def __init__(self, workspace: Workspace) -> None:
+    return Tool(
+        "record", "Record a profile", record.DESCRIPTION, record.PROPERTIES, ("command",), None, outputs.RECORD,
+        record.record,
+    )  # fmt: skip
+
+
+class Tools:
+    """The MCP application: the tools over one `Workspace` (rpc.App); `record` only when
+    `allow_run` (`gmonlens mcp --allow-run`)."""
+
+    def __init__(self, workspace: Workspace, allow_run: bool = False) -> None:
         self.workspace = workspace
         self.tools = {t.name: t for t in _tools()}
+        if allow_run:
+            self.tools["record"] = _record_tool()
 
     def list_tools(self, version: str) -> list[dict[str, Any]]:
         return [t.definition(version) for t in self.tools.values()]
@@ -179,6 +194,9 @@ class Tools:
             raise RpcError(INVALID_PARAMS, f"unknown tool: {name} (tools: {', '.join(self.tools)})")
         args = check(tool.schema, arguments)
         try:
+            if tool.runs is not None:
+                return tool.runs(self.workspace, args)
+            assert tool.handler is not None
             return tool.handler(self.workspace.view(), args)
         except ToolFailure as exc:
             return ToolResult({"error": exc.message, **exc.data}, exc.message, is_error=True)

@@ -312,3 +312,18 @@ def test_health_few_no_samples_no_arcs_threads() -> None:
     assert thread_starter(["pthread_create@GLIBC_2.34"]) == "pthread_create"
     assert thread_starter(["_ZNSt6thread15_M_start_threadESt10unique_ptrINS_6_StateEEPFvvE"]) is not None
     assert thread_starter(["main", "pthread_join@GLIBC_2.34"]) is None
+
+
+def test_json_lists_the_routines_clones_are_folded_into() -> None:
+    """`folded[].routine` is always an id of `routines[]`: f2 (no time, no calls, no arcs) holds
+    a cold clone that never ran."""
+    from dataclasses import replace
+
+    from gmonlens.common.model import FoldedSymbol
+
+    p = build([5, 3, 0, 0], [(0, 1, 4)])
+    clone = FoldedSymbol(2, "f2.cold", BASE + SIZE * 2 + 0x80, BASE + SIZE * 3 - 1, 0.0, 0)
+    doc = to_json(replace(p, folded=(clone,)))
+    ids = {r["id"] for r in doc["routines"]}
+    assert doc["folded"][0]["routine"] == 2 and 2 in ids
+    assert 3 not in ids  # a routine without figures and without clones stays out

@@ -43,6 +43,25 @@ from gmonlens.profile.histogram import assign_samples
         ("a64", "mov", "x1, #0", "", (), "mov x1, #0x0"),
         ("a64", "b.lo", "#0xa48", "", (), "b.cc a48"),
         ("a64", "tbnz", "w20, #0x1f, #0xc8c", "", (), "tbnz w20, #31, c8c"),
+        # seen in a static glibc program (tests/integration/test_disasm_names.py)
+        ("x64", "callq", "0", "e8f6ffffff", (), "call 0"),  # capstone's decimal target
+        ("x64", "callq", "0xffffffffddccbbb0", "67e8aabbccdd", (), "addr32 call ddccbbb0"),
+        ("x64", "wait", "", "9b", (), "fwait"),
+        ("x64", "fucompi", "%st(1)", "dfe9", (), "fucomip %st(1),%st"),
+        ("x64", "fucomi", "%st(0)", "dbe8", (), "fucomi %st(0),%st"),
+        ("x64", "xbegin", "6", "c7f800000000", (), "xbegin 6"),
+        ("x64", "xabort", "$-1", "c6f8ff", (), "xabort $0xff"),
+        ("x64", "sarxl", "%ecx, %eax, %eax", "c4e272f7c0", (), "sarx %ecx,%eax,%eax"),
+        ("x64", "movbeq", "(%rdi), %rax", "480f38f007", (), "movbe (%rdi),%rax"),
+        (
+            "x64",
+            "vpaddb",
+            "%ymm17, %ymm31, %ymm17 {%k5} {z}",
+            "62a105adfcc9",
+            (),
+            "vpaddb %ymm17,%ymm31,%ymm17{%k5}{z}",
+        ),
+        ("x86", "pushl", "0x804bff8", "ff35f8bf0408", (), "push 0x804bff8"),
     ],
 )
 def test_objdump_spelling(

@@ -106,6 +106,25 @@ def test_with_profiles_shares_the_binary(tmp_path: Path, reads: Counter[str]) ->
     assert reads == Counter({binary: 1, str(a): 1, str(b): 1})
 
 
+def test_with_profiles_judges_its_own_profiles(tmp_path: Path) -> None:
+    """The fit rule's verdict is the profiles' own: a Program made by `with_profiles` does not
+    inherit the first one's (a baseline from another build, or `gmonlens record` trying one
+    executable against each process's profile)."""
+    from elfwriter import ElfSym, elf_file
+
+    exe = tmp_path / "app"
+    exe.write_bytes(
+        elf_file(0x401000, b"\xc3" * 0x40, [ElfSym("main", 0x401000, 0x20), ElfSym("f", 0x401020, 0x20)])
+    )
+    own, other = tmp_path / "own", tmp_path / "other"
+    own.write_bytes(gnu_file([Hist(0x400000, 0x401040, [0] * 0x820)]))
+    other.write_bytes(gnu_file([Hist(0x400000, 0x402000, [0] * 0x1000)]))  # a larger program's
+    first = Program(str(exe), [str(own)])
+    assert first.fit().exact
+    assert first.with_profiles([str(other)]).fit().errors
+    assert first.fit().exact
+
+
 def test_release_bytes_keeps_the_facts(tmp_path: Path, reads: Counter[str]) -> None:
     """The CLI's load lets go of the bytes before the arithmetic; what was read stays."""
     binary = str(bare_elf(tmp_path / "app"))

@@ -209,14 +209,53 @@ def test_aarch64_pc_ranges() -> None:
     assert arm(base, routines, pc_ranges=[(f, g + 16)]) == [(0, 1), (1, 0)]
 
 
+# --- MIPS: jal to a routine's entry, jalr into $ra as <indirect child> (read off mips-linux-gnu-gprof)
+
+M_NOP, M_JR_RA = 0x00000000, 0x03E00008
+
+
+def jal(target: int) -> int:
+    return 0x0C000000 | (target >> 2) & 0x3FFFFFF
+
+
+def mips(base: int, routines: list[list[int]], little: bool, **kw: object) -> list[tuple[int, int]]:
+    bodies = [struct.pack(("<" if little else ">") + f"{len(r)}I", *r) for r in routines]
+    sec, starts, ends = layout(base, bodies)
+    return find_static_calls("EM_MIPS", [sec], starts, ends, little_endian=little, **kw)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("little", [False, True], ids=["mips", "mipsel"])
+def test_mips_jal_and_jalr(little: bool) -> None:
+    base = 0x400000
+    f, g, h = base, base + 16, base + 32
+    routines = [
+        [jal(h), M_NOP, 0x0320F809, M_JR_RA],  # f -> h, jalr $t9: <indirect child>
+        [jal(f), jal(g), jal(h + 4), M_JR_RA],  # g -> f (backward), g -> g, not into h's middle
+        [
+            0x03208009,
+            0x0320F808,
+            0x0321F849,
+            M_JR_RA,
+        ],  # jalr $s0,$t9 (no: rd 16), jr $t9 (no), rt/sa bits: yes
+    ]
+    assert mips(base, routines, little) == [(0, 2), (0, -1), (1, 0), (1, 1), (2, -1)]
+
+
+def test_mips_jal_on_a_64_bit_address_space_finds_nothing() -> None:
+    """gprof keeps the pc's bits 28..31 of 32: above 4 GiB no target is a routine's entry."""
+    base = 0x120000000
+    routines = [[jal(base + 16), M_NOP, 0x0320F809, M_JR_RA], [M_JR_RA, M_NOP, M_NOP, M_NOP]]
+    assert mips(base, routines, True) == [(0, -1)]
+
+
 # --- errors -------------------------------------------------------------------------------------
 
 
 def test_unsupported_architecture_is_one_line() -> None:
     with pytest.raises(StaticCallsUnsupported) as info:
-        find_static_calls("EM_RISCV", [], [], [])
+        find_static_calls("EM_RISCV", [], [], [], arch="riscv:rv64")
     assert isinstance(info.value, GmonlensError)
-    assert str(info.value) == "-c is not supported on architecture riscv"
+    assert str(info.value) == "-c is not supported on architecture riscv:rv64"
     assert not staticcalls.is_supported("EM_RISCV")
     assert all(staticcalls.is_supported(m) for m in ("EM_X86_64", "EM_386", "EM_AARCH64"))
 

@@ -272,7 +272,7 @@ async def test_symbols_and_commands(cproject: Path, tmp_path: Path) -> None:
         assert len(hottest) == 2 and hottest[0]["name"] == "helper"
         assert set(hottest[0]) == {"name", "selfSeconds", "totalSeconds", "percent", "calls", "uri", "line"}
         report = await client.workspace_execute_command_async(
-            types.ExecuteCommandParams(command="gmonlens.output.report", arguments=[uri(cproject)])
+            types.ExecuteCommandParams(command="gmonlens.report", arguments=[uri(cproject)])
         )
         assert report.startswith("Flat profile:") and "Call graph" in report
         cli = subprocess.run(

@@ -48,7 +48,7 @@ def templates(ws: Path) -> list[tuple[str, Any, bool]]:
         ("workspace/symbol", {"query": "w"}, True),
         ("workspace/executeCommand", {"command": "gmonlens.hottest", "arguments": ["self", 5]}, True),
         ("workspace/executeCommand", {"command": "gmonlens.showCallers", "arguments": [main, pos]}, True),
-        ("workspace/executeCommand", {"command": "gmonlens.output.report", "arguments": []}, True),
+        ("workspace/executeCommand", {"command": "gmonlens.report", "arguments": []}, True),
         ("workspace/executeCommand", {"command": "gmonlens.reload", "arguments": [uri(ws)]}, True),
         ("workspace/executeCommand", {"command": "gmonlens.nope", "arguments": [1]}, True),
         (

@@ -39,13 +39,20 @@ class Target:
     env: Mapping[str, str] = field(default_factory=dict)
     address_size: int = 8
     little_endian: bool = True
+    flags: tuple[str, ...] = ()  # compiler flags every build for this target gets (-marm, -march=...)
+    package: str = ""  # the Debian packages that bring the toolchain (named in skip reasons)
 
     def missing(self, cxx: bool = False) -> str | None:
         """Why this target cannot be used here (a skip reason), or None."""
         for tool in (self.cxx if cxx else self.cc, self.gprof, *self.runner[:1]):
             if shutil.which(tool) is None and not Path(tool).exists():
-                return f"{tool} not installed (needed for the {self.name} target)"
+                needs = f"; Debian: {self.package}" if self.package else ""
+                return f"{tool} not installed (needed for the {self.name} target{needs})"
         return None
+
+    def tool(self, name: str) -> str:
+        """The target's binutils program `name` (objdump, nm, as...): the gprof's prefix + name."""
+        return self.gprof[: -len("gprof")] + name
 
 
 NATIVE = Target("x86-64")
@@ -66,6 +73,42 @@ AARCH64 = Target(
     runner=("qemu-aarch64",),
     env={"QEMU_LD_PREFIX": "/usr/aarch64-linux-gnu"},
 )
+
+
+def linux_target(
+    name: str, triplet: str, qemu: str, *, size: int = 8, little: bool = True, flags: tuple[str, ...] = (),
+    package: str = "",
+) -> Target:  # fmt: skip
+    """A Debian cross target: `<triplet>-gcc` and `<triplet>-gprof`, the binaries run under
+    `qemu-<qemu>` with the cross libc's root as QEMU_LD_PREFIX."""
+    return Target(
+        name,
+        cc=f"{triplet}-gcc",
+        cxx=f"{triplet}-g++",
+        gprof=f"{triplet}-gprof",
+        runner=(f"qemu-{qemu}",),
+        env={"QEMU_LD_PREFIX": f"/usr/{triplet}"},
+        address_size=size,
+        little_endian=little,
+        flags=flags,
+        package=package or f"gcc-{triplet} qemu-user",
+    )
+
+
+# Every Linux target of issue 31 beside x86-64, i686 and AArch64 (run under qemu-user, each
+# compared with its own gprof: Debian's binutils-<triplet>, 2.40). Debian's armhf compiler makes
+# Thumb-2 code unless told -marm; armel's makes A32 (ARMv5TE).
+ARMHF = linux_target("armhf", "arm-linux-gnueabihf", "arm", size=4)
+ARMHF_A32 = linux_target("armhf-a32", "arm-linux-gnueabihf", "arm", size=4, flags=("-marm",))
+ARMEL = linux_target("armel", "arm-linux-gnueabi", "arm", size=4)
+RISCV64 = linux_target("riscv64", "riscv64-linux-gnu", "riscv64")
+PPC64LE = linux_target("ppc64le", "powerpc64le-linux-gnu", "ppc64le")
+PPC64 = linux_target("ppc64", "powerpc64-linux-gnu", "ppc64", little=False)
+PPC32 = linux_target("ppc32", "powerpc-linux-gnu", "ppc", size=4, little=False)
+S390X = linux_target("s390x", "s390x-linux-gnu", "s390x", little=False)
+MIPS64EL = linux_target("mips64el", "mips64el-linux-gnuabi64", "mips64el")
+MIPS = linux_target("mips", "mips-linux-gnu", "mips", size=4, little=False)
+LINUX_TARGETS = (ARMHF, ARMHF_A32, ARMEL, RISCV64, PPC64LE, PPC64, PPC32, S390X, MIPS64EL, MIPS)
 
 
 @dataclass(frozen=True)
@@ -120,6 +163,7 @@ def build(program: Program, target: Target, workdir: Path, extra_flags: Sequence
         compiler,
         "-pg",
         "-g",
+        *target.flags,
         *program.flags,
         *extra_flags,
         "-o",

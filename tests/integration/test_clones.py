@@ -94,3 +94,14 @@ def test_bins_straddling_a_clone_keep_the_owners_share(workshop: Workshop, tmp_p
     assert abs(sum(f["self_seconds"] for f in into) + own - owner["self_seconds"]) < 1e-9
     flat = _flat(gprof(NATIVE, ["-b", "-p", str(b.binary), gmon], b.dir).stdout)
     assert float(flat["frame_dummy"][0]) == round(owner["self_seconds"], 2)
+
+
+def test_every_folded_routine_is_listed(workshop: Workshop) -> None:
+    """`folded[].routine` names a routine of `routines[]`, also when neither the routine nor its
+    clones ran (a cold clone of a routine never called: its owner has no figures)."""
+    b = workshop.get(CASES["opt2"].program)
+    doc = _json([str(b.binary), str(b.gmon["out"])], b.dir)
+    ids = {r["id"] for r in doc["routines"]}
+    assert doc["folded"]
+    missing = [f for f in doc["folded"] if f["routine"] not in ids]
+    assert not missing, missing

@@ -4,6 +4,7 @@ its line runs to `gprof -l`'s entries, its call instructions to gprof's arcs, ca
 
 from __future__ import annotations
 
+import io
 import json
 import re
 import shutil
@@ -200,3 +201,62 @@ def test_routine_without_code(workshop: Workshop, tmp_path: Path) -> None:
     res = _disasm(built, "-S", str(syms), "ghost")
     err = res.stderr.decode()
     assert res.returncode == 1 and "ghost: no code at 0x10" in err and len(err.splitlines()) == 1, err
+
+
+def test_path_as_the_editor_shows_it(workshop: Workshop) -> None:
+    """`disasm programs/opt2.c:checked`: a path relative to the workspace (the recorded one is
+    absolute) names the routine; a path that is not the recorded file's says which one is."""
+    built = workshop.get(PROGRAMS["opt2"], NATIVE)
+    for spec in ("programs/opt2.c:checked", "integration/programs/opt2.c:checked", "opt2.c:checked"):
+        res = _disasm(built, "--json", spec)
+        assert res.returncode == 0, res.stderr
+        assert json.loads(res.stdout)["routine"] == "checked"
+    res = _disasm(built, "src/opt2.c:checked")
+    err = res.stderr.decode()
+    assert res.returncode == 1 and len(err.splitlines()) == 1, err
+    assert "no routine matches 'src/opt2.c:checked'" in err and "programs/opt2.c" in err
+
+
+class _CountingStdout(io.RawIOBase):
+    """An unbuffered stdout (as under PYTHONUNBUFFERED=1 or `python -u`) that counts its writes."""
+
+    def __init__(self) -> None:
+        self.writes = 0
+        self.data = bytearray()
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, b: bytes) -> int:  # type: ignore[override]
+        self.writes += 1
+        self.data += b
+        return len(b)
+
+
+@pytest.mark.parametrize("spec", ["main", "opt2.c"], ids=["one", "several"])
+def test_json_written_in_few_large_writes(
+    workshop: Workshop, monkeypatch: pytest.MonkeyPatch, spec: str
+) -> None:
+    """`disasm --json` hands stdout a few large writes, not one per JSON token: on an unbuffered
+    stdout each write is a system call (a 56,000-instruction routine took 5.6 s, 5x the text),
+    and the document is the listing's `to_json`."""
+    from gmonlens.commands.disasm_command import parse_disasm_args, run_disasm
+    from gmonlens.common.options import AnalysisOptions
+    from gmonlens.disasm.render import to_json
+    from gmonlens.disasm.session import DisasmContext
+
+    built = workshop.get(PROGRAMS["opt2"], NATIVE)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(built.dir / "cache-json-writes"))
+    raw = _CountingStdout()
+    out = io.TextIOWrapper(raw, write_through=True)  # type: ignore[arg-type]
+    monkeypatch.setattr("sys.stdout", out)
+    assert run_disasm(parse_disasm_args(["--json", spec, str(built.binary), str(built.gmon["out"])])) == 0
+    out.flush()
+    got = json.loads(bytes(raw.data))
+    ctx = DisasmContext.open(str(built.binary), [str(built.gmon["out"])], AnalysisOptions(), spec)
+    listings = [ctx.listing(rid) for rid in ctx.find(spec)]
+    display = ctx.display_names(listings)
+    docs = [to_json(x, display, ctx.target_names, "att") for x in listings]
+    assert got == (docs[0] if len(docs) == 1 else docs)
+    assert sum(len(d["instructions"]) for d in docs) > 20 and (len(docs) > 1) == (spec == "opt2.c")
+    assert raw.writes <= 4, raw.writes

@@ -251,3 +251,26 @@ def test_last_line_without_newline_annotated_as_gprof(tmp_path: Path) -> None:
     subprocess.run(["./nonl"], cwd=tmp_path, check=True, stdout=subprocess.DEVNULL)
     for args in (("-A",), ("-A", "-z")):
         compare_reports(NATIVE, [*args, "nonl", "gmon.out"], tmp_path)
+
+
+def test_disasm_takes_gprofs_index_labels(workshop: Workshop) -> None:
+    """`gmonlens disasm 'clamp (hdrinl_render.c)'`: the label gprof's index prints for one of the
+    three static `clamp` (one header, three units) names that one routine; `clamp` names all."""
+    from gprof_harness import GMONLENS
+
+    built = _built(workshop, HDRINL, "O0")
+    index = gprof(NATIVE, ["-b", "-q", str(built.binary), str(built.gmon["out"])], built.dir).stdout.decode()
+    assert "clamp (hdrinl_render.c)" in index
+
+    def disasm(spec: str) -> list[dict]:  # type: ignore[type-arg]
+        argv = [str(GMONLENS), "disasm", "--json", spec, str(built.binary), str(built.gmon["out"])]
+        res = subprocess.run(argv, capture_output=True, env=gmonlens_env(), cwd=built.dir)
+        assert res.returncode == 0, res.stderr
+        doc = json.loads(res.stdout)
+        return doc if isinstance(doc, list) else [doc]
+
+    one = disasm("clamp (hdrinl_render.c)")
+    assert len(one) == 1 and one[0]["routine"] == "clamp"
+    assert os.path.basename(one[0]["file"] or "") in ("hdrinl_render.c", "hdrinl_util.h")
+    assert len(disasm("clamp")) == 3
+    assert {d["address"] for d in disasm("clamp")} >= {one[0]["address"]}

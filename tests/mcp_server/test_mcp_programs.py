@@ -357,3 +357,37 @@ def test_official_sdk_client(c_ws: Path) -> None:
     entry = next(sc for name, e, sc in out["calls"] if name == "routine_entry" and not e)
     assert entry["gprof_text"] == graph_blocks(gprof(c_ws / "build" / "app", c_ws / "build" / "gmon.out"))[1]
     assert "limit" in out["bad"][1]
+
+
+def test_a_profile_being_written_is_never_answered(tmp_path: Path, c_ws: Path) -> None:
+    """Issue 33 (5): `gmonlens mcp` had no guard: 0 to 1,688 of 1,721 arcs during a write, no
+    error. The test writes the new gmon.out in chunks and holds it open between them (as a program
+    stalled in its exit does): every call answers the last complete profile and says a new one is
+    being written; the new one once the file is closed."""
+    ws = tmp_path / "ws"
+    shutil.copytree(c_ws, ws, ignore=shutil.ignore_patterns(".cache"))
+    gmon = ws / "build" / "gmon.out"
+    old = gmon.read_bytes()
+    rerun(ws, 1200)
+    new = gmon.read_bytes()
+    gmon.write_bytes(old)
+    with client(ws) as c:
+        c.initialize()
+        before = c.call("profile_summary")["structuredContent"]
+        fd = os.open(gmon, os.O_WRONLY | os.O_TRUNC)
+        try:
+            for cut in (20, 100, len(new) // 2, len(new) - 7, len(new)):
+                os.lseek(fd, 0, os.SEEK_SET)
+                os.write(fd, new[:cut])
+                during = c.call("profile_summary")["structuredContent"]
+                assert during["total_samples"] == before["total_samples"] and during["arcs"] == before["arcs"]
+                assert any("a new profile is being written" in h for h in during["health"]), during["health"]
+                entry = c.call("routine_entry", routine="helper", file="src/util.c")["structuredContent"]
+                assert "800/800" in entry["gprof_text"]  # the old run's calls
+        finally:
+            os.close(fd)
+        after = c.call("profile_summary")["structuredContent"]
+        assert after["total_samples"] > before["total_samples"]
+        assert not any("being written" in h for h in after["health"])
+        entry = c.call("routine_entry", routine="helper", file="src/util.c")["structuredContent"]
+        assert "2400/2400" in entry["gprof_text"]

@@ -17,6 +17,10 @@ under `$GMONLENS_REALPROGS_WORK` (default bench/work/realprogs, git-ignored).
   .cpp and 2 .c files), built with `g++` and the driver libsass_workload.cc (the C API on a
   generated stylesheet). About 3,200 routines.
 
+- tree-sitter + its JSON grammar (C): the runtime vendored by the PyPI sdist `tree-sitter` 0.24
+  (its `lib.c`, a unity build of the runtime's sources) and the generated parser of the sdist
+  `tree_sitter_json`, with the driver ts_workload.c (issue 27's layouts).
+
 - jq (C): the JSON processor vendored by the PyPI sdist `jq` (jq 1.8.2's release tarball in deps/,
   with oniguruma and decNumber), configured `--disable-shared --with-oniguruma=builtin` and built
   with its own Makefile (autotools' configure, libtool, a flex scanner with the jq_yy prefix) and the
@@ -55,6 +59,8 @@ LEVELDB_MIN_ROUTINES = 800
 LIBSASS = "libsass==0.23.0"  # vendors libsass 3.6.6 in libsass/
 LIBSASS_MIN_ROUTINES = 3000
 JQ = "jq==1.13.0"  # vendors jq 1.8.2 (deps/jq-1.8.2.tar.gz: jq, oniguruma, decNumber)
+TREE_SITTER = "tree-sitter==0.24.0"  # vendors the tree-sitter runtime 0.24 (core/lib/src/lib.c)
+TREE_SITTER_JSON = "tree_sitter_json==0.24.8"  # the JSON grammar's generated src/parser.c
 JQ_MIN_ROUTINES = 1000
 # SQLite features the tier enables on top of bench/sqlite_prog.py's DEFINES (which the benchmark
 # figures rest on, so they stay as they are): more of the amalgamation compiled in and exercised.
@@ -340,6 +346,33 @@ def jq() -> RealProgram:
     sources = sorted(p for d in dirs for p in d.glob("*.c") if p.with_suffix(".o").exists())
     sources += [tree / "src" / "parser.y", tree / "src" / "lexer.l"]
     return RealProgram("jq", exe, gmon, tuple(sources))
+
+
+def tree_sitter_json() -> RealProgram:
+    """The tree-sitter runtime as its own unity build (`lib.c` #includes `./alloc.c`, `./parser.c`,
+    ...) with the JSON grammar's generated `parser.c` (two `parser.c` in different directories) and
+    the driver ts_workload.c, gcc -pg -g -O2: the layout of issue 27 items 1-3. The grammar includes
+    `tree_sitter/parser.h`, which is the runtime's `lib/src/parser.h` (copied into build/inc)."""
+    srcdir = WORK / "ts-src"
+    lib = _sdist(TREE_SITTER, srcdir) / "tree_sitter" / "core" / "lib"
+    grammar = _sdist(TREE_SITTER_JSON, srcdir) / "src"
+    driver = HERE / "ts_workload.c"
+    bdir = WORK / "tree-sitter" / "build"
+    exe = bdir / "ts_workload"
+    sources = [lib / "src" / "lib.c", grammar / "parser.c", driver]
+    flags = ["-pg", "-g", "-O2"]
+    digest = _digest(" ".join(flags).encode(), *(s.read_bytes() for s in sources))
+    stamp = bdir / "digest"
+    if not (exe.exists() and stamp.exists() and stamp.read_text() == digest):
+        inc = bdir / "inc" / "tree_sitter"
+        inc.mkdir(parents=True, exist_ok=True)
+        (inc / "parser.h").write_bytes((lib / "src" / "parser.h").read_bytes())
+        includes = [f"-I{lib / 'include'}", f"-I{lib / 'src'}", f"-I{bdir / 'inc'}"]
+        _run(["gcc", *flags, *includes, "-o", str(exe), *map(str, sources)], cwd=bdir)
+        stamp.write_text(digest)
+        (bdir / "gmon.out").unlink(missing_ok=True)
+    gmon = _run_workload(exe, "40")
+    return RealProgram("tree-sitter+json", exe, gmon, tuple(sources))
 
 
 def second_profile(prog: RealProgram, *args: str) -> Path:

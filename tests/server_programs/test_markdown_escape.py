@@ -14,32 +14,9 @@ from gmonlens_ide.session import load_folder
 from gmonlens_ide.settings import Settings
 from gmonlens_lsp import to_lsp
 from gmonlens_lsp.from_lsp import places_of
+from markdown_checks import HOSTILE, unescaped
 
 pytestmark = pytest.mark.integration  # builds its inputs with gcc at test time
-
-HOSTILE = [
-    "**[h](x)**",
-    "<img src=x onerror=alert(1)>",
-    "a|b|c",
-    "two\nlines\r\n| x | y |",
-    "\x1b[31mred\x1b[0m\x07",
-    "`code` ~~gone~~ _em_ __strong__",
-    "![i](https://evil.example/x.png)",
-    "http://evil.example www.evil.example",
-    "&lt;entity&gt; &#60;",
-    "\\[escaped\\]",
-    "\u2028\u2029\x85",
-]
-
-
-def _unescaped(md: str, chars: str) -> list[str]:
-    """Characters of `chars` in `md` not preceded by an odd number of backslashes."""
-    out = []
-    for m in re.finditer(f"[{re.escape(chars)}]", md):
-        run = len(md[: m.start()]) - len(md[: m.start()].rstrip("\\"))
-        if run % 2 == 0:
-            out.append(m.group(0))
-    return out
 
 
 @pytest.mark.parametrize("name", HOSTILE)
@@ -57,6 +34,6 @@ def test_hover_shows_a_hostile_name(c_ws: Path, name: str) -> None:
     assert [r.count("|") - r.count("\\|") for r in md.splitlines()] == [
         r.count("|") - r.count("\\|") for r in honest.splitlines()
     ]
-    assert not _unescaped(md, "<") and "\x1b" not in md
+    assert not unescaped(md, "<") and "\x1b" not in md
     for target in re.findall(r"(?<!\\)\]\(([^)]*)\)", md):
         assert target.startswith("file://"), target

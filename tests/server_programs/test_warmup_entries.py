@@ -20,7 +20,7 @@ from gmonlens_ide import cache_entries, warmup
 
 pytestmark = pytest.mark.integration  # builds its inputs with gcc/g++ at test time
 
-_KINDS = ("dwarf", "linetable", "linetable-bfd", "scopes", "scopes-gprof")
+_KINDS = ("dwarf", "linetable", programmod.LINETABLE_BFD_KIND, "scopes", "scopes-gprof")
 
 
 def _inputs(ws: Path) -> tuple[str, str]:
@@ -40,7 +40,7 @@ def test_warm_fills_every_entry_with_the_engines_values(
     assert all(diskcache.exists(k, key) for k in _KINDS)
     pkey = cache_entries.profile_key(program, AnalysisOptions())
     assert cache_entries.read_profile(pkey) == load_profile(Program(binary, [gmon]))
-    for bfd, kind in ((False, "linetable"), (True, "linetable-bfd")):
+    for bfd, kind in ((False, "linetable"), (True, programmod.LINETABLE_BFD_KIND)):
         cached = diskcache.load(kind, key, LineTable.from_plain)
         assert cached is not None
         assert cached.to_plain() == line_table(binary, bfd=bfd).to_plain()

@@ -1,131 +1,14 @@
 /**
- * The `gmonlens/callGraph` answer (PROTOCOL.md) checked and turned into Graphviz DOT for the call graph
+ * The `gmonlens/callGraph` answer (read by protocol.ts) turned into Graphviz DOT for the call graph
  * panel, in the style of `gmonlens export --format dot` (gprof2dot's): boxes on a blue -> red ramp by
  * total time, edges coloured and thickened by the time gprof propagates along them and labelled with
  * that time and the calls, cycle members in a dashed cluster, calls inside a cycle dashed.
  * Pure (no `vscode` import): unit-tested, and used by bench/graph_panel_bench.py through node.
  */
 
-export interface GraphNode {
-  id: number;
-  name: string;
-  displayName: string;
-  selfSeconds: number;
-  totalSeconds: number;
-  percent: number;
-  selfPercent: number;
-  calls: number;
-  recursiveCalls: number;
-  cycle: number | null;
-  uri: string | null;
-  line: number | null;
-}
-
-export interface GraphEdge {
-  caller: number;
-  callee: number;
-  calls: number;
-  seconds: number;
-  percent: number;
-  inCycle: boolean;
-  /** the edge's seconds are gprof's split of a callee with several callers (false: exact); absent
-   * when the server did not say (null while its certainty figures compute: `certaintyPending`) */
-  estimated?: boolean;
-}
-
-export interface CallGraph {
-  folder: string;
-  generation: number;
-  center: number | null;
-  depth: number | null;
-  nodeThreshold: number;
-  edgeThreshold: number;
-  totalSeconds: number;
-  prunedNodes: number;
-  prunedEdges: number;
-  nodes: GraphNode[];
-  edges: GraphEdge[];
-  cycles: { number: number; members: number[] }[];
-  /** the server has not computed which edges are estimates yet: none is marked; ask again later */
-  certaintyPending: boolean;
-}
+import type { CallGraph, GraphEdge, GraphNode } from "./protocol";
 
 const MAX_LABEL = 60;
-
-const isNum = (v: unknown): v is number => typeof v === "number" && Number.isFinite(v);
-const numOr = (v: unknown, d: number): number => (isNum(v) ? v : d);
-const intOrNull = (v: unknown): number | null => (isNum(v) ? v : null);
-const strOrNull = (v: unknown): string | null => (typeof v === "string" ? v : null);
-
-/** The server's answer, shape-checked: undefined for null or anything not a graph. */
-export function parseCallGraph(raw: unknown): CallGraph | undefined {
-  if (typeof raw !== "object" || raw === null) {
-    return undefined;
-  }
-  const r = raw as Record<string, unknown>;
-  if (!Array.isArray(r.nodes) || !Array.isArray(r.edges)) {
-    return undefined;
-  }
-  const nodes: GraphNode[] = [];
-  for (const n of r.nodes as Record<string, unknown>[]) {
-    if (typeof n !== "object" || n === null || !isNum(n.id) || typeof n.name !== "string") {
-      return undefined;
-    }
-    nodes.push({
-      id: n.id,
-      name: n.name,
-      displayName: typeof n.displayName === "string" ? n.displayName : n.name,
-      selfSeconds: numOr(n.selfSeconds, 0),
-      totalSeconds: numOr(n.totalSeconds, 0),
-      percent: numOr(n.percent, 0),
-      selfPercent: numOr(n.selfPercent, 0),
-      calls: numOr(n.calls, 0),
-      recursiveCalls: numOr(n.recursiveCalls, 0),
-      cycle: intOrNull(n.cycle) || null,
-      uri: strOrNull(n.uri),
-      line: intOrNull(n.line),
-    });
-  }
-  const ids = new Set(nodes.map((n) => n.id));
-  const edges: GraphEdge[] = [];
-  for (const e of r.edges as Record<string, unknown>[]) {
-    if (typeof e !== "object" || e === null || !isNum(e.caller) || !isNum(e.callee)) {
-      return undefined;
-    }
-    if (!ids.has(e.caller) || !ids.has(e.callee)) {
-      continue;
-    }
-    edges.push({
-      caller: e.caller,
-      callee: e.callee,
-      calls: numOr(e.calls, 0),
-      seconds: numOr(e.seconds, 0),
-      percent: numOr(e.percent, 0),
-      inCycle: e.inCycle === true,
-      ...(typeof e.estimated === "boolean" ? { estimated: e.estimated } : {}),
-    });
-  }
-  const cycles = Array.isArray(r.cycles)
-    ? (r.cycles as Record<string, unknown>[])
-        .filter((c) => typeof c === "object" && c !== null && isNum(c.number) && Array.isArray(c.members))
-        .map((c) => ({ number: c.number as number, members: (c.members as unknown[]).filter(isNum) }))
-    : [];
-  return {
-    folder: typeof r.folder === "string" ? r.folder : "",
-    generation: numOr(r.generation, 0),
-    center: intOrNull(r.center),
-    depth: intOrNull(r.depth),
-    nodeThreshold: numOr(r.nodeThreshold, 0),
-    edgeThreshold: numOr(r.edgeThreshold, 0),
-    totalSeconds: numOr(r.totalSeconds, 0),
-    prunedNodes: numOr(r.prunedNodes, 0),
-    prunedEdges: numOr(r.prunedEdges, 0),
-    nodes,
-    edges,
-    cycles,
-    certaintyPending: r.certaintyPending === true,
-  };
-}
 
 /** Python's colorsys.hls_to_rgb. */
 function hlsToRgb(h: number, l: number, s: number): [number, number, number] {

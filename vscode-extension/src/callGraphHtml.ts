@@ -3,7 +3,7 @@
  * (media/callGraphView.js, bundled with Graphviz compiled to WebAssembly by @viz-js/viz) lays the DOT
  * out in the webview itself. Content-Security-Policy: nothing by default, the script only by its
  * nonce (`'wasm-unsafe-eval'` lets it compile the embedded WebAssembly), styles and images from the
- * extension's media folder (and data: URIs), no network. Pure: unit-tested.
+ * extension's media folder (and data: URIs), no network. Pure: no `vscode` import, unit-tested.
  */
 
 export interface HtmlParts {

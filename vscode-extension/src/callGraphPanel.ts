@@ -11,48 +11,49 @@
 
 import { randomBytes } from "node:crypto";
 import * as vscode from "vscode";
-import type { Gmonlens } from "./extension";
-import { type CallGraph, nodeId, nodeTooltip, parseCallGraph, summary, toDot } from "./callGraphDot";
+import { nodeId, nodeTooltip, summary, toDot } from "./callGraphDot";
 import { panelHtml } from "./callGraphHtml";
-import { type FlameGraph, butterfly, butterflyHtml, parseFlameGraph } from "./flameGraph";
+import type { Ctx } from "./ctx";
+import { butterfly, butterflyHtml } from "./flameGraph";
+import { COMMANDS } from "./ids";
+import { type FromWebview, type NodeInfo, type ToWebview, readFromWebview } from "./panelMessages";
+import {
+  CALL_GRAPH,
+  type CallGraph,
+  FLAME_GRAPH,
+  type FlameGraph,
+  type GraphTarget,
+  type LinePosition,
+  callGraphParams,
+  flameGraphParams,
+  parseCallGraph,
+  parseFlameGraph,
+} from "./protocol";
 import { stripSlash } from "./status";
 
-export const SHOW_CALL_GRAPH = "gmonlens.showCallGraph";
-const REQUEST = "gmonlens/callGraph";
-const FLAME_REQUEST = "gmonlens/flameGraph";
 const FOLLOW_DELAY_MS = 350;
 const PENDING_RETRY_MS = 1500; // while the server's estimate marks are pending (certaintyPending)
 const PENDING_TRIES = 20;
 const LANGUAGES = new Set(["c", "cpp", "cuda-cpp", "objective-c", "objective-cpp"]);
 
-type Target =
-  | { kind: "cursor"; uri: string; position: { line: number; character: number } }
-  | { kind: "routine"; folder: string; routine: number; generation: number; name: string }
-  | { kind: "whole"; folder: string | undefined };
-
-interface Position {
-  line: number;
-  character: number;
-}
-
 class CallGraphPanel implements vscode.Disposable {
   private depth = 2;
   private whole = false;
   private pinned = false;
-  private target: Target | undefined;
+  private target: GraphTarget | undefined;
   private graph: CallGraph | undefined;
   private flame: FlameGraph | undefined;
   private flameView = false;
   private butterflyGraph: CallGraph | undefined;
   private ready = false;
-  private pending: unknown[] = [];
+  private pending: ToWebview[] = [];
   private seq = 0;
   private pendingTries = 0;
   private pendingTimer: ReturnType<typeof setTimeout> | undefined;
   private readonly disposables: vscode.Disposable[] = [];
 
   constructor(
-    private readonly ext: Gmonlens,
+    private readonly ctx: Ctx,
     readonly panel: vscode.WebviewPanel,
     mediaRoot: vscode.Uri,
     private readonly onDispose: () => void,
@@ -65,36 +66,33 @@ class CallGraphPanel implements vscode.Disposable {
       styleUri: webview.asWebviewUri(vscode.Uri.joinPath(mediaRoot, "callGraph.css")).toString(),
     });
     this.disposables.push(
-      webview.onDidReceiveMessage((m) => this.onMessage(m)),
+      webview.onDidReceiveMessage((m: unknown) => {
+        const message = readFromWebview(m);
+        if (message) {
+          void this.onMessage(message);
+        }
+      }),
       panel.onDidDispose(() => this.dispose()),
     );
   }
 
   /** Shows the graph for a target (the routine under a cursor, a routine of a graph, the whole program). */
-  async show(target: Target, quietIfNone = false): Promise<void> {
+  async show(target: GraphTarget, quietIfNone = false): Promise<void> {
     const seq = ++this.seq;
-    const client = this.ext.client;
+    const client = this.ctx.client;
     if (!client || !client.isRunning()) {
       this.post({ type: "message", text: "The gmonlens server is not running; see the output." });
       return;
     }
-    let params: Record<string, unknown>;
-    if (target.kind === "cursor") {
-      params = { textDocument: { uri: target.uri }, position: target.position, depth: this.depth };
-    } else if (target.kind === "routine") {
-      const { folder, routine, generation, name } = target;
-      params = { folder, routine, generation, name, depth: this.depth };
-    } else {
-      params = target.folder ? { whole: true, folder: target.folder } : { whole: true };
-    }
+    const params = callGraphParams(target, this.depth);
     if (!quietIfNone) {
       this.post({ type: "message", text: "Asking the server for the call graph…" });
     }
     let graph: CallGraph | undefined;
     try {
-      graph = parseCallGraph(await client.sendRequest(REQUEST, params));
+      graph = parseCallGraph(await client.sendRequest(CALL_GRAPH, params));
     } catch (e) {
-      this.ext.log(`${REQUEST} failed: ${e instanceof Error ? e.message : String(e)}`);
+      this.ctx.log(`${CALL_GRAPH} failed: ${e instanceof Error ? e.message : String(e)}`);
     }
     if (seq !== this.seq) {
       return; // a newer request was made meanwhile
@@ -119,7 +117,7 @@ class CallGraphPanel implements vscode.Disposable {
         ? { kind: "whole", folder: graph.folder || undefined }
         : { kind: "routine", folder: graph.folder, routine: centre.id, generation: graph.generation, name: centre.name };
     this.panel.title = centre ? `Call graph: ${centre.displayName}` : "Call graph: whole program";
-    const nodes: Record<string, { tooltip: string; hasSource: boolean; center: boolean; name: string; source: string; percent: number }> = {};
+    const nodes: Record<string, NodeInfo> = {};
     for (const n of graph.nodes) {
       const source = n.uri !== null ? `${n.uri.split("/").pop() ?? ""}:${(n.line ?? 0) + 1}` : "";
       nodes[nodeId(n.id)] = { tooltip: nodeTooltip(n), hasSource: n.uri !== null, center: n.id === graph.center, name: n.displayName, source, percent: n.percent };
@@ -150,20 +148,20 @@ class CallGraphPanel implements vscode.Disposable {
 
   /** The flame graph of the folder's profile (the graph's folder, else the active one). */
   async showFlame(quiet = false): Promise<void> {
-    const client = this.ext.client;
+    const client = this.ctx.client;
     if (!client || !client.isRunning()) {
       this.post({ type: "message", text: "The gmonlens server is not running; see the output." });
       return;
     }
-    const folder = this.flame?.folder || this.graph?.folder || this.ext.activeFolderUri();
+    const folder = this.flame?.folder || this.graph?.folder || this.ctx.activeFolderUri();
     if (!quiet) {
       this.post({ type: "message", text: "Asking the server for the flame graph…" });
     }
     let flame: FlameGraph | undefined;
     try {
-      flame = parseFlameGraph(await client.sendRequest(FLAME_REQUEST, folder ? { folder } : {}));
+      flame = parseFlameGraph(await client.sendRequest(FLAME_GRAPH, flameGraphParams(folder)));
     } catch (e) {
-      this.ext.log(`${FLAME_REQUEST} failed: ${e instanceof Error ? e.message : String(e)}`);
+      this.ctx.log(`${FLAME_GRAPH} failed: ${e instanceof Error ? e.message : String(e)}`);
     }
     if (!flame) {
       this.post({ type: "message", text: "No profile is loaded.", clear: true });
@@ -190,18 +188,14 @@ class CallGraphPanel implements vscode.Disposable {
   }
 
   /** The cursor moved (debounced): unpinned and not on the whole program, follow the routine under it. */
-  onCursor(uri: string, position: Position): void {
+  onCursor(uri: string, position: LinePosition): void {
     if (this.pinned || this.whole || this.flameView || !this.panel.visible) {
       return;
     }
     void this.show({ kind: "cursor", uri, position }, true);
   }
 
-  private async onMessage(m: unknown): Promise<void> {
-    if (typeof m !== "object" || m === null) {
-      return;
-    }
-    const msg = m as Record<string, unknown>;
+  private async onMessage(msg: FromWebview): Promise<void> {
     switch (msg.type) {
       case "ready":
         this.ready = true;
@@ -209,31 +203,31 @@ class CallGraphPanel implements vscode.Disposable {
         this.pending.splice(0).forEach((p) => void this.panel.webview.postMessage(p));
         break;
       case "open":
-        await this.openNode(String(msg.node), msg.centre === true);
+        await this.openNode(msg.node, msg.centre);
         break;
       case "depth":
-        this.depth = Math.min(Math.max(Number(msg.depth) || 0, 0), 10);
+        this.depth = msg.depth;
         this.postState();
         if (this.target && this.target.kind !== "whole") {
           await this.show(this.target);
         }
         break;
       case "whole":
-        this.whole = msg.whole === true;
+        this.whole = msg.whole;
         this.postState();
         if (this.whole) {
-          await this.show({ kind: "whole", folder: this.graph?.folder || this.ext.activeFolderUri() });
+          await this.show({ kind: "whole", folder: this.graph?.folder || this.ctx.activeFolderUri() });
         } else {
           const editor = vscode.window.activeTextEditor;
           await this.show(editor ? cursorTarget(editor) : { kind: "whole", folder: undefined });
         }
         break;
       case "pinned":
-        this.pinned = msg.pinned === true;
+        this.pinned = msg.pinned;
         this.postState();
         break;
       case "flameView":
-        this.flameView = msg.flame === true;
+        this.flameView = msg.flame;
         this.postState();
         if (this.flameView) {
           await this.showFlame();
@@ -244,17 +238,21 @@ class CallGraphPanel implements vscode.Disposable {
         }
         break;
       case "openFrame":
-        await this.openFrame(Number(msg.frame));
+        await this.openFrame(msg.frame);
         break;
       case "butterfly":
-        await this.showButterfly(Number(msg.frame));
+        await this.showButterfly(msg.frame);
         break;
       case "openButterfly": {
-        const node = this.butterflyGraph?.nodes.find((n) => nodeId(n.id) === String(msg.node));
+        const node = this.butterflyGraph?.nodes.find((n) => nodeId(n.id) === msg.node);
         if (node) {
           await openSource(node.uri, node.line, node.displayName);
         }
         break;
+      }
+      default: {
+        const never: never = msg;
+        return never;
       }
     }
   }
@@ -270,16 +268,16 @@ class CallGraphPanel implements vscode.Disposable {
   private async showButterfly(i: number): Promise<void> {
     const flame = this.flame;
     const f = flame?.frames[i];
-    const client = this.ext.client;
+    const client = this.ctx.client;
     if (!flame || !f || f.routine === null || !client) {
       return;
     }
-    const params = { folder: flame.folder, routine: f.routine, generation: flame.generation, depth: 1 };
+    const params = callGraphParams({ kind: "routine", folder: flame.folder, routine: f.routine, generation: flame.generation }, 1);
     let g: CallGraph | undefined;
     try {
-      g = parseCallGraph(await client.sendRequest(REQUEST, params));
+      g = parseCallGraph(await client.sendRequest(CALL_GRAPH, params));
     } catch (e) {
-      this.ext.log(`${REQUEST} failed: ${e instanceof Error ? e.message : String(e)}`);
+      this.ctx.log(`${CALL_GRAPH} failed: ${e instanceof Error ? e.message : String(e)}`);
     }
     const b = g ? butterfly(g) : undefined;
     if (!g || !b) {
@@ -306,7 +304,7 @@ class CallGraphPanel implements vscode.Disposable {
     this.post({ type: "state", state: { depth: this.depth, whole: this.whole, pinned: this.pinned, flame: this.flameView } });
   }
 
-  private post(message: unknown): void {
+  private post(message: ToWebview): void {
     if (this.ready) {
       void this.panel.webview.postMessage(message);
     } else {
@@ -343,7 +341,7 @@ async function openSource(uri: string | null, line: number | null, displayName: 
   });
 }
 
-function cursorTarget(editor: vscode.TextEditor): Target {
+function cursorTarget(editor: vscode.TextEditor): GraphTarget {
   const p = editor.selection.active;
   return { kind: "cursor", uri: editor.document.uri.toString(), position: { line: p.line, character: p.character } };
 }
@@ -353,8 +351,8 @@ function isSource(editor: vscode.TextEditor | undefined): editor is vscode.TextE
 }
 
 /** The command, the cursor follower and the reload hook. */
-export function registerCallGraph(ext: Gmonlens, extensionUri: vscode.Uri): vscode.Disposable[] {
-  const mediaRoot = vscode.Uri.joinPath(extensionUri, "media");
+export function registerCallGraph(ctx: Ctx): vscode.Disposable[] {
+  const mediaRoot = vscode.Uri.joinPath(ctx.extensionUri, "media");
   let current: CallGraphPanel | undefined;
   let timer: NodeJS.Timeout | undefined;
 
@@ -369,7 +367,7 @@ export function registerCallGraph(ext: Gmonlens, extensionUri: vscode.Uri): vsco
       { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true },
       { enableScripts: true, localResourceRoots: [mediaRoot], retainContextWhenHidden: true },
     );
-    current = new CallGraphPanel(ext, panel, mediaRoot, () => {
+    current = new CallGraphPanel(ctx, panel, mediaRoot, () => {
       current = undefined;
     });
     return current;
@@ -377,13 +375,13 @@ export function registerCallGraph(ext: Gmonlens, extensionUri: vscode.Uri): vsco
 
   const command = async (uri?: unknown, position?: unknown): Promise<void> => {
     const editor = vscode.window.activeTextEditor;
-    let target: Target;
+    let target: GraphTarget;
     if (typeof uri === "string" && isPosition(position)) {
       target = { kind: "cursor", uri, position: { line: position.line, character: position.character } };
     } else if (isSource(editor)) {
       target = cursorTarget(editor);
     } else {
-      target = { kind: "whole", folder: ext.activeFolderUri() };
+      target = { kind: "whole", folder: ctx.activeFolderUri() };
     }
     const panel = open();
     panel.setWhole(target.kind === "whole");
@@ -391,7 +389,7 @@ export function registerCallGraph(ext: Gmonlens, extensionUri: vscode.Uri): vsco
   };
 
   return [
-    vscode.commands.registerCommand(SHOW_CALL_GRAPH, command),
+    vscode.commands.registerCommand(COMMANDS.showCallGraph, command),
     vscode.window.onDidChangeTextEditorSelection((e) => {
       if (!current || !isSource(e.textEditor)) {
         return;
@@ -406,7 +404,7 @@ export function registerCallGraph(ext: Gmonlens, extensionUri: vscode.Uri): vsco
       }
       timer = setTimeout(() => current?.onCursor(uri, { line: p.line, character: p.character }), FOLLOW_DELAY_MS);
     }),
-    ext.onDidReceiveStatus((status) => {
+    ctx.onDidReceiveStatus((status) => {
       if (status.state === "loaded") {
         current?.onLoaded(status.folder);
       }
@@ -415,22 +413,6 @@ export function registerCallGraph(ext: Gmonlens, extensionUri: vscode.Uri): vsco
   ];
 }
 
-function isPosition(p: unknown): p is Position {
-  return typeof p === "object" && p !== null && typeof (p as Position).line === "number" && typeof (p as Position).character === "number";
-}
-
-/**
- * A "Show call graph" command link under the server's hover when it holds a routine's call-graph entry
- * (its table header `| index | % time |`; not for a hover on inlined copies only), trusted for that
- * one command only.
- */
-export function withCallGraphLink(hover: vscode.Hover, document: vscode.TextDocument, position: vscode.Position): vscode.Hover {
-  const text = hover.contents.map((c) => (typeof c === "string" ? c : c.value)).join("\n");
-  if (!text.includes("| index | % time |")) {
-    return hover;
-  }
-  const args = encodeURIComponent(JSON.stringify([document.uri.toString(), { line: position.line, character: position.character }]));
-  const link = new vscode.MarkdownString(`[$(type-hierarchy) Show call graph](command:${SHOW_CALL_GRAPH}?${args} "Open the call graph around this routine")`, true);
-  link.isTrusted = { enabledCommands: [SHOW_CALL_GRAPH] };
-  return new vscode.Hover([...hover.contents, link], hover.range);
+function isPosition(p: unknown): p is LinePosition {
+  return typeof p === "object" && p !== null && typeof (p as LinePosition).line === "number" && typeof (p as LinePosition).character === "number";
 }

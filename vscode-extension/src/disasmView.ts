@@ -1,6 +1,7 @@
 /**
- * The annotated disassembly in VS Code: `gmonlens.showDisassembly` (command palette, editor context
- * menu, a lens beside each routine's figures, the hover's link) opens the routine's listing, a
+ * The annotated disassembly in VS Code: `gmonlens.openDisassembly` (command palette, editor context
+ * menu, the lens beside each routine's figures that middleware.ts adds) and `gmonlens.openListing`
+ * (the hover's link) open the routine's listing, a
  * read-only `gmonlens-disasm:` document whose text and figures come from `gmonlens/disassembly`.
  * The listing gets per-instruction heat in the gutter (as line heat), the figures as inlay hints,
  * links from call instructions to the callee's source and from source lines back to the source,
@@ -9,21 +10,11 @@
  */
 
 import * as vscode from "vscode";
-import type { LanguageClient } from "vscode-languageclient/node";
-import {
-  DISASM_SCHEME,
-  type Listing,
-  callSpan,
-  hintLabel,
-  instructionsByLevel,
-  listingLinesOf,
-  parseListing,
-  sourceOfLine,
-} from "./disasm";
+import type { Ctx } from "./ctx";
+import { DISASM_SCHEME, callSpan, hintLabel, instructionsByLevel, listingLinesOf, sourceOfLine } from "./disasm";
+import { COMMANDS } from "./ids";
+import { DISASSEMBLY, type Listing, disassemblyParams, listingError, parseListing } from "./protocol";
 
-export const SHOW_DISASSEMBLY = "gmonlens.openDisassembly";  // the server command is gmonlens.showDisassembly
-const OPEN_LISTING = "gmonlens.openListing";
-const DISASSEMBLY = "gmonlens/disassembly";
 const RULER = ["#f2c94c99", "#f2994acc", "#eb5757", "#b00020"];
 
 export class DisasmView implements vscode.Disposable {
@@ -37,16 +28,10 @@ export class DisasmView implements vscode.Disposable {
   });
   private readonly disposables: vscode.Disposable[] = [];
 
-  /** `advise`: the server's error message with what to do (launch.ts capstoneAdvice). */
-  constructor(
-    extensionUri: vscode.Uri,
-    private readonly client: () => LanguageClient | undefined,
-    private readonly log: (line: string) => void,
-    private readonly advise: (message: string) => string,
-  ) {
+  constructor(private readonly ctx: Ctx) {
     this.levels = RULER.map((color, i) =>
       vscode.window.createTextEditorDecorationType({
-        gutterIconPath: vscode.Uri.joinPath(extensionUri, "images", `heat-${i + 1}.svg`),
+        gutterIconPath: vscode.Uri.joinPath(ctx.extensionUri, "images", `heat-${i + 1}.svg`),
         gutterIconSize: "contain",
         overviewRulerColor: color,
         overviewRulerLane: vscode.OverviewRulerLane.Right,
@@ -58,6 +43,11 @@ export class DisasmView implements vscode.Disposable {
       this.hintsChanged,
       this.cursor,
       ...this.levels,
+      ctx.onDidReceiveStatus((status) => {
+        if (status.state === "loaded") {
+          void this.reset();
+        }
+      }),
       vscode.workspace.registerTextDocumentContentProvider(DISASM_SCHEME, {
         onDidChange: this.changed.event,
         provideTextDocumentContent: (uri) => this.content(uri),
@@ -69,10 +59,10 @@ export class DisasmView implements vscode.Disposable {
       vscode.languages.registerDocumentLinkProvider(selector, { provideDocumentLinks: (doc) => this.links(doc) }),
       vscode.window.onDidChangeVisibleTextEditors((editors) => editors.forEach((e) => this.paint(e))),
       vscode.window.onDidChangeTextEditorSelection((e) => this.sync(e.textEditor)),
-      vscode.commands.registerCommand(SHOW_DISASSEMBLY, (uri?: unknown, position?: unknown, symbol?: unknown) =>
+      vscode.commands.registerCommand(COMMANDS.openDisassembly, (uri?: unknown, position?: unknown, symbol?: unknown) =>
         this.show(uri, position, symbol),
       ),
-      vscode.commands.registerCommand(OPEN_LISTING, (uri: unknown) => this.open(String(uri))),
+      vscode.commands.registerCommand(COMMANDS.openListing, (uri: unknown) => this.open(String(uri))),
     );
   }
 
@@ -88,17 +78,14 @@ export class DisasmView implements vscode.Disposable {
       void vscode.window.showInformationMessage("gmonlens: put the cursor on a routine's name first.");
       return undefined;
     }
-    const params: Record<string, unknown> = {
-      textDocument: { uri: docUri },
+    const params = disassemblyParams({
+      uri: docUri,
       position: { line: pos.line, character: pos.character },
-      compact: true, // the figures are inlay hints and gutter heat here
-    };
-    if (typeof symbol === "string") {
-      params.symbol = symbol;
-    }
+      symbol: typeof symbol === "string" ? symbol : undefined,
+    });
     const started = Date.now();
     const listing = await this.fetch(params);
-    this.log(`disassembly at ${docUri}:${pos.line + 1}: ${listing ? `${listing.displayName} in ${Date.now() - started} ms` : "none"}`);
+    this.ctx.log(`disassembly at ${docUri}:${pos.line + 1}: ${listing ? `${listing.displayName} in ${Date.now() - started} ms` : "none"}`);
     if (!listing) {
       if (!this.warned) {  // the server's reason (no capstone, ...) was shown already
         void vscode.window.showInformationMessage("gmonlens: no routine with a profile at the cursor.");
@@ -113,7 +100,7 @@ export class DisasmView implements vscode.Disposable {
     try {
       doc = await vscode.workspace.openTextDocument(vscode.Uri.parse(uri, true));
     } catch (e) {
-      this.log(`cannot open ${uri}: ${e instanceof Error ? e.message : String(e)}`);
+      this.ctx.log(`cannot open ${uri}: ${e instanceof Error ? e.message : String(e)}`);
       return undefined;
     }
     const editor = await vscode.window.showTextDocument(doc, { viewColumn: vscode.ViewColumn.Beside, preview: false });
@@ -124,7 +111,7 @@ export class DisasmView implements vscode.Disposable {
   /** A profile was (re)loaded: fetch every open listing again and repaint. */
   async reset(): Promise<void> {
     for (const uri of [...this.listings.keys()]) {
-      const fresh = await this.fetch({ uri });
+      const fresh = await this.fetch(disassemblyParams({ listing: uri }));
       if (fresh) {
         this.changed.fire(vscode.Uri.parse(uri, true));
       }
@@ -136,9 +123,9 @@ export class DisasmView implements vscode.Disposable {
   /** Whether the last fetch showed the server's error (a warning). */
   private warned = false;
 
-  private async fetch(params: Record<string, unknown>): Promise<Listing | undefined> {
+  private async fetch(params: ReturnType<typeof disassemblyParams>): Promise<Listing | undefined> {
     this.warned = false;
-    const client = this.client();
+    const client = this.ctx.client;
     if (!client?.isRunning()) {
       return undefined;
     }
@@ -146,10 +133,10 @@ export class DisasmView implements vscode.Disposable {
       const result = await client.sendRequest(DISASSEMBLY, params);
       const listing = parseListing(result);
       if (!listing) {
-        this.log(`${DISASSEMBLY} ${JSON.stringify(params)}: ${JSON.stringify(result)?.slice(0, 300)}`);
-        const error = typeof result === "object" && result !== null ? (result as { error?: unknown }).error : undefined;
-        if (typeof error === "string") {
-          void vscode.window.showWarningMessage(`gmonlens: ${this.advise(error)}`);
+        this.ctx.log(`${DISASSEMBLY} ${JSON.stringify(params)}: ${JSON.stringify(result)?.slice(0, 300)}`);
+        const error = listingError(result);
+        if (error !== undefined) {
+          void vscode.window.showWarningMessage(`gmonlens: ${this.ctx.capstoneAdvice(error)}`);
           this.warned = true;
         }
       }
@@ -159,14 +146,14 @@ export class DisasmView implements vscode.Disposable {
       }
       return listing;
     } catch (e) {
-      this.log(`${DISASSEMBLY} failed: ${e instanceof Error ? e.message : String(e)}`);
+      this.ctx.log(`${DISASSEMBLY} failed: ${e instanceof Error ? e.message : String(e)}`);
       return undefined;
     }
   }
 
   private async content(uri: vscode.Uri): Promise<string> {
     const key = uri.toString();
-    const listing = this.listings.get(key) ?? (await this.fetch({ uri: key }));
+    const listing = this.listings.get(key) ?? (await this.fetch(disassemblyParams({ listing: key })));
     return listing?.text ?? "gmonlens: no listing (is the profile loaded?)\n";
   }
 
@@ -278,42 +265,4 @@ export class DisasmView implements vscode.Disposable {
   dispose(): void {
     this.disposables.forEach((d) => d.dispose());
   }
-}
-
-/** The hover's link to a listing (`gmonlens-disasm:`) as a trusted command link VS Code opens. */
-export function withDisassemblyLink(hover: vscode.Hover): vscode.Hover {
-  const contents = hover.contents.map((c) => {
-    const value = typeof c === "string" ? c : c.value;
-    if (!value.includes(`](${DISASM_SCHEME}:`)) {
-      return c;
-    }
-    const text = value.replace(new RegExp(`\\]\\((${DISASM_SCHEME}:[^)\\s]+)\\)`, "g"), (_m, uri: string) => {
-      const args = encodeURIComponent(JSON.stringify([uri]));
-      return `](command:${OPEN_LISTING}?${args} "Open the annotated disassembly")`;
-    });
-    const md = new vscode.MarkdownString(text, true);
-    md.isTrusted = { enabledCommands: [OPEN_LISTING] };
-    return md;
-  });
-  return new vscode.Hover(contents, hover.range);
-}
-
-/** A "Disassembly" lens beside each server lens (same routine: the lens's arguments). */
-export function withDisassemblyLenses(lenses: vscode.CodeLens[]): vscode.CodeLens[] {
-  const out: vscode.CodeLens[] = [];
-  for (const lens of lenses) {
-    out.push(lens);
-    const args = lens.command?.arguments;
-    if (lens.command && Array.isArray(args) && args.length >= 2) {
-      out.push(
-        new vscode.CodeLens(lens.range, {
-          title: "$(chip) disassembly",
-          command: SHOW_DISASSEMBLY,
-          arguments: args,
-          tooltip: "The routine's instructions with gprof's samples and calls",
-        }),
-      );
-    }
-  }
-  return out;
 }

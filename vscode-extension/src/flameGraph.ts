@@ -1,74 +1,11 @@
 /**
  * The call graph panel's flame graph (icicle) and butterfly views: the server's `gmonlens/flameGraph`
- * answer shape-checked, laid out (each frame's horizontal extent as fractions of the zoomed frame),
+ * answer (read by protocol.ts) laid out (each frame's horizontal extent as fractions of the zoomed frame),
  * searched, and written as HTML for the webview; the butterfly of one routine from a depth-1
  * `gmonlens/callGraph` answer. Pure: no `vscode` import, unit-tested and benchmarked in node.
  */
 
-import type { CallGraph } from "./callGraphDot";
-
-export interface FlameFrame {
-  parent: number;
-  routine: number | null;
-  cycle: number | null;
-  name: string;
-  seconds: number;
-  selfSeconds: number;
-  estimated: boolean;
-  depth: number;
-  uri: string | null;
-  line: number | null;
-}
-
-export interface FlameGraph {
-  folder: string;
-  generation: number;
-  totalSeconds: number;
-  minPercent: number;
-  truncated: boolean;
-  frames: FlameFrame[];
-}
-
-const isNum = (v: unknown): v is number => typeof v === "number" && Number.isFinite(v);
-
-/** The server's answer, shape-checked: undefined for null or anything not a flame graph. Frames must
- * come parents first (a frame's parent index below its own). */
-export function parseFlameGraph(raw: unknown): FlameGraph | undefined {
-  if (typeof raw !== "object" || raw === null) {
-    return undefined;
-  }
-  const r = raw as Record<string, unknown>;
-  if (!Array.isArray(r.frames)) {
-    return undefined;
-  }
-  const frames: FlameFrame[] = [];
-  for (const [i, f] of (r.frames as Record<string, unknown>[]).entries()) {
-    if (typeof f !== "object" || f === null || !isNum(f.parent) || f.parent >= i || !isNum(f.seconds)) {
-      return undefined;
-    }
-    const depth = f.parent < 0 ? 0 : frames[f.parent].depth + 1;
-    frames.push({
-      parent: f.parent < 0 ? -1 : f.parent,
-      routine: isNum(f.routine) ? f.routine : null,
-      cycle: isNum(f.cycle) ? f.cycle : null,
-      name: typeof f.name === "string" ? f.name : "?",
-      seconds: Math.max(f.seconds, 0),
-      selfSeconds: isNum(f.selfSeconds) ? Math.max(f.selfSeconds, 0) : 0,
-      estimated: f.estimated === true,
-      depth,
-      uri: typeof f.uri === "string" ? f.uri : null,
-      line: isNum(f.line) ? f.line : null,
-    });
-  }
-  return {
-    folder: typeof r.folder === "string" ? r.folder : "",
-    generation: isNum(r.generation) ? r.generation : 0,
-    totalSeconds: isNum(r.totalSeconds) ? r.totalSeconds : 0,
-    minPercent: isNum(r.minPercent) ? r.minPercent : 0,
-    truncated: r.truncated === true,
-    frames,
-  };
-}
+import type { CallGraph, FlameFrame, FlameGraph } from "./protocol";
 
 /** A frame placed: `x0`/`x1` fractions of the panel's width, `row` from the top (0: the outermost shown). */
 export interface Placed {

@@ -6,32 +6,25 @@
  */
 
 import * as vscode from "vscode";
-import { InlayHintRequest, type LanguageClient } from "vscode-languageclient/node";
-import { type FileHeat, byLevel, hoverText, parseLineHeat } from "./lineheat";
+import { InlayHintRequest } from "vscode-languageclient/node";
+import { SECTION, SHOW_LINE_HEAT, lineHeatShown } from "./config";
+import type { Ctx } from "./ctx";
+import { COMMANDS } from "./ids";
+import { byLevel, hoverText } from "./lineheat";
+import { type FileHeat, LINE_HEAT, lineHeatParams, parseLineHeat } from "./protocol";
 
-export const TOGGLE_LINE_HEAT = "gmonlens.toggleLineHeat";
-export const SHOW_LINE_HEAT = "showLineHeat";
-const LINE_HEAT = "gmonlens/lineHeat";
 /** Overview ruler colours of levels 1..4 (the gutter icons images/heat-N.svg use the same). */
 const RULER = ["#f2c94c99", "#f2994acc", "#eb5757", "#b00020"];
-
-export function lineHeatShown(): boolean {
-  return vscode.workspace.getConfiguration("gmonlens").get<boolean>(SHOW_LINE_HEAT, true) !== false;
-}
 
 export class HeatView implements vscode.Disposable {
   private readonly levels: vscode.TextEditorDecorationType[];
   private readonly fetched = new Map<string, Promise<FileHeat | undefined>>();
   private readonly disposables: vscode.Disposable[] = [];
 
-  constructor(
-    extensionUri: vscode.Uri,
-    private readonly client: () => LanguageClient | undefined,
-    private readonly log: (line: string) => void,
-  ) {
+  constructor(private readonly ctx: Ctx) {
     this.levels = RULER.map((color, i) =>
       vscode.window.createTextEditorDecorationType({
-        gutterIconPath: vscode.Uri.joinPath(extensionUri, "images", `heat-${i + 1}.svg`),
+        gutterIconPath: vscode.Uri.joinPath(ctx.extensionUri, "images", `heat-${i + 1}.svg`),
         gutterIconSize: "contain",
         overviewRulerColor: color,
         overviewRulerLane: vscode.OverviewRulerLane.Right,
@@ -39,14 +32,19 @@ export class HeatView implements vscode.Disposable {
     );
     this.disposables.push(
       ...this.levels,
+      ctx.onDidReceiveStatus((status) => {
+        if (status.state === "loaded") {
+          this.reset();
+        }
+      }),
       vscode.window.onDidChangeVisibleTextEditors((editors) => editors.forEach((e) => void this.paint(e))),
       vscode.workspace.onDidChangeConfiguration((e) => {
-        if (e.affectsConfiguration(`gmonlens.${SHOW_LINE_HEAT}`)) {
+        if (e.affectsConfiguration(`${SECTION}.${SHOW_LINE_HEAT}`)) {
           this.refreshAll();
         }
       }),
-      vscode.commands.registerCommand(TOGGLE_LINE_HEAT, async () => {
-        const cfg = vscode.workspace.getConfiguration("gmonlens");
+      vscode.commands.registerCommand(COMMANDS.toggleLineHeat, async () => {
+        const cfg = vscode.workspace.getConfiguration(SECTION);
         await cfg.update(SHOW_LINE_HEAT, !lineHeatShown(), vscode.ConfigurationTarget.Global);
       }),
     );
@@ -65,7 +63,7 @@ export class HeatView implements vscode.Disposable {
 
   /** Ask VS Code for the inlay hints again (they follow the toggle). */
   private refreshHints(): void {
-    const client = this.client();
+    const client = this.ctx.client;
     if (!client?.isRunning()) {
       return;
     }
@@ -90,16 +88,16 @@ export class HeatView implements vscode.Disposable {
   }
 
   private heatOf(uri: string): Promise<FileHeat | undefined> {
-    const client = this.client();
+    const client = this.ctx.client;
     if (!client?.isRunning()) {
       return Promise.resolve(undefined);
     }
     let pending = this.fetched.get(uri);
     if (!pending) {
-      pending = Promise.resolve(client.sendRequest(LINE_HEAT, { textDocument: { uri } })).then(
+      pending = Promise.resolve(client.sendRequest(LINE_HEAT, lineHeatParams(uri))).then(
         (result) => parseLineHeat(result),
         (e: unknown) => {
-          this.log(`${LINE_HEAT} failed: ${e instanceof Error ? e.message : String(e)}`);
+          this.ctx.log(`${LINE_HEAT} failed: ${e instanceof Error ? e.message : String(e)}`);
           this.fetched.delete(uri);
           return undefined;
         },

@@ -1,19 +1,8 @@
 /**
- * The `gmonlens.hottest` answer and its quick pick items. Pure: no `vscode` import.
- * Server answer: [{name, selfSeconds, totalSeconds, percent, calls, uri, line}], line 0-based (LSP).
+ * The `gmonlens.hottest` answer (read by protocol.ts) as quick pick items. Pure: no `vscode` import.
  */
 
-export type HottestBy = "self" | "total";
-
-export interface HotRoutine {
-  name: string;
-  selfSeconds: number;
-  totalSeconds: number;
-  percent: number;
-  calls: string;
-  uri?: string;
-  line?: number;
-}
+import type { HotRoutine, HottestBy } from "./protocol";
 
 export interface HotItem {
   label: string;
@@ -24,31 +13,6 @@ export interface HotItem {
 }
 
 export const HOTTEST_LIMIT = 100;
-
-/** Validates the server's answer; malformed entries are dropped. */
-export function parseHottest(result: unknown): HotRoutine[] {
-  if (!Array.isArray(result)) {
-    return [];
-  }
-  const out: HotRoutine[] = [];
-  for (const r of result) {
-    if (typeof r !== "object" || r === null || typeof (r as { name?: unknown }).name !== "string") {
-      continue;
-    }
-    const e = r as Record<string, unknown>;
-    const num = (v: unknown) => (typeof v === "number" && Number.isFinite(v) ? v : 0);
-    out.push({
-      name: e.name as string,
-      selfSeconds: num(e.selfSeconds),
-      totalSeconds: num(e.totalSeconds),
-      percent: num(e.percent),
-      calls: typeof e.calls === "number" ? String(e.calls) : typeof e.calls === "string" ? e.calls : "",
-      uri: typeof e.uri === "string" && e.uri !== "" ? e.uri : undefined,
-      line: typeof e.line === "number" && e.line >= 0 ? e.line : undefined,
-    });
-  }
-  return out;
-}
 
 /** A short workspace-relative place for the detail line: "src/eval.c:42" (1-based line). */
 export function place(uri: string | undefined, line: number | undefined, folderUris: readonly string[]): string {

@@ -1,61 +1,13 @@
 /**
- * Line heat: the server's `gmonlens/lineHeat` result, graded for the gutter and worded for hovers.
- * Pure: no `vscode` import.
+ * Line heat: the server's `gmonlens/lineHeat` result (read by protocol.ts), graded for the gutter and
+ * worded for hovers. Pure: no `vscode` import.
  */
 
-/** One line's figures (line 0-based; percent of the profile's total time). */
-export interface HeatLine {
-  line: number;
-  seconds: number;
-  percent: number;
-  routine: string;
-  routines: { name: string; seconds: number }[];
-  /** the line's samples and one standard error in seconds (servers before 0.2 leave them out) */
-  samples?: number;
-  errSeconds?: number;
-}
-
-export interface FileHeat {
-  uri: string;
-  totalSeconds: number;
-  lines: HeatLine[];
-}
+import type { FileHeat, HeatLine } from "./protocol";
 
 /** Share of the total time (percent) from which a line gets each level (index + 1) of the gutter bar. */
 export const LEVELS = [0, 1, 3, 10] as const;
 export type Level = 1 | 2 | 3 | 4;
-
-const num = (v: unknown): v is number => typeof v === "number" && Number.isFinite(v);
-const str = (v: unknown): v is string => typeof v === "string";
-
-/** Validates the request's result; undefined when it is not line heat (null: no profile). */
-export function parseLineHeat(result: unknown): FileHeat | undefined {
-  if (typeof result !== "object" || result === null) {
-    return undefined;
-  }
-  const r = result as Record<string, unknown>;
-  if (!str(r.uri) || !Array.isArray(r.lines)) {
-    return undefined;
-  }
-  const lines: HeatLine[] = [];
-  for (const item of r.lines) {
-    if (typeof item !== "object" || item === null) {
-      continue;
-    }
-    const l = item as Record<string, unknown>;
-    if (!num(l.line) || l.line < 0 || !num(l.seconds) || !num(l.percent)) {
-      continue;
-    }
-    const routines = Array.isArray(l.routines)
-      ? l.routines
-          .filter((p): p is { name: string; seconds: number } => typeof p === "object" && p !== null && str(p.name) && num(p.seconds))
-          .map((p) => ({ name: p.name, seconds: p.seconds }))
-      : [];
-    const sure = num(l.samples) && num(l.errSeconds) ? { samples: l.samples, errSeconds: l.errSeconds } : {};
-    lines.push({ line: Math.floor(l.line), seconds: l.seconds, percent: l.percent, routine: str(l.routine) ? l.routine : "", routines, ...sure });
-  }
-  return { uri: r.uri, totalSeconds: num(r.totalSeconds) ? r.totalSeconds : 0, lines };
-}
 
 /** The gutter level of a line: by its share of the total time; 0 (not painted) without time. */
 export function level(percent: number): Level | 0 {

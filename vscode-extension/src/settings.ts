@@ -19,6 +19,8 @@ export interface ServerSettings {
   lensTitle?: string;
   /** The profile(s) to compare with and, optionally, the binary that wrote them. */
   baseline?: { profiles: string[]; binary?: string };
+  /** Where pinned baselines are kept (default: the server's data folder). */
+  pinFolder?: string;
   lineHeatMinPercent?: number;
   lineHeatLabel?: string;
   /** "gprof" (clones folded as gprof folds them) or "apart" (each under its own name). */
@@ -39,6 +41,7 @@ export const SERVER_KEYS = [
   "sourceMap",
   "lensTitle",
   "baseline",
+  "pinFolder",
   "lineHeatMinPercent",
   "lineHeatLabel",
   "clones",
@@ -109,9 +112,10 @@ export function serverSettings(
     const v = entry.value;
     switch (key) {
       case "binary":
+      case "pinFolder":
         if (isString(v)) {
           if (v.trim() !== "") {
-            settings.binary = resolvePath(v.trim());
+            settings[key] = resolvePath(v.trim());
           }
         } else {
           bad(key, "a string");

@@ -1,62 +1,13 @@
 /**
- * The `gmonlens/status` notification and what the status bar shows for it. Pure: no `vscode` import.
+ * What the status bar shows for the `gmonlens/status` notifications (read by protocol.ts). Pure: no
+ * `vscode` import.
  */
 
-export type StatusState = "loading" | "loaded" | "problem" | "idle";
-
-/** The server's `gmonlens/status` params (seconds are gprof's total time of the profile). */
-export interface ServerStatus {
-  state: StatusState;
-  message?: string;
-  totalSeconds?: number;
-  routines?: number;
-  /** The workspace folder's URI this status belongs to. */
-  folder?: string;
-  /** The comparison with the folder's baseline, when it has one. */
-  baseline?: BaselineStatus;
-  /** What makes the whole profile less trustworthy, each with its fix (empty when healthy). */
-  health?: HealthItem[];
-}
-
-/** One item of `health` in `gmonlens/status`. */
-export interface HealthItem {
-  code: string;
-  message: string;
-  fix: string;
-}
-
-function parseHealth(v: unknown): HealthItem[] {
-  if (!Array.isArray(v)) {
-    return [];
-  }
-  const out: HealthItem[] = [];
-  for (const h of v.slice(0, 20)) {
-    if (typeof h === "object" && h !== null) {
-      const r = h as Record<string, unknown>;
-      if (typeof r.code === "string" && typeof r.message === "string" && typeof r.fix === "string") {
-        out.push({ code: r.code, message: r.message, fix: r.fix });
-      }
-    }
-  }
-  return out;
-}
+import type { BaselineStatus, HealthItem, ServerStatus } from "./protocol";
 
 /** The health items as tooltip lines ("" when healthy). */
 export function healthLines(health: HealthItem[] | undefined): string {
   return (health ?? []).map((h) => `\n⚠ ${h.message}. Fix: ${h.fix}.`).join("");
-}
-
-/** `baseline` of `gmonlens/status`: gprof's total time against the baseline's. */
-export interface BaselineStatus {
-  label: string;
-  totalBefore: number;
-  totalAfter: number;
-  deltaSeconds: number;
-  /** undefined when the baseline's total is 0 */
-  percent?: number;
-  verdict: "up" | "down" | "noise";
-  regressions: number;
-  improvements: number;
 }
 
 export interface StatusView {
@@ -69,61 +20,11 @@ export interface StatusView {
 
 const MARKS = { up: "▲", down: "▼", noise: "≈" } as const;
 
-function parseBaseline(v: unknown): BaselineStatus | undefined {
-  if (typeof v !== "object" || v === null) {
-    return undefined;
-  }
-  const b = v as Record<string, unknown>;
-  const num = (x: unknown) => (typeof x === "number" && Number.isFinite(x) ? x : undefined);
-  const verdict = b.verdict === "up" || b.verdict === "down" || b.verdict === "noise" ? b.verdict : undefined;
-  const before = num(b.totalBefore);
-  const after = num(b.totalAfter);
-  if (verdict === undefined || before === undefined || after === undefined) {
-    return undefined;
-  }
-  return {
-    label: typeof b.label === "string" ? b.label : "baseline",
-    totalBefore: before,
-    totalAfter: after,
-    deltaSeconds: num(b.deltaSeconds) ?? after - before,
-    percent: num(b.percent),
-    verdict,
-    regressions: num(b.regressions) ?? 0,
-    improvements: num(b.improvements) ?? 0,
-  };
-}
-
 /** "▲ +0.33 s (+79%)", "≈ +0.01 s": the total change, marked as the lenses mark it. */
 export function baselineText(b: BaselineStatus): string {
   const sign = b.deltaSeconds >= 0 ? "+" : "-";
   const pct = b.percent === undefined || b.verdict === "noise" ? "" : ` (${b.percent >= 0 ? "+" : ""}${b.percent.toFixed(0)}%)`;
   return `${MARKS[b.verdict]} ${sign}${Math.abs(b.deltaSeconds).toFixed(2)} s${pct}`;
-}
-
-const STATES: readonly StatusState[] = ["loading", "loaded", "problem", "idle"];
-
-/** Validates a notification's params; undefined when they are not a status. */
-export function parseStatus(params: unknown): ServerStatus | undefined {
-  if (typeof params !== "object" || params === null) {
-    return undefined;
-  }
-  const p = params as Record<string, unknown>;
-  if (typeof p.state !== "string" || !STATES.includes(p.state as StatusState)) {
-    return undefined;
-  }
-  const num = (v: unknown) => (typeof v === "number" && Number.isFinite(v) ? v : undefined);
-  const str = (v: unknown) => (typeof v === "string" ? v : undefined);
-  const baseline = parseBaseline(p.baseline);
-  const health = parseHealth(p.health);
-  return {
-    state: p.state as StatusState,
-    message: str(p.message),
-    totalSeconds: num(p.totalSeconds),
-    routines: num(p.routines),
-    folder: str(p.folder),
-    ...(baseline === undefined ? {} : { baseline }),
-    ...(health.length === 0 ? {} : { health }),
-  };
 }
 
 /** The problem in a word or two, from the server's one-line message ("PATH: what is wrong", the CLI's words). */

@@ -63,6 +63,7 @@ class ElfFile:
         try:
             st = os.fstat(self._fh.fileno())
             self.size = st.st_size
+            self.identity = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)  # the file as opened
             self.budget = Budget(path, stored_size(st.st_size, getattr(st, "st_blocks", 0)))
             self._cache: dict[int, bytes] = {}
             self._read_headers()
@@ -102,7 +103,7 @@ class ElfFile:
         if self.wide and len(head) < 64:
             raise ElfError(self.path, "malformed ELF file (header past the end of the file)")
         h = struct.unpack_from(e + ("HHIQQQIHHHHHH" if self.wide else "HHIIIIIHHHHHH"), head, 16)
-        self.machine, self.type = h[1], h[0]
+        self.machine, self.type, self.eflags = h[1], h[0], h[6]
         self.segments: list[tuple[int, int, int, int]] = []  # (p_type, offset, file size, address)
         phoff, shoff, phentsize, phnum, shentsize, shnum, shstrndx = (
             h[4],
@@ -177,6 +178,27 @@ class ElfFile:
     def data(self, sec: Section) -> bytes:
         """`sec`'s contents (decompressed; b"" for NOBITS); raises ElfError or LimitError."""
         return self.data_of(self.sections.index(sec), sec, sec.name)
+
+    def section_range(self, sec: Section, start: int, length: int) -> bytes:
+        """Bytes [start, start + length) of `sec`'s contents, clipped to its end (b"" past it): a
+        read of those bytes alone when the section is stored plain (charged as section bytes),
+        else a slice of its whole contents (`data`: decompressed and charged once). For readers
+        that need a few bytes of a large section (each DWARF unit's top entry)."""
+        compressed = sec.name.startswith(".zdebug_") or sec.flags & SHF_COMPRESSED
+        if sec.type == SHT_NOBITS or start < 0 or length <= 0:
+            return b""
+        index = getattr(self, "_index_of", None)
+        if index is None:
+            index = self._index_of = {id(s): i for i, s in enumerate(self.sections)}
+        if compressed or index.get(id(sec), -1) in self._cache:
+            return self.data(sec)[start : start + length]
+        if sec.offset > self.size or sec.size > self.size - sec.offset:
+            raise ElfError(self.path, f"section {sec.name} extends past the end of the file")
+        length = max(0, min(length, sec.size - start))
+        if not length:
+            return b""
+        self.budget.charge("section bytes", length, sec.name)
+        return self._exact(sec.offset + start, length, sec.name)
 
     def data_of(self, key: int, sec: Section, name: str) -> bytes:
         hit = self._cache.get(key)

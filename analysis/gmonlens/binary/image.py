@@ -11,8 +11,10 @@ from __future__ import annotations
 import struct
 from dataclasses import dataclass
 
+from gmonlens.binary.bfdarch import bfd_arch_name
 from gmonlens.binary.budget import Budget
 from gmonlens.binary.elffile import ElfFile
+from gmonlens.binary.ppc64_opd import dot_symbols, is_elfv1
 from gmonlens.common.errors import ElfError, GmonlensError, one_line
 from gmonlens.common.model import CodeSection, ElfSymbol
 from gmonlens.common.records import maker
@@ -39,6 +41,36 @@ class ElfImage:
     has_debug_info: bool
     build_id: str | None = None
     image_start: int | None = None  # lowest PT_LOAD address (None: no segments)
+    arch: str = ""  # BFD's printable architecture name ("armv7", "s390:64-bit"): bfdarch.py
+    synthetic: int = 0  # the last `synthetic` symbols are BFD's `.name` entry points (ppc64_opd.py)
+
+    @property
+    def arm_mapping(self) -> tuple[tuple[int, str], ...]:
+        """32-bit ARM's mapping symbols as (address, "a" | "t" | "d"), sorted (A32 code, Thumb
+        code, data from there on); () on other machines."""
+        if self.machine != "EM_ARM":
+            return ()
+        marks = {
+            (s.value, s.name[1])
+            for s in self.symbols
+            if len(s.name) >= 2
+            and s.name[0] == "$"
+            and s.name[1] in "atd"
+            and (len(s.name) == 2 or s.name[2] == ".")
+        }
+        return tuple(sorted(marks))
+
+    @property
+    def naming_symbols(self) -> tuple[ElfSymbol, ...]:
+        """The symbols BFD's nearest-function search names code by (gprof -l's line symbols): the
+        table, where a ppc64 ELFv1 function is named by its descriptor's name (`refresh_twice`)
+        at its entry address, not by the synthetic `.refresh_twice` gprof's routines carry."""
+        if not self.synthetic:
+            return self.symbols
+        real, dots = self.symbols[: -self.synthetic], self.symbols[-self.synthetic :]
+        return real + tuple(
+            ElfSymbol(d.name[1:], d.name_offset + 1, d.value, d.class_letter, True) for d in dots
+        )
 
 
 def _class_letter(bind: int, typ: int, shndx: int, flags: int | None, is_global: bool) -> str:
@@ -102,20 +134,24 @@ def _image(elf: ElfFile) -> ElfImage:
         raise ElfError(path, "malformed ELF file (symbol table names no string table)")
     strtab = elf.data(sections[symtab.link])
     raw = elf.data(symtab)
-    symbols = _symbols(raw, strtab, 8 if elf.wide else 4, elf.little, flags, elf.budget)
-    text = next((s for s in sections if s.name == ".text"), None)
-    code = tuple(
-        CodeSection(s.name, s.addr, elf.data(s))
-        for s in sections
-        if s.flags & SHF_EXECINSTR and s.type == SHT_PROGBITS and s.addr
+    thumb = elf.machine == EM_ARM
+    symbols = _symbols(raw, strtab, 8 if elf.wide else 4, elf.little, flags, elf.budget, thumb)
+    opd = elf.find(".opd") if elf.machine == EM_PPC64 and elf.wide and is_elfv1(elf.eflags) else None
+    if opd is not None:  # ELFv1: BFD's `.name` entry-point symbols (ppc64_opd.py)
+        extra, names = dot_symbols(raw, strtab, elf.little, sections.index(opd), opd.addr, elf.data(opd))
+        symbols, strtab = symbols + tuple(extra), strtab + names
+    synthetic = len(extra) if opd is not None else 0
+    # loaded code (SHF_ALLOC: firmware's flash may start at address 0)
+    executable = [
+        s for s in sections if s.flags & SHF_EXECINSTR and s.flags & SHF_ALLOC and s.type == SHT_PROGBITS
+    ]
+    code = tuple(CodeSection(s.name, s.addr, elf.data(s)) for s in executable)
+    # `.text`, or in firmware whose linker script names it otherwise (`.flash_text`) the largest
+    # executable section: what a user renames to `.text` for gprof (which refuses a file without)
+    text = next((s for s in executable if s.name == ".text"), None) or max(
+        executable, key=lambda s: s.size, default=None
     )
-    if text is not None:
-        text_start, text_end = text.addr, text.addr + text.size
-    elif code:
-        text_start = min(c.address for c in code)
-        text_end = max(c.address + len(c.data) for c in code)
-    else:
-        text_start = text_end = 0
+    text_start, text_end = (text.addr, text.addr + text.size) if text is not None else (0, 0)
     return ElfImage(
         path=path,
         machine=machine_name(elf.machine),
@@ -129,7 +165,15 @@ def _image(elf: ElfFile) -> ElfImage:
         has_debug_info=elf.find(".debug_line") is not None,
         build_id=_build_id_of(elf),
         image_start=min(elf.loads) if elf.loads else None,
+        arch=_arch_of(elf),
+        synthetic=synthetic,
     )
+
+
+def _arch_of(elf: ElfFile) -> str:
+    attributes = elf.find(".ARM.attributes") if elf.machine == EM_ARM else None
+    data = elf.data(attributes) if attributes is not None else None
+    return bfd_arch_name(elf.machine, elf.wide, data, elf.little)
 
 
 def _build_id_of(elf: ElfFile) -> str | None:
@@ -218,11 +262,49 @@ def _needed(elf: ElfFile) -> list[str]:
     return out
 
 
+EM_ARM, EM_PPC64 = 40, 21
+
+
+def is_mapping_symbol(name: str) -> bool:
+    """Whether `name` is a mapping symbol (ARM ELF: `$a`, `$t`, `$d`; AArch64: `$x`, `$d`; RISC-V:
+    `$x`, `$x<isa>`, `$d`; each may carry a `.N` suffix): a marker of what the bytes after it are
+    (A32 or Thumb code, data), never a function name. BFD's nearest-function search skips them."""
+    return (
+        len(name) >= 2
+        and name[0] == "$"
+        and name[1] in "atdx"
+        and (len(name) == 2 or name[2] == "." or name[1] == "x")
+    )
+
+
+SHT_DYNSYM = 11
+
+
+def dynamic_symbol_names(elf: ElfFile) -> list[str]:
+    """The names in `.dynsym` (what a stripped executable still names: its imports, such as a -pg
+    program's `mcount` and `__monstartup`); [] when it has none or they cannot be read."""
+    try:
+        sec = next((s for s in elf.sections if s.type == SHT_DYNSYM), None)
+        if sec is None or sec.link >= len(elf.sections):
+            return []
+        flags = [s.flags for s in elf.sections]
+        raw, strtab = elf.data(sec), elf.data(elf.sections[sec.link])
+        symbols = _symbols(raw, strtab, 8 if elf.wide else 4, elf.little, flags, elf.budget, False)
+    except (GmonlensError, struct.error, IndexError, ValueError, OverflowError):
+        return []
+    return [s.name for s in symbols]
+
+
 def _symbols(
-    raw: bytes, strtab: bytes, asize: int, little: bool, flags: list[int], budget: Budget
+    raw: bytes, strtab: bytes, asize: int, little: bool, flags: list[int], budget: Budget, thumb: bool
 ) -> tuple[ElfSymbol, ...]:
     """The symbol table's entries; the bytes of the names decoded are charged to `budget` (names
-    that overlap, each running to the end of a table without NULs, would otherwise be quadratic)."""
+    that overlap, each running to the end of a table without NULs, would otherwise be quadratic).
+
+    `thumb` (32-bit ARM): a function symbol's value with bit 0 set names Thumb code at the even
+    address below; BFD reads it as that address (as `nm` prints it and gprof uses it: `-l`'s
+    `@ 63c`, `-C`'s `burn:0x63c`, `-s`'s arcs), so the bit is cleared here. Which instruction set
+    a byte holds is told by the mapping symbols (`$t`, `$a`, `$d`), which keep their values."""
     e = "<" if little else ">"
     if asize == 8:
         fmt, size = e + "IBBHQQ", 24
@@ -242,6 +324,8 @@ def _symbols(
         typ, bind = info & 0xF, info >> 4
         if typ in (STT_SECTION, STT_FILE):
             continue
+        if thumb and typ in (STT_FUNC, STT_GNU_IFUNC):
+            value &= ~1
         name = names.get(st_name)
         if name is None:
             end = strtab.find(b"\0", st_name)

@@ -8,10 +8,9 @@ gprof's analysis options apply as in `report` (parsed by the same table); the di
 
 from __future__ import annotations
 
-import json
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from gmonlens.common.errors import GmonlensError, UsageError
@@ -92,7 +91,8 @@ def parse_disasm_args(argv: Sequence[str]) -> DisasmArgs:
         )
     d.symspec = g.operands[0]
     g.binary = g.operands[1] if len(g.operands) > 1 else "a.out"
-    g.profiles = list(g.operands[2:]) or ["gmon.out"]
+    g.profiles = list(g.operands[2:]) or ([] if g.hexdumps else ["gmon.out"])
+    g.profiles += g.hexdumps
     d.gprof = g
     return d
 
@@ -128,29 +128,44 @@ def run_disasm(d: DisasmArgs) -> int:
     """Print the listing of every routine SYMSPEC names; 1 with one line when there is none."""
     import gc
 
-    from gmonlens.disasm.render import render_text, to_json
+    from gmonlens.disasm.render import json_text, render_text
     from gmonlens.disasm.session import DisasmContext
 
     gc.disable()  # one short-lived computation over many small objects: collection only costs time
     g = d.gprof
     for w in g.warnings:
         print(f"gmonlens: warning: {w}", file=sys.stderr)
-    ctx = DisasmContext.open(g.binary, g.profiles, g.analysis, d.symspec, d.syntax)
+    ctx = DisasmContext.open(g.binary, g.profile_files(), g.analysis, d.symspec, d.syntax)
     for prob in ctx.problems:
         print(f"gmonlens: warning: {prob}", file=sys.stderr)
     rids = ctx.find(d.symspec)
     listings = [ctx.listing(rid) for rid in rids]
     display = ctx.display_names(listings) if g.demangle else (lambda n: n)
     if g.json:
-        docs = [to_json(x, display, ctx.target_names, d.syntax) for x in listings]
-        json.dump(docs[0] if len(docs) == 1 else docs, sys.stdout, indent=1)
-        sys.stdout.write("\n")
+        _write_blocks(json_text(listings, display, ctx.target_names, d.syntax))
         return 0
     colour = d.colour == "always" or (
         d.colour == "auto" and sys.stdout.isatty() and "NO_COLOR" not in os.environ
     )
     source = _Sources(d.source_map, g.search_dirs)
     texts = [render_text(x, display, ctx.target_names, source, colour) for x in listings]
-    sys.stdout.buffer.write("\n".join(texts).encode("utf-8", "surrogateescape"))
-    sys.stdout.flush()
+    _write_blocks(["\n".join(texts)])
     return 0
+
+
+def _write_blocks(pieces: Iterable[str], block: int = 1 << 20) -> None:
+    """Write text pieces to stdout's bytes in blocks of about `block` characters: one system call
+    each even when stdout is unbuffered (PYTHONUNBUFFERED, `python -u`)."""
+    sys.stdout.flush()
+    out = sys.stdout.buffer
+    batch: list[str] = []
+    size = 0
+    for piece in pieces:
+        batch.append(piece)
+        size += len(piece)
+        if size >= block:
+            out.write("".join(batch).encode("utf-8", "surrogateescape"))
+            batch, size = [], 0
+    if batch:
+        out.write("".join(batch).encode("utf-8", "surrogateescape"))
+    out.flush()

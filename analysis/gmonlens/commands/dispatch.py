@@ -1,9 +1,11 @@
-"""The `gmonlens` command line's engine commands: `report`, `diff`, `export`, `disasm` (usage,
-version, dispatch, and the one place that turns errors into exit statuses). `serve` and `mcp` are
-the servers' (`gmonlens_cli.main` dispatches them before coming here).
+"""The `gmonlens` command line's engine commands: `report`, `diff`, `export`, `disasm`, `check`,
+`record` (usage, version, dispatch, and the one place that turns errors into exit statuses).
+`serve` and `mcp` are the servers' (`gmonlens_cli.main` dispatches them before coming here).
 
 Exit statuses: 0 done, 1 bad input (one line naming the file), 2 usage, 3 `diff --fail-over`,
-70 out of memory or input nested too deeply, 130 interrupted."""
+70 out of memory or input nested too deeply, 130 interrupted; `check`: 0 pass, 1 a budget
+failed, 2 the budgets could not be checked (check_command.py); `record` returns the command's own
+status, or 125 (no usable profile), 126 (COMMAND cannot be executed), 127 (not found)."""
 
 from __future__ import annotations
 
@@ -20,6 +22,10 @@ HELP = """usage: gmonlens report [options] [BINARY [PROFILE...]]
        gmonlens diff [options] BINARY BASE_PROFILE NEW_PROFILE
        gmonlens export --format callgrind|pprof|dot [gprof options] [BINARY [PROFILE...]] [-o FILE]
        gmonlens disasm [options] SYMSPEC [BINARY [PROFILE...]]
+       gmonlens check [--json] [--junit FILE] [--markdown FILE] BUDGETS.yaml
+       gmonlens check --suggest [--headroom PCT] [-o FILE] BINARY [PROFILE...]
+       gmonlens record [--out DIR] [--json] [--runs N | --precision P%] [--on-signal=exit]
+                       -- COMMAND [ARGS...]
        gmonlens serve [--stdio]
        gmonlens mcp [--workspace DIR] [BINARY PROFILE...]
        gmonlens --version
@@ -32,6 +38,11 @@ export  writes the profile for callgrind_annotate/KCachegrind, go tool pprof or 
         (README, "gmonlens export"); also --source-map FROM=TO, --node-thres/--edge-thres PCT (dot).
 disasm  a routine's instructions with gprof's figures (README, "gmonlens disasm");
         --syntax att|intel, --json, --color, --source-map FROM=TO; gprof's analysis options apply.
+check   performance budgets for CI: exact call counts, scaling exponents, noise-aware time
+        (README, "gmonlens check"); exit 0 pass, 1 a budget failed, 2 cannot check.
+record  runs COMMAND so that each of its processes writes its own profile into DIR, then says what
+        came of it: the profiles, the top routines, and why a profile is missing or weak, with
+        the fix (README, "gmonlens record"; gmonlens record --help).
 serve   the language server, speaking LSP on stdin/stdout.
 mcp     a Model Context Protocol server (stdio) for coding agents: the profile's figures as tools
         (README, "gmonlens mcp"); finds the program and profiles in DIR (default: .) or takes them.
@@ -50,7 +61,7 @@ def help_text() -> str:
 
 
 def run(argv: Sequence[str]) -> int:
-    """Run `gmonlens report|diff|export|disasm ...` (argv without the program name); the exit status."""
+    """Run `gmonlens report|diff|export|disasm|check|record ...` (argv without the program name); the exit status."""
     argv = list(argv)
     if not argv or argv[0] in ("-h", "--help", "help"):
         print(help_text(), end="", file=sys.stdout if argv else sys.stderr)
@@ -63,14 +74,16 @@ def run(argv: Sequence[str]) -> int:
         reconfigure = getattr(stream, "reconfigure", None)
         if reconfigure is not None:
             reconfigure(errors="surrogateescape")
-    if cmd not in ("report", "diff", "export", "disasm"):
+    if cmd not in ("report", "diff", "export", "disasm", "check", "record"):
         print(
-            f"gmonlens: unknown command '{cmd}' (try: report, diff, export, disasm, serve, mcp)",
+            f"gmonlens: unknown command '{cmd}' (try: report, diff, export, disasm, check, record, serve, mcp)",
             file=sys.stderr,
         )
         return 2
     try:
-        return {"diff": _diff, "export": _export, "disasm": _disasm, "report": _report}[cmd](rest)
+        handlers = {"diff": _diff, "export": _export, "disasm": _disasm, "report": _report}
+        handlers.update(check=_check, record=_record)
+        return handlers[cmd](rest)
     except UsageError as e:
         print(f"gmonlens {cmd}: {e.message}", file=sys.stderr)
         return 2
@@ -119,6 +132,30 @@ def _disasm(rest: list[str]) -> int:
         print(DISASM_USAGE, end="", file=sys.stdout if rest else sys.stderr)
         return 0 if rest else 2
     return run_disasm(parse_disasm_args(rest))
+
+
+def _check(rest: list[str]) -> int:
+    from .check_command import USAGE as CHECK_USAGE
+    from .check_command import parse_check_args, run_check_command
+
+    if not rest or any(a in ("-h", "--help") for a in rest):
+        print(CHECK_USAGE, end="", file=sys.stdout if rest else sys.stderr)
+        return 0 if rest else 2
+    return run_check_command(parse_check_args(rest))
+
+
+def _record(rest: list[str]) -> int:
+    from .record_command import USAGE as RECORD_USAGE
+    from .record_command import parse_record_args, run_record
+
+    if not rest:
+        print(RECORD_USAGE, end="", file=sys.stderr)
+        return 2
+    args = parse_record_args(rest)
+    if args.help:
+        print(RECORD_USAGE, end="")
+        return 0
+    return run_record(args)
 
 
 def _report(rest: list[str]) -> int:

@@ -117,7 +117,7 @@ def run_export(e: ExportArgs) -> int:
     args = e.gprof
     for w in args.warnings:
         print(f"gmonlens: warning: {w}", file=sys.stderr)
-    loaded = load(args.binary, args.profiles, args.analysis)
+    loaded = load(args.binary, args.profile_files(), args.analysis)
     for prob in loaded.profile.problems:
         print(f"gmonlens: warning: {prob}", file=sys.stderr)
     _emit(e, _exported(e, loaded))

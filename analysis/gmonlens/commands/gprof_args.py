@@ -5,13 +5,17 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from gmonlens.common.errors import UsageError
-from gmonlens.common.model import Profile
+from gmonlens.common.model import ElfSymbol, Profile
 from gmonlens.common.options import AnalysisOptions, ArcSpec, SymSpec
 from gmonlens.output.report import ReportOptions
 
 from .gnu_getopt import NONE, OPTIONAL, REQUIRED, Option, OptionTable
+
+if TYPE_CHECKING:
+    from gmonlens.load.program import ProfileFiles
 
 __all__ = [
     "ANNO",
@@ -77,6 +81,13 @@ OPTIONS: tuple[Option, ...] = (
     Option("", ("json",), NONE, "", 'the profile as JSON instead (gmonlens; README, "JSON output")'),
     Option(
         "",
+        ("hexdump",),
+        REQUIRED,
+        "FILE",
+        "a profile as a hex dump (hexdump -C, xxd, od...; gmonlens)",
+    ),
+    Option(
+        "",
         ("clones-apart",),
         NONE,
         "",
@@ -126,6 +137,13 @@ class ReportArgs:
     inline_files: bool = False
     function_ordering: bool = False  # -r: printed last, right after the other sections
     file_ordering: str | None = None  # -R MAP: the `nm --print-file-name` map file
+    hexdumps: list[str] = field(default_factory=list)  # --hexdump FILE: profiles as hex dump transcripts
+
+    def profile_files(self) -> ProfileFiles:
+        """The profiles to read: the files named, then the hex dump transcripts (--hexdump)."""
+        from gmonlens.load.program import ProfileFiles
+
+        return ProfileFiles(self.profiles, hexdumps=self.hexdumps)
 
     @property
     def annotate(self) -> bool:
@@ -141,8 +159,10 @@ class ReportArgs:
         """Does the command print a section besides -i/-r/-R (flat, graph, -C, -A, -s, --json)?"""
         return bool(self.styles & {FLAT, GRAPH, EXEC, ANNO}) or self.sum_file or self.json
 
-    def report_options(self, profile: Profile) -> ReportOptions:
-        """Which sections to print, by gprof's rules (§1); missing requested data is an error."""
+    def report_options(self, profile: Profile, symtab: Sequence[ElfSymbol] = ()) -> ReportOptions:
+        """Which sections to print, by gprof's rules (§1); missing requested data is an error.
+        `symtab` (the ELF symbols in `.symtab` order) orders gprof's source-file list, which a
+        -C/-Z spec naming a file picks one file of (without it, every file of that basename)."""
         styles = set(self.styles)
         if not styles and not self.sum_file:
             if profile.has_histogram:
@@ -170,7 +190,16 @@ class ReportArgs:
             exec_include=tuple(self.exec_include),
             exec_exclude=tuple(self.exec_exclude),
             demangle=self.demangle and not self.traditional,  # -T never demangles
+            source_files=self._source_files(profile, symtab) if EXEC in styles else None,
         )
+
+    def _source_files(self, profile: Profile, symtab: Sequence[ElfSymbol]) -> tuple[str, ...] | None:
+        """gprof's source-file list when a -C/-Z spec names a file and the symbol table is given."""
+        if not symtab or not any(s.file is not None for s in (*self.exec_include, *self.exec_exclude)):
+            return None
+        from gmonlens.common.source_files import gprof_file_list
+
+        return tuple(gprof_file_list(profile.routines, symtab))
 
 
 def _symspec(text: str) -> SymSpec:
@@ -284,6 +313,13 @@ def _function_ordering(p: _Parse, c: str, val: str | None) -> None:
     p.r.styles.add("order")  # a user-chosen output: no default sections
 
 
+def _hexdump(p: _Parse, c: str, val: str | None) -> None:
+    """--hexdump FILE: a profile read from a hex dump transcript (profile/hexdump.py), summed after
+    the profile files named as operands (and instead of the default gmon.out)."""
+    assert val is not None
+    p.r.hexdumps.append(val)
+
+
 def _file_ordering(p: _Parse, c: str, val: str | None) -> None:
     p.r.file_ordering = str(val)
     p.r.styles.add("order")
@@ -363,6 +399,7 @@ HANDLERS: dict[str, Handler] = {
     "--inline-file-names": _inline_files,
     "--json": _flag("json"),
     "--clones-apart": _analysis("clones_apart"),
+    "--hexdump": _hexdump,
     "--demangle": _flag("demangle", True),
     "--no-demangle": _flag("demangle", False),
     "a": _analysis("no_static"),
@@ -436,6 +473,8 @@ def parse_report_args(argv: Sequence[str]) -> ReportArgs:
         r.binary = operands[0]
         if len(operands) > 1:
             r.profiles = operands[1:]
+    if r.hexdumps:
+        r.profiles = [*(r.profiles if len(operands) > 1 else []), *r.hexdumps]
     lists = {k: tuple(v) for k, v in p.lists.items()}
     r.analysis = AnalysisOptions(**p.analysis, **lists)  # type: ignore[arg-type]
     return r

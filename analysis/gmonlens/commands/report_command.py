@@ -28,12 +28,13 @@ def run_report(args: ReportArgs) -> int:
     # the report names files as gprof does; JSON gives every routine its true source position
     loaded = load(
         args.binary,
-        args.profiles,
+        args.profile_files(),
         args.analysis,
         gprof_files=not args.json,
         all_lines=args.json,
         file_map=objmap,  # gprof's sections and its listing see the mapped symbols
     )
+    _refuse_empty(args.profiles, loaded.gmon)
     info = ""
     if args.file_info:
         from gmonlens.output.file_info import file_info
@@ -55,12 +56,25 @@ def run_report(args: ReportArgs) -> int:
     if not (info or args.annotate or args.function_ordering or objmap is not None):
         from gmonlens.output.report import render_chunks
 
-        _write_chunks(render_chunks(loaded.profile, args.report_options(loaded.profile)))  # never held whole
+        _write_chunks(
+            render_chunks(loaded.profile, args.report_options(loaded.profile, loaded.image.symbols))
+        )  # never held whole
         return 0
     out = _text(args, loaded, objmap, info)
     sys.stdout.buffer.write(out.encode("utf-8", "surrogateescape"))  # source bytes as read
     sys.stdout.flush()
     return 0
+
+
+def _refuse_empty(profiles: Sequence[str], gmon: Any) -> None:
+    """A profile of nothing but its header (or several): gprof prints nothing and exits 0, which
+    reads as success; say it in one line (GmonlensError: exit 1, as for an empty file)."""
+    if gmon.histograms or len(gmon.arcs) or gmon.bb_count:
+        return
+    from gmonlens.common.errors import GmonlensError
+
+    label = ", ".join(profiles) or "gmon.out"
+    raise GmonlensError(label, "no samples and no arcs (nothing after the file's header): nothing to report")
 
 
 def _warn(texts: Iterable[str]) -> None:
@@ -101,7 +115,7 @@ def _text(args: ReportArgs, loaded: Loaded, objmap: ObjectMap | None, info: str)
     from gmonlens.output.report import render_text
 
     profile = loaded.profile
-    parts = [info, render_text(profile, args.report_options(profile))]
+    parts = [info, render_text(profile, args.report_options(profile, loaded.image.symbols))]
     if args.annotate:
         parts.append(_annotated(args, loaded.image.symbols, profile) or "")
     out = "\f\n".join(p for p in parts if p)
@@ -133,10 +147,12 @@ def _write_chunks(chunks: Iterable[str]) -> None:
 
 def _annotated(args: ReportArgs, symtab: Sequence[ElfSymbol], profile: Profile) -> str | None:
     """-A: the annotated source (with -y written to FILE-ann in the current directory)."""
+    from gmonlens.common.source_files import gprof_file_list
     from gmonlens.output.annotate import AnnotateOptions, annotated_source
     from gmonlens.output.exec_counts import selected
 
-    chosen = selected(profile, args.anno_include, args.anno_exclude)
+    files = gprof_file_list(profile.routines, symtab)
+    chosen = selected(profile, args.anno_include, args.anno_exclude, files)
     opts = AnnotateOptions(
         chosen,
         tuple(args.search_dirs),

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import threading
 from array import array
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import pairwise
 from typing import Any, overload
@@ -566,6 +566,9 @@ class FoldedSymbol:
     calls: int  # calls recorded into it from other routines (inside routine's calls)
 
 
+INDIRECT_CHILD = -1  # a static arc's callee for a MIPS `jalr` (-c): gprof's `<indirect child>`
+
+
 @dataclass(frozen=True)
 class Profile:
     """Everything gprof computes from one binary and its profile files.
@@ -590,6 +593,8 @@ class Profile:
     static_call_graph: bool = False
     problems: tuple[str, ...] = field(default=())
     folded: tuple[FoldedSymbol, ...] = ()  # clones gprof credits to the routine before them
+    # -c on MIPS: routine id -> where its `<indirect child>` line goes among its children lines
+    indirect_children: Mapping[int, int] = field(default_factory=dict)
 
     def folded_into(self, routine: int) -> tuple[FoldedSymbol, ...]:
         """The symbols folded into routine id `routine`, in address order."""

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from gmonlens.common.model import Symbol
+from gmonlens.common.source_files import named_file
 
 # gprof's default exclusions: in EXCL_FLAT, EXCL_TIME and EXCL_GRAPH (§4.2)
 DEFAULT_EXCLUDES = ("_gprof_mcount", "mcount", "_mcount", "__mcount", "__mcount_internal", "__mcleanup")
@@ -19,6 +20,7 @@ class SymSpec:
     file: str | None = None
     name: str | None = None
     line: int = 0
+    exact: bool = False  # `file` is one of gprof's source files (`in_files`), matched whole
 
     @classmethod
     def parse(cls, text: str) -> SymSpec:
@@ -36,13 +38,25 @@ class SymSpec:
             return cls(None, None, int(text) if text.isdigit() else 0)
         return cls(None, text, 0)
 
+    def in_files(self, files: Sequence[str]) -> SymSpec:
+        """The spec with its FILE made the one file of gprof's source-file list it names
+        (`source_files.named_file`: gprof selects one of several files sharing a basename); a
+        FILE naming none of them matches nothing."""
+        if self.file is None or self.exact:
+            return self
+        found = named_file(self.file, files)
+        return SymSpec("" if found is None else found, self.name, self.line, exact=True)
+
     def matches(self, sym: Symbol, display_name: str | None = None) -> bool:
         if self.name is not None and self.name != sym.name and self.name != display_name:
             return False
         if self.file is not None:
             if sym.file is None:
                 return False
-            if self.file != sym.file and self.file != os.path.basename(sym.file):
+            if self.exact:
+                if self.file != sym.file:
+                    return False
+            elif self.file != sym.file and self.file != os.path.basename(sym.file):
                 return False
         return not (self.line and self.line != sym.line)
 
@@ -82,7 +96,15 @@ class AnalysisOptions:
     excl_arcs: tuple[ArcSpec, ...] = ()  # -k FROM/TO, -Q FROM/TO
 
     @property
+    def names_files(self) -> bool:
+        """Whether a symspec names a file (its tables then need gprof's source-file list)."""
+        return any(s.file is not None for s in self._specs())
+
+    @property
     def needs_source_files(self) -> bool:
+        return self.source_lines or any(s.file is not None or s.line for s in self._specs())
+
+    def _specs(self) -> list[SymSpec]:
         specs: list[SymSpec] = [
             *self.incl_flat,
             *self.excl_flat,
@@ -93,7 +115,7 @@ class AnalysisOptions:
         ]
         for a in (*self.incl_arcs, *self.excl_arcs):
             specs += [a.parent, a.child]
-        return self.source_lines or any(s.file is not None or s.line for s in specs)
+        return specs
 
 
 def table(
@@ -101,10 +123,15 @@ def table(
     symbols: Sequence[Symbol],
     names: Sequence[str],
     defaults: frozenset[int] = frozenset(),
+    files: Sequence[str] | None = None,
 ) -> frozenset[int]:
     """Positions of the routines any spec matches, and `defaults` (gprof's default excludes'
-    positions, `default_excludes`, where asked)."""
+    positions, `default_excludes`, where asked). `files`: gprof's source-file list
+    (`source_files.gprof_file_list`), which a spec's FILE is taken from (`SymSpec.in_files`);
+    None: a FILE matches every file of that path or basename."""
     out = set(defaults)
+    if specs and files is not None:
+        specs = [s.in_files(files) for s in specs]
     if specs:
         for i, s in enumerate(symbols):
             if any(spec.matches(s, names[i]) for spec in specs):
@@ -151,18 +178,25 @@ class Tables:
         return not any(parent in p and child in c for p, c in self.excl_arcs)
 
 
-def resolve_tables(opts: AnalysisOptions, symbols: Sequence[Symbol], names: Sequence[str]) -> Tables:
+def resolve_tables(
+    opts: AnalysisOptions, symbols: Sequence[Symbol], names: Sequence[str], files: Sequence[str] | None = None
+) -> Tables:
+    """The symspec tables of `opts` over `symbols`; `files` as `table` takes it."""
+
     def arcs(specs: Sequence[ArcSpec]) -> tuple[tuple[frozenset[int], frozenset[int]], ...]:
-        return tuple((table([a.parent], symbols, names), table([a.child], symbols, names)) for a in specs)
+        return tuple(
+            (table([a.parent], symbols, names, files=files), table([a.child], symbols, names, files=files))
+            for a in specs
+        )
 
     defaults = default_excludes(symbols)
     return Tables(
-        incl_flat=table(opts.incl_flat, symbols, names),
-        excl_flat=table(opts.excl_flat, symbols, names, defaults=defaults),
-        incl_graph=table(opts.incl_graph, symbols, names),
-        excl_graph=table(opts.excl_graph, symbols, names, defaults=defaults),
-        incl_time=table(opts.incl_time, symbols, names),
-        excl_time=table(opts.excl_time, symbols, names, defaults=defaults),
+        incl_flat=table(opts.incl_flat, symbols, names, files=files),
+        excl_flat=table(opts.excl_flat, symbols, names, defaults=defaults, files=files),
+        incl_graph=table(opts.incl_graph, symbols, names, files=files),
+        excl_graph=table(opts.excl_graph, symbols, names, defaults=defaults, files=files),
+        incl_time=table(opts.incl_time, symbols, names, files=files),
+        excl_time=table(opts.excl_time, symbols, names, defaults=defaults, files=files),
         incl_arcs=arcs(opts.incl_arcs),
         excl_arcs=arcs(opts.excl_arcs),
     )

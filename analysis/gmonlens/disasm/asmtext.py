@@ -25,8 +25,12 @@ _X86_PREFIXES = frozenset({0x66, 0x67, 0xF2, 0xF3, 0x2E, 0x36, 0x3E, 0x26, 0x64,
 _SUFFIXED = re.compile(
     r"^(mov|add|sub|xor|and|or|cmp|test|lea|push|pop|inc|dec|neg|not|shl|shr|sar|sal|rol|ror|rcl|rcr|"
     r"imul|mul|div|idiv|adc|sbb|xchg|bt|bts|btr|btc|cmpxchg|xadd|bsf|bsr|shld|shrd|popcnt|lzcnt|"
-    r"tzcnt|movabs|bswap|cvtsi2sd|cvtsi2ss|stos|lods|movs|scas|cmps|cmov[a-z]+|set[a-z]+)([bwlq])$"
+    r"tzcnt|movabs|bswap|cvtsi2sd|cvtsi2ss|stos|lods|movs|scas|cmps|cmov[a-z]+|set[a-z]+|"
+    r"sarx|shlx|shrx|rorx|bzhi|blsmsk|blsr|blsi|andn|bextr|pdep|pext|mulx|movbe)([bwlq])$"
 )
+# x87 compare-and-set-flags: capstone's `fucompi %st(1)` is objdump's `fucomip %st(1),%st`
+_X87_COMI = {"fucompi": "fucomip", "fcompi": "fcomip", "fucomi": "fucomi", "fcomi": "fcomi"}
+_AVX512_MASK = re.compile(r" (\{%k[0-7]\}|\{z\})")
 _ALWAYS_BARE = {"callq": "call", "calll": "call", "retq": "ret", "retl": "ret", "leaveq": "leave"}
 _ALWAYS_BARE |= {"leavel": "leave", "jmpq": "jmp", "jmpl": "jmp", "pushq": "push", "popq": "pop"}
 _GPR = re.compile(r"%(?:[re]?[abcd]x|[abcd][lh]|[re]?[sd]il?|[re]?[sb]pl?|r\d+[dwb]?)\b")
@@ -78,11 +82,16 @@ def _opcode(raw: bytes, mode64: bool) -> int | None:
 def _x86_att(mnemonic: str, ops: str, raw: bytes, mode64: bool, zero_disp: bool, sib_no_index: bool) -> str:
     if raw[-2:] == b"\x66\x90" and len(raw) == 2:
         return "xchg %ax,%ax"
+    if mnemonic == "wait":
+        return "fwait"
+    if mnemonic == "xabort" and ops.startswith("$-"):  # an 8-bit immediate
+        return f"xabort $0x{-int(ops[2:], 0) & 0xFF:x}"
     lead, _, mnemonic = mnemonic.rpartition(" ")  # `rep stosq`: prefixes kept as they are
     ops = ops.replace(", ", ",")
     suffixed = _SUFFIXED.match(mnemonic) or mnemonic in ("pushq", "pushl", "pushw")
-    if _BRANCH.match(mnemonic) and _HEX.match(ops):
-        ops = ops[2:]
+    if _BRANCH.match(mnemonic) and (_HEX.match(ops) or ops.isdigit()):
+        ops = _branch_target(ops, raw, mode64)
+        lead = "addr32" if mode64 and raw[:1] == b"\x67" else lead
     elif ops:
         if "$" in ops:
             size = _SIZES.get(mnemonic[-1]) if suffixed else None
@@ -114,7 +123,20 @@ def _x86_att(mnemonic: str, ops: str, raw: bytes, mode64: bool, zero_disp: bool,
         ops = ops[5:]
     if _X87_POP.match(mnemonic) and _ST.match(ops):
         ops = "%st," + ops
+    if mnemonic in _X87_COMI and _ST.match(ops):
+        mnemonic, ops = _X87_COMI[mnemonic], ops + ",%st"
+    if "{" in ops:
+        ops = _AVX512_MASK.sub(r"\1", ops)
     return f"{prefix}{_att_mnemonic(mnemonic, ops, mode64)} {ops}".rstrip()
+
+
+def _branch_target(ops: str, raw: bytes, mode64: bool) -> str:
+    """A direct branch's target as objdump prints it: bare hex; wrapped to 32 bits under an
+    addr32 (0x67) prefix in 64-bit code."""
+    value = int(ops, 0) if ops.startswith("0x") else int(ops)
+    if mode64 and raw[:1] == b"\x67":
+        value &= 0xFFFFFFFF
+    return f"{value:x}"
 
 
 def _att_mnemonic(mnemonic: str, ops: str, mode64: bool) -> str:
@@ -122,7 +144,7 @@ def _att_mnemonic(mnemonic: str, ops: str, mode64: bool) -> str:
     bare = _ALWAYS_BARE.get(mnemonic)
     if bare is not None and (mode64 or mnemonic[:-1] not in ("push", "pop")):
         return bare
-    if mnemonic in ("pushl", "popl") and not mode64 and (_GPR.search(ops) or ops.startswith("$")):
+    if mnemonic in ("pushl", "popl") and not mode64:  # a 32-bit push is objdump's plain `push`
         return mnemonic[:-1]
     m = _SUFFIXED.match(mnemonic)
     if m is not None and not (m.group(1) == "mov" and "mm" in ops):  # SSE's movq/movd stay
@@ -137,8 +159,13 @@ def _att_mnemonic(mnemonic: str, ops: str, mode64: bool) -> str:
 def _x86_intel(mnemonic: str, ops: str, raw: bytes, mode64: bool, zero_disp: bool, sib_no_index: bool) -> str:
     if raw == b"\x66\x90":
         return "xchg ax,ax"
-    if _BRANCH.match(mnemonic) and _HEX.match(ops):
-        return f"{mnemonic} {ops[2:]}"
+    if mnemonic == "wait":
+        return "fwait"
+    if _BRANCH.match(mnemonic) and (_HEX.match(ops) or ops.isdigit()):
+        lead = "addr32 " if mode64 and raw[:1] == b"\x67" else ""
+        return f"{lead}{mnemonic} {_branch_target(ops, raw, mode64)}"
+    if mnemonic in _X87_COMI and re.fullmatch(r"st\(\d\)", ops):
+        return f"{_X87_COMI[mnemonic]} st,{ops}"
     lead, _, mnemonic = mnemonic.rpartition(" ")  # `rep stosq`
     ops = ops.replace(", ", ",").replace(" + ", "+").replace(" - ", "-")
     if _STRING.match(mnemonic) and "mm" not in ops:
@@ -293,7 +320,7 @@ def objdump_text(
 def raw_matters(ops: str, raw: bytes) -> bool:
     """Whether `objdump_text` reads `raw` for capstone's `ops` (else its answer depends only on
     the other arguments, and can be remembered)."""
-    return len(raw) <= 2 or "cs:" in ops or ops.startswith("$1,") or ops.endswith(", 1")
+    return len(raw) <= 2 or "cs:" in ops or ops.startswith("$1,") or ops.endswith(", 1") or raw[0] == 0x67
 
 
 def has_hidden_zero_disp(ops: str, syntax: str) -> bool:

@@ -26,6 +26,7 @@
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -35,6 +36,7 @@ from gmonlens.common.errors import GmonlensError
 from gmonlens.common.model import CodeSection, HistogramRecord, Profile, Routine
 from gmonlens.common.units import seconds
 from gmonlens.disasm.asmtext import has_hidden_zero_disp, objdump_text, raw_matters
+from gmonlens.disasm.isa import MACHINES, OtherDecoder
 from gmonlens.dwarf.line_table import LineTable
 from gmonlens.profile.line_symbols import FunctionNames, line_runs
 
@@ -57,6 +59,7 @@ class Decoded(NamedTuple):
     kind: str
     target: int | None
     raw: bytes = b""  # the instruction's bytes (none for a gap)
+    ref: int | None = None  # the address an x86-64 RIP-relative operand or an AArch64 adrp names
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,6 +92,7 @@ class Instruction:
     function: str  # innermost function (raw name as BFD gives it), "" when unknown
     label: str | None = None  # "L3" when a branch of the routine targets it
     calls: tuple[CallSite, ...] = ()
+    ref: int | None = None  # as `Decoded.ref`: objdump's `# ADDR <name>` (x86-64), `<name>` (adrp)
 
 
 @dataclass(frozen=True)
@@ -109,11 +113,32 @@ class Listing:
 
 
 class Decoder:
-    """capstone for one architecture ("EM_X86_64", "EM_386", "EM_AARCH64"), objdump's spelling;
-    `syntax` "att" or "intel" (x86)."""
+    """capstone for one architecture ("EM_X86_64", "EM_386", "EM_AARCH64", and those of
+    `isa.MACHINES`: ARM, RISC-V, POWER, s390x, MIPS), objdump's spelling; `syntax` "att" or
+    "intel" (x86); `wide`/`little`: the ELF class and byte order; `mapping`: ARM's mapping
+    symbols (`ElfImage.arm_mapping`)."""
 
-    def __init__(self, machine: str, syntax: str = "att") -> None:
+    def __init__(
+        self,
+        machine: str,
+        syntax: str = "att",
+        *,
+        wide: bool = True,
+        little: bool = True,
+        mapping: Sequence[tuple[int, str]] = (),
+    ) -> None:
+        self._other: OtherDecoder | None = None
         arch = _ARCH.get(machine)
+        if arch is None and machine in MACHINES:
+            try:
+                self._other = OtherDecoder(machine, wide, little, mapping)
+            except ImportError:
+                raise DisasmError(
+                    None,
+                    "no disassembly without the capstone module (pip install capstone in gmonlens's Python)",
+                ) from None
+            self.arch, self.syntax = machine[3:].lower(), "att"
+            return
         if arch is None:
             raise DisasmError(None, f"no disassembler for {machine[3:].lower() or 'this machine'}")
         try:
@@ -142,12 +167,14 @@ class Decoder:
     def decode(self, data: bytes, address: int) -> list[Decoded]:
         """The instructions of `data` placed at `address`, in order; undecodable bytes come out
         as `.byte` pseudo-instructions."""
+        if self._other is not None:
+            return [Decoded(*row) for row in self._other.decode(data, address)]
         out: list[Decoded] = []
         arch, syntax, memo = self.arch, self.syntax, self._memo
         detail = self._detail
         for at, size, mnemonic, ops in self._cs.disasm_lite(data, address):
             raw = data[at - address : at - address + size]
-            kind, target = _kind(arch, mnemonic, ops) if mnemonic[0] in "bcjlnrt" else ("other", None)
+            kind, target = _kind(arch, mnemonic, ops) if mnemonic[0] in "bcjlnrtx" else ("other", None)
             zero = sib = False
             if detail is not None and ("(" in ops or "[" in ops) and has_hidden_zero_disp(ops, syntax):
                 hit = self._encodings.get(raw)
@@ -162,7 +189,15 @@ class Decoder:
                 text = objdump_text(arch, mnemonic, ops, syntax, raw, zero, sib)
                 if len(memo) < 1 << 18:
                     memo[key] = text
-            out.append(Decoded(at, size, text, kind, target, raw))
+            if target is not None and raw[:1] == b"\x67" and arch == "x64":
+                target &= 0xFFFFFFFF  # addr32: the 32-bit wrapped address (objdump's)
+            ref = None
+            if arch == "x64":
+                if "rip" in ops:
+                    ref = _rip_ref(ops, at + size)
+            elif arch == "a64" and mnemonic == "adrp":
+                ref = target_of_adrp(ops)
+            out.append(Decoded(at, size, text, kind, target, raw, ref))
         return out
 
     def _encoding(self, raw: bytes, at: int) -> tuple[bool, bool]:
@@ -185,6 +220,34 @@ class Decoder:
         return False, False
 
 
+_RIP_ATT = re.compile(r"(-?)(0x[0-9a-f]+|\d+)?\(%rip\)")
+_RIP_INTEL = re.compile(r"\[rip(?: ([+-]) (0x[0-9a-f]+|\d+))?\]")
+
+
+def _rip_ref(ops: str, next_address: int) -> int | None:
+    """The address a RIP-relative operand names (capstone's AT&T or Intel text), or None."""
+    m = _RIP_ATT.search(ops)
+    if m is not None:
+        disp = int(m.group(2), 0) if m.group(2) else 0
+        disp = -disp if m.group(1) else disp
+    else:
+        m = _RIP_INTEL.search(ops)
+        if m is None:
+            return None
+        disp = int(m.group(2), 0) if m.group(2) else 0
+        disp = -disp if m.group(1) == "-" else disp
+    return (next_address + disp) & 0xFFFFFFFFFFFFFFFF
+
+
+def target_of_adrp(ops: str) -> int | None:
+    """The page an AArch64 `adrp` names (capstone's `x16, #0x20000`)."""
+    last = ops.rsplit(", ", 1)[-1]
+    try:
+        return int(last[1:], 16) if last.startswith("#0x") else (0 if last == "#0" else None)
+    except ValueError:
+        return None
+
+
 def _kind(arch: str, mnemonic: str, ops: str) -> tuple[str, int | None]:
     if arch == "a64":
         last = ops.rsplit(", ", 1)[-1]
@@ -204,16 +267,16 @@ def _kind(arch: str, mnemonic: str, ops: str) -> tuple[str, int | None]:
         return ("return", None) if mnemonic.startswith("ret") else ("other", None)
     mnemonic = mnemonic.removeprefix("notrack ").removeprefix("bnd ")  # CET / MPX prefixes
     direct: int | None = None
-    if ops.startswith("0x"):
+    if ops.startswith("0x") or ops.isdigit():  # capstone writes small targets in decimal
         try:
-            direct = int(ops, 16)
+            direct = int(ops, 0) if ops.startswith("0x") else int(ops)
         except ValueError:
             direct = None
     if mnemonic.startswith("call"):
         return "call", direct
     if mnemonic.startswith("jmp"):
         return "jump", direct
-    if mnemonic.startswith(("j", "loop")):
+    if mnemonic.startswith(("j", "loop", "xbegin")):
         return "branch", direct
     return ("return", None) if mnemonic.startswith("ret") else ("other", None)
 
@@ -311,7 +374,7 @@ def build_listing(
     starts = [d.address for d in decoded]
     ticks = credit(histograms, starts, end, r.in_flat and profile.has_histogram)
     places = _places(r, starts, lines, names)
-    sites = _call_sites(profile, r, decoded, granule)
+    sites = _call_sites(profile, r, decoded, granule, 4 if decoder.arch == "mips" else 0)
     targets = sorted({d.target for d in decoded if d.kind in ("jump", "branch") and d.target is not None})
     labels = {t: f"L{k}" for k, t in enumerate((t for t in targets if r.address <= t < end), 1)}
     out = tuple(
@@ -326,6 +389,7 @@ def build_listing(
             *places[k],
             labels.get(d.address),
             tuple(sites.get(k, ())),
+            d.ref,
         )
         for k, d in enumerate(decoded)
     )
@@ -352,11 +416,12 @@ def _places(
 
 
 def _call_sites(
-    profile: Profile, r: Routine, decoded: Sequence[Decoded], granule: int
+    profile: Profile, r: Routine, decoded: Sequence[Decoded], granule: int, delay: int = 0
 ) -> dict[int, list[CallSite]]:
-    """Instruction position -> the arcs' calls through it (module docstring)."""
+    """Instruction position -> the arcs' calls through it (module docstring); `delay`: the bytes
+    of a delay slot after a call (MIPS: a call returns past it)."""
     calls = [k for k, d in enumerate(decoded) if d.kind == "call"]
-    rets = [decoded[k].address + decoded[k].size for k in calls]
+    rets = [decoded[k].address + decoded[k].size + delay for k in calls]
     starts = [d.address for d in decoded]
     out: dict[int, list[CallSite]] = {}
     for pos in profile.children[r.id]:

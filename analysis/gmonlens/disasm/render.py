@@ -8,7 +8,8 @@ a histogram bin straddles instructions; addresses are integers, link-time as in 
   instructions'), `samples`, `percent` (of the profile's flat total), `total_seconds` (that
   total), `machine` (x64, x86, a64), `syntax` (att, intel)
 - `instructions[]`: `address`, `bytes` (hex), `text` (mnemonic and operands as objdump -d spells
-  them, branch targets as `hex <symbol+0xoff>`), `samples`, `seconds`, `percent` (of the
+  and names them: branch targets as `hex <symbol+0xoff>`, `<func@plt>` for a PLT entry, an x86-64
+  RIP-relative operand's `        # 3fd0 <mcount@GLIBC_2.2.5>`), `samples`, `seconds`, `percent` (of the
   routine's self time), `file`, `line`, `function` (the innermost, possibly inlined, function
   `gprof -l` names there, as gprof prints it), `label` (`L3`: a branch of the routine goes here;
   null otherwise), `target` (direct branch or call target; null otherwise), `calls[]`
@@ -24,7 +25,8 @@ Several routines (a symspec matching several) print a JSON array of such objects
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import json
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from gmonlens.common.units import shown
@@ -48,20 +50,78 @@ def _plain(ticks: float) -> float | int:
 
 
 def full_text(insn: Instruction, names: Callable[[int], str | None]) -> str:
-    """`text` with objdump's ` <symbol+0xoff>` after a direct target (`names(address)`)."""
-    if insn.target is None:
-        return insn.text
-    where = names(insn.target)
-    return f"{insn.text} <{where}>" if where else insn.text
+    """`insn`'s text as objdump -d ends it (`annotated`)."""
+    return annotated(insn.text, insn.target, insn.ref, names)
+
+
+def annotated(text: str, target: int | None, ref: int | None, names: Callable[[int], str | None]) -> str:
+    """An instruction's `text` as objdump -d ends it: ` <symbol+0xoff>` after a direct `target`
+    (`names(address)`) and after an AArch64 `adrp`'s page (`ref`); the address an x86-64
+    RIP-relative operand names (`ref`) and its name in a comment,
+    `        # 3fd0 <mcount@GLIBC_2.2.5>`."""
+    if target is not None:
+        where = names(target)
+        text = f"{text} <{where}>" if where else text
+    if ref is not None:
+        where = names(ref)
+        if text.startswith("adrp "):
+            text = f"{text} <{where}>" if where else text
+        else:
+            text = f"{text}        # {ref:x}" + (f" <{where}>" if where else "")
+    return text
+
+
+def objdump_line(text: str) -> str:
+    """An instruction's (annotated) text laid out as objdump -d prints it: the mnemonic padded to
+    six columns and a space (prefixes kept with it)."""
+    return _spaced(text)
 
 
 def to_json(
     listing: Listing, display: Display, names: Callable[[int], str | None], syntax: str
 ) -> dict[str, Any]:
     """The listing as `gmonlens-disasm/1` (module docstring)."""
+    self_ticks = sum(i.ticks for i in listing.instructions)
+    return {
+        **_head_json(listing, syntax, self_ticks),
+        "instructions": [_insn_json(listing, i, display, names, self_ticks) for i in listing.instructions],
+        "symbols": _symbols_json(listing, display),
+    }
+
+
+def json_text(
+    listings: Sequence[Listing], display: Display, names: Callable[[int], str | None], syntax: str
+) -> Iterator[str]:
+    """`to_json` of each listing as JSON text, in pieces (an array of them for several
+    listings): the routine's fields indented, then one instruction a line. Each instruction's
+    object is made and encoded (by json's C encoder) in turn, so a listing of 56,000
+    instructions never has all their objects at once, and the pieces can be written in large
+    blocks (json.dump with `indent` encodes in Python and writes each token on its own)."""
+    many = len(listings) > 1
+    pad = " " if many else ""  # inside the array: one more space of indent
+    yield "[\n" if many else ""
+    for n, listing in enumerate(listings):
+        self_ticks = sum(i.ticks for i in listing.instructions)
+        head = json.dumps(_head_json(listing, syntax, self_ticks), indent=1).replace("\n", "\n" + pad)
+        yield ",\n" if n else ""
+        yield f'{pad}{head[:-1].rstrip()},\n{pad} "instructions": ['
+        sep = f"\n{pad}  "
+        for i in listing.instructions:
+            yield sep + json.dumps(_insn_json(listing, i, display, names, self_ticks))
+            sep = f",\n{pad}  "
+        yield f"\n{pad} ]," if listing.instructions else "],"
+        yield f'\n{pad} "symbols": {json.dumps(_symbols_json(listing, display))}\n{pad}}}'
+    yield "\n]\n" if many else "\n"
+
+
+def _symbols_json(listing: Listing, display: Display) -> list[dict[str, Any]]:
+    return [{"address": a, "name": display(n)} for a, n in listing.symbols]
+
+
+def _head_json(listing: Listing, syntax: str, self_ticks: float) -> dict[str, Any]:
+    """The listing's own fields (`to_json` without `instructions` and `symbols`)."""
     r = listing.routine
     sec = listing.seconds
-    self_ticks = sum(i.ticks for i in listing.instructions)
     insns = listing.instructions
     return {
         "schema": SCHEMA,
@@ -77,8 +137,6 @@ def to_json(
         "total_seconds": sec(listing.total_ticks),
         "machine": listing.machine,
         "syntax": syntax,
-        "instructions": [_insn_json(listing, i, display, names, self_ticks) for i in insns],
-        "symbols": [{"address": a, "name": display(n)} for a, n in listing.symbols],
     }
 
 

@@ -14,14 +14,15 @@ from gmonlens.common.errors import GmonlensError, one_line
 from gmonlens.common.model import HistogramRecord, Profile
 from gmonlens.common.options import AnalysisOptions
 from gmonlens.disasm.listing import Decoder, DisasmError, Listing, build_listing
-from gmonlens.disasm.lookup import TargetNames, find_routines, needs_files
+from gmonlens.disasm.lookup import TargetNames, find_routines, needs_files, no_match_message
 from gmonlens.dwarf.line_table import LineTable
 from gmonlens.load import diskcache
 from gmonlens.profile.line_symbols import FunctionNames
 
 if TYPE_CHECKING:  # scopes imports pyelftools: only a listing without cached scopes needs it
+    from gmonlens.binary.address_names import AddressNames
     from gmonlens.dwarf.scopes import FunctionScopes
-    from gmonlens.load.program import Program
+    from gmonlens.load.program import ProfileFiles, Program
 
 
 def gprof_lines(program: Program) -> tuple[LineTable, FunctionScopes] | None:
@@ -64,7 +65,7 @@ class DisasmContext:
     def open(
         cls,
         binary: str,
-        profiles: Sequence[str],
+        profiles: Sequence[str] | ProfileFiles,
         options: AnalysisOptions,
         symspec: str = "",
         syntax: str = "att",
@@ -74,7 +75,8 @@ class DisasmContext:
 
         loaded = load(binary, profiles, options, gprof_files=True, all_lines=needs_files(symspec))
         found = gprof_lines(loaded.program)
-        return cls.of(binary, loaded.image, loaded.profile, loaded.gmon.histograms, syntax, found)
+        names = loaded.program.address_names()
+        return cls.of(binary, loaded.image, loaded.profile, loaded.gmon.histograms, syntax, found, names)
 
     @classmethod
     def of(
@@ -85,12 +87,21 @@ class DisasmContext:
         histograms: Sequence[HistogramRecord],
         syntax: str = "att",
         lines: tuple[LineTable, FunctionScopes] | None = None,
+        address_names: AddressNames | None = None,
     ) -> DisasmContext:
-        """From what a caller has loaded already (`lines`: `gprof_lines` of its Program)."""
-        decoder = Decoder(image.machine, syntax)
+        """From what a caller has loaded already (`lines`: `gprof_lines` of its Program;
+        `address_names`: its `address_names()`, objdump's names of PLT entries, GOT slots and
+        data; without them targets are named by code symbols alone)."""
+        decoder = Decoder(
+            image.machine,
+            syntax,
+            wide=image.address_size == 8,
+            little=image.little_endian,
+            mapping=image.arm_mapping,
+        )
         found = lines
-        names = FunctionNames(found[1], image.symbols) if found else None
-        targets = TargetNames(image.symbols, image.code_sections)
+        names = FunctionNames(found[1], image.naming_symbols) if found else None
+        targets = TargetNames(image.symbols, image.code_sections, address_names)
         table = found[0] if found else None
         return cls(binary, image, profile, histograms, decoder, table, names, targets, profile.problems)
 
@@ -98,7 +109,7 @@ class DisasmContext:
         """Routine ids SYMSPEC names (`lookup.find_routines`); raises when none."""
         rids = find_routines(self.profile, symspec)
         if not rids:
-            raise GmonlensError(self.binary, f"no routine matches '{symspec}'")
+            raise GmonlensError(self.binary, no_match_message(self.profile, symspec))
         return rids
 
     def listing(self, rid: int) -> Listing:

@@ -1,6 +1,6 @@
 """DWARF line-program headers: each compilation unit's program (where its opcodes lie, the
 parameters they are decoded with) and its file names, made absolute with the unit's compilation
-directory. Reads the ELF (an I/O module): DWARF 5 headers with an own reader, others through
+directory as BFD joins them (not normalised: `plain_path` normalises). Reads the ELF (an I/O module): DWARF 5 headers with an own reader, others through
 pyelftools (imported only then)."""
 
 from __future__ import annotations
@@ -224,8 +224,20 @@ def _file_names(prog: object, comp_dir: str) -> list[str]:
 
 
 def _entry_path(comp_dir: str, directory: str, name: str) -> str:
-    """A file entry's path: its directory (made absolute with the compilation directory when
-    relative) joined with its name, normalized; the bare name when there is no directory."""
-    if directory and not os.path.isabs(directory) and comp_dir:
-        directory = os.path.join(comp_dir, directory)
-    return os.path.normpath(os.path.join(directory, name)) if directory else name
+    """A file entry's path as BFD spells it (so gprof and addr2line): the name when absolute, else
+    its directory (behind the compilation directory when relative) and the name joined with `/`,
+    nothing normalised (`/b/build/../src/t.c`, `/b/lib/src/./alloc.c`, `/x//y.c` after a
+    compilation directory ending in `/`); the bare name when there is no directory.
+    `plain_path` gives the normalised path the editor uses."""
+    if not directory or name.startswith("/"):
+        return name
+    if comp_dir and not directory.startswith("/"):
+        directory = f"{comp_dir}/{directory}"
+    return f"{directory}/{name}"
+
+
+def plain_path(recorded: str) -> str:
+    """`_entry_path`'s spelling normalised: `.` and `..` components resolved lexically and
+    repeated separators collapsed (a leading `//` too, which POSIX's normpath keeps)."""
+    out = os.path.normpath(recorded) if recorded else recorded
+    return out[1:] if out.startswith("//") else out

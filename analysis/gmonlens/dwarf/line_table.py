@@ -24,7 +24,8 @@ class LineTable:
     `lookup` gives the row covering an address: the last row at or below it within a sequence
     (later rows at one address supersede earlier ones), nothing past a sequence's end. Files are
     paths as recorded in DWARF (directory joined, made absolute with the CU's comp_dir when
-    relative); lines are 1-based.
+    relative): in BFD's reading spelt as BFD joins them (`/b/build/../src/t.c`, what gprof
+    prints), otherwise normalised (`/b/src/t.c`, what an editor opens); lines are 1-based.
     """
 
     starts: tuple[int, ...]  # first address of each sequence, ascending
@@ -183,6 +184,7 @@ class _TableBuilder:
         self.files: list[str] = []
         self.file_ids: dict[str, int] = {}
         self.seqs: list[Columns] = []
+        self.plain: dict[str, str] = {}  # BFD's spelling -> normalised (`line_headers.plain_path`)
 
     def add_unit(
         self,
@@ -194,6 +196,8 @@ class _TableBuilder:
         """The unit's sequences; `shared` holds the columns an earlier reading made of the same
         sequence (by index), reused where equal."""
         default = 0 if self.bfd and base == 0 else 1
+        if not self.bfd:
+            names = _plain_names(names, self.plain)
         local: dict[int, int] = {}
         for k, (addrs, fnums, lines) in enumerate(decoded):
             for f in dict.fromkeys(fnums):  # in order of first use: ids as a row-by-row loop gives
@@ -221,6 +225,19 @@ class _TableBuilder:
         seqs = _first_units_only(self.seqs) if self.bfd else self.seqs
         seqs.sort(key=lambda q: q[0][0])
         return LineTable(tuple(q[0][0] for q in seqs), tuple(seqs), tuple(self.files))
+
+
+def _plain_names(names: list[str], memo: dict[str, str]) -> list[str]:
+    """A unit's file names (BFD's spelling) normalised, each distinct name once (`memo`)."""
+    from gmonlens.dwarf.line_headers import plain_path
+
+    out = []
+    for n in names:
+        p = memo.get(n)
+        if p is None:
+            p = memo[n] = plain_path(n)
+        out.append(p)
+    return out
 
 
 # the type codes each column may have, narrowest first: addresses, file ids, lines
@@ -254,7 +271,8 @@ def lines_at(elf: ElfFile, wanted: set[int], *, bfd: bool = False) -> dict[int, 
     `bfd=True` answers as GNU BFD 2.40 does (so gprof and `addr2line`): in DWARF 5, rows under
     the default file register (no DW_LNS_set_file since the sequence began) name the unit's main
     file (entry 0), not entry 1; and an address that several units' sequences cover is answered
-    from the first unit. The default gives the true source position (what editors show).
+    from the first unit; files are spelt as BFD joins them (not normalised). The default gives
+    the true source position (what editors show), its path normalised.
     """
     from gmonlens.dwarf.line_headers import programs
     from gmonlens.dwarf.line_opcodes import decode_sequences
@@ -263,7 +281,9 @@ def lines_at(elf: ElfFile, wanted: set[int], *, bfd: bool = False) -> dict[int, 
     giver: dict[int, int] = {}
     spans: list[tuple[int, int]] = []
     unit_spans: list[tuple[int, int, int]] = []
-    for unit, (prog, names, base, data, budget) in enumerate(programs(elf)):
+    plain: dict[str, str] = {}
+    for unit, (prog, recorded, base, data, budget) in enumerate(programs(elf)):
+        names = recorded if bfd else _plain_names(recorded, plain)
         first = len(spans)
         default_file = 0 if bfd and base == 0 else 1
         for addrs, fnums, lines in decode_sequences(prog, data, wanted, spans, default_file, budget):

@@ -12,6 +12,7 @@ from gmonlens.common.demangle import demangle_all
 from gmonlens.common.errors import GmonlensError, reason
 from gmonlens.common.model import GmonData, Profile, Symbol
 from gmonlens.common.options import AnalysisOptions, resolve_tables
+from gmonlens.common.source_files import gprof_file_list
 from gmonlens.load import diskcache
 from gmonlens.load.program import (
     LINES_BFD_KIND,
@@ -19,13 +20,14 @@ from gmonlens.load.program import (
     LINES_KIND,
     LINES_STATIC_KIND,
     MAX_PROFILE_BYTES,
+    ProfileFiles,
     Program,
     read_profile_bytes,
 )
 from gmonlens.profile.callgraph import compute_profile
 from gmonlens.profile.clones import folded_symbols
 from gmonlens.profile.file_order import ObjectMap, mapped_symbols
-from gmonlens.profile.fit import Fit, profile_fit
+from gmonlens.profile.fit import Fit, profile_fit, rate_warnings
 from gmonlens.profile.symbols import SymbolTable, build_symbol_table
 
 __all__ = [
@@ -54,7 +56,7 @@ def fit_problems(
     fit = known if known is not None else profile_fit(image, symtab, data, label)
     if fit.errors:
         raise GmonlensError(label, fit.errors[0])
-    return list(fit.warnings)
+    return [*fit.warnings, *rate_warnings(data, label)]
 
 
 def _static_calls_entry(value: object) -> list[tuple[int, int]]:
@@ -86,7 +88,9 @@ def _line_symbols(
     except Exception as e:  # a broken DWARF section must not stop the report
         problems.append(f"{program.path}: cannot read DWARF line information ({reason(e)}); no line symbols")
         return symtab
-    return with_line_symbols(symtab, table, scopes, program.image.symbols, code_end)
+    image = program.image
+    text = (image.text_start, image.text_end)
+    return with_line_symbols(symtab, table, scopes, image.naming_symbols, code_end, text)
 
 
 @dataclass(frozen=True)
@@ -103,7 +107,7 @@ class Loaded:
 
 def load_profile(
     binary: str | Program,
-    profiles: Sequence[str] = (),
+    profiles: Sequence[str] | ProfileFiles = (),
     options: AnalysisOptions | None = None,
     *,
     gprof_files: bool = False,
@@ -119,7 +123,7 @@ def load_profile(
 
 def load(
     binary: str | Program,
-    profiles: Sequence[str] = (),
+    profiles: Sequence[str] | ProfileFiles = (),
     options: AnalysisOptions | None = None,
     *,
     gprof_files: bool = False,
@@ -154,7 +158,8 @@ def load(
     display, problem = demangle_all(names)
     if problem:
         problems.append(problem)
-    tables = resolve_tables(opts, symtab.symbols, display)
+    files = gprof_file_list(symtab.symbols, image.symbols) if opts.names_files else None
+    tables = resolve_tables(opts, symtab.symbols, display, files)
     static_arcs: list[tuple[int, int]] = []
     if opts.static_call_graph and data.has_call_graph:
         static_arcs = _static_arcs(program, symtab, data, problems)
@@ -248,7 +253,15 @@ def _static_arcs(
     if cached is not None:
         return cached
     try:
-        arcs = find_static_calls(image.machine, image.code_sections, starts, ends, pc_ranges=ranges)
+        arcs = find_static_calls(
+            image.machine,
+            image.code_sections,
+            starts,
+            ends,
+            pc_ranges=ranges,
+            arch=image.arch,
+            little_endian=image.little_endian,
+        )
     except StaticCallsUnsupported as e:  # gprof warns and goes on without static arcs
         problems.append(str(e))
         return []

@@ -19,9 +19,11 @@ GmonlensError, a malformed section) is kept and raised again, never retried by r
 
 from __future__ import annotations
 
+import os
+import struct
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -29,7 +31,7 @@ from gmonlens.binary.elffile import ElfFile
 from gmonlens.binary.image import ElfImage, header_facts, read_elf
 from gmonlens.binary.image import is_executable as is_elf_executable
 from gmonlens.common.errors import ElfError, GmonFormatError, GmonlensError
-from gmonlens.common.files import open_regular, read_regular
+from gmonlens.common.files import open_regular, read_open, read_regular
 from gmonlens.common.model import GmonData
 from gmonlens.dwarf.line_table import LineTable, lines_at
 from gmonlens.load import diskcache
@@ -39,7 +41,9 @@ from gmonlens.profile.fit import Fit, profile_fit
 from gmonlens.profile.symbols import SymbolTable, build_symbol_table
 
 if TYPE_CHECKING:  # imported when used: dwarf.py imports pyelftools
+    from gmonlens.binary.address_names import AddressNames
     from gmonlens.dwarf.declarations import DwarfIndex
+    from gmonlens.dwarf.producers import UnitProducer
     from gmonlens.dwarf.scopes import FunctionScopes
 
 T = TypeVar("T")
@@ -47,11 +51,12 @@ T = TypeVar("T")
 MAX_PROFILE_BYTES = 1 << 31
 # Disk-cache kinds (`lines2`: a row at a sequence's end covers no byte; `-static`: the static
 # routines' only, what a report without file symspecs needs).
-LINES_KIND, LINES_BFD_KIND = "lines2", "lines2-bfd"
-LINES_STATIC_KIND, LINES_BFD_STATIC_KIND = "lines2-static", "lines2-bfd-static"
+LINES_KIND, LINES_BFD_KIND = "lines2", "lines3-bfd"
+LINES_STATIC_KIND, LINES_BFD_STATIC_KIND = "lines2-static", "lines3-bfd-static"
 LINETABLE_KIND, DWARF_KIND, SCOPES_KIND = "linetable", "dwarf", "scopes"
 # -l's inputs: the line table as BFD reads it, and the scopes with ELF names for unnamed C++ statics
-LINETABLE_BFD_KIND, SCOPES_GPROF_KIND = "linetable-bfd", "scopes-gprof"
+# (`lines3-bfd`, `linetable-bfd2`: BFD's files spelt as BFD joins them, `.` and `..` kept)
+LINETABLE_BFD_KIND, SCOPES_GPROF_KIND = "linetable-bfd2", "scopes-gprof"
 
 
 def open_elf(path: str) -> ElfFile:
@@ -76,12 +81,29 @@ def is_executable(path: str) -> bool:
         return False
 
 
+def program_head(path: str, size: int) -> bytes:
+    """The first `size` bytes of a program to run (a regular file): its ELF magic, or a script's
+    `#!` line (`runs.command`); raises GmonlensError naming it."""
+    with open_regular(path, "program") as fh:
+        return fh.read(size)
+
+
 def read_profile_bytes(path: str) -> bytes:
     """The bytes of one profile file (a regular file, at most MAX_PROFILE_BYTES), or a one-line
     error naming it."""
     return read_regular(path, MAX_PROFILE_BYTES, "gmon.out profile", GmonFormatError)
 
 
+def read_hexdump(path: str) -> bytes:
+    """The profile a hex dump transcript at `path` shows (a regular file of at most MAX_TRANSCRIPT
+    bytes), or a one-line error naming it."""
+    from gmonlens.profile.hexdump import decode_hexdump
+
+    text = read_regular(path, MAX_TRANSCRIPT_BYTES, "hex dump transcript", GmonFormatError)
+    return decode_hexdump(text.decode("utf-8", "replace"), path)
+
+
+MAX_TRANSCRIPT_BYTES = 1 << 28  # a console log: a few times the profile's size, and the noise around it
 _UNIT_TABLES = 64  # `Program.lines_of`: the line tables of sets of units kept (a unit: ~1 ms to decode)
 
 
@@ -123,14 +145,47 @@ class ProfileFiles:
     """Profile files, each read once (the bytes are kept: they are small next to the binary) and
     parsed once per (address size, byte order, format), then summed as gprof sums them."""
 
-    def __init__(self, paths: Sequence[str]) -> None:
+    def __init__(self, paths: Sequence[str], hexdumps: Collection[str] = (), keep_open: bool = False) -> None:
         self.paths = tuple(paths)
+        self.hexdumps = frozenset(hexdumps)  # those of `paths` that are hex dump transcripts
         self._once = _Once()
         self.parsed = False  # whether records were parsed from the files (`gmon`)
+        # path -> (device, inode, size, mtime ns, ctime ns) of the file open just before its bytes
+        # were read: a file that differs after has changed under the read
+        self.read_as: dict[str, tuple[int, int, int, int, int] | None] = {}
+        self.keep_open = (
+            keep_open  # keep each file open once read (`handles`: to ask if it was written since)
+        )
+        self.handles: dict[str, Any] = {}
 
     def data(self, path: str) -> bytes:
-        """The bytes of `path` (one of `paths`); GmonFormatError when it cannot be read."""
-        return self._once.get(f"bytes:{path}", lambda: read_profile_bytes(path))
+        """The bytes of `path` (one of `paths`; a hex dump transcript's decoded: profile/hexdump.py);
+        GmonFormatError when it cannot be read."""
+        if path in self.hexdumps:
+            return self._once.get(f"bytes:{path}", lambda: read_hexdump(path))
+
+        def read() -> bytes:
+            fh = open_regular(path, "gmon.out profile", GmonFormatError)
+            try:
+                st = os.fstat(fh.fileno())
+                self.read_as[path] = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+                data = read_open(fh, path, MAX_PROFILE_BYTES, "gmon.out profile", GmonFormatError)
+            except BaseException:
+                fh.close()
+                raise
+            if self.keep_open:
+                self.handles[path] = fh
+            else:
+                fh.close()
+            return data
+
+        return self._once.get(f"bytes:{path}", read)
+
+    def close_handles(self) -> dict[str, Any]:
+        """The files kept open since they were read (`keep_open`), handed over (path -> file
+        object) to be closed by the caller; kept no longer."""
+        handles, self.handles = self.handles, {}
+        return handles
 
     def release_bytes(self) -> None:
         """Let go of the files' bytes (the records parsed from them stay)."""
@@ -145,14 +200,22 @@ class ProfileFiles:
     def gmon(self, address_size: int, little_endian: bool, fmt: str = "auto") -> GmonData:
         """The files' records read at a word size and byte order, summed (raises GmonFormatError)."""
 
-        def parse() -> GmonData:
-            files = [
-                gmonio.parse_gmon(
-                    self.data(p), path=p, address_size=address_size, little_endian=little_endian, fmt=fmt
+        def one(p: str) -> gmonio.GmonFile:
+            data = self.data(p)
+            try:
+                return gmonio.parse_gmon(
+                    data, path=p, address_size=address_size, little_endian=little_endian, fmt=fmt
                 )
-                for p in self.paths
-            ]
-            return gmonio.accumulate(files)
+            except GmonlensError:
+                why = gmonio.layout_mismatch(
+                    data, path=p, address_size=address_size, little_endian=little_endian
+                )
+                if why is None or fmt != "auto":
+                    raise
+                raise GmonFormatError(p, why) from None
+
+        def parse() -> GmonData:
+            return gmonio.accumulate([one(p) for p in self.paths])
 
         data = self._once.get(f"gmon:{address_size}:{little_endian}:{fmt}", parse)
         self.parsed = True
@@ -166,6 +229,7 @@ class Program:
         self.path = path
         self.profiles = profiles if isinstance(profiles, ProfileFiles) else ProfileFiles(profiles)
         self._once = _Once()
+        self._fits = _Once()  # facts of these profiles against the binary: never shared (with_profiles)
         self._unit_tables: OrderedDict[tuple[int, ...], LineTable] = OrderedDict()
         self._unit_lock = threading.Lock()
 
@@ -192,12 +256,42 @@ class Program:
         """Header facts, symbols and code (`image.read_elf`); raises ElfError."""
         return self._once.get("image", lambda: read_elf(self._reader()))
 
+    def address_names(self) -> AddressNames | None:
+        """The names objdump -d gives the executable's addresses (`address_names`: symbols, PLT
+        entries, dynamically relocated slots), read once through the open file; None when the
+        file cannot be read for them (a listing then names targets by code symbols alone)."""
+
+        def make() -> AddressNames | None:
+            from gmonlens.binary.address_names import read_address_names
+
+            try:
+                return read_address_names(self._reader())
+            except (GmonlensError, struct.error, ValueError, IndexError, OverflowError):
+                return None
+
+        return self._once.get("address_names", make)
+
     def needed_libraries(self) -> list[str]:
         """The executable's DT_NEEDED shared library names (`image.needed_libraries`), read through
         the open file."""
         from gmonlens.binary.image import needed_libraries
 
         return self._once.get("needed", lambda: needed_libraries(self._reader()))
+
+    def dynamic_symbol_names(self) -> list[str]:
+        """The names of the executable's `.dynsym` (`image.dynamic_symbol_names`: what a stripped
+        executable still names), read through the open file."""
+        from gmonlens.binary.image import dynamic_symbol_names
+
+        return self._once.get("dynsym", lambda: dynamic_symbol_names(self._reader()))
+
+    def unit_producers(self) -> list[UnitProducer]:
+        """Each compilation unit's name, directory, language and DW_AT_producer
+        (`dwarf.producers`: unit headers and top entries only), [] without debugging information;
+        raises `Unsupported` for DWARF that reader does not read (split DWARF 5), ElfError."""
+        from gmonlens.dwarf.producers import unit_producers
+
+        return self._once.get("producers", lambda: unit_producers(self._reader()))
 
     def release_bytes(self) -> None:
         """Close the executable and let go of the sections and the profiles' bytes read (the facts
@@ -230,6 +324,11 @@ class Program:
         times, build-id); None when it cannot be had. Raises ElfError for what is not ELF."""
         return self._once.get("key", lambda: diskcache.binary_key(self.path, self.header[2]))
 
+    def identity(self) -> tuple[int, int, int, int]:
+        """(device, inode, size, mtime ns) of the executable as this load opened it (a file
+        replaced or rewritten since differs); raises ElfError."""
+        return self.elf().identity
+
     @property
     def symtab(self) -> SymbolTable:
         """gprof's routines with the default options (the fit rule's)."""
@@ -246,8 +345,9 @@ class Program:
     def fit(self, fmt: str = "auto") -> Fit:
         """The engine's fit rule (`gmonlens.profile.fit`) for the profiles; raises ElfError for a binary
         gprof cannot use and GmonFormatError for a profile unreadable at its word size. Computed
-        once per format: discovery's check and the load's share it (an error too, raised again)."""
-        return self._once.get(
+        once per format: discovery's check and the load's share it (an error too, raised again); a
+        Program made by `with_profiles` computes its own."""
+        return self._fits.get(
             f"fit:{fmt}",
             lambda: profile_fit(self.image, self.symtab, self.gmon(fmt), ", ".join(self.profiles.paths)),
         )
@@ -258,7 +358,13 @@ class Program:
         def make() -> CallFinder:
             image = self.image
             sections = [(c.address, c.data) for c in image.code_sections]
-            return CallFinder(image.machine, image.address_size, sections)
+            return CallFinder(
+                image.machine,
+                image.address_size,
+                sections,
+                little=image.little_endian,
+                arm_mapping=image.arm_mapping,
+            )
 
         return self._once.get("calls", make)
 

@@ -21,7 +21,9 @@ the routines' call counts (self-recursive calls not counted, as in the flat prof
   descending (ties in line order), and the `Execution Summary`: distinct lines with a symbol,
   executed lines, their percentage, the total count (all lines) and total / lines with a symbol.
   A symbol whose line lies past the file's end (BFD names the unit's main file for a header's or
-  a libstdc++ line) counts in the top lines and the total only.
+  a libstdc++ line; a unity build's `lib.c`; a shorter file of the name found through -I; a
+  source shortened since the build) counts in the top lines and the total only. A file left with
+  no executable line is "100.00 Percent of the file executed" and 0.00 executions per line.
 - Files are separated by a blank line and a form feed; with -y each goes to `BASENAME-ann` in the
   current directory instead (that is where gprof writes them; nothing else is written).
 """
@@ -36,6 +38,7 @@ from dataclasses import dataclass
 from gmonlens.common.errors import GmonlensError
 from gmonlens.common.files import read_regular, write_file
 from gmonlens.common.model import ElfSymbol, Profile, Routine
+from gmonlens.common.source_files import gprof_file_list
 
 MAX_SOURCE_BYTES = 1 << 28  # a source file larger than 256 MiB is not annotated
 
@@ -53,18 +56,10 @@ class AnnotateOptions:
 def file_order(
     p: Profile, symtab: Sequence[ElfSymbol], chosen: frozenset[int], zero: bool = False
 ) -> list[str]:
-    """Source files in gprof's order (reverse first appearance; see the module docstring)."""
-    position = {(s.name, s.value): i for i, s in reversed(list(enumerate(symtab)))}
-    renamed = {s.value: i for i, s in reversed(list(enumerate(symtab)))}  # -R names routines after .o files
-    funcs = [r for r in p.routines if r.file is not None and not r.is_line]
-    funcs.sort(key=lambda r: position.get((r.name, r.address), renamed.get(r.address, len(symtab))))
-    line_syms = sorted((r for r in p.routines if r.file is not None and r.is_line), key=lambda r: r.address)
-    seen: dict[str, None] = {}
-    for r in (*funcs, *line_syms):
-        assert r.file is not None
-        seen.setdefault(r.file, None)
+    """Source files in gprof's order (its source-file list, `source_files.gprof_file_list`) that
+    hold a chosen symbol called (any chosen symbol with -z)."""
     wanted = {r.file for r in (p.routines[i] for i in chosen) if zero or r.calls > 0}
-    return [f for f in reversed(list(seen)) if f in wanted]
+    return [f for f in gprof_file_list(p.routines, symtab) if f in wanted]
 
 
 def locate(path: str, dirs: Sequence[str]) -> str | None:
@@ -112,9 +107,13 @@ def annotate_file(source: bytes, symbols: Sequence[Routine], opts: AnnotateOptio
     out.append("\nExecution Summary:\n\n")
     out.append("%9d   Executable lines in this file\n" % executable)
     out.append("%9d   Lines executed\n" % executed)
-    out.append("%9.2f   Percent of the file executed\n" % (100.0 * executed / executable))
+    # a file holding none of its symbols' lines (a unity build's lib.c, a shorter file of the
+    # name found through -I, a source shortened since the build): gprof says 100% and 0 a line
+    out.append(
+        "%9.2f   Percent of the file executed\n" % (100.0 * executed / executable if executable else 100.0)
+    )
     out.append("\n%9d   Total number of line executions\n" % total)
-    out.append("%9.2f   Average executions per line\n" % (total / executable))
+    out.append("%9.2f   Average executions per line\n" % (total / executable if executable else 0.0))
     return "".join(out)
 
 

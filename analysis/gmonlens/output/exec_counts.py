@@ -57,14 +57,17 @@ def _by_file_line(a: Routine, b: Routine) -> int:
     return (a.line > b.line) - (a.line < b.line)
 
 
-def selected(p: Profile, include: Sequence[SymSpec], exclude: Sequence[SymSpec]) -> frozenset[int]:
-    """Routine ids -C/-Z let through (gprof's symspec tables, matched as the other options do)."""
+def selected(
+    p: Profile, include: Sequence[SymSpec], exclude: Sequence[SymSpec], files: Sequence[str] | None = None
+) -> frozenset[int]:
+    """Routine ids -C/-Z (or -A/-J) let through (gprof's symspec tables, matched as the other
+    options do; `files`: gprof's source-file list, as `options.table` takes it)."""
     syms = [
         Symbol(r.name, r.address, r.end_address, r.is_function, r.is_static, r.file, r.line)
         for r in p.routines
     ]
     names = [r.display_name for r in p.routines]
-    inc, exc = table(include, syms, names), table(exclude, syms, names)
+    inc, exc = table(include, syms, names, files=files), table(exclude, syms, names, files=files)
     return frozenset(r.id for r in p.routines if r.id in inc or (not inc and r.id not in exc))
 
 

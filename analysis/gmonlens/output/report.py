@@ -60,7 +60,7 @@ def render_chunks(profile: Profile, opts: ReportOptions) -> Iterator[str]:
     if opts.exec_counts:
         from gmonlens.output.exec_counts import exec_counts, selected
 
-        chosen = selected(profile, opts.exec_include, opts.exec_exclude)
+        chosen = selected(profile, opts.exec_include, opts.exec_exclude, opts.source_files)
         sections.append(lambda: (exec_counts(profile, chosen, opts.zero),))
     for i, section in enumerate(sections):
         if i:
@@ -242,6 +242,17 @@ def _routine_entry(
     for ai in p.children[r.id]:
         child = routines[t.child[ai]]
         out.append(_arc_line(p, t, ai, child, child, opts, ref))
+    place = p.indirect_children.get(r.id)
+    if place is not None:  # MIPS -c: the routine has a `jalr`
+        head = "%6.6s %5.5s %s %s %7d/%-7d     " % (
+            "",
+            "",
+            printf_f("7.2", 0.0),
+            printf_f(opts.cw + ".2", 0.0),
+            0,
+            0,
+        )
+        out.insert(len(out) - len(p.children[r.id]) + place, head + "<indirect child>\n")
     return out
 
 

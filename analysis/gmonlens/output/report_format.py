@@ -28,6 +28,9 @@ class ReportOptions:
     exec_counts: bool = False  # -C (execcounts.py), last
     exec_include: tuple[SymSpec, ...] = ()  # -C SPEC
     exec_exclude: tuple[SymSpec, ...] = ()  # -Z SPEC
+    # gprof's source-file list (`source_files.gprof_file_list`), which -C/-Z's FILE specs name one
+    # file of; None: a FILE matches every file of that basename
+    source_files: tuple[str, ...] | None = None
 
     @property
     def cw(self) -> str:

@@ -3,7 +3,7 @@
 Schema `gmonlens-profile/1` (times in seconds, percentages of gprof's totals):
 - `schema`, `sample_period` (seconds per sample), `hz`, `total_seconds` (flat total),
   `propagated_seconds` (call-graph total), `static_call_graph`, `problems`
-- `routines[]` (those with time, calls or arcs): id, name (mangled), display_name, address, index, self_seconds, children_seconds,
+- `routines[]` (those with time, calls or arcs, and those `folded[]` names): id, name (mangled), display_name, address, index, self_seconds, children_seconds,
   total_seconds, calls, recursive_calls, cycle (number or null), percent (call graph),
   self_percent (flat), file, line (the true source position, for every routine the line table
   places, when loaded with `all_lines`; `gmonlens report --json` does), printed;
@@ -69,6 +69,7 @@ def to_json(p: Profile, health: Sequence[Health] | None = None) -> dict[str, Any
     cert = certainty(p)
     total = p.total_ticks
     prop = p.print_ticks
+    owners = {f.routine for f in p.folded}  # listed whatever their figures: `folded[]` names them
     return {
         "schema": SCHEMA,
         "sample_period": period(p.hz),
@@ -98,7 +99,13 @@ def to_json(p: Profile, health: Sequence[Health] | None = None) -> dict[str, Any
                 **_sure(cert.routines[r.id], cert.callers[r.id]),
             }
             for r in p.routines
-            if r.calls or r.self_calls or r.self_ticks or r.total_ticks or p.parents[r.id] or p.children[r.id]
+            if r.calls
+            or r.self_calls
+            or r.self_ticks
+            or r.total_ticks
+            or p.parents[r.id]
+            or p.children[r.id]
+            or r.id in owners
         ],
         "arcs": [
             {

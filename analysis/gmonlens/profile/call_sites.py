@@ -21,6 +21,7 @@ Pure: `Program.call_finder` hands it the code (`ElfImage.code_sections`).
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_left
 from collections.abc import Sequence
 from typing import Any
@@ -34,10 +35,20 @@ class CallFinder:
     `machine` is pyelftools' e_machine name ("EM_X86_64", "EM_386", "EM_AARCH64"); `sections`
     are (link-time address, bytes) of the executable sections."""
 
-    def __init__(self, machine: str, address_size: int, sections: Sequence[tuple[int, bytes]]) -> None:
+    def __init__(
+        self,
+        machine: str,
+        address_size: int,
+        sections: Sequence[tuple[int, bytes]],
+        *,
+        little: bool = True,
+        arm_mapping: Sequence[tuple[int, str]] = (),
+    ) -> None:
         self._machine = machine
         self._sections = tuple(sections)
         self.granule = 2 * address_size
+        self._wide, self._little = address_size == 8, little
+        self._arm_mapping = tuple(arm_mapping)  # ARM: (address, "a" | "t" | "d"), sorted
         self._cs: Any = None  # capstone's decoder for x86, made when first needed (`_x86`)
         self._cs_tried = False
         self._decoded: dict[tuple[int, int], list[tuple[int, int, int | None]]] = {}
@@ -80,6 +91,8 @@ class CallFinder:
                     out.append((at, at + 4, at + 4 * imm))
                 elif insn & 0xFFFFFC1F == 0xD63F0000:  # BLR Xn
                     out.append((at, at + 4, None))
+        elif self._machine in OTHER_CALLS:
+            out = other_calls(self._machine, data, start, self._wide, self._little, self._arm_mapping)
         elif self._x86() is not None:
             for at, size, mnemonic, op_str in self._cs.disasm_lite(data, start):
                 if mnemonic.endswith("call"):  # "notrack call", "bnd call" too
@@ -96,7 +109,10 @@ class CallFinder:
 
     @property
     def decodes(self) -> bool:
-        """Whether calls can be decoded for this machine (AArch64; x86 with capstone)."""
+        """Whether calls can be decoded for this machine (AArch64; x86 and the machines of
+        `OTHER_CALLS` with capstone)."""
+        if self._machine in OTHER_CALLS:
+            return _capstone_present()
         return self._machine == "EM_AARCH64" or self._x86() is not None
 
     @property
@@ -154,10 +170,115 @@ class CallFinder:
         lo = bisect_left(rets, from_pc)
         hi = bisect_left(rets, from_pc + self.granule, lo)
         window = calls[lo:hi]
-        direct = [c[0] for c in window if c[2] == callee_entry]
+        # ppc64 ELFv2: a local call enters past the TOC setup, at the local entry (entry + 8)
+        local = callee_entry + 8 if self._machine == "EM_PPC64" else callee_entry
+        direct = [c[0] for c in window if c[2] in (callee_entry, local)]
         if direct:
             return direct
         return [c[0] for c in window if c[2] is None]
+
+
+# the call instructions of the other machines (capstone's mnemonics), and the bytes from a call's
+# end to its return address (MIPS: the delay slot)
+_CALL_MNEMONICS = {
+    "EM_ARM": re.compile(r"^blx?(eq|ne|cs|cc|hs|lo|mi|pl|vs|vc|hi|ls|ge|lt|gt|le|al)?(\.w)?$"),
+    "EM_RISCV": re.compile(r"^(c\.)?jalr?$"),
+    "EM_MIPS": re.compile(r"^(jal|jalr|bal|jalx|bgezal|bltzal)$"),
+    "EM_PPC": re.compile(r"^(bl|bla|bctrl|blrl)$"),
+    "EM_S390": re.compile(r"^(brasl|bras|basr|bas)$"),
+}
+_CALL_MNEMONICS["EM_PPC64"] = _CALL_MNEMONICS["EM_PPC"]
+OTHER_CALLS = frozenset(_CALL_MNEMONICS)
+
+
+def _capstone_present() -> bool:
+    try:
+        import capstone  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def _decoders(machine: str, wide: bool, little: bool) -> dict[str, Any]:
+    import capstone as cs
+
+    endian = cs.CS_MODE_LITTLE_ENDIAN if little else cs.CS_MODE_BIG_ENDIAN
+    if machine == "EM_ARM":
+        made = {
+            "a": cs.Cs(cs.CS_ARCH_ARM, cs.CS_MODE_ARM | endian),
+            "t": cs.Cs(cs.CS_ARCH_ARM, cs.CS_MODE_THUMB | endian),
+        }
+    elif machine == "EM_RISCV":
+        made = {
+            "x": cs.Cs(
+                cs.CS_ARCH_RISCV, (cs.CS_MODE_RISCV64 if wide else cs.CS_MODE_RISCV32) | cs.CS_MODE_RISCVC
+            )
+        }
+    elif machine == "EM_MIPS":
+        made = {"x": cs.Cs(cs.CS_ARCH_MIPS, (cs.CS_MODE_MIPS64 if wide else cs.CS_MODE_MIPS32) | endian)}
+    elif machine == "EM_S390":
+        made = {"x": cs.Cs(cs.CS_ARCH_SYSZ, cs.CS_MODE_BIG_ENDIAN)}
+    else:
+        made = {"x": cs.Cs(cs.CS_ARCH_PPC, (cs.CS_MODE_64 if wide else cs.CS_MODE_32) | endian)}
+    for d in made.values():
+        d.skipdata = True
+    return made
+
+
+def other_calls(
+    machine: str, data: bytes, start: int, wide: bool, little: bool, arm_mapping: Sequence[tuple[int, str]]
+) -> list[tuple[int, int, int | None]]:
+    """(call address, return address, direct target or None) of the calls in `data` at `start`
+    on ARM (A32 or Thumb as the mapping symbols say; data skipped), RISC-V (`jal`/`jalr` linking
+    into ra), MIPS (returning past the delay slot), POWER and s390x."""
+    try:
+        decoders = _decoders(machine, wide, little)
+    except ImportError:
+        return []
+    pattern, delay = _CALL_MNEMONICS[machine], 4 if machine == "EM_MIPS" else 0
+    out: list[tuple[int, int, int | None]] = []
+    for lo, hi, mode in _stretches(start, start + len(data), machine, arm_mapping):
+        if mode == "d":
+            continue
+        for at, size, mnemonic, ops in decoders[mode].disasm_lite(data[lo - start : hi - start], lo):
+            if not pattern.match(mnemonic):
+                continue
+            last = ops.rsplit(",", 1)[-1].strip().lstrip("#")
+            if machine == "EM_RISCV" and "," in ops and not ops.startswith("ra"):
+                continue  # a jump through another link register
+            target: int | None = None
+            if re.fullmatch(r"-?0x[0-9a-f]+|-?\d+", last) and mnemonic not in (
+                "jalr",
+                "c.jalr",
+                "basr",
+                "bas",
+            ):
+                value = int(last, 0)
+                target = at + value if machine == "EM_RISCV" else value
+            out.append((at, at + size + delay, target))
+    return out
+
+
+def _stretches(
+    start: int, end: int, machine: str, arm_mapping: Sequence[tuple[int, str]]
+) -> list[tuple[int, int, str]]:
+    """[lo, hi) pieces of one mode: ARM's by its mapping symbols (A32 before any), else one."""
+    if machine != "EM_ARM":
+        return [(start, end, "x")]
+    marks = [a for a, _ in arm_mapping]
+    i = bisect_left(marks, start + 1) - 1
+    mode = arm_mapping[i][1] if i >= 0 else "a"
+    out: list[tuple[int, int, str]] = []
+    at = start
+    for a, kind in arm_mapping[i + 1 :]:
+        if a >= end:
+            break
+        if a > at:
+            out.append((at, a, mode))
+        at, mode = max(at, a), kind
+    if at < end:
+        out.append((at, end, mode))
+    return out
 
 
 def _indirect_call_length(rest: bytes) -> int:

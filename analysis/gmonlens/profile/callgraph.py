@@ -11,11 +11,12 @@ import threading
 from array import array
 from bisect import bisect_right
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import compress, islice, pairwise
 from operator import ne
 
 from gmonlens.common.model import (
+    INDIRECT_CHILD,
     ArcTable,
     Cycle,
     GmonData,
@@ -165,6 +166,7 @@ class _Graph:
     ncalls: list[int]
     self_calls: list[int]
     dropped: int
+    indirect: dict[int, int] = field(default_factory=dict)  # caller -> `<indirect child>`'s rank
 
 
 @dataclass(frozen=True, slots=True)
@@ -216,17 +218,21 @@ def _link(
     routine to its arcs and take recursive calls out of the call counts."""
     n = len(symtab.symbols)
     arcs, ncalls, dropped = _tally(symtab, gmon, tables)
+    indirect: dict[int, int] = {}  # its rank: it sorts as if made just before arc number `rank`
     if static_arcs:
         keys = {p * n + c for p, c in zip(arcs.parent, arcs.child, strict=True)}
         for p, c in static_arcs:
-            if p * n + c not in keys:
+            if c == INDIRECT_CHILD:
+                indirect.setdefault(p, len(arcs))
+            elif p * n + c not in keys:
                 keys.add(p * n + c)
                 arcs.add_static(p, c)
     arcs.time = array("d", bytes(8 * len(arcs)))
     arcs.ctime = array("d", bytes(8 * len(arcs)))
     by_parent, by_child = Groups.by_key(arcs.parent, n), Groups.by_key(arcs.child, n)
     kid_at, kids, folk_at, folks = by_parent.at, by_parent.ids, by_child.at, by_child.ids
-    return _Graph(arcs, kid_at, kids, folk_at, folks, ncalls, _recursion(arcs, ncalls, n), dropped)
+    self_calls = _recursion(arcs, ncalls, n)
+    return _Graph(arcs, kid_at, kids, folk_at, folks, ncalls, self_calls, dropped, indirect)
 
 
 def _recursion(arcs: _Arcs, ncalls: list[int], n: int) -> list[int]:
@@ -488,6 +494,23 @@ def _arc_orders(g: _Graph, cycle_of: Sequence[int]) -> tuple[Groups, Groups]:
     return ordered(g.folk_at, g.folks, False), ordered(g.kid_at, g.kids, True)
 
 
+def _indirect_places(g: _Graph, children: Groups, cycle_of: Sequence[int]) -> dict[int, int]:
+    """Where each caller's `<indirect child>` line (MIPS -c) goes among its children in print
+    order: it sorts as a count-0 arc without time outside any cycle, made at its rank (after the
+    equal arcs made before it, before those made after)."""
+    out: dict[int, int] = {}
+    count, atime, actime, parent, child = g.arcs.count, g.arcs.time, g.arcs.ctime, g.arcs.parent, g.arcs.child
+    for p, rank in g.indirect.items():
+        ahead = 0
+        for a in children[p]:
+            same_cycle = cycle_of[p] != 0 and cycle_of[p] == cycle_of[child[a]]
+            if parent[a] == child[a] or same_cycle or not (atime[a] + actime[a] > 0 or count[a] or a < rank):
+                break
+            ahead += 1
+        out[p] = ahead
+    return out
+
+
 def _routines(
     symtab: SymbolTable,
     display_names: Sequence[str],
@@ -610,4 +633,5 @@ def compute_profile(
         has_call_graph=gmon.has_call_graph,
         static_call_graph=static_call_graph,
         problems=tuple(problems),
+        indirect_children=_indirect_places(g, children_order, cy.cycle_of) if g.indirect else {},
     )

@@ -37,7 +37,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from gmonlens.binary.image import ElfImage
-from gmonlens.common.model import GmonData, RawArc
+from gmonlens.common.model import CodeSection, GmonData, RawArc
 from gmonlens.profile.call_sites import CallFinder
 from gmonlens.profile.symbols import SymbolTable
 
@@ -145,44 +145,9 @@ def profile_fit(image: ElfImage, symtab: SymbolTable, data: GmonData, label: str
     code = [c for c in image.code_sections if c.data]
     if not code or not symtab.symbols:
         return Fit(no_routines=True)
-    lo = min(c.address for c in code)
     hi = max(c.address + len(c.data) for c in code)
-    hi_rounded = (hi + 3) // 4 * 4
-    start = (lo if image.image_start is None else min(image.image_start, lo)) // 4 * 4
-    errors: list[str] = []
-    warnings: list[str] = []
     where = f"profile does not fit {image.path}"
-    for h in data.histograms:
-        if h.high_pc <= lo or h.low_pc >= hi:
-            errors.append(
-                f"{where}: its histogram covers 0x{h.low_pc:x}-0x{h.high_pc:x} "
-                f"but the program's code is at 0x{lo:x}-0x{hi:x} (profile of another program?)"
-            )
-    if data.histograms and not errors:
-        # a file may hold several records: their union is what must fit
-        low = min(h.low_pc for h in data.histograms)
-        high = max(h.high_pc for h in data.histograms)
-        if high > hi_rounded:
-            errors.append(
-                f"{where}: its histogram ends at 0x{high:x} but the program's code ends at 0x{hi:x} "
-                "(profile of another program, or rebuilt since?)"
-            )
-        elif low < start:
-            errors.append(
-                f"{where}: its histogram starts at 0x{low:x} but the program's image starts at "
-                f"0x{start:x} (profile of another program?)"
-            )
-        else:
-            if high < image.text_end:
-                errors.append(
-                    f"{where}: its histogram ends at 0x{high:x}, before the end of .text "
-                    f"(0x{image.text_end:x}) (profile of another program, or rebuilt since?)"
-                )
-            elif low > image.text_start:
-                warnings.append(
-                    f"{label}: histogram starts at 0x{low:x}, after the start of {image.path}'s "
-                    f".text (0x{image.text_start:x}): early routines get no samples"
-                )
+    errors, warnings = _histogram_fit(image, code, data, label)
     stray = 0
     if data.arcs and not errors:
         # an evenly spread sample says whether arcs stray (cheap on 60,000 arcs); all are looked at
@@ -212,6 +177,82 @@ def profile_fit(image: ElfImage, symtab: SymbolTable, data: GmonData, label: str
                 f"{image.path} (another toolchain, or rebuilt since?)"
             )
     return Fit(tuple(errors), tuple(warnings), stray, mismatched_arcs=bad)
+
+
+MAX_RATE = 1_000_000  # Hz: a histogram sampled faster than this is taken as a misread rate
+
+
+def rate_warnings(data: GmonData, label: str) -> list[str]:
+    """One line each about a histogram's implausible sampling rate: 0 Hz (no time can be told
+    from the samples: gprof's report prints `inf` seconds, as gmonlens's does) or above MAX_RATE
+    (a misread rate). Warnings, apart from the fit: such a profile is still its binary's
+    (`gmonlens record` finds it, and diagnoses it)."""
+    if not data.histograms:
+        return []
+    if data.hz == 0:
+        return [
+            f"{label}: the histogram's sampling rate is 0 Hz: no time can be told from its samples (inf seconds)"
+        ]
+    if data.hz > MAX_RATE:
+        return [
+            f"{label}: sampling rate of {data.hz} Hz is implausible (firmware samples at 100 Hz to 10 kHz, "
+            "a host at 100 Hz to 1 kHz): its times may be meaningless"
+        ]
+    return []
+
+
+def _section_list(code: Sequence[CodeSection]) -> str:
+    shown = ", ".join(f"{c.name} 0x{c.address:x}-0x{c.address + len(c.data):x}" for c in code[:6])
+    return shown + (f" and {len(code) - 6} more" if len(code) > 6 else "")
+
+
+def _histogram_fit(
+    image: ElfImage, code: Sequence[CodeSection], data: GmonData, label: str
+) -> tuple[list[str], list[str]]:
+    """The histogram's part of the rule: (errors, warnings). Each record must overlap an executable
+    section (firmware may profile its RAM code or flash alone: any executable section will do);
+    the union must lie inside the image; where it covers part of `.text` it must reach its end.
+    (The rate is `rate_warnings`': a profile of rate 0 is still this binary's.)"""
+    errors: list[str] = []
+    warnings: list[str] = []
+    if not data.histograms:
+        return errors, warnings
+    where = f"profile does not fit {image.path}"
+    lo = min(c.address for c in code)
+    hi = max(c.address + len(c.data) for c in code)
+    start = (lo if image.image_start is None else min(image.image_start, lo)) // 4 * 4
+    for h in data.histograms:
+        if not any(h.low_pc < c.address + len(c.data) and h.high_pc > c.address for c in code):
+            errors.append(
+                f"{where}: its histogram covers 0x{h.low_pc:x}-0x{h.high_pc:x}, outside every executable "
+                f"section ({_section_list(code)}) (profile of another program?)"
+            )
+            return errors, warnings
+    low = min(h.low_pc for h in data.histograms)
+    high = max(h.high_pc for h in data.histograms)
+    if high > (hi + 3) // 4 * 4:
+        errors.append(
+            f"{where}: its histogram ends at 0x{high:x} but the program's code ends at 0x{hi:x} "
+            "(profile of another program, or rebuilt since?)"
+        )
+    elif low < start:
+        errors.append(
+            f"{where}: its histogram starts at 0x{low:x} but the program's image starts at "
+            f"0x{start:x} (profile of another program?)"
+        )
+    elif not any(h.low_pc < image.text_end and h.high_pc > image.text_start for h in data.histograms):
+        pass  # the histogram covers another executable section (RAM code, flash): nothing to hold it to
+    elif high < image.text_end:
+        errors.append(
+            f"{where}: its histogram ends at 0x{high:x}, before the end of .text "
+            f"(0x{image.text_end:x}) (profile of another program, or rebuilt since?)"
+        )
+    elif low > image.text_start:
+        warnings.append(
+            f"{label}: histogram starts at 0x{low:x}, after the start of {image.path}'s "
+            f".text (0x{image.text_start:x}): early routines get no samples"
+        )
+    return errors, warnings
 
 
 def describe(fit: Fit) -> str:

@@ -12,7 +12,7 @@ from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from gmonlens.common.errors import GmonFormatError
+from gmonlens.common.errors import GmonFormatError, GmonlensError
 from gmonlens.common.model import GmonData, HistogramRecord, RawArc, RawArcs
 
 GNU_MAGIC = b"gmon"
@@ -94,6 +94,25 @@ def parse_gmon(
     if kind == "gnu":
         return _parse_gnu(r)
     return _parse_bsd(r, require_44=(kind == "4.4bsd"))
+
+
+def layout_mismatch(data: bytes, *, path: str, address_size: int, little_endian: bool) -> str | None:
+    """Why a profile that did not read with the executable's word size and byte order is another
+    architecture's: the other layout it reads cleanly with (its histograms' ranges not empty), in
+    words; None when no other reads it either (the file is damaged, not foreign)."""
+    for size, little in ((8 if address_size == 4 else 4, little_endian), (address_size, not little_endian),
+                         (8 if address_size == 4 else 4, not little_endian)):  # fmt: skip
+        try:
+            f = parse_gmon(data, path=path, address_size=size, little_endian=little)
+        except GmonlensError:
+            continue
+        if f.histograms and all(h.high_pc > h.low_pc for h in f.histograms):
+            order = {True: "little-endian", False: "big-endian"}
+            return (
+                f"written by a program with {size}-byte {order[little]} addresses, but the executable "
+                f"has {address_size}-byte {order[little_endian]} ones (a profile of another architecture?)"
+            )
+    return None
 
 
 def _parse_gnu(r: _Reader) -> GmonFile:

@@ -28,6 +28,7 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING
 
+from gmonlens.binary.image import is_mapping_symbol
 from gmonlens.common.model import ElfSymbol, Symbol
 from gmonlens.common.records import maker
 from gmonlens.dwarf.line_table import LineTable
@@ -40,7 +41,8 @@ if TYPE_CHECKING:  # scopes imports pyelftools: only -l needs it, and load() imp
 class FunctionNames:
     """BFD's function name at an address: the innermost DWARF function, else the nearest ELF code
     symbol at or below it (any, also those gprof's routine rules reject, e.g. `refresh.part.0`;
-    seen on the padding after a function, which the line table covers and no DIE does)."""
+    seen on the padding after a function, which the line table covers and no DIE does), mapping
+    symbols (`$t`, `$x`, `$d`) left out as BFD leaves them out."""
 
     def __init__(self, scopes: FunctionScopes | None, elf_symbols: Sequence[ElfSymbol]) -> None:
         self.scopes = scopes
@@ -48,7 +50,7 @@ class FunctionNames:
             (
                 (s.value, i, s.name)
                 for i, s in enumerate(elf_symbols)
-                if s.class_letter in ("T", "t") and s.name
+                if s.class_letter in ("T", "t") and s.name and not is_mapping_symbol(s.name)
             ),
         )
         self.addrs = [a for a, _, _ in code]
@@ -164,17 +166,32 @@ def with_line_symbols(
     scopes: FunctionScopes | None,
     elf_symbols: Sequence[ElfSymbol],
     code_end: int,
+    text: tuple[int, int] | None = None,
 ) -> SymbolTable:
     """The routines (each with the file:line of its address) plus gprof's line symbols.
 
     Routines past the end of the code (`code_end`, exclusive end of the last executable section:
-    `data_start`) are not in gprof's -l table; one at the very end (`etext`) is.
+    `data_start`) are not in gprof's -l table; one at the very end (`etext`) is, unless it is a
+    static label at the end of `.text` itself. Line symbols
+    are made only inside `text` ([start, end) of `.text`; None: everywhere): a routine in another
+    section (firmware's RAM code, `.iram`; `.init`) stays whole, with the file:line of its address,
+    as arm-none-eabi-gprof prints it.
     """
     text_end = symtab.symbols[-1].end_address + 1 if symtab.symbols else 0
-    routines = tuple(s for s in symtab.symbols if s.address <= code_end)
+    # a static label at `.text`'s very end (a linker script's hidden `__text_end`) is not in
+    # gprof's -l table (arm-none-eabi-gprof); a function there (i386's `_fini`, first in `.fini`)
+    # and a global label (`etext` where no `.fini` follows: RISC-V) are
+    at_end = text[1] if text is not None else -1
+    routines = tuple(
+        s
+        for s in symtab.symbols
+        if s.address <= code_end and (s.address != at_end or s.is_function or not s.is_static)
+    )
     if not routines:
         return symtab
     lo, hi = routines[0].address, max(text_end, routines[-1].address + 1)
+    if text is not None:
+        lo, hi = max(lo, text[0]), min(hi, text[1])
     runs = iter_line_runs(lines, FunctionNames(scopes, elf_symbols), lo, hi)
     # each Symbol is made when the next one's address (its end + 1) is known, from entries made
     # one at a time: no table of tens of thousands of tuples beside the symbols; made by
@@ -191,7 +208,10 @@ def with_line_symbols(
         before = entry
     if before is not None:
         a, name, fn, st, file, line, is_line = before
-        out.append(make(name, a, text_end - 1, fn, st, file, line, is_line))
+        # the last routine keeps its range up to the next symbol, left out of the table (a
+        # bare-metal `_edata` past the code): an arc from just past .text's end lands on it
+        end = text_end - 1 if is_line else max(text_end - 1, routines[-1].end_address)
+        out.append(make(name, a, end, fn, st, file, line, is_line))
     return SymbolTable(tuple(out), tuple(addresses))
 
 

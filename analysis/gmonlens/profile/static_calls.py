@@ -8,6 +8,12 @@ Pure: works on the bytes of the executable sections and on gprof's routine table
   gprof 2.40, which zero-extends it and finds only forward calls).
 * AArch64: `BL imm26` and `B imm26` (tail calls), as GNU gprof counts both (fixed width, 4-byte
   aligned): a hand decoder, no capstone needed.
+* MIPS (32- and 64-bit, either byte order): every word of a routine, as GNU gprof reads it: a
+  `jal` whose target (the pc's top four bits of 32, then the instruction's 26-bit word index; so
+  on a 64-bit address space, where the pc's bits above 32 are dropped, never a routine's entry)
+  is a routine's entry gives a static arc; a `jalr` that links into $ra (opcode 0, rd 31, funct
+  9; rs, rt and the hint bits not looked at) gives the caller an arc to `<indirect child>`
+  (`INDIRECT_CHILD`, once per caller, printed `0/0`, no index, in the call graph only).
 * Only the `.text` section is scanned, as gprof does (`_init`'s calls in `.init` are not seen).
 
 A call is a static arc when its target is exactly the start address of a routine (so a call into the
@@ -19,10 +25,10 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import Any
+from typing import Any, Literal
 
 from gmonlens.common.errors import GmonlensError
-from gmonlens.common.model import CodeSection
+from gmonlens.common.model import INDIRECT_CHILD, CodeSection
 
 try:  # capstone is only needed for x86; its absence must not break the rest of the engine
     import capstone as _capstone
@@ -40,7 +46,7 @@ class StaticCallsUnsupported(GmonlensError):
 
 
 _X86_MODES = {"EM_X86_64": 64, "EM_386": 32}
-_SUPPORTED = (*_X86_MODES, "EM_AARCH64")
+_SUPPORTED = (*_X86_MODES, "EM_AARCH64", "EM_MIPS")
 
 # AArch64 B and BL (imm26): bits 30..26 = 0b00101, i.e. the most significant byte (little-endian
 # byte 3) is 0x14..0x17 (B) or 0x94..0x97 (BL). GNU gprof counts both (a tail call is a call).
@@ -64,6 +70,8 @@ def find_static_calls(
     ends: Sequence[int],
     *,
     pc_ranges: Sequence[tuple[int, int]] | None = None,
+    arch: str | None = None,
+    little_endian: bool = True,
 ) -> list[tuple[int, int]]:
     """Direct calls from one routine to the entry of another, found by decoding each routine's
     instructions.
@@ -71,11 +79,14 @@ def find_static_calls(
     `starts`/`ends`: the routines of gprof's symbol table in address order (`ends` inclusive; a
     routine with `end < start` covers nothing). `sections`: the executable sections' bytes.
     `pc_ranges`: gprof's histogram ranges `[low_pc, high_pc)` in record order, or None for no
-    restriction. As gprof does, each routine is scanned only inside the first range that overlaps it,
+    restriction. `arch`: BFD's name of the architecture (binary/bfdarch.py), which the message for
+    an architecture without a finder names, as gprof's does. As gprof does, each routine is scanned only inside the first range that overlaps it,
     and a target counts only if it lies inside some range (so an empty sequence finds nothing).
 
     Returns (caller position, callee position) pairs in gprof's scan order: callers in address
     order, call sites ascending; a pair repeats when a caller has several call sites for one callee.
+    On MIPS (words read in `little_endian` order) a callee may be INDIRECT_CHILD: the caller has a
+    `jalr` (module docstring).
     Raises StaticCallsUnsupported for other architectures, or on x86 when capstone is missing.
     """
     if machine in _X86_MODES:
@@ -87,8 +98,11 @@ def find_static_calls(
         scan: Scanner = _X86Scanner(_X86_MODES[machine])
     elif machine == "EM_AARCH64":
         scan = _aarch64_calls
+    elif machine == "EM_MIPS":
+        scan = _MipsScanner(little_endian)
     else:
-        raise StaticCallsUnsupported(None, f"-c is not supported on architecture {_arch_name(machine)}")
+        name = arch or _arch_name(machine)
+        raise StaticCallsUnsupported(None, f"-c is not supported on architecture {name}")
 
     entry = {address: pos for pos, address in enumerate(starts)}
     ranges = None if pc_ranges is None else [(lo, hi) for lo, hi in pc_ranges if lo < hi]
@@ -143,6 +157,30 @@ def _aarch64_calls(
             if found is not None:
                 yield base + at, found
         i = tops.find(1, i + 1)
+
+
+class _MipsScanner:
+    """`jal` and `jalr` as GNU gprof's MIPS finder reads them (module docstring)."""
+
+    def __init__(self, little: bool) -> None:
+        self._order: Literal["little", "big"] = "little" if little else "big"
+
+    def __call__(
+        self, data: bytes, base: int, begin: int, stop: int, callee: Callee
+    ) -> Iterator[tuple[int, int]]:
+        off = begin - base
+        words = data[off : min(stop - base, len(data))]
+        words = words[: len(words) - len(words) % 4]
+        order = self._order
+        for i in range(0, len(words), 4):
+            insn = int.from_bytes(words[i : i + 4], order)
+            if insn >> 26 == 3:  # jal
+                pc = base + off + i
+                found = callee((pc & 0xF0000000) | (insn & 0x3FFFFFF) << 2)
+                if found is not None:
+                    yield pc, found
+            elif insn & 0xFC00F83F == 0x0000F809:  # jalr linking into $ra
+                yield base + off + i, INDIRECT_CHILD
 
 
 # x86 legacy and REX prefixes that may precede the E8 opcode of `call rel32`

@@ -1,5 +1,7 @@
 """textDocument/codeLens: one lens per routine with time or calls declared in the document, with
-gprof's figures. Lenses are built once per (profile generation, file) and kept as plain JSON."""
+gprof's figures. Lenses are built once per (profile generation, file) and kept as plain JSON, on
+the lines of the build; an open document edited since is answered with them moved through its
+edits (`moved_lenses`)."""
 
 from __future__ import annotations
 
@@ -13,10 +15,11 @@ from lsprotocol import types
 from pygls.protocol import default_converter
 
 from gmonlens_ide import baseline
+from gmonlens_ide.linemap import LineMap
 from gmonlens_ide.session import LoadedFolder
 
 from .. import gcpause, reload, to_lsp, uris
-from ..from_lsp import place_text
+from ..from_lsp import line_map, place_text
 from ..server import GmonlensServer, safe
 
 
@@ -34,13 +37,18 @@ def has_figures(loaded: LoadedFolder, rid: int) -> bool:
     return r.has_figures
 
 
+CHANGED = " · changed since the build"  # a lens whose routine's body was edited (unsaved or not built)
+
+
 def lenses_for(loaded: LoadedFolder, path: str, converter: Any = None) -> list[Any]:
-    """The lenses of `path` as LSP JSON (cached on `loaded`); `converter`: the server protocol's
-    lsprotocol converter (a module one when None)."""
+    """The lenses of `path` as LSP JSON (cached on `loaded`), on the lines of the build; each
+    routine's body (declaration to last instruction, 0-based lines) is kept beside them.
+    `converter`: the server protocol's lsprotocol converter (a module one when None)."""
     cached: list[Any] | None = loaded.lens_cache.get(path)
     if cached is not None:
         return cached
     template = loaded.settings.lens_title
+    items = [(rid, place) for rid, place in loaded.index.routines_in(path) if has_figures(loaded, rid)]
     lenses = [
         to_lsp.code_lens(
             loaded.profile,
@@ -51,13 +59,43 @@ def lenses_for(loaded: LoadedFolder, path: str, converter: Any = None) -> list[A
             loaded.generation,
             baseline.lens_suffix(loaded.comparison, rid),
         )
-        for rid, place in loaded.index.routines_in(path)
-        if has_figures(loaded, rid)
+        for rid, place in items
+    ]
+    ends = loaded.index.body_ends(items)
+    loaded.lens_cache[_BODIES + path] = [
+        (place.line - 1, ends.get(rid, place.line) - 1) for rid, place in items
     ]
     result: list[Any] = (converter or _own_converter()).unstructure(lenses, list[types.CodeLens])
     loaded.lens_cache[path] = result
     gc.freeze()  # the decoded DWARF and these lenses live long: keep them out of GC passes
     return result
+
+
+_BODIES = "\0bodies:"  # lens_cache key prefix: the routines' bodies beside a file's lenses
+
+
+def moved_lenses(lenses: list[Any], bodies: list[tuple[int, int]], moved: LineMap) -> list[Any]:
+    """`lenses` (JSON, on the build's lines) where unsaved edits moved their routines; a routine
+    whose declaration or body was edited keeps its lens where its text now begins, marked
+    `CHANGED`."""
+    out = []
+    for lens, (first, last) in zip(lenses, bodies, strict=True):
+        line = moved.near(first)
+        rng = lens["range"]
+        command = dict(lens["command"])
+        if not moved.unchanged(first, last):
+            command["title"] += CHANGED
+        args = command.get("arguments")
+        if isinstance(args, list) and len(args) > 1 and isinstance(args[1], dict):
+            command["arguments"] = [args[0], {**args[1], "line": line}, *args[2:]]
+        out.append(
+            {
+                **lens,
+                "range": {"start": {**rng["start"], "line": line}, "end": {**rng["end"], "line": line}},
+                "command": command,
+            }
+        )
+    return out
 
 
 def register(server: GmonlensServer) -> None:
@@ -79,6 +117,9 @@ def register(server: GmonlensServer) -> None:
             if cached is None:
                 converter = getattr(ls.protocol, "_converter", None)
                 cached = await asyncio.to_thread(gcpause.run_paused, lenses_for, loaded, path, converter)
+            moved = line_map(ls, params.text_document.uri, loaded)
+            if moved is not None and cached:  # unsaved edits since the build moved the lines
+                return moved_lenses(cached, loaded.lens_cache[_BODIES + path], moved)
             return cached or None
         finally:
             ls.lens_jobs -= 1

@@ -13,7 +13,7 @@ from lsprotocol import types
 from gmonlens.common.errors import GmonlensError
 from gmonlens_ide.session import FolderState, LoadedFolder
 
-from .. import listings, reload, to_lsp
+from .. import listings, reload, to_lsp, wire
 from ..from_lsp import folder_for, routines_under_cursor
 from ..server import GmonlensServer, safe
 
@@ -73,7 +73,10 @@ async def _target(ls: GmonlensServer, params: Any) -> Target | None:
     return None
 
 
-async def disassembly(ls: GmonlensServer, params: Any) -> dict[str, Any] | None:
+DisassemblyAnswer = wire.Disassembly | wire.DisasmError
+
+
+async def disassembly(ls: GmonlensServer, params: Any) -> DisassemblyAnswer | None:
     target = await _target(ls, params)
     if target is None:
         return None
@@ -89,7 +92,7 @@ async def disassembly(ls: GmonlensServer, params: Any) -> dict[str, Any] | None:
 def register(server: GmonlensServer) -> None:
     @server.feature(DISASSEMBLY)
     @safe()
-    async def disassembly_request(ls: GmonlensServer, params: Any) -> dict[str, Any] | None:
+    async def disassembly_request(ls: GmonlensServer, params: Any) -> DisassemblyAnswer | None:
         return await disassembly(ls, params)
 
     @server.feature(
@@ -99,14 +102,18 @@ def register(server: GmonlensServer) -> None:
     async def text_document_content(
         ls: GmonlensServer, params: types.TextDocumentContentParams
     ) -> types.TextDocumentContentResult:
-        doc = await disassembly(ls, {"uri": params.uri})
-        text = doc.get("text") if doc else None
-        error = (doc.get("error") if doc else None) or "no listing: no profile loaded, or no such routine"
-        return to_lsp.document_content(text, error)
+        doc: dict[str, Any] = dict(await disassembly(ls, {"uri": params.uri}) or {})
+        text, error = doc.get("text"), doc.get("error")
+        return to_lsp.document_content(
+            text if isinstance(text, str) else None,
+            error
+            if isinstance(error, str) and error
+            else "no listing: no profile loaded, or no such routine",
+        )
 
     @server.command(SHOW_DISASSEMBLY)
     @safe()
-    async def show_disassembly(ls: GmonlensServer, *args: Any) -> dict[str, Any] | None:
+    async def show_disassembly(ls: GmonlensServer, *args: Any) -> DisassemblyAnswer | None:
         """`[uri, {line, character}, symbol?]` (a lens's arguments) or `[{"name", "folder"?}]`."""
         params: Any
         if len(args) >= 2 and isinstance(args[0], str) and isinstance(args[1], dict):

@@ -1,4 +1,4 @@
-"""workspace/executeCommand: gmonlens.reload, gmonlens.output.report, gmonlens.hottest,
+"""workspace/executeCommand: gmonlens.reload, gmonlens.report, gmonlens.hottest,
 gmonlens.showCallers (arguments and results: PROTOCOL.md)."""
 
 from __future__ import annotations
@@ -76,7 +76,7 @@ def register(server: GmonlensServer) -> None:
         if tasks:
             await asyncio.gather(*tasks, return_exceptions=True)
 
-    @server.command("gmonlens.output.report")
+    @server.command("gmonlens.report")
     @safe()
     async def report_cmd(ls: GmonlensServer, *args: Any) -> str | None:
         for state in _folders(ls, args[0] if args else None):

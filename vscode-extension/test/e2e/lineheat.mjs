@@ -61,10 +61,13 @@ function engineLines(repo, binary, gmon) {
   const code = [
     "import json, os, sys",
     "from gmonlens.load.loader import load",
+    "from gmonlens.load.program import open_elf",
     "from gmonlens.dwarf.line_table import LineTable",
     "from gmonlens.profile.line_heat import compute_line_heat",
     "l = load(sys.argv[1], [sys.argv[2]])",
-    "h = compute_line_heat(l.profile, l.gmon.histograms, LineTable.from_elf(sys.argv[1]))",
+    "with open_elf(sys.argv[1]) as elf:",
+    "    table = LineTable.from_elf(elf)",
+    "h = compute_line_heat(l.profile, l.gmon.histograms, table)",
     "out = [dict(file=os.path.basename(f.file), line=f.line, seconds=h.seconds(f.ticks)) for fs in h.lines.values() for f in fs]",
     "print(json.dumps(sorted(out, key=lambda e: -e['seconds'])))",
   ].join("\n");

@@ -3,18 +3,8 @@
 // panel bundles (@viz-js/viz, Graphviz in WebAssembly) to check that Graphviz accepts it.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import {
-  type CallGraph,
-  callsText,
-  dotString,
-  edgeLabel,
-  nodeLabel,
-  parseCallGraph,
-  ramp,
-  shortName,
-  summary,
-  toDot,
-} from "../../src/callGraphDot";
+import { callsText, dotString, edgeLabel, nodeLabel, ramp, shortName, summary, toDot } from "../../src/callGraphDot";
+import { type CallGraph, parseCallGraph } from "../../src/protocol";
 import { contentSecurityPolicy, panelHtml } from "../../src/callGraphHtml";
 
 const node = (id: number, extra: Record<string, unknown> = {}) => ({

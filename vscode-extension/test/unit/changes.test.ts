@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { changeItems, parseChanges } from "../../src/changes";
-import { baselineText, parseStatus, statusView } from "../../src/status";
+import { changeItems } from "../../src/changes";
+import { parseChanges, parseStatus } from "../../src/protocol";
+import { baselineText, statusView } from "../../src/status";
 
 const answer = [
   { name: "slow_me", kind: "regression", status: "matched", change: "▲ +0.38 s (+237%)", selfBefore: 0.16, selfAfter: 0.54,

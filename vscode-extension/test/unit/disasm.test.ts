@@ -1,6 +1,7 @@
 import { strict as assert } from "node:assert";
 import { test } from "node:test";
-import { callSpan, hintLabel, instructionsByLevel, listingLinesOf, parseListing, sourceOfLine } from "../../src/disasm";
+import { callSpan, hintLabel, instructionsByLevel, listingLinesOf, sourceOfLine } from "../../src/disasm";
+import { parseListing } from "../../src/protocol";
 
 const RESULT = {
   uri: "gmonlens-disasm:/work.s?folder=x&routine=work",

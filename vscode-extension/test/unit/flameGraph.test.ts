@@ -2,17 +2,8 @@
 // their parent, zoom), search, the frames' HTML (estimates and `other` marked) and the butterfly.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { parseCallGraph } from "../../src/callGraphDot";
-import {
-  butterfly,
-  butterflyHtml,
-  frameTooltip,
-  frameViews,
-  layout,
-  parseFlameGraph,
-  routineSeconds,
-  search,
-} from "../../src/flameGraph";
+import { butterfly, butterflyHtml, frameTooltip, frameViews, layout, routineSeconds, search } from "../../src/flameGraph";
+import { parseCallGraph, parseFlameGraph } from "../../src/protocol";
 
 const frame = (parent: number, name: string, seconds: number, extra: Record<string, unknown> = {}) => ({
   parent,

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { hottestItems, parseHottest, place } from "../../src/hottest";
+import { hottestItems, place } from "../../src/hottest";
+import { parseHottest } from "../../src/protocol";
 
 const answer = [
   { name: "eval", selfSeconds: 0.31, totalSeconds: 0.37, percent: 42, calls: "120", uri: "file:///ws/src/eval.c", line: 41 },

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { type FileHeat, byLevel, hoverText, level, parseLineHeat } from "../../src/lineheat";
+import { byLevel, hoverText, level } from "../../src/lineheat";
+import { type FileHeat, parseLineHeat } from "../../src/protocol";
 
 const line = (n: number, percent: number, routine = "work") => ({
   line: n,

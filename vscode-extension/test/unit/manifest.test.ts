@@ -5,24 +5,47 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { describe, test } from "node:test";
+import { COMMANDS } from "../../src/ids";
+import { SERVER_COMMANDS } from "../../src/protocol";
 import { SERVER_KEYS } from "../../src/settings";
 
 const root = path.join(__dirname, "..", "..", "..");
 const manifest = JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8"));
-const source = ["extension.ts", "commands.ts", "heatview.ts", "callGraphPanel.ts", "disasmView.ts"].map((f) => fs.readFileSync(path.join(root, "src", f), "utf8")).join("\n");
+const sources = fs
+  .readdirSync(path.join(root, "src"))
+  .filter((f) => f.endsWith(".ts"))
+  .map((f) => fs.readFileSync(path.join(root, "src", f), "utf8"))
+  .join("\n");
+/** COMMANDS' keys registered: `registerCommand(COMMANDS.x, ...)` or a `[COMMANDS.x, factory]` row. */
+const registered = new Set([...sources.matchAll(/(?:registerCommand\(\s*|\[)COMMANDS\.(\w+)\s*,/g)].map((m) => m[1]));
 
-test("contributed commands are registered", () => {
+test("contributed commands are the extension's, and each of its commands is registered", () => {
+  const ids = new Map(Object.entries(COMMANDS).map(([key, id]) => [id as string, key]));
   for (const { command } of manifest.contributes.commands) {
-    assert.ok(source.includes(`"${command}"`), `${command} is not registered`);
+    assert.ok(ids.has(command), `${command} is not in src/ids.ts`);
+  }
+  for (const key of Object.keys(COMMANDS)) {
+    assert.ok(registered.has(key), `COMMANDS.${key} is not registered`);
   }
 });
 
+test("Record a Profile runs a program: offered and enabled only in a trusted workspace, and said so", () => {
+  const command = manifest.contributes.commands.find((c: { command: string }) => c.command === COMMANDS.recordProfile);
+  assert.equal(command?.enablement, "isWorkspaceTrusted");
+  const palette = manifest.contributes.menus.commandPalette.find((c: { command: string }) => c.command === COMMANDS.recordProfile);
+  assert.equal(palette?.when, "isWorkspaceTrusted");
+  const untrusted = manifest.capabilities.untrustedWorkspaces;
+  assert.equal(untrusted.supported, "limited");
+  assert.match(untrusted.description, /Record a Profile/);
+  // and the command checks it itself (a keybinding or another extension can run it)
+  const source = fs.readFileSync(path.join(root, "src", "record.ts"), "utf8");
+  assert.match(source, /if \(!vscode\.workspace\.isTrusted\)/);
+});
+
 test("no client command shares a name with a server command (vscode-languageclient registers those)", () => {
-  const protocol = fs.readFileSync(path.join(root, "..", "server", "gmonlens_lsp", "PROTOCOL.md"), "utf8");
-  const serverCommands = new Set([...protocol.matchAll(/^\s*- `(gmonlens\.[A-Za-z.]+)`/gm)].map((m) => m[1]));
-  assert.ok(serverCommands.has("gmonlens.reload") && serverCommands.has("gmonlens.pinBaseline"), [...serverCommands].join(" "));
-  for (const { command } of manifest.contributes.commands) {
-    assert.ok(!serverCommands.has(command), `${command} is also a server command`);
+  const server = new Set<string>(Object.values(SERVER_COMMANDS));
+  for (const id of Object.values(COMMANDS)) {
+    assert.ok(!server.has(id), `${id} is also a server command`);
   }
 });
 

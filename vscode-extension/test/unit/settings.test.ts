@@ -146,6 +146,6 @@ describe("line heat settings", () => {
     assert.deepEqual(serverSettings({ clones: set("apart") }, ctx).settings, { clones: "apart" });
     const r = serverSettings({ clones: set("separately") }, ctx);
     assert.deepEqual(r.settings, {});
-    assert.match(r.problems[0], /gmonlens.profile.clones: expected "gprof" or "apart"/);
+    assert.match(r.problems[0], /gmonlens.clones: expected "gprof" or "apart"/);
   });
 });

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { type ServerStatus, parseStatus, pickStatus, problemWord, statusView } from "../../src/status";
+import { type ServerStatus, parseStatus } from "../../src/protocol";
+import { pickStatus, problemWord, statusView } from "../../src/status";
 
 describe("parseStatus", () => {
   test("valid", () =>

@@ -1,42 +1,61 @@
 // The call graph panel's script (runs in the webview; bundled by esbuild.mjs with @viz-js/viz into
-// media/callGraphView.js). The extension sends the graph as DOT; Graphviz (WebAssembly) lays it out
-// here, offline. Clicking a node asks the extension to open its source; the toolbar changes the depth,
-// switches to the whole program and pins the graph.
+// media/callGraphView.js, type-checked by tsconfig.webview.json). The extension sends the graph as
+// DOT; Graphviz (WebAssembly) lays it out here, offline. Clicking a node asks the extension to open
+// its source; the toolbar changes the depth, switches to the whole program and pins the graph. The
+// messages both ways are src/panelMessages.ts's.
 import { instance } from "@viz-js/viz";
 import { ROW_PX, flameSummary, frameViews, layout, search } from "../src/flameGraph";
+import type { FromWebview, NodeInfo, PanelState, ToWebview } from "../src/panelMessages";
+import type { FlameGraph } from "../src/protocol";
+
+interface WebviewApi {
+  postMessage(message: FromWebview): void;
+}
+declare function acquireVsCodeApi(): WebviewApi;
 
 const vscode = acquireVsCodeApi();
-const $ = (id) => document.getElementById(id);
+
+/** The element of the panel's HTML (callGraphHtml.ts) with this id. */
+function $<T extends HTMLElement = HTMLElement>(id: string): T {
+  const el = document.getElementById(id);
+  if (el === null) {
+    throw new Error(`the panel has no #${id}`);
+  }
+  return el as T;
+}
+const input = (id: string): HTMLInputElement => $<HTMLInputElement>(id);
+const button = (id: string): HTMLButtonElement => $<HTMLButtonElement>(id);
+
 const graphEl = $("graph");
 const summaryEl = $("summary");
-let state = { depth: 2, whole: false, pinned: false, fit: true, flame: false };
+let state: PanelState & { fit: boolean } = { depth: 2, whole: false, pinned: false, fit: true, flame: false };
 // The flame graph: the server's frames, the zoomed frame (-1: the whole program), the search text.
-let flame = null;
+let flame: FlameGraph | null = null;
 let zoom = -1;
 let query = "";
 // Until the user chooses with the button, a graph more than twice as wide as the panel (a big
 // whole-program view) is shown at its natural size, scrolled to its centre routine or its top.
 let fitChosen = false;
-let nodes = {};
+let nodes: Record<string, NodeInfo> = {};
 const vizPromise = instance();
 
-function applyState() {
+function applyState(): void {
   $("depth").textContent = String(state.depth);
-  $("whole").checked = state.whole;
-  $("pinned").checked = state.pinned;
-  $("depth-down").disabled = state.whole || state.depth <= 0;
-  $("depth-up").disabled = state.whole || state.depth >= 10;
+  input("whole").checked = state.whole;
+  input("pinned").checked = state.pinned;
+  button("depth-down").disabled = state.whole || state.depth <= 0;
+  button("depth-up").disabled = state.whole || state.depth >= 10;
   $("fit").textContent = state.fit ? "Natural size" : "Fit";
-  $("whole").disabled = $("pinned").disabled = $("fit").disabled = false;
-  $("flame").checked = state.flame;
-  $("flame").disabled = $("search").disabled = $("unzoom").disabled = false;
+  input("whole").disabled = input("pinned").disabled = button("fit").disabled = false;
+  input("flame").checked = state.flame;
+  input("flame").disabled = input("search").disabled = button("unzoom").disabled = false;
   document.body.classList.toggle("flame-view", state.flame);
   $("flame-area").hidden = !state.flame;
   const svg = graphEl.querySelector("svg");
   if (svg) fitSvg(svg);
 }
 
-function fitSvg(svg) {
+function fitSvg(svg: SVGSVGElement): void {
   if (state.fit) {
     svg.style.maxWidth = "100%";
     svg.style.height = "auto";
@@ -46,23 +65,27 @@ function fitSvg(svg) {
   }
 }
 
-function say(text) {
+function say(text: string): void {
   summaryEl.textContent = text;
 }
 
-async function render(msg) {
+function openNode(g: SVGGElement, info: NodeInfo, altKey: boolean): void {
+  vscode.postMessage({ type: "open", node: g.id, centre: altKey || !info.hasSource });
+}
+
+async function render(msg: Extract<ToWebview, { type: "graph" }>): Promise<void> {
   const viz = await vizPromise;
   const started = performance.now();
-  let svg;
+  let svg: SVGSVGElement;
   try {
     svg = viz.renderSVGElement(msg.dot);
   } catch (e) {
-    say(`Graphviz could not lay out the graph: ${e && e.message ? e.message : e}`);
+    say(`Graphviz could not lay out the graph: ${e instanceof Error && e.message ? e.message : String(e)}`);
     return;
   }
   const ms = Math.round(performance.now() - started);
   nodes = msg.nodes;
-  for (const g of svg.querySelectorAll("g.node")) {
+  for (const g of svg.querySelectorAll<SVGGElement>("g.node")) {
     const info = nodes[g.id];
     if (!info) continue;
     const title = g.querySelector("title");
@@ -74,17 +97,17 @@ async function render(msg) {
     g.setAttribute("role", "button");
     g.addEventListener("click", (ev) => {
       ev.preventDefault();
-      vscode.postMessage({ type: "open", node: g.id, centre: ev.altKey || !info.hasSource });
+      openNode(g, info, ev.altKey);
     });
     g.addEventListener("keydown", (ev) => {
       if (ev.key === "Enter" || ev.key === " ") {
         ev.preventDefault();
-        vscode.postMessage({ type: "open", node: g.id, centre: ev.altKey || !info.hasSource });
+        openNode(g, info, ev.altKey);
       }
     });
   }
   for (const title of svg.querySelectorAll("g.edge > title, g.cluster > title")) {
-    title.textContent = title.textContent.replace(/\br(\d+)\b/g, (_m, id) => nodes[`r${id}`]?.name ?? id);
+    title.textContent = (title.textContent ?? "").replace(/\br(\d+)\b/g, (_m, id: string) => nodes[`r${id}`]?.name ?? id);
   }
   svg.removeAttribute("width");
   svg.removeAttribute("height");
@@ -106,8 +129,8 @@ async function render(msg) {
     centre.scrollIntoView({ block: "center", inline: "center" });
   } else if (!state.fit) {
     // The whole program: start at the routine with the most total time (main, usually, at the top).
-    let hot;
-    for (const g of svg.querySelectorAll("g.node")) {
+    let hot: SVGGElement | undefined;
+    for (const g of svg.querySelectorAll<SVGGElement>("g.node")) {
       if (!hot || (nodes[g.id]?.percent ?? 0) > (nodes[hot.id]?.percent ?? 0)) hot = g;
     }
     if (hot) hot.scrollIntoView({ block: "nearest", inline: "center" });
@@ -116,7 +139,7 @@ async function render(msg) {
 
 // Draws the flame graph at the current zoom and search (frames narrower than a pixel are left out:
 // their time is in their parent's width). Timing in #flame-area's data-render-ms.
-function drawFlame() {
+function drawFlame(): void {
   if (!flame) return;
   const started = performance.now();
   const area = $("flame-area");
@@ -148,9 +171,14 @@ function drawFlame() {
   say(`${flameSummary(flame, placed.length)}${found} · drawn in ${ms} ms`);
 }
 
+/** The element an event happened in or under that matches `selector`. */
+function closest(ev: Event, selector: string): HTMLElement | null {
+  return ev.target instanceof Element ? ev.target.closest<HTMLElement>(selector) : null;
+}
+
 $("flame-frames").addEventListener("click", (ev) => {
-  const el = ev.target.closest(".frame");
-  if (!el) return;
+  const el = closest(ev, ".frame");
+  if (!el || !flame) return;
   const i = Number(el.dataset.frame);
   ev.preventDefault();
   if (ev.ctrlKey || ev.metaKey) {
@@ -164,46 +192,63 @@ $("flame-frames").addEventListener("click", (ev) => {
 });
 
 $("butterfly").addEventListener("click", (ev) => {
-  const el = ev.target.closest(".bf-row");
-  if (el) vscode.postMessage({ type: "openButterfly", node: el.dataset.node });
+  const el = closest(ev, ".bf-row");
+  if (el) vscode.postMessage({ type: "openButterfly", node: el.dataset.node ?? "" });
 });
 
-window.addEventListener("message", (event) => {
-  const msg = event.data;
-  if (!msg || typeof msg !== "object") return;
-  if (msg.type === "state") {
-    state = { ...state, ...msg.state };
-    applyState();
-  } else if (msg.type === "graph") {
-    void render(msg);
-  } else if (msg.type === "flame") {
-    const same = flame && flame.folder === msg.flame.folder;
-    flame = msg.flame;
-    if (!same || zoom >= flame.frames.length) zoom = -1;
-    $("butterfly").hidden = true;
-    drawFlame();
-  } else if (msg.type === "butterfly") {
-    const bf = $("butterfly");
-    bf.innerHTML = msg.html;
-    for (const bar of bf.querySelectorAll(".bf-bar")) bar.style.width = `${bar.dataset.width}%`;
-    bf.hidden = false;
-    bf.dataset.routine = msg.name;
-  } else if (msg.type === "message") {
-    say(msg.text);
-    if (msg.clear) graphEl.replaceChildren();
+function onMessage(msg: ToWebview): void {
+  switch (msg.type) {
+    case "state":
+      state = { ...state, ...msg.state };
+      applyState();
+      break;
+    case "graph":
+      void render(msg);
+      break;
+    case "flame": {
+      const same = flame && flame.folder === msg.flame.folder;
+      flame = msg.flame;
+      if (!same || zoom >= flame.frames.length) zoom = -1;
+      $("butterfly").hidden = true;
+      drawFlame();
+      break;
+    }
+    case "butterfly": {
+      const bf = $("butterfly");
+      bf.innerHTML = msg.html;
+      for (const bar of bf.querySelectorAll<HTMLElement>(".bf-bar")) bar.style.width = `${bar.dataset.width}%`;
+      bf.hidden = false;
+      bf.dataset.routine = msg.name;
+      break;
+    }
+    case "message":
+      say(msg.text);
+      if (msg.clear) graphEl.replaceChildren();
+      break;
+    default: {
+      const never: never = msg;
+      return never;
+    }
   }
+}
+
+window.addEventListener("message", (event: MessageEvent<unknown>) => {
+  const msg = event.data;
+  // only the panel posts to this webview (panelMessages.ts): a message of another shape is none of ours
+  if (!msg || typeof msg !== "object") return;
+  onMessage(msg as ToWebview);
 });
 
-$("depth-down").addEventListener("click", () => vscode.postMessage({ type: "depth", depth: state.depth - 1 }));
-$("depth-up").addEventListener("click", () => vscode.postMessage({ type: "depth", depth: state.depth + 1 }));
-$("whole").addEventListener("change", (e) => vscode.postMessage({ type: "whole", whole: e.target.checked }));
-$("pinned").addEventListener("change", (e) => vscode.postMessage({ type: "pinned", pinned: e.target.checked }));
-$("flame").addEventListener("change", (e) => vscode.postMessage({ type: "flameView", flame: e.target.checked }));
-$("search").addEventListener("input", (e) => {
-  query = e.target.value;
+button("depth-down").addEventListener("click", () => vscode.postMessage({ type: "depth", depth: state.depth - 1 }));
+button("depth-up").addEventListener("click", () => vscode.postMessage({ type: "depth", depth: state.depth + 1 }));
+input("whole").addEventListener("change", () => vscode.postMessage({ type: "whole", whole: input("whole").checked }));
+input("pinned").addEventListener("change", () => vscode.postMessage({ type: "pinned", pinned: input("pinned").checked }));
+input("flame").addEventListener("change", () => vscode.postMessage({ type: "flameView", flame: input("flame").checked }));
+input("search").addEventListener("input", () => {
+  query = input("search").value;
   drawFlame();
 });
-$("unzoom").addEventListener("click", () => {
+button("unzoom").addEventListener("click", () => {
   zoom = -1;
   $("butterfly").hidden = true;
   drawFlame();
@@ -211,7 +256,7 @@ $("unzoom").addEventListener("click", () => {
 window.addEventListener("resize", () => {
   if (state.flame) drawFlame();
 });
-$("fit").addEventListener("click", () => {
+button("fit").addEventListener("click", () => {
   fitChosen = true;
   state.fit = !state.fit;
   applyState();

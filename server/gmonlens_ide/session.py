@@ -31,11 +31,12 @@ from gmonlens.load.sourcemap import SourceMapper
 from gmonlens.profile.certainty import Health, ProfileCertainty, certainty, profile_health, thread_starter
 
 from . import cache_entries, writes
-from .discovery import PROFILE_PATTERNS, Discovery, _abs, discover, rebuilt_fix, rebuilt_since, search_dirs
+from .discovery import PROFILE_PATTERNS, Discovery, _abs, rebuilt_fix, rebuilt_since, search_dirs
 from .heat_index import HeatHolder, HeatIndex, build_index, compute
 from .index import SourceIndex
 from .recordings import manifests
 from .settings import CONFIG_FILE, Settings
+from .suites import Choice, discover_folder
 
 log = logging.getLogger(__name__)
 
@@ -175,17 +176,22 @@ class Superseded(Exception):
 
 
 def load_folder(
-    folder: str, settings: Settings, generation: int, stop: Callable[[], bool] | None = None
+    folder: str,
+    settings: Settings,
+    generation: int,
+    stop: Callable[[], bool] | None = None,
+    test: Choice | None = None,
 ) -> LoadOutcome:
     """Find and load the profile of `folder` (see module contract). `stop` is asked between
-    phases; when it says True the load ends early with a `superseded` outcome."""
+    phases; when it says True the load ends early with a `superseded` outcome. `test`: a test of
+    the folder's `gmonlens test` folder, or the whole suite, loaded instead (`suites.Choice`)."""
 
     def check() -> None:
         if stop is not None and stop():
             raise Superseded
 
     try:
-        return _load_folder(folder, settings, generation, check)
+        return _load_folder(folder, settings, generation, check, test)
     except Superseded:
         return LoadOutcome(None, superseded=True)
     except MemoryError:
@@ -195,11 +201,13 @@ def load_folder(
         return LoadOutcome(None, blocking=f"{folder}: internal error: {type(exc).__name__}: {reason(exc)}")
 
 
-def _load_folder(folder: str, settings: Settings, generation: int, check: Callable[[], None]) -> LoadOutcome:
+def _load_folder(
+    folder: str, settings: Settings, generation: int, check: Callable[[], None], test: Choice | None = None
+) -> LoadOutcome:
     started = time.monotonic()
     started_ns = time.time_ns()
     check()
-    found: Discovery = discover(folder, settings)
+    found: Discovery = discover_folder(folder, settings, test)
     check()
     inputs = [os.path.join(folder, CONFIG_FILE), *found.profiles]
     if found.binary:
@@ -450,6 +458,7 @@ class FolderState:
     writing: tuple[str, ...] = ()  # profiles a load found still being written (reload when done)
     pin_serial: int = 0  # pins and clears asked (a pin's answer says when a later one replaced it)
     client_settings: Any = None  # the client's `gmonlens` section for this folder (scopeUri)
+    test: Choice | None = None  # a test (or the whole suite) of its `gmonlens test` folder, chosen
 
     def watch_paths(self) -> list[str]:
         """The files to poll, at most about `MAX_POLLED_FILES` whatever the number of profiles: the

@@ -16,6 +16,7 @@ from .features import (
     line_heat,
     profile_commands,
     record,
+    tests,
     watch,
     workspace_symbols,
 )
@@ -36,6 +37,7 @@ FEATURES = (
     disassembly,
     record,
     documents,
+    tests,
 )
 
 

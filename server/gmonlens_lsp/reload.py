@@ -141,7 +141,10 @@ async def _reload(ls: GmonlensServer, state: FolderState, generation: int) -> No
         )
         token = await _begin_progress(ls)
         try:
-            state.worker = in_thread(gcpause.run_paused, load_folder, state.path, settings, generation, stop)
+            chosen = (state.test,) if state.test is not None else ()  # gmonlens.selectTest's choice
+            state.worker = in_thread(
+                gcpause.run_paused, load_folder, state.path, settings, generation, stop, *chosen
+            )
             outcome = await asyncio.shield(state.worker)
         finally:
             if token is not None:

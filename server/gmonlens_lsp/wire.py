@@ -1,6 +1,7 @@
 """The JSON gmonlens's own messages carry (PROTOCOL.md), typed and built here: the
 `gmonlens/status` notification, the `gmonlens/lineHeat`, `gmonlens/callGraph` and
-`gmonlens/flameGraph` results, the results of the `workspace/executeCommand` commands, the lens
+`gmonlens/flameGraph` results, the results of the `workspace/executeCommand` commands (`gmonlens.tests`
+and `gmonlens.selectTest` among them), the lens
 command's arguments and the call hierarchy items' data; and the parameters read from the client
 (`CallGraphQuery`). The `gmonlens/disassembly` result is typed here and built by
 `listings.document` (with the listing document it also serves).
@@ -28,6 +29,7 @@ from gmonlens_ide.figures import calls_text
 from gmonlens_ide.heat_index import FileHeat, HeatIndex, HotLine
 from gmonlens_ide.index import Place
 from gmonlens_ide.pinstore import PinnedBaseline
+from gmonlens_ide.suite_views import TestsListing
 
 from . import uris
 
@@ -272,6 +274,48 @@ class Pinned(TypedDict):
 
 def pinned(p: PinnedBaseline) -> Pinned:
     return {"folder": p.folder, "binary": p.binary, "profiles": list(p.profiles)}
+
+
+class TestEntry(TypedDict):
+    """A test of a `gmonlens test` folder (`gmonlens.tests`)."""
+
+    name: str
+    status: str | None  # its own verdict: passed, failed, skipped, timeout, not run, interrupted
+    duration: float | None  # wall seconds
+    seconds: float | None  # profiled seconds of its main binary; null without a sampling rate
+    binary: str | None  # its main binary (a path)
+
+
+class TestsList(TypedDict):
+    """`gmonlens.tests` and `gmonlens.selectTest`: a folder's suite and what the folder loads."""
+
+    folder: str  # the workspace folder's URI
+    suite: str | None  # the `gmonlens test` folder (a path), null when none is found
+    mode: Literal["auto", "suite", "test"]  # discovery's profiles, the whole suite, one test
+    selected: str | None  # the test loaded (mode "test")
+    tests: list[TestEntry]
+    problem: str | None
+
+
+def tests_list(folder: str, listing: TestsListing) -> TestsList:
+    """The wire form of `suite_views.listing`'s answer for the folder of URI `folder`."""
+    choice = listing.selected
+    mode: Literal["auto", "suite", "test"] = (
+        "auto" if choice is None else "suite" if choice.test is None else "test"
+    )
+    tests: list[TestEntry] = []
+    for t in listing.suite.tests if listing.suite else ():
+        main = t.main
+        tests.append({"name": t.name, "status": t.status, "duration": _s(t.duration),
+                      "seconds": _s(main.seconds) if main else None, "binary": main.binary if main else None})  # fmt: skip
+    return {
+        "folder": folder,
+        "suite": listing.suite.path if listing.suite else None,
+        "mode": mode,
+        "selected": choice.test if choice is not None else None,
+        "tests": tests,
+        "problem": listing.problem,
+    }
 
 
 class ChangeEntry(TypedDict):

@@ -276,3 +276,32 @@ RECORD = obj(
         "timed_out": BOOL,
     }
 )
+
+_SUITE_TEST = obj(
+    {"name": STR, "status": maybe(STR), "duration_seconds": SECONDS, "seconds": SECONDS, "binary": maybe(STR)}
+)
+_REACHING = obj(
+    {
+        "test": STR,
+        "status": maybe(STR),
+        "calls": INT,
+        "self_seconds": SECONDS,
+        "total_seconds": SECONDS,
+        "total_error_seconds": SECONDS,
+        "samples": NUM,
+    }
+)
+TESTS = {
+    "type": "object",
+    "description": "without `routine`: the suite's tests (`suite`, `tests`: a list); with it: the tests "
+    "reaching it (`routine`, `binary`, `tests`: how many, `reached`, `reaching`)",
+    "properties": {
+        "suite": STR,
+        "routine": STR,
+        "binary": maybe(STR),
+        "tests": {"anyOf": [array(_SUITE_TEST), INT]},
+        "reached": INT,
+        "reaching": array(_REACHING),
+    },
+    "required": ["tests"],
+}

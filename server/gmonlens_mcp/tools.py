@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextlib
 import json
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from .rpc import INVALID_PARAMS, RpcError, ToolResult
@@ -101,6 +101,7 @@ class Tool:
 def _tools() -> list[Tool]:
     from . import handlers as h
     from . import outputs as o
+    from . import test_tools as t
 
     routine = {"routine": _ROUTINE, "file": _FILE}
     return [
@@ -159,6 +160,9 @@ def _tools() -> list[Tool]:
               "normalize": {"type": "boolean", "default": False,
                             "description": "Compare shares of the runs' total time (runs of different lengths)"},
               "limit": _limit(20, 1000)}, (), h.compare_with_baseline, o.COMPARE),
+        Tool("tests", t.TESTS_TITLE, t.TESTS_DESCRIPTION,
+             {**routine, "routine": {**_ROUTINE, "description": t.ROUTINE_DESCRIPTION}, "limit": _limit(50, 100_000)},
+             (), t.tests, o.TESTS),
     ]  # fmt: skip
 
 
@@ -176,8 +180,15 @@ class Tools:
     `allow_run` (`gmonlens mcp --allow-run`)."""
 
     def __init__(self, workspace: Workspace, allow_run: bool = False) -> None:
+        from .test_tools import TEST, WITH_TEST, TestViews
+
         self.workspace = workspace
-        self.tools = {t.name: t for t in _tools()}
+        self.test_views = TestViews(workspace)  # `test`: one test's profile (test_tools)
+        tools = [
+            replace(t, properties={**t.properties, "test": TEST}) if t.name in WITH_TEST else t
+            for t in _tools()
+        ]
+        self.tools = {t.name: t for t in tools}
         if allow_run:
             self.tools["record"] = _record_tool()
 
@@ -197,7 +208,9 @@ class Tools:
             if tool.runs is not None:
                 return tool.runs(self.workspace, args)
             assert tool.handler is not None
-            return tool.handler(self.workspace.view(), args)
+            from .test_tools import view_for
+
+            return tool.handler(view_for(self.workspace, self.test_views, args), args)
         except ToolFailure as exc:
             return ToolResult({"error": exc.message, **exc.data}, exc.message, is_error=True)
 

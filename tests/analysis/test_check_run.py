@@ -272,11 +272,26 @@ def test_a_per_test_baseline_is_summed_against_plain_profiles(
             "profile path '/etc/passwd' leaves the folder",
         ),
         (
-            {"tests": [{"name": "a", "profiles": []}, {"name": "a", "profiles": []}]},
+            {
+                "tests": [
+                    {"name": "a", "profiles": ["a/gmon.out.1"]},
+                    {"name": "a", "profiles": ["b/gmon.out.2"]},
+                ]
+            },
             "test 'a' is listed twice",
         ),
         ({"tests": {"a": 1}}, "a JSON object with a list 'tests' is expected"),
         ({"tests": [{"profiles": []}]}, "each test needs a 'name'"),
+        ({"tests": [{"name": "a", "profiles": [], "other_binaries": {}}]}, "'other_binaries' must be a list"),
+        (
+            {
+                "tests": [
+                    {"name": "a", "profiles": [], "other_binaries": [{"binary": "x", "profiles": ["/x"]}]}
+                ]
+            },
+            "profile path '/x' leaves the folder",
+        ),
+        ({"tests": [{"name": "a", "status": "failed", "binary": None, "profiles": []}]}, "no test profiles"),
         ({"tests": []}, "no test profiles"),
     ],
 )
@@ -291,6 +306,32 @@ def test_a_hostile_test_index(
     assert code == 2
     (line,) = err.splitlines()
     assert problem in line and "suite" in line
+
+
+def test_a_gmonlens_test_index_gives_a_run_per_test_and_binary(tmp_path: Path) -> None:
+    """gmonlens test's index (schema gmonlens-test/1): the main binary's run, then the other
+    binaries' (same test name); a test that wrote no profile (a crash) is no run."""
+    from gmonlens.check.test_runs import read_test_folder, runs_of
+
+    index = {"schema": "gmonlens-test/1", "tests": [
+        {"name": "T.a", "status": "passed", "binary": "../build/prog", "profiles": ["T.a/gmon.out.7"],
+         "other_binaries": [{"binary": "/usr/bin/helper", "profiles": ["T.a/gmon.out.8", "T.a/gmon.out.9"]}]},
+        {"name": "T.crash", "status": "failed", "binary": None, "profiles": [], "other_binaries": []},
+        {"name": "T.b", "status": "failed", "binary": "../build/prog", "profiles": ["T.b/gmon.out.3"]},
+    ]}  # fmt: skip
+    folder = tmp_path / "out"
+    folder.mkdir()
+    (folder / "index.json").write_text(json.dumps(index))
+    runs = read_test_folder(str(folder))
+    assert [(r.name, r.binary, r.status, len(r.profiles)) for r in runs] == [
+        ("T.a", str(tmp_path / "build" / "prog"), "passed", 1),
+        ("T.a", "/usr/bin/helper", "passed", 2),
+        ("T.b", str(tmp_path / "build" / "prog"), "failed", 1),
+    ]
+    assert runs[1].profiles == (str(folder / "T.a" / "gmon.out.8"), str(folder / "T.a" / "gmon.out.9"))
+    (tmp_path / "build").mkdir()
+    (tmp_path / "build" / "prog").write_bytes(b"")
+    assert [r.name for r in runs_of(runs, str(tmp_path / "build" / "prog"))] == ["T.a", "T.b"]
 
 
 def test_scaling_on_calls(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -28,7 +28,7 @@ ROOT = Path(__file__).resolve().parents[2]
 GMONLENS = ROOT / ".venv" / "bin" / "gmonlens"
 DASHES = "-" * 47 + "\n"
 TOOLS = {"profile_summary", "top_routines", "routine_entry", "callers", "callees", "hot_lines",
-         "disassembly", "compare_with_baseline"}  # fmt: skip
+         "disassembly", "compare_with_baseline", "tests"}  # fmt: skip
 
 
 def gprof(binary: Path, profile: Path) -> str:

@@ -455,7 +455,7 @@ def test_command_without_a_profile(tmp_path: Any) -> None:
     env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache")}
     with McpClient([_gmonlens(), "mcp", "--workspace", str(tmp_path)], env=env) as c:
         assert c.initialize()["serverInfo"]["name"] == "gmonlens"
-        assert len(c.request("tools/list")["result"]["tools"]) == 8
+        assert len(c.request("tools/list")["result"]["tools"]) == 9
         out = c.call("profile_summary")
         assert out["isError"] is True and "no gmon.out" in out["content"][0]["text"]
         assert c.call("top_routines")["isError"] is True

@@ -11,6 +11,7 @@ a thread start (a `threads` health item), and changes against the baseline beyon
 
 from __future__ import annotations
 
+import json
 import os
 import struct
 from dataclasses import dataclass
@@ -307,6 +308,7 @@ def write_workspace(ws: Path) -> None:
     os.chmod(ws / "prog", 0o755)
     (ws / "gmon.out").write_bytes(gmon(a, baseline=False))
     (ws / "old" / "gmon.out").write_bytes(gmon(a, baseline=True))
+    write_suite(ws, a)
     (ws / LAUNCHER).write_bytes(launcher())
     os.chmod(ws / LAUNCHER, 0o755)
     t0 = 1_700_000_000
@@ -318,3 +320,21 @@ def write_workspace(ws: Path) -> None:
         ("gmon.out", t0 + 30),
     ):
         os.utime(ws / name, (t, t))
+
+
+SUITE = "gmonlens-test"
+SUITE_TESTS = (("work.small", "passed", 0.4, False), ("work.large", "failed", 1.2, True))
+
+
+def write_suite(ws: Path, a: Assembled) -> None:
+    """A `gmonlens test` folder (`gmonlens-test/`, index schema gmonlens-test/1): two tests of
+    `prog`, the older run's profile and the current one's."""
+    tests = []
+    for name, status, duration, current in SUITE_TESTS:
+        (ws / SUITE / name).mkdir(parents=True)
+        (ws / SUITE / name / "gmon.out.100").write_bytes(gmon(a, baseline=not current))
+        samples = sum(before if not current else now for now, before in SAMPLES.values())
+        tests.append({"name": name, "status": status, "duration": duration, "binary": "../prog",
+                      "profiles": [f"{name}/gmon.out.100"], "seconds": samples / HZ, "other_binaries": []})  # fmt: skip
+    index = {"schema": "gmonlens-test/1", "runner": "commands", "tests": tests}
+    (ws / SUITE / "index.json").write_text(json.dumps(index, indent=1))

@@ -162,10 +162,17 @@ async def _session(c: WireClient, ws: Path) -> dict[str, Any]:
         ("gmonlens.reload", [folder]),
         ("gmonlens.pinBaseline", [folder]),
         ("gmonlens.clearBaseline", [folder]),
+        ("gmonlens.tests", [folder]),
+        ("gmonlens.selectTest", [folder, {"test": "work.large"}]),  # its profile loaded instead
     ]
     for name, arguments in commands:
         out[f"command.{name}.arguments"] = arguments
         out[f"command.{name}.result"] = await c.command(name, arguments)
+    for variant, choice in (("suite", {"test": None}), ("auto", None)):  # the whole suite; discovery's again
+        out[f"command.gmonlens.selectTest.arguments.{variant}"] = [folder, choice]
+        out[f"command.gmonlens.selectTest.result.{variant}"] = await c.command(
+            "gmonlens.selectTest", [folder, choice]
+        )
     # last: a recording reloads the folder (here the `profiles` setting keeps gmon.out shown)
     out["gmonlens.record.params"] = {
         "folder": folder, "argv": [f"./{LAUNCHER}", "--quick"], "cwd": ".",

@@ -44,6 +44,10 @@ SERVER_SENDS: dict[str, Any] = {
     "command.gmonlens.changes.result": list[wire.ChangeEntry],
     "command.gmonlens.pinBaseline.result": list[wire.Pinned],
     "command.gmonlens.clearBaseline.result": None,
+    "command.gmonlens.tests.result": list[wire.TestsList],
+    "command.gmonlens.selectTest.result": wire.TestsList,
+    "command.gmonlens.selectTest.result.suite": wire.TestsList,
+    "command.gmonlens.selectTest.result.auto": wire.TestsList,
     "gmonlens.record.result": wire.Recording,
 }
 

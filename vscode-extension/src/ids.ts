@@ -15,6 +15,8 @@ export const COMMANDS = {
   pinProfileAsBaseline: "gmonlens.pinProfileAsBaseline",
   clearProfileBaseline: "gmonlens.clearProfileBaseline",
   showChanges: "gmonlens.showChanges",
+  /** a quick pick of the `gmonlens test` folder's tests (server: gmonlens.tests, gmonlens.selectTest) */
+  pickTest: "gmonlens.pickTest",
   showOutput: "gmonlens.showOutput",
   toggleLineHeat: "gmonlens.toggleLineHeat",
   recordProfile: "gmonlens.recordProfile",

@@ -201,6 +201,18 @@ const Caller = obj({
   callSites: arr(obj({ uri, line: int })),
 });
 const Pinned = obj({ folder: str, binary: str, profiles: arr(str) });
+const TestEntry = obj({ name: str, status: nullable(str), duration: nullable(num), seconds, binary: nullable(str) });
+const TestsList = obj({
+  folder: str,
+  suite: nullable(str),
+  mode: lit("auto", "suite", "test"),
+  selected: nullable(str),
+  tests: arr(TestEntry),
+  problem: nullable(str),
+});
+/** `gmonlens.selectTest`'s arguments: one test (`{test: name}`), the whole suite (`{test: null}`),
+ * or the server's own choice again (null). */
+const SelectTestArguments = tuple(str, nullable(obj({ test: nullable(str) })));
 const ChangeEntry = obj({
   name: str,
   kind: lit("regression", "improvement", "new", "gone"),
@@ -360,8 +372,8 @@ export const wire = {
   Position, LensArguments, FolderArguments, Settings, Status, BaselineStatus, HealthEntry,
   HeatLine, LineHeat, CallGraphParams, GraphNode, GraphEdge, GraphCycle, CallGraphResult,
   FlameGraphParams, FlameFrame, FlameGraphResult, DisassemblyParams, DisasmCall, DisasmInstruction,
-  DisasmSource, Disassembly, DisasmError, Hottest, Caller, Pinned, ChangeEntry,
-  RecordOptions, RecordParams, RecordFinding, RecordBinary, Recording,
+  DisasmSource, Disassembly, DisasmError, Hottest, Caller, Pinned, ChangeEntry, TestEntry, TestsList,
+  SelectTestArguments, RecordOptions, RecordParams, RecordFinding, RecordBinary, Recording,
   ItemData: obj({ routine: int, generation: int, name: str }),
 } as const;
 export type Wire<K extends keyof typeof wire> = Infer<(typeof wire)[K]>;
@@ -384,6 +396,8 @@ export const SERVER_COMMANDS = {
   pinBaseline: "gmonlens.pinBaseline",
   clearBaseline: "gmonlens.clearBaseline",
   changes: "gmonlens.changes",
+  tests: "gmonlens.tests",
+  selectTest: "gmonlens.selectTest",
 } as const;
 
 interface Parts {
@@ -419,6 +433,8 @@ export const MESSAGES: Record<string, Parts> = {
   [`command.${SERVER_COMMANDS.pinBaseline}`]: { arguments: FolderArguments, result: arr(Pinned) },
   [`command.${SERVER_COMMANDS.clearBaseline}`]: { arguments: FolderArguments, result: nul },
   [`command.${SERVER_COMMANDS.changes}`]: { arguments: FolderArguments, result: arr(ChangeEntry) },
+  [`command.${SERVER_COMMANDS.tests}`]: { arguments: FolderArguments, result: arr(TestsList) },
+  [`command.${SERVER_COMMANDS.selectTest}`]: { arguments: SelectTestArguments, result: nullable(TestsList) },
 };
 
 // ---- what the extension sends -----------------------------------------------------------------
@@ -468,6 +484,21 @@ export function disassemblyParams(
 /** `[folderUri?]`: the commands that act on one folder (all, without one). */
 export function folderArguments(folder: string | undefined): Wire<"FolderArguments"> {
   return folder === undefined ? [] : [folder];
+}
+
+/** What a folder with a `gmonlens test` folder shows: the server's own choice, the whole suite,
+ * or one test. */
+export type TestChoice = { kind: "auto" } | { kind: "suite" } | { kind: "test"; name: string };
+
+export function selectTestArguments(folder: string, choice: TestChoice): Wire<"SelectTestArguments"> {
+  switch (choice.kind) {
+    case "auto":
+      return [folder, null];
+    case "suite":
+      return [folder, { test: null }];
+    case "test":
+      return [folder, { test: choice.name }];
+  }
 }
 
 export type HottestBy = "self" | "total";
@@ -961,6 +992,68 @@ export function parseChanges(result: unknown): RoutineChange[] {
 /** Whether `gmonlens.pinBaseline` pinned something (its answer lists the copies made). */
 export function pinnedAny(result: unknown): boolean {
   return Array.isArray(result) && result.length > 0;
+}
+
+// gmonlens.tests, gmonlens.selectTest
+
+export interface SuiteTest {
+  name: string;
+  status?: string;
+  /** Wall seconds. */
+  duration?: number;
+  /** Profiled seconds of its main binary. */
+  seconds?: number;
+  binary?: string;
+}
+
+export interface TestsListing {
+  folder: string;
+  suite?: string;
+  mode: Wire<"TestsList">["mode"];
+  selected?: string;
+  tests: SuiteTest[];
+  problem?: string;
+}
+
+const MODES: readonly TestsListing["mode"][] = ["auto", "suite", "test"];
+
+/** One folder's `gmonlens.tests` entry (also `gmonlens.selectTest`'s answer); undefined when it is
+ * not one. Malformed tests are dropped. */
+export function parseTestsList(value: unknown): TestsListing | undefined {
+  if (!isRec(value)) {
+    return undefined;
+  }
+  const e = value as Loose<Wire<"TestsList">>;
+  if (!isStr(e.folder) || !MODES.includes(e.mode as TestsListing["mode"])) {
+    return undefined;
+  }
+  const opt = <T>(v: unknown, ok: (x: unknown) => x is T): T | undefined => (ok(v) ? v : undefined);
+  const tests: SuiteTest[] = [];
+  for (const t of Array.isArray(e.tests) ? e.tests : []) {
+    if (!isRec(t) || !isStr(t.name)) {
+      continue;
+    }
+    tests.push({
+      name: t.name,
+      status: opt(t.status, isStr),
+      duration: opt(t.duration, isNum),
+      seconds: opt(t.seconds, isNum),
+      binary: opt(t.binary, isStr),
+    });
+  }
+  return {
+    folder: e.folder,
+    suite: opt(e.suite, isStr),
+    mode: e.mode as TestsListing["mode"],
+    selected: opt(e.selected, isStr),
+    tests,
+    problem: opt(e.problem, isStr),
+  };
+}
+
+/** `gmonlens.tests`' answer: each folder's listing. */
+export function parseTests(result: unknown): TestsListing[] {
+  return Array.isArray(result) ? result.map(parseTestsList).filter((t): t is TestsListing => t !== undefined) : [];
 }
 
 // gmonlens/record (and DIR/record.json, the same document)

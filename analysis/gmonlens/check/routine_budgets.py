@@ -10,7 +10,7 @@ are taken only when `test` names a test they match. Rules over the whole program
 no_new_routines) and scaling rules (their profiles are other runs: `run_check` reads them) give
 none. A rule that cannot be checked on this profile (a name it does not have, a cycle member's
 total time) is one line in `BudgetView.problems`, never an exception. `budgets` comes from
-`budget_file.load_budgets` (which raises BudgetFileError, one line per problem);
+`budget_file.load_budgets` (which raises YamlFileError, one line per problem);
 `about_binary(budgets, binary)` says whether a budget file is about the program a server shows.
 """
 

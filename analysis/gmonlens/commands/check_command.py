@@ -137,11 +137,11 @@ def run_check_command(args: CheckArgs) -> int:
     from gmonlens.check.render_json import to_json
     from gmonlens.check.render_text import render_text
     from gmonlens.check.run import run_check
-    from gmonlens.check.safe_yaml import BudgetFileError
+    from gmonlens.common.safe_yaml import YamlFileError
 
     try:
         budgets = load_budgets(args.operands[0])
-    except BudgetFileError as e:
+    except YamlFileError as e:
         for line in e.lines:
             print(line, file=sys.stderr)
         return EXIT_ERROR

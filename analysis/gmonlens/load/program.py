@@ -28,7 +28,7 @@ from contextlib import AbstractContextManager, nullcontext
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from gmonlens.binary.elffile import ElfFile
-from gmonlens.binary.image import ElfImage, header_facts, read_elf
+from gmonlens.binary.image import ElfImage, header_facts, is_mapping_symbol, read_elf
 from gmonlens.binary.image import is_executable as is_elf_executable
 from gmonlens.common.errors import ElfError, GmonFormatError, GmonlensError
 from gmonlens.common.files import open_regular, read_open, read_regular
@@ -378,8 +378,9 @@ class Program:
         from_table: bool = False,
         units: bool = False,
     ) -> dict[int, tuple[str, int]]:
-        """Source (file, line) of every candidate routine address (T/t/W symbols), or with
-        `statics` of the static ones (t symbols: what gprof's report names files for) at least:
+        """Source (file, line) of every candidate routine address (T/t/W symbols but mapping
+        symbols: `image.is_mapping_symbol`), or with `statics` of the static ones (t symbols:
+        what gprof's report names files for) at least:
         a much smaller entry, the whole table when it is already at hand.
 
         `gprof_files=True` gives the file gprof names (BFD's reading of the line table, as
@@ -405,7 +406,12 @@ class Program:
             if cached is not None:
                 return cached
             letters = ("t",) if statics else ("T", "t", "W")
-            wanted = {s.value for s in self.image.symbols if s.class_letter in letters}
+            # not ARM's `$t`/`$d` marks (6,000 `t` symbols in a 3,000-routine firmware): no routine
+            wanted = {
+                s.value
+                for s in self.image.symbols
+                if s.class_letter in letters and not is_mapping_symbol(s.name)
+            }
             if from_table and wanted:
                 table = self.line_table(bfd=gprof_files)
                 out = {a: hit for a in wanted if (hit := table.lookup(a)) is not None}

@@ -9,6 +9,7 @@ import asyncio
 
 from lsprotocol import types
 
+from gmonlens_ide import suite_views
 from gmonlens_ide.baseline import hover_table
 from gmonlens_ide.session import LoadedFolder
 
@@ -48,7 +49,8 @@ def hover_parts(at: Cursor) -> list[str]:
     # copies without figures (a header's static in units that never call it) are counted above
     active = [rid for rid in rids if loaded.profile.routines[rid].has_figures] or rids[:1]
     parts += [_entry(loaded, rid, at.state.uri) for rid in active[:MAX_INSTANCES]]
-    return parts + _inlined(loaded, at.word)
+    tests = suite_views.hover_text(loaded, rids[0]) if rids else None  # which tests reach it: first
+    return ([tests] if tests else []) + parts + _inlined(loaded, at.word)
 
 
 def register(server: GmonlensServer) -> None:

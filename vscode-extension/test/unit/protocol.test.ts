@@ -25,8 +25,11 @@ import {
   parseListing,
   parseRecording,
   parseStatus,
+  parseTests,
+  parseTestsList,
   pinnedAny,
   recordParams,
+  selectTestArguments,
   wire,
 } from "../../src/protocol";
 import { arr, int, lit, nullable, obj, optional, str, tuple, union } from "../../src/schema";
@@ -154,6 +157,18 @@ describe("the readers lose nothing of a real message", () => {
     );
     assert.ok(pinnedAny(ex("command.gmonlens.pinBaseline.result")));
   });
+  test("gmonlens.tests and gmonlens.selectTest", () => {
+    const raw = ex("command.gmonlens.tests.result");
+    const [listing] = parseTests(raw);
+    const orUndefined = (v: unknown) => (v === null ? undefined : v);
+    const loose = (o: Record<string, unknown>) => Object.fromEntries(Object.entries(o).map(([k, v]) => [k, orUndefined(v)]));
+    assert.deepEqual(listing, { ...loose(raw[0]), tests: raw[0].tests.map(loose) });
+    for (const variant of ["", ".suite", ".auto"]) {
+      const chosen = ex(`command.gmonlens.selectTest.result${variant}`);
+      assert.equal(parseTestsList(chosen)?.mode, chosen.mode);
+      assert.equal(parseTestsList(chosen)?.tests.length, chosen.tests.length);
+    }
+  });
 });
 
 describe("gmonlens/record: the recording, read as the command's notifications use it", () => {
@@ -262,6 +277,11 @@ describe("what the extension sends is what the examples show", () => {
       assert.deepEqual(folderArguments(args[0]), args, command);
     }
     assert.deepEqual(hottestArguments("self", HOTTEST_LIMIT), ex("command.gmonlens.hottest.arguments"));
+    const [folder, choice] = ex("command.gmonlens.selectTest.arguments");
+    assert.deepEqual(selectTestArguments(folder, { kind: "test", name: choice.test }), [folder, choice]);
+    assert.deepEqual(selectTestArguments(folder, { kind: "suite" }), ex("command.gmonlens.selectTest.arguments.suite"));
+    assert.deepEqual(selectTestArguments(folder, { kind: "auto" }), ex("command.gmonlens.selectTest.arguments.auto"));
+    assert.deepEqual(folderArguments(ex("command.gmonlens.tests.arguments")[0]), ex("command.gmonlens.tests.arguments"));
   });
   test("the settings: the keys the extension sends, read as the server reads them", () => {
     const settings = ex("initialize.initializationOptions");

@@ -151,7 +151,7 @@ def _recording_why(folder: str, rec: RecordingSet) -> str | None:
     others = brief(_rel(folder, o) for o in rec.others)
     return (
         f"the recording in {_rel(folder, rec.directory)}: {_rel(folder, rec.program)}'s profiles "
-        f"(also of {others}: {_FIX_BINARY} to choose)"
+        f"(also of {others}: {FIX_BINARY} to choose)"
     )
 
 
@@ -314,8 +314,9 @@ def profile_fits(binary: str, profile: str) -> bool:
         return False
 
 
-_FIX_BINARY = "set `binary` in gmonlens.yaml or the gmonlens.binary client setting"
-_FIX_PROFILES = "set `profiles` in gmonlens.yaml or the gmonlens.profiles client setting"
+# the fixes as the language server's user applies them (gmonlens mcp words its own)
+FIX_BINARY = "set `binary` in gmonlens.yaml or the gmonlens.binary client setting"
+FIX_PROFILES = "set `profiles` in gmonlens.yaml or the gmonlens.profiles client setting"
 
 
 def _rel(folder: str, path: str) -> str:
@@ -368,7 +369,7 @@ def choose_binary(folder: str, profiles: list[str], first: Iterable[str] = ()) -
         why = f"binary {_rel(folder, exact[0].path)}: fits {name}"
         if len(exact) > 1:
             others = ", ".join(_rel(folder, c.path) for c in exact[1:])
-            why += f"; the newest of {len(exact)} that fit (also {others}; {_FIX_BINARY} to choose)"
+            why += f"; the newest of {len(exact)} that fit (also {others}; {FIX_BINARY} to choose)"
         shared = shared_libraries_beside(exact[0])
         if shared:
             why += (
@@ -386,7 +387,7 @@ def choose_binary(folder: str, profiles: list[str], first: Iterable[str] = ()) -
     newer = [c for c in unfit if rebuilt_since(c, profiles)]
     ran = _binary_that_ran(files)
     certain = [c for c in newer if os.path.realpath(c) == ran]
-    fix = rebuilt_fix(_rel(folder, (certain or newer)[0]), bool(certain)) if newer else _FIX_BINARY
+    fix = rebuilt_fix(_rel(folder, (certain or newer)[0]), bool(certain)) if newer else FIX_BINARY
     return (
         None,
         f"{profiles[0]}: no executable in {folder} or its build folders fits this profile{detail}; {fix}",
@@ -420,7 +421,7 @@ def rebuilt_fix(binary: str, certain: bool) -> str:
     (`cache_entries.binary_that_ran`), so it is a rebuild, not another program."""
     if certain:
         return f"{binary} was rebuilt after the run that wrote the profile: {RUN_AGAIN}"
-    return f"if {binary} was rebuilt since the run, {RUN_AGAIN}; if the profile is another program's, {_FIX_BINARY}"
+    return f"if {binary} was rebuilt since the run, {RUN_AGAIN}; if the profile is another program's, {FIX_BINARY}"
 
 
 def _wrappers(folder: str, dirs: list[str], candidates: list[str]) -> list[str]:
@@ -461,7 +462,7 @@ def discover(folder: str, settings: Settings) -> Discovery:
             none = (
                 f"{folder}: no gmon.out, gmon.out.* or gmon.sum here or in {dirs}/, build-*/, cmake-build-*/ "
                 f"(run the program built with -pg, or record it with `gmonlens record -- PROGRAM`, which says "
-                f"what is missing when no profile comes; or {_FIX_PROFILES})"
+                f"what is missing when no profile comes; or {FIX_PROFILES})"
             )
             # a recording that made nothing says more than "nothing here"
             return Discovery(None, (), problem=skipped[0] if skipped else none, notes=tuple(skipped))

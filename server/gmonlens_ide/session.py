@@ -33,7 +33,7 @@ from gmonlens.profile.certainty import Health, ProfileCertainty, certainty, prof
 from . import cache_entries, writes
 from .budgets import BudgetHolder
 from .discovery import PROFILE_PATTERNS, Discovery, _abs, rebuilt_fix, rebuilt_since, search_dirs
-from .heat_index import HeatHolder, HeatIndex, compute
+from .heat_index import HeatHolder, HeatIndex, build_index, compute
 from .index import SourceIndex
 from .recordings import manifests
 from .settings import CONFIG_FILE, Settings
@@ -89,8 +89,16 @@ class LoadedFolder:
 
     @functools.cached_property
     def certainty(self) -> ProfileCertainty:
-        """Sample counts, errors and estimated parts of every routine (computed on first use)."""
-        return certainty(self.profile)
+        """Sample counts, errors and estimated parts of every routine (computed on first use; for a
+        large profile, kept in the disk cache: the next start of the same profile reads it)."""
+        if not kept_in_cache(self.profile):
+            return certainty(self.profile)
+        found = cache_entries.read_certainty(self.profile_key, self.profile)
+        if found is None:
+            found = certainty(self.profile)
+            cache_entries.write_certainty(self.profile_key, found)
+        assert isinstance(found, ProfileCertainty)
+        return found
 
     def certainty_ready(self) -> ProfileCertainty | None:
         """`certainty` when computed already, else None (never waits: a hover shows the figures
@@ -131,7 +139,7 @@ def profile_health_of(program: Program, profile: Profile) -> tuple[Health, ...]:
     from gmonlens.load.health import binary_changed
 
     try:
-        starter = thread_starter([s.name for s in program.image.symbols])
+        starter = cache_entries.thread_starter_of(program, thread_starter)
     except GmonlensError:
         starter = None
     found = [*profile_health(profile, starter), binary_changed(program.path, program.profiles.paths)]
@@ -154,8 +162,16 @@ def _stale_problems(binary: str, profiles: tuple[str, ...]) -> list[str]:
 
 
 # routines + arcs up to which the load computes the certainty itself (SQLite: 14,000, some 30 ms);
-# past that it is background work after the first lenses (100,000 routines: 2 s CPU)
+# past that it is background work after the first lenses (100,000 routines: 1.2-2 s CPU), and
+# what that work computes (the certainty, the line heat) is kept in the disk cache for the next
+# start (`kept_in_cache`)
 CERTAINTY_IN_LOAD = 30_000
+
+
+def kept_in_cache(profile: Profile) -> bool:
+    """Whether the certainty and the line heat of `profile` are kept in the disk cache (a large
+    profile's: a small one's are computed faster than read)."""
+    return len(profile.routines) + len(profile.arcs) > CERTAINTY_IN_LOAD
 
 
 class Superseded(Exception):
@@ -378,9 +394,19 @@ def line_heat(loaded: LoadedFolder) -> HeatIndex | None:
         return None
     index = loaded.index
     samples = loaded.program.gmon  # the load's records, read once (the cached Profile has no samples)
-    return loaded.heat.get(
-        lambda: compute(loaded.profile, samples().histograms, index.line_table(), index.resolve)
-    )
+    profile, key = loaded.profile, loaded.profile_key
+
+    def make() -> HeatIndex:
+        kept = kept_in_cache(profile)
+        heat = cache_entries.read_heat(key, profile) if kept else None
+        if heat is not None:  # a previous start of the same profile computed it
+            return build_index(heat, profile, index.resolve)
+        found = compute(profile, samples().histograms, index.line_table(), index.resolve)
+        if kept:
+            cache_entries.write_heat(key, found.heat.spans)
+        return found
+
+    return loaded.heat.get(make)
 
 
 def finish_index(loaded: LoadedFolder) -> list[str]:

@@ -278,10 +278,9 @@ def effective_settings(folder: str, client: Any) -> tuple[Settings, list[str]]:
     return merged, problems + more
 
 
-UNTRUSTED = (
-    "leads outside the workspace folder: read only in a trusted workspace "
-    "(VS Code: trust the folder; other clients: trustedWorkspace in initializationOptions)"
-)
+# how the language server's user trusts a folder (gmonlens mcp says its own: --trust-workspace)
+TRUST_FIX = "(VS Code: trust the folder; other clients: trustedWorkspace in initializationOptions)"
+UNTRUSTED = f"leads outside the workspace folder: read only in a trusted workspace {TRUST_FIX}"
 
 
 def outside(folder: str, path: str) -> bool:
@@ -291,6 +290,12 @@ def outside(folder: str, path: str) -> bool:
         os.path.join(folder, os.path.expanduser(path.replace("${workspaceFolder}", folder)))
     )
     return full != root and not full.startswith(root.rstrip(os.sep) + os.sep)
+
+
+def outside_pattern(folder: str, pattern: str) -> bool:
+    """Whether the files a path or glob names may lie outside `folder` (its part before the first
+    wildcard leads outside; links resolved)."""
+    return outside(folder, _fixed_part(pattern))
 
 
 def _fixed_part(pattern: str) -> str:

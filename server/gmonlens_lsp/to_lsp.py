@@ -148,7 +148,8 @@ def _name(profile: Profile, r: Routine) -> str:
     text = md.text(r.display_name)
     if r.cycle:
         text += f" <cycle {r.cycle}>"
-    return text + (f" [{r.index}]" if r.printed and r.index else "")
+    index = fig.gprof_index(r)
+    return text + (f" [{index}]" if index else "")
 
 
 def _arc_row(profile: Profile, arc: Arc, other: Routine, places: Places, parent_side: bool) -> str:
@@ -204,6 +205,8 @@ def hover_markdown(profile: Profile, places: Places, rid: int, cert: ProfileCert
     their declarations in `places`, which holds `neighbours(profile, rid)`); with `cert`, how sure
     the figures are (certainty_lines)."""
     r = profile.routines[rid]
+    if not r.has_figures:  # gprof prints no entry for it: no index, no table to show
+        return f"**{md.text(r.display_name)}**: {fig.NO_FIGURES} (gprof prints no entry for it)."
     f = figures(profile, r)
     lines = [f"**{md.text(r.display_name)}**" + (f" · cycle {r.cycle}" if r.cycle else ""), ""]
     lines.append("| index | % time | self | children | called | name |")
@@ -214,10 +217,10 @@ def hover_markdown(profile: Profile, places: Places, rid: int, cert: ProfileCert
     for pos in parents:
         arc = profile.arcs[pos]
         lines.append(_arc_row(profile, arc, profile.routines[arc.parent], places, parent_side=True))
-    called = f.calls
+    called = f"**{f.calls}**" if f.calls else ""  # gprof's blank: no recorded calls
     lines.append(
         f"| **[{r.index}]** | **{f.percent}%** | **{f.self_s}** | "
-        f"**{f.children_s}** | **{called}** | **{_name(profile, r)}** |"
+        f"**{f.children_s}** | {called} | **{_name(profile, r)}** |"
     )
     for pos in profile.children[rid]:
         arc = profile.arcs[pos]
@@ -225,7 +228,11 @@ def hover_markdown(profile: Profile, places: Places, rid: int, cert: ProfileCert
     lines.append("")
     lines.append(
         f"Total **{f.total_s} s** (self {f.self_s} s + children {f.children_s} s), {f.percent}% of the run"
-        + (f", {f.calls} calls." if f.calls else "; never called (spontaneous).")
+        + (
+            f", {f.calls} calls."
+            if f.calls
+            else "; no recorded calls (spontaneous: called from code without -pg)."
+        )
     )
     lines.append("")
     lines += folded_markdown(profile, rid)
@@ -275,11 +282,18 @@ def _per_call(total: float | None, calls: int) -> float | None:
 
 def instances_markdown(profile: Profile, rids: list[int], shown: int) -> str:
     """The head of a hover on a line declaring several routines (`rids`, hottest first): how many,
-    and the figures of those past the first `shown` (whose entries follow in full)."""
-    head = f"**{len(rids)} routines on this line**, hottest first"
-    rest = [profile.routines[rid] for rid in rids[shown:]]
+    how many of them have no figures (a header's static copied into units that never call it:
+    counted, not listed, as gprof prints nothing of them), and the figures of those with figures
+    past the first `shown` (whose entries follow in full)."""
+    active = [rid for rid in rids if profile.routines[rid].has_figures]
+    idle = len(rids) - len(active)
+    head = f"**{len(rids)} routines on this line**"
+    if idle:
+        them = "it" if idle == 1 else "them"
+        head += f"; {idle} {'copy' if idle == 1 else 'copies'} {fig.NO_FIGURES} (gprof prints no entry for {them})"
+    rest = [profile.routines[rid] for rid in active[shown:]]
     if not rest:
-        return head + "."
+        return head + ("; the others in full below, hottest first." if active else ".")
     rows = [f"| {f.self_s} | {f.calls} | {_name(profile, r)} |" for r in rest for f in [figures(profile, r)]]
     return "\n".join([f"{head}; the {shown} hottest in full below, the others:", "",
                       "| self | called | name |", "|---:|---:|---|", *rows])  # fmt: skip

@@ -579,7 +579,7 @@ def call_graph(
 # ---- gmonlens/flameGraph ---------------------------------------------------------------------
 
 
-class FlameFrame(TypedDict):
+class _FlameFrame(TypedDict):
     parent: int
     routine: int | None
     cycle: int | None
@@ -590,6 +590,12 @@ class FlameFrame(TypedDict):
     depth: int
     uri: str | None
     line: int | None
+
+
+class FlameFrame(_FlameFrame, total=False):
+    # a member's frame inside its cycle's (the cycle's number): the cycle's frame opened into its
+    # members, each as wide as gprof's cycle entry says; that split is gprof's estimate
+    cycleMember: int
 
 
 class FlameGraphResult(TypedDict):
@@ -621,20 +627,21 @@ def flame_graph(
         rid = p.cycle(f.cycle).member_order[0] if f.cycle else f.routine
         place = places.get(rid) if rid >= 0 else None
         resolved = place if place is not None and place.resolved else None
-        frames.append(
-            {
-                "parent": f.parent,
-                "routine": f.routine if f.routine >= 0 else None,
-                "cycle": f.cycle or None,
-                "name": frame_name(p, f),
-                "seconds": sec(f.width),
-                "selfSeconds": sec(f.self_ticks),
-                "estimated": f.estimated,
-                "depth": f.depth,
-                "uri": _uri(resolved),
-                "line": _line(resolved),
-            }
-        )
+        frame: FlameFrame = {
+            "parent": f.parent,
+            "routine": f.routine if f.routine >= 0 else None,
+            "cycle": f.cycle or None,
+            "name": frame_name(p, f),
+            "seconds": sec(f.width),
+            "selfSeconds": sec(f.self_ticks),
+            "estimated": f.estimated,
+            "depth": f.depth,
+            "uri": _uri(resolved),
+            "line": _line(resolved),
+        }
+        if f.member_of:
+            frame["cycleMember"] = f.member_of
+        frames.append(frame)
     return {
         "folder": folder,
         "generation": generation,

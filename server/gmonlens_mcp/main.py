@@ -55,7 +55,10 @@ def _parse(argv: Sequence[str]) -> argparse.Namespace:
     )
     parser.add_argument("--log-level", default="WARNING", choices=["DEBUG", "INFO", "WARNING", "ERROR"])
     parser.add_argument(
-        "files", nargs="*", metavar="BINARY PROFILE", help="the profiled program and its profile files"
+        "files",
+        nargs="*",
+        metavar="BINARY PROFILE",
+        help="the profiled program and its profile files (relative paths: in DIR)",
     )
     args = parser.parse_args(list(argv))
     if len(args.files) == 1:

@@ -84,19 +84,41 @@ class ServerInfo:
 
 def _id(value: Any) -> int | str | None:
     """The id to answer with: a string or an integer, anything else is null."""
-    return value if isinstance(value, (int, str)) and not isinstance(value, bool) else None
+    good = isinstance(value, (int, str)) and not isinstance(value, (bool, HugeInt))
+    return value if good else None
+
+
+MAX_DIGITS = 4000  # Python converts at most 4,300 digits to an int (sys.int_info.default_max_str_digits)
+
+
+class HugeInt(int):
+    """An integer written with more than MAX_DIGITS digits: JSON allows it, Python's `int()` refuses
+    it (ValueError), so `json.loads` failed and the request got a parse error without its id. It
+    stands in as +-10**MAX_DIGITS: beyond every bound a schema sets, refused there by name."""
+
+
+def _parse_int(text: str) -> int:
+    if len(text) <= MAX_DIGITS:
+        return int(text)
+    return HugeInt(-(10**MAX_DIGITS) if text.startswith("-") else 10**MAX_DIGITS)
+
+
+def parse(text: bytes) -> Any:
+    """One message's JSON (raises ValueError or RecursionError for what is not JSON)."""
+    return json.loads(text, parse_int=_parse_int)
 
 
 def tool_result(result: ToolResult, version: str) -> dict[str, Any]:
-    """A `CallToolResult` for `version`: the short text and `structuredContent` (2025-06-18);
-    older revisions have no structured content, so the JSON follows the text as a second item."""
-    content = [{"type": "text", "text": result.text}]
+    """A `CallToolResult` for `version`: the short text, then the same data as JSON text (what
+    2025-06-18 says a tool returning structured content SHOULD give, and all older revisions
+    have); from 2025-06-18 on, an answer's data is also `structuredContent` (what its tool's
+    `outputSchema` describes). A tool error's facts (the candidates of an ambiguous name, the
+    nearest names) are its JSON text only: an error is not the result the schema describes."""
+    text = json.dumps(_finite(result.structured), ensure_ascii=False, allow_nan=False)
+    content = [{"type": "text", "text": result.text}, {"type": "text", "text": text}]
     out: dict[str, Any] = {"content": content, "isError": result.is_error}
-    if version >= "2025-06-18":
+    if version >= "2025-06-18" and not result.is_error:
         out["structuredContent"] = result.structured
-    else:
-        text = json.dumps(_finite(result.structured), ensure_ascii=False, allow_nan=False)
-        content.append({"type": "text", "text": text})
     return out
 
 
@@ -191,7 +213,7 @@ class Server:
             if not text:
                 continue
             try:
-                message = json.loads(text)
+                message = parse(text)
             except (ValueError, RecursionError) as exc:  # UnicodeDecodeError is a ValueError
                 self.send(self._error(None, PARSE_ERROR, f"not JSON: {str(exc)[:200]}"))
                 continue

@@ -25,14 +25,29 @@ _ROUTINE = {
     "type": "string",
     "minLength": 1,
     "maxLength": 4096,
-    "description": "The routine: its name as gprof prints it (`Shape::area() const`), without "
-    "parameters (`Shape::area`), the bare identifier (`area`), the mangled symbol, or `file.c:name`",
+    "description": "The routine: any name gprof prints for it (`Shape::area() const`; a static "
+    "with its file, `clamp (render.c)`; `match [12]`), the `ref` a tool listed it under, its call-graph "
+    "index (`[12]`), an address inside it (`0x401136`), the mangled symbol, the name without "
+    "parameters (`Shape::area`), template arguments or anonymous namespaces (`Table::index`), the "
+    "bare identifier (`area`), or `file.c:name`",
 }
 _FILE = {
     "type": "string",
     "minLength": 1,
     "maxLength": 4096,
-    "description": "Source file (a path or its last components, `util.c`) choosing among routines of one name",
+    "description": "Source file (a path or its last components, `util.c`) choosing among routines of one "
+    "name: the file declaring it or the file gprof names a static by (`render.c`)",
+}
+
+
+DEFAULT_LISTING = 40  # instructions in a disassembly by default (about 4 KB of text)
+
+_OFFSET = {
+    "type": "integer",
+    "minimum": 0,
+    "maximum": 1 << 31,
+    "default": 0,
+    "description": "Rows to skip (the next page: offset + limit); `more` says how many follow",
 }
 
 
@@ -54,9 +69,9 @@ class Tool:
     properties: dict[str, Any]
     required: tuple[str, ...]
     handler: Handler | None
+    output: dict[str, Any]  # the outputSchema of its structured result (`outputs`)
     runs: WorkspaceHandler | None = None  # instead of `handler`: the tool runs a command (`record`)
     reads: WorkspaceHandler | None = None  # instead: the tool reads the workspace's files (`check`)
-    output: dict[str, Any] | None = None  # the outputSchema of its structured result
 
     @property
     def schema(self) -> dict[str, Any]:
@@ -71,8 +86,7 @@ class Tool:
         out: dict[str, Any] = {"name": self.name, "description": self.description, "inputSchema": self.schema}
         if version >= "2025-06-18":
             out["title"] = self.title
-            if self.output is not None:
-                out["outputSchema"] = self.output
+            out["outputSchema"] = self.output
         if version >= "2025-03-26":
             reads = self.runs is None  # a tool that runs the user's command writes and is not idempotent
             out["annotations"] = {
@@ -87,6 +101,7 @@ class Tool:
 
 def _tools() -> list[Tool]:
     from . import handlers as h
+    from . import outputs as o
     from . import test_tools as t
 
     routine = {"routine": _ROUTINE, "file": _FILE}
@@ -95,7 +110,7 @@ def _tools() -> list[Tool]:
              "The profiled program and its gprof profile files (gmon.out), the sample period, total "
              "time and samples, counts of routines, arcs and cycles, and health notes (few samples, "
              "a binary newer than its profile, how the files were found).",
-             {}, (), h.profile_summary),
+             {}, (), h.profile_summary, o.SUMMARY),
         Tool("top_routines", "Hottest routines",
              "The hottest routines, as gprof ranks them: by self time (the flat profile's order) or by "
              "total time, self plus children (the call graph's order). Each with calls, self time ± "
@@ -103,33 +118,34 @@ def _tools() -> list[Tool]:
              "source file and line, and gprof's flat-profile line.",
              {"by": {"type": "string", "enum": ["self", "total"], "default": "self",
                      "description": "self: time in the routine itself; total: self plus its callees' time"},
-              "limit": _limit(10, 500)}, (), h.top_routines),
+              "limit": _limit(10, 500), "offset": _OFFSET}, (), h.top_routines, o.TOP),
         Tool("routine_entry", "Call-graph entry",
              "A routine's entry of gprof's call graph: its figures, the callers (parents) and callees "
              "(children) lines with call counts and times, gprof's text of the entry, and what is "
              "estimated (time on caller/callee lines is split in proportion to calls).",
-             routine, ("routine",), h.routine_entry),
+             routine, ("routine",), h.routine_entry, o.ENTRY),
         Tool("callers", "Callers",
              "Who calls a routine: for each caller the call count (of the routine's total calls), the "
              "source lines of the calls, and the time gprof propagates to that caller (estimated).",
-             {**routine, "limit": _limit(50, 1000)}, ("routine",), h.callers),
+             {**routine, "limit": _limit(50, 1000)}, ("routine",), h.callers, o.arcs("callers")),
         Tool("callees", "Callees",
              "What a routine calls: for each callee the call count (of the callee's total calls), the "
              "source lines of the calls, and the callee time gprof charges to this routine (estimated).",
-             {**routine, "limit": _limit(50, 1000)}, ("routine",), h.callees),
+             {**routine, "limit": _limit(50, 1000)}, ("routine",), h.callees, o.arcs("callees")),
         Tool("hot_lines", "Hot source lines",
              "Line heat: the self time of source lines (histogram samples mapped through the DWARF line "
              "table; inlined code lands on its own lines), hottest first, for a routine (`routine`) or a "
              "source file (`file` alone).",
              {**routine, "routine": {**_ROUTINE, "description": "The routine whose lines to show; omit to show a file's"},
               "file": {**_FILE, "description": "The source file whose lines to show (alone), or the file choosing among routines of one name"},
-              "limit": _limit(20, 1000)}, (), h.hot_lines),
+              "limit": _limit(20, 1000)}, (), h.hot_lines, o.HOT_LINES),
         Tool("disassembly", "Disassembly",
              "The annotated machine code of a routine (the `gmonlens disasm` listing): per instruction "
-             "its samples, seconds and share of the routine, source file and line, the inlined function, "
-             "calls with gprof's counts and estimated time; the hottest `limit` instructions in "
-             "structured form, the listing as text.",
-             {**routine, "limit": _limit(300, 5000)}, ("routine",), h.disassembly),
+             "its samples, seconds and share of the routine, source file and line (with the source "
+             "text), the inlined function, calls with gprof's counts and estimated time. At most "
+             "`limit` instructions: the routine's hot region (its hottest instructions with those "
+             "around them); `truncated` and `omitted` say what was left out.",
+             {**routine, "limit": _limit(DEFAULT_LISTING, 5000)}, ("routine",), h.disassembly, o.DISASSEMBLY),
         Tool("compare_with_baseline", "Compare with a baseline",
              "gmonlens diff: the current profile against a baseline profile (and optionally the binary "
              "that wrote it), routines matched across builds, each change of self and total time "
@@ -144,10 +160,10 @@ def _tools() -> list[Tool]:
                             "description": "|z| at or above which a change is beyond sampling noise"},
               "normalize": {"type": "boolean", "default": False,
                             "description": "Compare shares of the runs' total time (runs of different lengths)"},
-              "limit": _limit(20, 1000)}, (), h.compare_with_baseline),
+              "limit": _limit(20, 1000)}, (), h.compare_with_baseline, o.COMPARE),
         Tool("tests", t.TESTS_TITLE, t.TESTS_DESCRIPTION,
              {**routine, "routine": {**_ROUTINE, "description": t.ROUTINE_DESCRIPTION}, "limit": _limit(50, 100_000)},
-             (), t.tests),
+             (), t.tests, o.TESTS),
     ]  # fmt: skip
 
 
@@ -155,15 +171,16 @@ def _check_tool() -> Tool:
     from . import check_tool as c
 
     return Tool(name="check", title=c.TITLE, description=c.DESCRIPTION, properties=c.PROPERTIES, required=(),
-                handler=None, reads=c.check, output=c.OUTPUT)  # fmt: skip
+                handler=None, output=c.OUTPUT, reads=c.check)  # fmt: skip
 
 
 def _record_tool() -> Tool:
-    from . import record
+    from . import outputs, record
 
     return Tool(
-        "record", "Record a profile", record.DESCRIPTION, record.PROPERTIES, ("command",), None, record.record
-    )
+        "record", "Record a profile", record.DESCRIPTION, record.PROPERTIES, ("command",), None, outputs.RECORD,
+        record.record,
+    )  # fmt: skip
 
 
 class Tools:

@@ -31,6 +31,8 @@ if TYPE_CHECKING:
     from gmonlens_ide.session import LoadedFolder, LoadOutcome
     from gmonlens_ide.settings import Settings
 
+from .wording import reworded
+
 CONFIG_FILE = "gmonlens.yaml"  # gmonlens_ide.settings.CONFIG_FILE
 
 
@@ -92,8 +94,10 @@ class Workspace:
     ) -> None:
         self.folder = os.path.abspath(folder)
         self.trusted = trusted  # unless set, gmonlens.yaml's paths leading outside the folder are dropped
-        self.binary = os.path.abspath(binary) if binary else None
-        self.profiles = tuple(os.path.abspath(p) for p in profiles)
+        # files named on the command line: relative to the folder (a client starts its servers in
+        # a directory of its own, not the project's)
+        self.binary = self._path(binary) if binary else None
+        self.profiles = tuple(self._path(p) for p in profiles)
         self._view: View | None = None
         self._stamp: Stamp | None = None
         self._problem: str | None = None
@@ -102,6 +106,9 @@ class Workspace:
         self.generation = 0
         self.loads = 0  # how many times the profile was loaded (tests, bench)
 
+    def _path(self, path: str) -> str:
+        return os.path.normpath(os.path.join(self.folder, os.path.expanduser(path)))
+
     def settings(self) -> tuple[Settings, list[str]]:
         from gmonlens_ide.settings import Settings, fence, read_config_file
 
@@ -109,6 +116,8 @@ class Workspace:
         if not self.trusted:  # as the language server does for an untrusted workspace
             settings, fenced = fence(self.folder, settings, Settings())
             problems = problems + fenced
+        problems = [reworded(p) for p in problems]
+        settings = replace(settings, trusted=self.trusted)
         if self.binary:
             settings = replace(settings, binary=self.binary)
         if self.profiles:
@@ -175,12 +184,14 @@ class Workspace:
             return
         self._view, self._stamp = None, None
         if outcome.loaded is None:
-            self._problem = outcome.blocking or f"{self.folder}: no profile loaded"
+            self._problem = reworded(outcome.blocking or f"{self.folder}: no profile loaded")
             return
         loaded = outcome.loaded
         if not loaded.profile_cached and loaded.profile_key:
             cache.write_profile(loaded.profile_key, loaded.profile)
-        self._view, self._problem = View(loaded, outcome, tuple(problems)), None
+        said = replace(outcome, warnings=tuple(map(reworded, outcome.warnings)),
+                       choice=reworded(outcome.choice) if outcome.choice else None)  # fmt: skip
+        self._view, self._problem = View(loaded, said, tuple(problems)), None
         self._last = self._view
         after = stamp(self._watched(settings, outcome.inputs))
         # a file rewritten while it was being read: keep no stamp, so the next call loads again

@@ -20,7 +20,7 @@ import pytest
 
 from workspace_builds import build_workspace
 
-from .mcpclient import McpClient
+from .mcpclient import McpClient, facts
 
 pytestmark = pytest.mark.integration
 
@@ -153,7 +153,7 @@ def test_cpp_figures_equal_gprof(cpp_ws: Path) -> None:
         names = [r["name"] for r in c.call("top_routines", limit=50)["structuredContent"]["routines"]]
         assert any("::" in n for n in names)  # demangled as gprof prints them
         amb = c.call("routine_entry", routine="area")  # Circle's and Square's
-        names = sorted(x["name"] for x in amb["structuredContent"]["candidates"])
+        names = sorted(x["name"] for x in facts(amb)["candidates"])
         assert amb["isError"] is True and names == ["geo::Circle::area() const", "geo::Square::area() const"]
         one = c.call("callers", routine="Circle::area")["structuredContent"]  # the end of a qualified name
         assert one["routine"] == "geo::Circle::area() const" and one["callers"][0]["name"] == "main"
@@ -174,14 +174,14 @@ def test_summary(c_ws: Path, c_client: McpClient) -> None:
 def test_ambiguous_unknown_and_bad_arguments(c_client: McpClient) -> None:
     amb = c_client.call("routine_entry", routine="helper")
     assert amb["isError"] is True
-    files = sorted(c["file"] for c in amb["structuredContent"]["candidates"])
+    files = sorted(c["file"] for c in facts(amb)["candidates"])
     assert files == ["src/main.c", "src/util.c"] and "ambiguous" in amb["content"][0]["text"]
     for how in ({"routine": "helper", "file": "util.c"}, {"routine": "util.c:helper"}):
         one = c_client.call("routine_entry", **how)["structuredContent"]
         assert one["file"] == "src/util.c" and one["parents"][0]["name"] == "util_sum"
     unknown = c_client.call("callers", routine="helpr")
     assert unknown["isError"] is True and "helpr" in unknown["content"][0]["text"]
-    assert "helper" in unknown["structuredContent"]["nearest"]
+    assert "helper" in facts(unknown)["nearest"]
     for args in ({"routine": 3}, {}, {"routine": "main", "limit": 0}, {"routine": "main", "extra": 1}):
         answer = c_client.request("tools/call", {"name": "callees", "arguments": args})
         assert answer["error"]["code"] == -32602, answer
@@ -216,7 +216,7 @@ def test_callers_and_callees(c_ws: Path, c_client: McpClient) -> None:
     site = by_name["main"]["call_sites"][0]
     assert "is_even" in source_line(c_ws, site["file"], site["line"])
     none = c_client.call("callers", routine="main")
-    assert none["structuredContent"]["callers"] == [] and "no recorded callers" in none["content"][0]["text"]
+    assert facts(none)["callers"] == [] and "no recorded callers" in none["content"][0]["text"]
 
 
 def test_hot_lines(c_ws: Path, c_client: McpClient) -> None:
@@ -242,7 +242,7 @@ def test_disassembly(c_client: McpClient) -> None:
     doc = out["structuredContent"]
     entry = c_client.call("routine_entry", routine="util.c:helper")["structuredContent"]
     assert doc["routine"] == "helper" and doc["self_seconds"] == pytest.approx(entry["self_seconds"])
-    assert len(doc["instructions"]) == 5 and doc["more_instructions"] > 0
+    assert len(doc["instructions"]) == 5 and doc["omitted"]["instructions"] > 0 and doc["truncated"]
     addresses = [i["address"] for i in doc["instructions"]]
     assert addresses == sorted(addresses)
     assert "util.c:" in out["content"][0]["text"]

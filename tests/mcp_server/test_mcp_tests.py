@@ -33,7 +33,8 @@ def test_tests_tool_and_test_selection(suite_ws: Path) -> None:
         assert calls == {"small": 1, "mid": 10, "big": 100, "only_alpha": 7, "failing": 5,
                          "expected_failure": 3, "forking": 11, "child_programs": 2, "labelled": 4}  # fmt: skip
         assert alpha["reaching"][0]["test"] == "big"  # no samples: the most calls first
-        top = c.call("top_routines", test="mid", limit=5)["structuredContent"]["routines"]
+        mid = c.call("top_routines", test="mid", limit=5)["structuredContent"]
+        top = mid["routines"]
         assert {r["name"]: r["calls"] for r in top} == {"alpha": 10, "beta": 20, "work": 1}, top
         whole = c.call("routine_entry", routine="alpha")["structuredContent"]
         assert whole["calls"] == sum(calls.values()), whole  # the workspace itself: the whole suite
@@ -41,3 +42,8 @@ def test_tests_tool_and_test_selection(suite_ws: Path) -> None:
         assert len(summary["profiles"]) == 2  # a fork: two processes summed into the test
         unknown = c.call("top_routines", test="nope")
         assert unknown["isError"] is True and "no test named 'nope'" in unknown["content"][0]["text"]
+        jsonschema = pytest.importorskip("jsonschema", reason="the MCP SDK's jsonschema (dev extra)")
+        schemas = {t["name"]: t["outputSchema"] for t in c.request("tools/list")["result"]["tools"]}
+        for tool, result in (("tests", listed), ("tests", alpha), ("top_routines", mid),
+                             ("profile_summary", summary), ("routine_entry", whole)):  # fmt: skip
+            jsonschema.validate(result, schemas[tool])  # each tool's outputSchema (issue 27 item 16)

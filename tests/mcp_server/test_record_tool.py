@@ -19,7 +19,7 @@ import pytest
 
 from protocol.example_program import MAIN_C, SOURCE, assemble, elf, gmon
 
-from .mcpclient import McpClient
+from .mcpclient import McpClient, facts
 
 ROOT = Path(__file__).resolve().parents[2]
 GMONLENS = ROOT / ".venv" / "bin" / "gmonlens"
@@ -145,7 +145,7 @@ def test_timeout_stops_the_command(tmp_path: Path) -> None:
         c.initialize()
         result: dict[str, Any] = c.call("record", command=command, preload=False, timeout_seconds=1)
         assert result["isError"] is True  # no usable profile
-        sc = result["structuredContent"]
+        sc = facts(result)  # a tool error's facts: the JSON text after its message
         assert sc["timed_out"] is True and sc["recording"]["runs"][0]["signal"] == "SIGTERM"
         assert "killed_by_signal" in [d["code"] for d in sc["recording"]["diagnosis"]]
         assert "timeout_seconds" in result["content"][0]["text"]

@@ -138,9 +138,27 @@ def test_untrusted_workspace_keeps_its_paths_inside(
     settings, problems = Workspace(str(folder)).settings()
     assert settings.binary is None and settings.profiles == ()
     assert len(problems) == 2 and all("outside" in p for p in problems)
+    # the fix this server has (not the language server's client settings or VS Code's trust)
+    assert all("--trust-workspace" in p and "VS Code" not in p for p in problems), problems
     trusted, problems = Workspace(str(folder), trusted=True).settings()
     assert trusted.binary == f"{outside}/app" and trusted.profiles == (f"{outside}/*",)
     assert problems == []
+
+
+def test_files_named_relative_to_the_workspace(
+    folder: Path, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """`gmonlens mcp --workspace DIR build/app gmon.out` from another directory names DIR's files:
+    a client starts its servers in a directory of its own (issue 27 item 14)."""
+    elsewhere = tmp_path_factory.mktemp("cwd")
+    before = os.getcwd()
+    os.chdir(elsewhere)
+    try:
+        w = Workspace(str(folder), "build/app", ("gmon.out", "../runs/gmon.2"))
+    finally:
+        os.chdir(before)
+    assert w.binary == str(folder / "build" / "app")
+    assert w.profiles == (str(folder / "gmon.out"), str(folder.parent / "runs" / "gmon.2"))
 
 
 def test_a_profile_being_written_is_not_loaded(folder: Path, loads: FakeLoads) -> None:

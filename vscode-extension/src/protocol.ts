@@ -136,6 +136,8 @@ const FlameFrame = obj({
   depth: int,
   uri: nullable(uri),
   line: nullable(int),
+  /** A member's frame inside its cycle's (the cycle's number); its width is gprof's estimate. */
+  cycleMember: optional(int),
 });
 const FlameGraphResult = obj({
   folder: str,
@@ -811,6 +813,7 @@ export function parseFlameGraph(raw: unknown): FlameGraph | undefined {
       depth,
       uri: isStr(f.uri) ? f.uri : null,
       line: isNum(f.line) ? f.line : null,
+      ...(isNum(f.cycleMember) ? { cycleMember: f.cycleMember } : {}),
     });
   }
   return {

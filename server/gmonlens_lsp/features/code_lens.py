@@ -6,6 +6,7 @@ edits (`moved_lenses`)."""
 from __future__ import annotations
 
 import asyncio
+import functools
 import gc
 import time
 from typing import Any
@@ -21,7 +22,12 @@ from .. import gcpause, reload, to_lsp, uris
 from ..from_lsp import line_map, place_text
 from ..server import GmonlensServer, safe
 
-_converter = default_converter()  # type: ignore[no-untyped-call]
+
+@functools.cache
+def _own_converter() -> Any:
+    """A converter for callers without a server (tests, benchmarks); the server passes its
+    protocol's (building one registers every lsprotocol hook: 0.05-0.1 s of a start)."""
+    return default_converter()  # type: ignore[no-untyped-call]
 
 
 def has_figures(loaded: LoadedFolder, rid: int) -> bool:
@@ -34,9 +40,10 @@ def has_figures(loaded: LoadedFolder, rid: int) -> bool:
 CHANGED = " · changed since the build"  # a lens whose routine's body was edited (unsaved or not built)
 
 
-def lenses_for(loaded: LoadedFolder, path: str) -> list[Any]:
+def lenses_for(loaded: LoadedFolder, path: str, converter: Any = None) -> list[Any]:
     """The lenses of `path` as LSP JSON (cached on `loaded`), on the lines of the build; each
-    routine's body (declaration to last instruction, 0-based lines) is kept beside them."""
+    routine's body (declaration to last instruction, 0-based lines) is kept beside them.
+    `converter`: the server protocol's lsprotocol converter (a module one when None)."""
     cached: list[Any] | None = loaded.lens_cache.get(path)
     if cached is not None:
         return cached
@@ -59,7 +66,7 @@ def lenses_for(loaded: LoadedFolder, path: str) -> list[Any]:
     loaded.lens_cache[_BODIES + path] = [
         (place.line - 1, ends.get(rid, place.line) - 1) for rid, place in items
     ]
-    result: list[Any] = _converter.unstructure(lenses, list[types.CodeLens])
+    result: list[Any] = (converter or _own_converter()).unstructure(lenses, list[types.CodeLens])
     loaded.lens_cache[path] = result
     gc.freeze()  # the decoded DWARF and these lenses live long: keep them out of GC passes
     return result
@@ -129,7 +136,8 @@ def register(server: GmonlensServer) -> None:
                 return None
             cached = loaded.lens_cache.get(path)
             if cached is None:
-                cached = await asyncio.to_thread(gcpause.run_paused, lenses_for, loaded, path)
+                converter = getattr(ls.protocol, "_converter", None)
+                cached = await asyncio.to_thread(gcpause.run_paused, lenses_for, loaded, path, converter)
             cached = budget_marks(loaded, path, cached or [])
             moved = line_map(ls, params.text_document.uri, loaded)
             if moved is not None and cached:  # unsaved edits since the build moved the lines

@@ -47,7 +47,9 @@ def hover_parts(at: Cursor) -> list[str]:
     rids = at.routines()
     if len(rids) > 1:  # a template's instances: the hottest in full, the others listed
         parts.append(to_lsp.instances_markdown(loaded.profile, rids, MAX_INSTANCES))
-    parts += [_entry(loaded, rid, at.state.uri) for rid in rids[:MAX_INSTANCES]]
+    # copies without figures (a header's static in units that never call it) are counted above
+    active = [rid for rid in rids if loaded.profile.routines[rid].has_figures] or rids[:1]
+    parts += [_entry(loaded, rid, at.state.uri) for rid in active[:MAX_INSTANCES]]
     tests = suite_views.hover_text(loaded, rids[0]) if rids else None  # which tests reach it: first
     return ([tests] if tests else []) + parts + _inlined(loaded, at.word)
 

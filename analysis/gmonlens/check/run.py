@@ -176,7 +176,9 @@ def _tests_of(run: _Run, sets: Sequence[ProfileSet], per_test: bool, rules: Sequ
 def _only_test(sets: Sequence[ProfileSet], per_test: bool, test: str, source: str) -> list[ProfileSet]:
     """The profile set of test `test` (GmonlensError naming `source` when there is none)."""
     if not per_test:
-        raise GmonlensError(source, f"test {test!r}: the profiles are not per test (a `gmonlens test` folder)")
+        raise GmonlensError(
+            source, f"test {test!r}: the profiles are not per test (a `gmonlens test` folder)"
+        )
     chosen = [s for s in sets if s.test == test]
     if not chosen:
         names = [s.test or "" for s in sets]
@@ -203,7 +205,9 @@ def _check_sets(run: _Run, on_sets: Sequence[Rule], test: str | None) -> tuple[t
         _tests_of(run, sets, per_test, on_sets)
     for pset in sets:
         try:
-            run.check_set(pset, [r for r in on_sets if not pset.test or matches(pset.test, r.tests)], base_sets)
+            run.check_set(
+                pset, [r for r in on_sets if not pset.test or matches(pset.test, r.tests)], base_sets
+            )
         except _Stop:
             continue
     return tuple(s.test for s in sets if s.test is not None), per_test

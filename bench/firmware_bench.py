@@ -1,5 +1,6 @@
-"""A 300 KB-text firmware opened in the editor (issue 31): first lenses from the server's start,
-cold (empty disk cache) and warm, and `gmonlens report` beside `arm-none-eabi-gprof -b`.
+"""A 300 KB-text firmware opened in the editor (issue 31): first lenses from the server's start
+(wall and the server's CPU seconds), cold (empty disk cache), on a binary never opened (the cache
+of an earlier start) and warm, and `gmonlens report` beside `arm-none-eabi-gprof -b`.
 
 The firmware: generated C (`--routines N` routines in files of 100, each with a loop and calls to
 two others; a table-driven main), built with arm-none-eabi-gcc for a Cortex-M4 (Thumb-2, -O0 -g
@@ -30,6 +31,7 @@ FIRMWARE = ROOT / "tests" / "integration" / "firmware"
 WORK = HERE / "work" / "firmware"
 sys.path[:0] = [str(HERE), str(ROOT / "tests")]
 
+import server_bench  # noqa: E402
 from server_bench import first_lenses  # noqa: E402
 
 from gmonwriter import Arc, Hist, gnu_file  # noqa: E402
@@ -131,6 +133,39 @@ def write_profile(elf: Path, seed: int = 31) -> Path:
     return gmon
 
 
+SCENARIOS = ("cold", "new binary", "warm")
+
+
+def _forget_binary(cache: Path) -> None:
+    """The cache as a start on a binary never opened finds it: only the start-up's own entry
+    (gmonlens_lsp.generated_code) stays."""
+    for entry in (cache / "gmonlens").glob("*"):
+        if not entry.name.startswith("startcode-"):
+            entry.unlink()
+
+
+def lenses(folder: Path, source: Path, reps: int) -> None:
+    """First lenses from the server's start, wall and server CPU seconds, in three scenarios per
+    repetition: cold (an empty cache: the first start ever), new binary (the cache of an earlier
+    start, but nothing of this binary: opening a firmware for the first time) and warm."""
+    wall: dict[str, list[float]] = {k: [] for k in SCENARIOS}
+    cpu: dict[str, list[float]] = {k: [] for k in SCENARIOS}
+    for _ in range(reps):
+        with tempfile.TemporaryDirectory() as tmp:
+            cache = Path(tmp)
+            for kind in ("cold", "warm", "new binary"):
+                if kind == "new binary":
+                    _forget_binary(cache)
+                t, n, _ = asyncio.run(first_lenses(folder, source, {}, cache))
+                wall[kind].append(t)
+                cpu[kind].append(server_bench.LAST_CPU[0])
+                print(f"first lenses {kind}: {t:.2f} s, {cpu[kind][-1]:.2f} s CPU ({n} lenses)", flush=True)
+    for kind in SCENARIOS:
+        print(
+            f"median {kind}: {statistics.median(wall[kind]):.2f} s wall, {statistics.median(cpu[kind]):.2f} s CPU"
+        )
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--routines", type=int, default=3000)
@@ -151,15 +186,7 @@ def main(argv: list[str] | None = None) -> int:
         subprocess.run(gprof, capture_output=True).stdout == subprocess.run(ours, capture_output=True).stdout
     )
     print(f"report byte-identical: {same}")
-    colds, warms = [], []
-    for _ in range(args.reps):
-        with tempfile.TemporaryDirectory() as cache:
-            cold, n_cold, _ = asyncio.run(first_lenses(folder, source, {}, Path(cache)))
-            warm, n_warm, _ = asyncio.run(first_lenses(folder, source, {}, Path(cache)))
-        colds.append(cold)
-        warms.append(warm)
-        print(f"first lenses: cold {cold:.2f} s ({n_cold} lenses), warm {warm:.2f} s ({n_warm})")
-    print(f"median: cold {statistics.median(colds):.2f} s, warm {statistics.median(warms):.2f} s")
+    lenses(folder, source, args.reps)
     return 0
 
 

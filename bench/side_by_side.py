@@ -127,7 +127,8 @@ def main() -> int:
     pythons = {"before": a.before, "after": a.after}
     # stale bytecode would be compiled at every start (PYTHONDONTWRITEBYTECODE)
     for python in pythons.values():
-        tree = Path(python).resolve().parent.parent.parent
+        # CHECKOUT/.venv/bin/python, not resolved (the venv's python links to the interpreter's)
+        tree = Path(python).absolute().parent.parent.parent
         subprocess.run(
             [python, "-m", "compileall", "-q", str(tree / "analysis"), str(tree / "server")], check=False
         )

@@ -61,6 +61,7 @@ ENGINE_ROOMS = (
     "output",
     "disasm",
     "runs",
+    "suites",
     "check",
     "commands",
 )
@@ -238,9 +239,11 @@ def test_no_import_circles() -> None:
 
 
 # the engine's modules that start processes, and what they run: binutils' c++filt (gprof's own
-# demangler), the user's command (`gmonlens record`, because the user asked) and the user's C
-# compiler (building record's helper library)
-PROCESS_STARTERS = {"gmonlens.common.demangle", "gmonlens.runs.launch", "gmonlens.runs.preload"}
+# demangler), the user's command (`gmonlens record`, `gmonlens test`'s tests, because the user
+# asked), the user's C compiler (building record's helper library) and the test runner the user
+# named asked for its list of tests (`gmonlens test`)
+PROCESS_STARTERS = {"gmonlens.common.demangle", "gmonlens.runs.launch", "gmonlens.runs.preload",
+                    "gmonlens.suites.listing"}  # fmt: skip
 _SPAWNERS = {"subprocess", "os.system", "os.popen", "os.posix_spawn", "os.posix_spawnp", "os.fork",
              "os.forkpty", "pty.fork", "os.execv", "os.execve", "os.execvp", "os.execvpe"}  # fmt: skip
 

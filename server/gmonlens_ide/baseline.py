@@ -3,38 +3,29 @@ texts (lens suffix, hover table, the list of changes). No lsprotocol here; the J
 client gets is built in `gmonlens_lsp.wire`.
 
 Where the baseline comes from, first found wins:
-1. a pinned copy (command `gmonlens.pinBaseline`): the current binary and profiles copied into
-   `$XDG_CACHE_HOME/gmonlens/baselines/<folder hash>/` (the engine's cache location; the user's
-   files are never written); `gmonlens.clearBaseline` removes it;
+1. a pinned copy (command `gmonlens.pinBaseline`): the binary and profiles shown, copied into the
+   folder's pin directory (`pinstore`: a data folder, not the disposable cache; the user's files
+   are never written); `gmonlens.clearBaseline` removes it;
 2. the `baseline` setting (gmonlens.yaml or client): profiles and optionally the binary (default:
    the current binary).
 """
 
 from __future__ import annotations
 
-import errno
-import hashlib
-import json
 import os
-import shutil
 from dataclasses import dataclass, field
 from typing import Any
 
-from gmonlens.binary.budget import stored_size
-from gmonlens.common.errors import GmonlensError
-from gmonlens.common.files import open_regular
 from gmonlens.common.model import Profile
 from gmonlens.common.options import AnalysisOptions
-from gmonlens.load import diskcache
 from gmonlens.load.program import Program
 from gmonlens.output.diff_report import MARK
 from gmonlens.profile.diff import ProfileDiff, RoutineDiff, diff_profiles
 
 from . import markdown as md
+from . import pinstore
 from .discovery import _abs, expand_profiles
 from .settings import Settings
-
-META = "baseline.json"
 
 
 @dataclass(frozen=True)
@@ -49,135 +40,18 @@ class Comparison:
     base: Profile | None = field(default=None, compare=False)  # the baseline's profile (hover's arcs)
 
 
-def pin_dir(folder: str) -> str | None:
-    root = diskcache.cache_dir()
-    if root is None:
-        return None
-    digest = hashlib.sha256(os.path.realpath(folder).encode("utf-8", "surrogateescape")).hexdigest()[:24]
-    return os.path.join(root, "baselines", digest)
-
-
-def pinned(folder: str) -> tuple[str, tuple[str, ...], str] | None:
-    """(binary, profiles, label) of the pinned copy, or None."""
-    d = pin_dir(folder)
-    if d is None:
-        return None
-    try:
-        with open(os.path.join(d, META), encoding="utf-8") as fh:
-            meta = json.load(fh)
-        binary = os.path.join(d, str(meta["binary"]))
-        profiles = tuple(os.path.join(d, str(p)) for p in meta["profiles"])
-        label = str(meta.get("label") or "pinned baseline")
-    except (OSError, ValueError, KeyError, TypeError):
-        return None
-    if not os.path.isfile(binary) or not all(os.path.isfile(p) for p in profiles):
-        return None
-    return binary, profiles, label
-
-
-@dataclass(frozen=True)
-class PinnedBaseline:
-    """Where `pin` copied a folder's binary and profiles."""
-
-    folder: str
-    binary: str
-    profiles: tuple[str, ...]
-
-
-def pin(folder: str, binary: str, profiles: tuple[str, ...], label: str) -> PinnedBaseline:
-    """Copy `binary` and `profiles` into the folder's pin directory (replacing an older pin)."""
-    d = pin_dir(folder)
-    if d is None:
-        raise GmonlensError(folder, "cannot pin a baseline: the cache is off (GMONLENS_CACHE)")
-    _check_room(folder, (binary, *profiles))
-    tmp = d + ".new"
-    shutil.rmtree(tmp, ignore_errors=True)
-    os.makedirs(tmp)
-    try:
-        copy_sparse(binary, os.path.join(tmp, "binary"))
-        names = []
-        for i, p in enumerate(profiles):
-            name = f"profile.{i}"
-            copy_sparse(p, os.path.join(tmp, name))
-            names.append(name)
-        with open(os.path.join(tmp, META), "w", encoding="utf-8") as fh:
-            json.dump({"binary": "binary", "profiles": names, "label": label, "folder": folder}, fh)
-        shutil.rmtree(d, ignore_errors=True)
-        os.replace(tmp, d)
-    except OSError as exc:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise GmonlensError(d, f"cannot pin a baseline: {exc.strerror or exc}") from None
-    return PinnedBaseline(folder, os.path.join(d, "binary"), tuple(os.path.join(d, n) for n in names))
-
-
-def _check_room(folder: str, paths: tuple[str, ...]) -> None:
-    """Refuse a pin whose files take more room on disk than the whole cache may."""
-    need = 0
-    for p in paths:
-        try:
-            st = os.stat(p)
-        except OSError as exc:
-            raise GmonlensError(p, f"cannot pin a baseline: {exc.strerror or exc}") from None
-        need += stored_size(st.st_size, getattr(st, "st_blocks", 0))
-    limit = diskcache.max_bytes()
-    if need > limit:
-        raise GmonlensError(
-            folder,
-            f"cannot pin a baseline: its files take {need >> 20} MB on disk, more than the cache's limit "
-            f"of {limit >> 20} MB (GMONLENS_CACHE_MAX_MB)",
-        )
-
-
-def copy_sparse(src: str, dst: str) -> None:
-    """Copy the regular file `src` to the new file `dst` (never through a link), writing only its
-    data: holes stay holes (a 1 GB sparse binary takes on disk what the original takes)."""
-    with open_regular(src, "file to pin") as fin:
-        fd_in = fin.fileno()
-        size = os.fstat(fd_in).st_size
-        fd = os.open(dst, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
-        try:
-            pos = 0
-            while pos < size:
-                try:
-                    start = os.lseek(fd_in, pos, os.SEEK_DATA)
-                    end = os.lseek(fd_in, start, os.SEEK_HOLE)
-                except OSError as exc:
-                    if exc.errno == errno.ENXIO:  # nothing but a hole after `pos`
-                        break
-                    start, end = pos, size  # no SEEK_DATA on this filesystem: copy the rest
-                while start < end:
-                    chunk = os.pread(fd_in, min(1 << 20, end - start), start)
-                    if not chunk:
-                        break
-                    os.pwrite(fd, chunk, start)
-                    start += len(chunk)
-                pos = end
-            os.ftruncate(fd, size)
-        finally:
-            os.close(fd)
-        st = os.fstat(fd_in)
-        os.utime(dst, ns=(st.st_atime_ns, st.st_mtime_ns))
-
-
-def clear(folder: str) -> bool:
-    d = pin_dir(folder)
-    if d is None or not os.path.isdir(d):
-        return False
-    shutil.rmtree(d, ignore_errors=True)
-    return True
-
-
 def configured(
     folder: str, settings: Settings, current_binary: str
 ) -> tuple[tuple[str, tuple[str, ...], str] | None, list[str]]:
     """(binary, profiles, label) of the baseline to use, and problems."""
-    hit = pinned(folder)
-    if hit is not None:
-        return hit, []
+    pin, problem = pinstore.pinned(folder, settings.pin_folder)
+    if pin is not None:
+        return (pin.binary, pin.profiles, pin.label), []
     b = settings.baseline
     if b is None:
-        return None, []
+        return None, [problem] if problem else []
     files, problems = expand_profiles(folder, b.profiles, settings.trusted)
+    problems = [problem, *problems] if problem else problems
     if not files:
         return None, problems
     binary = _abs(folder, b.binary) if b.binary else current_binary

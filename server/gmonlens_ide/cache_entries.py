@@ -10,8 +10,10 @@ missing, stale, corrupt or wrongly shaped entry reads as None and is rebuilt.
 
 from __future__ import annotations
 
+import collections.abc
 import dataclasses
 import functools
+import os
 import types
 import typing
 from array import array
@@ -50,6 +52,7 @@ def profile_key(program: Program, options: object) -> str | None:
 
 
 _COLUMNS = ("arcs", "graph_order", "parents", "children")  # the engine's column tables
+_MAPPINGS = (collections.abc.Mapping, dict)  # Profile's int -> int fields (indirect_children)
 
 
 # A profile entry is stored as columns: per record class, one column per field, numbers as machine
@@ -107,6 +110,8 @@ def _encode_profile(profile: Any) -> dict[str, Any]:
         if f.name in _COLUMNS:  # columns as bytes: no tuple a record
             cls = {"arcs": ArcTable, "graph_order": GraphOrder}.get(f.name, Groups)
             out[f.name] = (cls.__name__, (value if isinstance(value, cls) else cls(value)).to_plain())
+        elif typing.get_origin(hints[f.name]) in _MAPPINGS:  # int -> int, as sorted pairs
+            out[f.name] = tuple(sorted(value.items()))
         elif typing.get_origin(hints[f.name]) is tuple and args and dataclasses.is_dataclass(args[0]):
             rec: Any = args[0]
             fields = typing.get_type_hints(rec)
@@ -245,6 +250,9 @@ def _decode_profile(data: Any) -> Any:
             continue  # below, once the routines and cycles are known
         if typing.get_origin(tp) is tuple and args and dataclasses.is_dataclass(args[0]):
             value = _records(args[0], value)
+        elif typing.get_origin(tp) in _MAPPINGS:
+            diskcache.expect(_checker(tuple[tuple[int, int], ...])(value))
+            value = dict(value)
         else:
             diskcache.expect(_checker(tp)(value))
         kwargs[f.name] = value
@@ -256,6 +264,7 @@ def _decode_profile(data: Any) -> Any:
     diskcache.expect(all(f.routine in rid for f in profile.folded))
     diskcache.expect(all(c.number == k + 1 for k, c in enumerate(profile.cycles)))
     diskcache.expect(all(m in rid for c in profile.cycles for m in (*c.members, *c.member_order)))
+    diskcache.expect(all(k in rid and n >= 0 for k, n in profile.indirect_children.items()))
     return profile
 
 
@@ -293,6 +302,31 @@ def fit_of(program: Program) -> Any:
     return fit
 
 
+_THREADS = b"thread-starter-1"
+
+
+def thread_starter_of(program: Program, find: Callable[[list[str]], str | None]) -> str | None:
+    """`find` of the binary's symbol names (which symbol starts threads, for the profile's health),
+    kept in the disk cache per binary: a second start does not read its symbol table (0.2-0.3 s
+    CPU at 100,000 routines) before the first lenses. Raises as `program.image` does."""
+    key = diskcache.derived_key(program.key, _THREADS)
+
+    def decode(value: Any) -> Any:
+        diskcache.expect(
+            type(value) is tuple and len(value) == 1 and (value[0] is None or type(value[0]) is str)
+        )
+        return value
+
+    cached = diskcache.load("threads", key, decode) if key is not None else None
+    if cached is not None:
+        found: str | None = cached[0]
+        return found
+    found = find([s.name for s in program.image.symbols])
+    if key is not None:
+        diskcache.store("threads", key, (found,))
+    return found
+
+
 def _decode_fit(value: Any) -> Any:
     from gmonlens.profile.fit import Fit
 
@@ -305,3 +339,124 @@ def _decode_fit(value: Any) -> Any:
 def has_profile(key: str | None) -> bool:
     """Whether an entry `write_profile` wrote under `key` is there (not read nor checked)."""
     return diskcache.exists("profile", key)
+
+
+# ---- what a load computes after its first lenses: kept, so that the next start does not ----------
+# recompute them (100,000 routines: the certainty 1.2-2 s CPU, the line heat 0.4 s and more with
+# many samples, both beside the first lenses of an editor that opens a file after the load)
+
+_CERTAINTY = b"certainty-1"
+_R_COLUMNS = ("r_est", "r_callee", "r_callers", "r_ticks", "callers")
+_C_COLUMNS = ("c_est", "c_callee", "c_callers", "c_ticks", "cycle_callers")
+_FLOATS = frozenset({"r_est", "r_ticks", "c_est", "c_ticks"})
+
+
+def write_certainty(key: str | None, cert: Any) -> bool:
+    """Keep `cert` (a `ProfileCertainty` of the profile stored under `key`) in the disk cache."""
+    from gmonlens.profile.certainty import certainty_columns
+
+    cols = certainty_columns(cert)
+    out: dict[str, Any] = {"format": _CERTAINTY}
+    for name, values in cols.items():
+        out[name] = array("d" if name in _FLOATS else "q", values).tobytes()
+    return diskcache.store("certainty", key, out)
+
+
+def read_certainty(key: str | None, profile: Any) -> Any:
+    """The `ProfileCertainty` of `profile` (stored under `key`) kept by `write_certainty`, or None
+    (missing, or not of this profile's shape)."""
+    from gmonlens.profile.certainty import certainty_from_columns
+
+    n, ncyc = len(profile.routines), len(profile.cycles)
+
+    def decode(value: Any) -> Any:
+        diskcache.expect(type(value) is dict and value.get("format") == _CERTAINTY)
+        cols: dict[str, Any] = {}
+        for names, length in ((_R_COLUMNS, n), (_C_COLUMNS, ncyc)):
+            for name in names:
+                raw = value.get(name)
+                diskcache.expect(type(raw) is bytes and len(raw) == 8 * length)
+                cols[name] = array("d" if name in _FLOATS else "q", raw)
+        for side in ("r", "c"):  # a split names a routine (id) or a cycle (-number) of this profile
+            callee, callers = cols[f"{side}_callee"], cols[f"{side}_callers"]
+            diskcache.expect(min(callers, default=0) >= 0)
+            diskcache.expect(all(-ncyc <= e < n for e, k in zip(callee, callers, strict=True) if k))
+        diskcache.expect(min(cols["callers"], default=0) >= 0 and min(cols["cycle_callers"], default=0) >= 0)
+        return certainty_from_columns(profile, cols)
+
+    return diskcache.load("certainty", key, decode)
+
+
+_HEAT = b"heat-1"
+
+
+def write_heat(key: str | None, spans: Any) -> bool:
+    """Keep a line heat's spans (`LineHeat.spans` of the profile stored under `key`)."""
+    files: dict[str, int] = {}
+    fid = [-1 if s.file is None else files.setdefault(s.file, len(files)) for s in spans]
+    out = {
+        "format": _HEAT,
+        "files": tuple(files),
+        "address": array("q", (s.address for s in spans)).tobytes(),
+        "end": array("q", (s.end for s in spans)).tobytes(),
+        "routine": array("q", (s.routine for s in spans)).tobytes(),
+        "file": array("q", fid).tobytes(),
+        "line": array("q", (s.line for s in spans)).tobytes(),
+        "ticks": array("d", (s.ticks for s in spans)).tobytes(),
+    }
+    return diskcache.store("heat", key, out)
+
+
+def read_heat(key: str | None, profile: Any) -> Any:
+    """The `LineHeat` of `profile` (stored under `key`) from the spans `write_heat` kept, or None."""
+    from gmonlens.profile.line_heat import LineSpan, line_heat_of
+
+    def decode(value: Any) -> Any:
+        diskcache.expect(type(value) is dict and value.get("format") == _HEAT)
+        files = value.get("files")
+        diskcache.expect(type(files) is tuple and diskcache.only(files, str))
+        cols = {}
+        for name, code in (("address", "q"), ("end", "q"), ("routine", "q"), ("file", "q"), ("line", "q"),
+                           ("ticks", "d")):  # fmt: skip
+            raw = value.get(name)
+            diskcache.expect(type(raw) is bytes and len(raw) % 8 == 0)
+            cols[name] = array(code, raw)
+        k = len(cols["address"])
+        diskcache.expect(all(len(c) == k for c in cols.values()))
+        n = len(profile.routines)
+        diskcache.expect(all(0 <= r < n for r in cols["routine"]))
+        diskcache.expect(all(-1 <= f < len(files) for f in cols["file"]))
+        spans = [
+            LineSpan(a, e, r, files[f] if f >= 0 else None, line, t)
+            for a, e, r, f, line, t in zip(cols["address"], cols["end"], cols["routine"], cols["file"],
+                                           cols["line"], cols["ticks"], strict=True)
+        ]  # fmt: skip
+        return line_heat_of(profile, spans)
+
+    return diskcache.load("heat", key, decode)
+
+
+def _ran_key(profile_keys: list[str]) -> str | None:
+    if not profile_keys:
+        return None
+    return diskcache.derived_key(diskcache.content_key(b"ran-by"), *(k.encode() for k in profile_keys))
+
+
+def remember_binary(profile_keys: list[str], binary: str) -> None:
+    """Remember (in the disk cache) that the profiles of these content keys were loaded with the
+    binary at `binary` (its real path): when that file is later rebuilt, the profile's refusal can
+    say so for certain (`binary_that_ran`)."""
+    key = _ran_key(profile_keys)
+    if key is not None and binary_that_ran(profile_keys) != os.path.realpath(binary):
+        diskcache.store("ranby", key, os.path.realpath(binary))
+
+
+def binary_that_ran(profile_keys: list[str]) -> str | None:
+    """The real path of the binary these profiles were last loaded with, or None."""
+    key = _ran_key(profile_keys)
+
+    def check(value: Any) -> str:
+        diskcache.expect(type(value) is str)
+        return str(value)
+
+    return diskcache.load("ranby", key, check) if key is not None else None

@@ -4,7 +4,10 @@ Contract of `discover(folder, settings)`:
 - Profiles: `settings.profiles` (files or globs, relative to the folder), else `gmon.out`,
   `gmon.out.*` and `gmon.sum` in the folder or its usual build folders (`SEARCH_DIRS`, and
   `build-*`, `cmake-build-*`), from the folder holding the newest such file. Where both `gmon.sum` and
-  `gmon.out`/`gmon.out.*` are, the newer set is taken (and `Discovery.choice` says so).
+  `gmon.out`/`gmon.out.*` are, the newer set is taken (and `Discovery.choice` says so). A
+  recording (`gmonlens record`'s DIR, `gmonlens-record/` in those folders: `recordings.py`) is one
+  more such set: one program's profiles, as its record.json names them, competing by their newest
+  file; its program is the first binary candidate (still held to the fit rule).
 - Binary: `settings.binary` (relative to the folder), else an ELF executable (PIE or not; never a
   shared object, an object file or a stripped copy), in the profiles' folder, the workspace folder
   or the build folders, that the profiles fit EXACTLY by the engine's rule (`gmonlens.profile.fit`); the
@@ -29,6 +32,7 @@ from gmonlens.load.program import ProfileFiles, Program, is_executable
 from gmonlens.profile.fit import describe
 
 from . import cache_entries
+from .recordings import RecordingSet, find_recordings
 from .settings import UNTRUSTED, Settings
 
 SEARCH_DIRS = (".", "build", "out", "bin", "Debug", "Release", "builddir", "_build", "target", "obj", "dist")
@@ -97,8 +101,27 @@ def find_profiles(folder: str) -> list[str]:
 
 def profile_set(folder: str) -> tuple[list[str], str | None]:
     """Default profile files, and a sentence when a newer set was preferred to another."""
-    best: tuple[float, list[str], str | None] | None = None
-    for d in search_dirs(folder):
+    profiles, why, _recording, _notes = default_profiles(folder)
+    return profiles, why
+
+
+def default_profiles(
+    folder: str, trusted: bool = True, prefer: str | None = None
+) -> tuple[list[str], str | None, RecordingSet | None, list[str]]:
+    """The newest default set (module docstring): (profiles, a sentence when a choice was made,
+    the recording they come from or None, notes on recordings not taken). `trusted` and
+    `prefer` (the binary setting, absolute) are the recordings' (`recordings.find_recordings`)."""
+    dirs = search_dirs(folder)
+    recordings, notes = find_recordings(folder, dirs, trusted, prefer)
+    best: tuple[float, list[str], str | None, RecordingSet | None] | None = None
+    for rec in recordings:
+        newest = _newest(rec.profiles)
+        if best is None or newest > best[0]:
+            best = (newest, list(rec.profiles), _recording_why(folder, rec), rec)
+    held = {r.directory for r in recordings}
+    for d in dirs:
+        if os.path.normpath(d) in held:
+            continue  # a recording's own folder: its record.json says which profiles are whose
         found: list[str] = []
         for pattern in PROFILE_PATTERNS:
             found += [p for p in glob.glob(os.path.join(glob.escape(d), pattern)) if os.path.isfile(p)]
@@ -117,8 +140,19 @@ def profile_set(folder: str) -> tuple[list[str], str | None]:
                 why = f"{brief(parts)} newer than {sums[0]}: using {'them' if len(parts) > 1 else 'it'}, not gmon.sum"
         newest = _newest(found)
         if best is None or newest > best[0]:
-            best = (newest, found, why)
-    return (best[1], best[2]) if best else ([], None)
+            best = (newest, found, why, None)
+    return (best[1], best[2], best[3], notes) if best else ([], None, None, notes)
+
+
+def _recording_why(folder: str, rec: RecordingSet) -> str | None:
+    """A recording's choice, said when it holds profiles of other programs too."""
+    if not rec.others:
+        return None
+    others = brief(_rel(folder, o) for o in rec.others)
+    return (
+        f"the recording in {_rel(folder, rec.directory)}: {_rel(folder, rec.program)}'s profiles "
+        f"(also of {others}: {FIX_BINARY} to choose)"
+    )
 
 
 MAX_PROFILE_MATCHES = 4096  # files a `profiles` setting may name in all; more are left out, said once
@@ -280,8 +314,9 @@ def profile_fits(binary: str, profile: str) -> bool:
         return False
 
 
-_FIX_BINARY = "set `binary` in gmonlens.yaml or the gmonlens.binary client setting"
-_FIX_PROFILES = "set `profiles` in gmonlens.yaml or the gmonlens.profiles client setting"
+# the fixes as the language server's user applies them (gmonlens mcp words its own)
+FIX_BINARY = "set `binary` in gmonlens.yaml or the gmonlens.binary client setting"
+FIX_PROFILES = "set `profiles` in gmonlens.yaml or the gmonlens.profiles client setting"
 
 
 def _rel(folder: str, path: str) -> str:
@@ -295,16 +330,20 @@ def _refusal(reason: str) -> str:
     return rest if sep and head.startswith("profile does not fit") else reason
 
 
-def choose_binary(folder: str, profiles: list[str]) -> tuple[Program | None, str]:
+def choose_binary(folder: str, profiles: list[str], first: Iterable[str] = ()) -> tuple[Program | None, str]:
     """(the binary's Program, why it was taken) or (None, the problem naming each candidate tried
     and why it was refused), by the engine's fit rule; the profiles are read once for all the
-    candidates (`ProfileFiles`)."""
+    candidates (`ProfileFiles`). `first`: candidates tried before those found in the folders (a
+    recording's program), when they are ELF executables."""
     dirs = list(dict.fromkeys(os.path.dirname(p) for p in profiles))
-    candidates = candidate_binaries(folder, dirs)
+    found = candidate_binaries(folder, dirs)
+    ahead = [os.path.normpath(c) for c in first if _is_executable(c)]
+    candidates = list(dict.fromkeys([*ahead, *found]))
     exact: list[Program] = []
     refused: list[str] = []  # "candidate: why", in the order tried
     profile_errors: list[str] = []
-    files = ProfileFiles(profiles)
+    unfit: list[str] = []  # ELF programs the profile does not fit
+    files = ProfileFiles(profiles, keep_open=True)  # the load asks whether they were written since
     for c in candidates:
         program = Program(c, files)
         try:
@@ -323,13 +362,14 @@ def choose_binary(folder: str, profiles: list[str]) -> tuple[Program | None, str
             refused.append(f"{_rel(folder, c)} fits only loosely ({describe(fit).rsplit(': ', 1)[-1]})")
         else:
             refused.append(f"{_rel(folder, c)}: {_refusal(describe(fit))}")
+            unfit.append(c)
     name = brief(_rel(folder, p) for p in profiles)
     if exact:
         exact.sort(key=lambda p: os.path.getmtime(p.path), reverse=True)
         why = f"binary {_rel(folder, exact[0].path)}: fits {name}"
         if len(exact) > 1:
             others = ", ".join(_rel(folder, c.path) for c in exact[1:])
-            why += f"; the newest of {len(exact)} that fit (also {others}; {_FIX_BINARY} to choose)"
+            why += f"; the newest of {len(exact)} that fit (also {others}; {FIX_BINARY} to choose)"
         shared = shared_libraries_beside(exact[0])
         if shared:
             why += (
@@ -344,9 +384,44 @@ def choose_binary(folder: str, profiles: list[str]) -> tuple[Program | None, str
     if not candidates:
         details.append("there is no executable there")
     detail = "".join(f"; {d}" for d in details)
-    return None, (
-        f"{profiles[0]}: no executable in {folder} or its build folders fits this profile{detail}; {_FIX_BINARY}"
+    newer = [c for c in unfit if rebuilt_since(c, profiles)]
+    ran = _binary_that_ran(files)
+    certain = [c for c in newer if os.path.realpath(c) == ran]
+    fix = rebuilt_fix(_rel(folder, (certain or newer)[0]), bool(certain)) if newer else FIX_BINARY
+    return (
+        None,
+        f"{profiles[0]}: no executable in {folder} or its build folders fits this profile{detail}; {fix}",
     )
+
+
+def _binary_that_ran(files: ProfileFiles) -> str | None:
+    try:
+        return cache_entries.binary_that_ran(files.content_keys())
+    except GmonlensError:
+        return None
+
+
+def rebuilt_since(binary: str, profiles: Iterable[str]) -> bool:
+    """Whether `binary` was modified after one of `profiles` was written (a rebuild since the run)."""
+    try:
+        built = os.path.getmtime(binary)
+        return any(built > os.path.getmtime(p) for p in profiles)
+    except OSError:
+        return False
+
+
+RUN_AGAIN = (
+    "run the program again (or pin the old binary: keep a copy of the build that ran and set `binary` to it)"
+)
+
+
+def rebuilt_fix(binary: str, certain: bool) -> str:
+    """The fix for a profile that `binary`, modified since the run, does not fit: setting `binary`
+    to it is refused just the same. `certain`: the profile was loaded with this file before
+    (`cache_entries.binary_that_ran`), so it is a rebuild, not another program."""
+    if certain:
+        return f"{binary} was rebuilt after the run that wrote the profile: {RUN_AGAIN}"
+    return f"if {binary} was rebuilt since the run, {RUN_AGAIN}; if the profile is another program's, {FIX_BINARY}"
 
 
 def _wrappers(folder: str, dirs: list[str], candidates: list[str]) -> list[str]:
@@ -370,21 +445,27 @@ def _wrappers(folder: str, dirs: list[str], candidates: list[str]) -> list[str]:
 def discover(folder: str, settings: Settings) -> Discovery:
     notes: list[str] = []
     choice: list[str] = []
+    first: tuple[str, ...] = ()  # a recording's program: the first binary candidate
     if settings.profiles:
         profiles, problems = expand_profiles(folder, settings.profiles, settings.trusted)
         if problems and not profiles:
             return Discovery(None, (), problem=problems[0], notes=tuple(problems))
         notes += problems
     else:
-        profiles, why = profile_set(folder)
+        prefer = _abs(folder, settings.binary) if settings.binary else None
+        profiles, why, recording, skipped = default_profiles(folder, settings.trusted, prefer)
+        notes += skipped
+        if recording is not None:
+            first = (recording.binary,) if recording.binary else ()
         if not profiles:
             dirs = "/, ".join(SEARCH_DIRS[1:])
-            return Discovery(
-                None,
-                (),
-                problem=f"{folder}: no gmon.out, gmon.out.* or gmon.sum here or in {dirs}/, build-*/, cmake-build-*/ "
-                f"(run the program built with -pg, or {_FIX_PROFILES})",
+            none = (
+                f"{folder}: no gmon.out, gmon.out.* or gmon.sum here or in {dirs}/, build-*/, cmake-build-*/ "
+                f"(run the program built with -pg, or record it with `gmonlens record -- PROGRAM`, which says "
+                f"what is missing when no profile comes; or {FIX_PROFILES})"
             )
+            # a recording that made nothing says more than "nothing here"
+            return Discovery(None, (), problem=skipped[0] if skipped else none, notes=tuple(skipped))
         notes.append("profiles found: " + brief(profiles))
         if why:
             choice.append(why)
@@ -392,7 +473,7 @@ def discover(folder: str, settings: Settings) -> Discovery:
         return Discovery(
             _abs(folder, settings.binary), tuple(profiles), notes=tuple(notes), choice=choice_text(choice)
         )
-    program, why = choose_binary(folder, profiles)
+    program, why = choose_binary(folder, profiles, first)
     if program is None:
         return Discovery(None, tuple(profiles), problem=why, notes=tuple(notes))
     notes.append(why)

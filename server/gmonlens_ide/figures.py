@@ -77,6 +77,17 @@ def is_few(samples: float, shown_value: str) -> bool:
     return 0 < samples < FEW_ROUTINE_SAMPLES and shown_value not in ("0.00", NO_TIME)
 
 
+def gprof_index(r: Routine) -> int | None:
+    """gprof's call-graph index of `r` where `gprof -b` prints it (`[12]`: the routine has an entry,
+    or a line in the index by function name), else None: gprof numbers every routine but shows
+    no number for one without calls or time (only `-z` does)."""
+    shown = r.calls or r.self_calls or r.self_ticks or r.prop_self_ticks or r.prop_child_ticks
+    return r.index if r.printed and r.index and shown and not r.is_line else None
+
+
+NO_FIGURES = "never called and without samples"
+
+
 def calls_text(r: Routine) -> str:
     """The call count as gprof prints it: `N`, `N+M` with recursive calls, "" when never called."""
     return f"{r.calls}+{r.self_calls}" if r.self_calls else str(r.calls) if r.calls else ""

@@ -462,6 +462,20 @@ class SourceIndex:
             return {}
         return {a: hit for a in sites if (hit := table.lookup(a)) is not None}
 
+    def body_ends(self, items: list[tuple[int, Place]]) -> dict[int, int]:
+        """Routine id -> the 1-based line of its last instruction (the end of its body as built),
+        for the routines of `items` whose last instruction is in the file of their place and not
+        above it."""
+        routines = self.profile.routines
+        ends = self._site_lines([routines[rid].end_address for rid, _ in items])
+        out: dict[int, int] = {}
+        with self._lock:
+            for rid, place in items:
+                hit = ends.get(routines[rid].end_address)
+                if hit is not None and hit[1] >= place.line and self._resolve(hit[0])[0] == place.path:
+                    out[rid] = hit[1]
+        return out
+
     def routine_at(self, path: str, line: int, word: str | None) -> int | None:
         """The routine named at (path, 1-based line): the first of `routines_at`."""
         rids = self.routines_at(path, line, word)

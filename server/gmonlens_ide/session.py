@@ -26,15 +26,18 @@ from typing import Any
 
 from gmonlens.common.errors import GmonlensError, reason
 from gmonlens.common.model import Profile
-from gmonlens.load.program import Program
+from gmonlens.load.program import ProfileFiles, Program
 from gmonlens.load.sourcemap import SourceMapper
 from gmonlens.profile.certainty import Health, ProfileCertainty, certainty, profile_health, thread_starter
 
-from . import cache_entries
-from .discovery import PROFILE_PATTERNS, Discovery, discover, search_dirs
-from .heat_index import HeatHolder, HeatIndex, compute
+from . import cache_entries, writes
+from .budgets import BudgetHolder
+from .discovery import PROFILE_PATTERNS, Discovery, _abs, rebuilt_fix, rebuilt_since, search_dirs
+from .heat_index import HeatHolder, HeatIndex, build_index, compute
 from .index import SourceIndex
+from .recordings import manifests
 from .settings import CONFIG_FILE, Settings
+from .suites import Choice, discover_folder
 
 log = logging.getLogger(__name__)
 
@@ -82,11 +85,20 @@ class LoadedFolder:
     comparison: Any = None  # baseline.Comparison when the folder has a baseline
     heat: HeatHolder = field(default_factory=HeatHolder, compare=False)  # line heat, computed once
     health: tuple[Health, ...] = ()  # what makes the whole profile less trustworthy (certainty.py)
+    read_as: Any = None  # pinstore.Expected: the binary and profiles as this load read them (pins)
 
     @functools.cached_property
     def certainty(self) -> ProfileCertainty:
-        """Sample counts, errors and estimated parts of every routine (computed on first use)."""
-        return certainty(self.profile)
+        """Sample counts, errors and estimated parts of every routine (computed on first use; for a
+        large profile, kept in the disk cache: the next start of the same profile reads it)."""
+        if not kept_in_cache(self.profile):
+            return certainty(self.profile)
+        found = cache_entries.read_certainty(self.profile_key, self.profile)
+        if found is None:
+            found = certainty(self.profile)
+            cache_entries.write_certainty(self.profile_key, found)
+        assert isinstance(found, ProfileCertainty)
+        return found
 
     def certainty_ready(self) -> ProfileCertainty | None:
         """`certainty` when computed already, else None (never waits: a hover shows the figures
@@ -99,6 +111,8 @@ class LoadedFolder:
     flame: Memo = field(default_factory=Memo, compare=False)  # flame trees by their parameters
     # routines by name and their places, for `lookup` (one entry per name table and place asked)
     names: Memo = field(default_factory=lambda: Memo(1 << 20), compare=False)
+    # each routine's budgets (the folder's budget file), computed after the load (budgets.py)
+    budgets: BudgetHolder = field(default_factory=BudgetHolder, compare=False)
 
     @property
     def total_seconds(self) -> float | None:
@@ -116,6 +130,7 @@ class LoadOutcome:
     inputs: tuple[str, ...] = ()  # files whose change means "reload"
     choice: str | None = None  # which of several fitting binaries / profile sets discovery took, and why
     superseded: bool = False
+    writing: tuple[str, ...] = ()  # profiles still being written: nothing loaded, keep the last one
 
 
 def profile_health_of(program: Program, profile: Profile) -> tuple[Health, ...]:
@@ -124,7 +139,7 @@ def profile_health_of(program: Program, profile: Profile) -> tuple[Health, ...]:
     from gmonlens.load.health import binary_changed
 
     try:
-        starter = thread_starter([s.name for s in program.image.symbols])
+        starter = cache_entries.thread_starter_of(program, thread_starter)
     except GmonlensError:
         starter = None
     found = [*profile_health(profile, starter), binary_changed(program.path, program.profiles.paths)]
@@ -147,8 +162,16 @@ def _stale_problems(binary: str, profiles: tuple[str, ...]) -> list[str]:
 
 
 # routines + arcs up to which the load computes the certainty itself (SQLite: 14,000, some 30 ms);
-# past that it is background work after the first lenses (100,000 routines: 2 s CPU)
+# past that it is background work after the first lenses (100,000 routines: 1.2-2 s CPU), and
+# what that work computes (the certainty, the line heat) is kept in the disk cache for the next
+# start (`kept_in_cache`)
 CERTAINTY_IN_LOAD = 30_000
+
+
+def kept_in_cache(profile: Profile) -> bool:
+    """Whether the certainty and the line heat of `profile` are kept in the disk cache (a large
+    profile's: a small one's are computed faster than read)."""
+    return len(profile.routines) + len(profile.arcs) > CERTAINTY_IN_LOAD
 
 
 class Superseded(Exception):
@@ -156,17 +179,22 @@ class Superseded(Exception):
 
 
 def load_folder(
-    folder: str, settings: Settings, generation: int, stop: Callable[[], bool] | None = None
+    folder: str,
+    settings: Settings,
+    generation: int,
+    stop: Callable[[], bool] | None = None,
+    test: Choice | None = None,
 ) -> LoadOutcome:
     """Find and load the profile of `folder` (see module contract). `stop` is asked between
-    phases; when it says True the load ends early with a `superseded` outcome."""
+    phases; when it says True the load ends early with a `superseded` outcome. `test`: a test of
+    the folder's `gmonlens test` folder, or the whole suite, loaded instead (`suites.Choice`)."""
 
     def check() -> None:
         if stop is not None and stop():
             raise Superseded
 
     try:
-        return _load_folder(folder, settings, generation, check)
+        return _load_folder(folder, settings, generation, check, test)
     except Superseded:
         return LoadOutcome(None, superseded=True)
     except MemoryError:
@@ -176,22 +204,56 @@ def load_folder(
         return LoadOutcome(None, blocking=f"{folder}: internal error: {type(exc).__name__}: {reason(exc)}")
 
 
-def _load_folder(folder: str, settings: Settings, generation: int, check: Callable[[], None]) -> LoadOutcome:
+def _load_folder(
+    folder: str, settings: Settings, generation: int, check: Callable[[], None], test: Choice | None = None
+) -> LoadOutcome:
     started = time.monotonic()
+    started_ns = time.time_ns()
     check()
-    found: Discovery = discover(folder, settings)
+    found: Discovery = discover_folder(folder, settings, test)
     check()
     inputs = [os.path.join(folder, CONFIG_FILE), *found.profiles]
     if found.binary:
         inputs.append(found.binary)
     if found.problem or not found.binary or not found.profiles:
+        pending = writes.written_since(found.profiles, started_ns)
+        if pending:  # a profile read in the middle of its write: not a problem, not loaded yet
+            return LoadOutcome(None, writing=tuple(pending), notes=found.notes, inputs=tuple(inputs))
         return LoadOutcome(
             None,
             blocking=found.problem or f"{folder}: no profile",
             notes=found.notes,
             inputs=tuple(inputs),
         )
-    program = found.program or Program(found.binary, found.profiles)
+    program = found.program or Program(found.binary, ProfileFiles(found.profiles, keep_open=True))
+    try:
+        outcome = _load_program(folder, settings, generation, check, found, program, inputs, started)
+    finally:
+        handles = program.profiles.close_handles()
+    try:
+        fds = {p: fh.fileno() for p, fh in handles.items()}
+        pending = writes.unfinished(program.profiles.read_as, fds) or (
+            writes.written_since(found.profiles, started_ns) if outcome.loaded is None else []
+        )
+    finally:
+        for fh in handles.values():
+            fh.close()
+    if pending:  # what was read may be a torn profile: keep showing the last complete one
+        return LoadOutcome(None, writing=tuple(pending), notes=found.notes, inputs=tuple(inputs))
+    return outcome
+
+
+def _load_program(
+    folder: str,
+    settings: Settings,
+    generation: int,
+    check: Callable[[], None],
+    found: Discovery,
+    program: Program,
+    inputs: list[str],
+    started: float,
+) -> LoadOutcome:
+    assert found.binary is not None
     try:
         from gmonlens.common.options import AnalysisOptions
         from gmonlens.load.loader import load_profile
@@ -206,7 +268,11 @@ def _load_folder(folder: str, settings: Settings, generation: int, check: Callab
             _entry_lines(program)
             profile = load_profile(program, options=options)
     except GmonlensError as exc:
-        return LoadOutcome(None, blocking=str(exc), notes=found.notes, inputs=tuple(inputs))
+        text = str(exc)
+        if "does not fit" in text and rebuilt_since(found.binary, found.profiles):
+            certain = _ran_with(program) == os.path.realpath(found.binary)
+            text += f"; {rebuilt_fix(found.binary, certain)}"
+        return LoadOutcome(None, blocking=text, notes=found.notes, inputs=tuple(inputs))
     except Exception as exc:  # an engine bug must not take the server down
         log.exception("loading %s failed", found.binary)
         return LoadOutcome(
@@ -227,6 +293,7 @@ def _load_folder(folder: str, settings: Settings, generation: int, check: Callab
     )
     warnings = [*profile.problems, *_stale_problems(found.binary, found.profiles)]
     comparison = _compare(folder, settings, program, profile, options, warnings, inputs)
+    read_as = _read_as(program)
     program.release_profile_inputs()  # the symbol records and gmon.out bytes: 26 MB at 100k routines
     loaded = LoadedFolder(
         generation=generation,
@@ -243,6 +310,7 @@ def _load_folder(folder: str, settings: Settings, generation: int, check: Callab
         seconds=time.monotonic() - started,
         comparison=comparison,
         health=profile_health_of(program, profile),
+        read_as=read_as,
     )
     if len(profile.routines) + len(profile.arcs) <= CERTAINTY_IN_LOAD:
         _ = loaded.certainty  # small: ready for the first hover (a large one: reload._finish)
@@ -253,6 +321,27 @@ def _load_folder(folder: str, settings: Settings, generation: int, check: Callab
         inputs=tuple(inputs),
         choice=found.choice,
     )
+
+
+def _ran_with(program: Program) -> str | None:
+    """The binary the profiles were last loaded with (`cache_entries.binary_that_ran`)."""
+    try:
+        return cache_entries.binary_that_ran(program.profiles.content_keys())
+    except GmonlensError:
+        return None
+
+
+def _read_as(program: Program) -> Any:
+    """The binary and profiles as the load read them (`pinstore.Expected`: a pin copies exactly
+    these, or refuses), or None."""
+    from .pinstore import Expected
+
+    try:
+        keys = program.profiles.content_keys()
+        cache_entries.remember_binary(keys, program.path)  # a rebuild's refusal then says so
+        return Expected(program.identity(), tuple(keys))
+    except GmonlensError:
+        return None
 
 
 def _entry_lines(program: Program) -> None:
@@ -282,6 +371,11 @@ def _compare(
     from . import baseline
 
     found, problems = baseline.configured(folder, settings, program.path)
+    from .pinstore import CURRENT, pin_dir
+
+    pins = pin_dir(folder, settings.pin_folder)
+    if pins is not None:  # a pin made or cleared elsewhere (another window) is seen
+        inputs.append(os.path.join(pins, CURRENT))
     warnings += problems
     if found is None:
         return None
@@ -300,9 +394,19 @@ def line_heat(loaded: LoadedFolder) -> HeatIndex | None:
         return None
     index = loaded.index
     samples = loaded.program.gmon  # the load's records, read once (the cached Profile has no samples)
-    return loaded.heat.get(
-        lambda: compute(loaded.profile, samples().histograms, index.line_table(), index.resolve)
-    )
+    profile, key = loaded.profile, loaded.profile_key
+
+    def make() -> HeatIndex:
+        kept = kept_in_cache(profile)
+        heat = cache_entries.read_heat(key, profile) if kept else None
+        if heat is not None:  # a previous start of the same profile computed it
+            return build_index(heat, profile, index.resolve)
+        found = compute(profile, samples().histograms, index.line_table(), index.resolve)
+        if kept:
+            cache_entries.write_heat(key, found.heat.spans)
+        return found
+
+    return loaded.heat.get(make)
 
 
 def finish_index(loaded: LoadedFolder) -> list[str]:
@@ -353,32 +457,82 @@ class FolderState:
     settings_problems: tuple[str, ...] = ()
     settings: Settings = field(default_factory=Settings)
     last_stamp: dict[str, tuple[int, int]] | None = None  # what the poller last saw
+    read_stamp: dict[str, tuple[int, int]] | None = None  # what the last load read (its `last_stamp`)
+    writing: tuple[str, ...] = ()  # profiles a load found still being written (reload when done)
+    pin_serial: int = 0  # pins and clears asked (a pin's answer says when a later one replaced it)
     client_settings: Any = None  # the client's `gmonlens` section for this folder (scopeUri)
+    test: Choice | None = None  # a test (or the whole suite) of its `gmonlens test` folder, chosen
+    budget_problems: tuple[str, ...] = ()  # the budgets' problems last told (budgets.py)
+    budget_broken: str | None = None  # the budget file that could not be used, last told
 
     def watch_paths(self) -> list[str]:
-        """What to poll, at most about `MAX_POLLED_FILES` paths whatever the number of profiles:
-        the settings file, the binary and the profiles, or, past that many profiles, the folders
-        holding them (a folder's mtime changes when a file appears, goes or is renamed in it); and
-        without a `profiles` setting the folders where default profiles would appear."""
+        """The files to poll, at most about `MAX_POLLED_FILES` whatever the number of profiles: the
+        settings file, the binary, the profiles and the baseline's files (past that many profiles,
+        their folders' listings stand for them: `watch_dirs`), and the default profiles present
+        where discovery looks (without a `profiles` setting)."""
         config = os.path.join(self.path, CONFIG_FILE)
         binary = self.loaded.binary if self.loaded is not None else None
         files = [p for p in self.inputs if p not in (config, binary)]
-        dirs = search_dirs(self.path) if not self.settings.profiles else []
-        for d in dirs:  # where default profiles would appear (or be rewritten)
+        for d in self._default_dirs():  # where default profiles would appear (or be rewritten)
             for pattern in PROFILE_PATTERNS:
                 files += glob.glob(os.path.join(glob.escape(d), pattern))
         files = list(dict.fromkeys(files))
         if len(files) > MAX_POLLED_FILES:
-            files = sorted({os.path.dirname(p) for p in files})
-        paths = [config, *([binary] if binary else []), *files, *dirs]
-        return list(dict.fromkeys(paths))
+            files = []
+        records = manifests(self._default_dirs())  # a recording's record.json, written after its profiles
+        return list(dict.fromkeys([config, *([binary] if binary else []), *files, *records]))
+
+    def _default_dirs(self) -> list[str]:
+        return search_dirs(self.path) if not self.settings.profiles else []
+
+    def watch_dirs(self) -> dict[str, tuple[str, ...]]:
+        """Folders whose profile names are watched (a profile appearing, going or renamed there
+        means "reload"; any other file there, an editor's swap file or a build's output, does not):
+        discovery's folders without a `profiles` setting, and past `MAX_POLLED_FILES` profiles
+        the folders holding them; each with the name patterns that count."""
+        patterns = [*PROFILE_PATTERNS, *(os.path.basename(p) for p in self.settings.profiles)]
+        dirs = dict.fromkeys(self._default_dirs(), tuple(PROFILE_PATTERNS))
+        for p in self.settings.profiles:  # `profiles: [runs/*.gmon]`: a new run in runs/
+            head, name = os.path.split(_abs(self.path, p))
+            if glob.has_magic(name) and not glob.has_magic(head):
+                dirs[head] = tuple(dict.fromkeys([*dirs.get(head, ()), name]))
+        config = os.path.join(self.path, CONFIG_FILE)
+        binary = self.loaded.binary if self.loaded is not None else None
+        profiles = [p for p in self.inputs if p not in (config, binary)]
+        if len(profiles) > MAX_POLLED_FILES:
+            for d in sorted({os.path.dirname(p) for p in profiles}):
+                dirs[d] = tuple(dict.fromkeys([*dirs.get(d, ()), *patterns]))
+        return dirs
 
 
 def watched_stamp(state: FolderState) -> dict[str, tuple[int, int]]:
-    """`stamp(state.watch_paths())`: listings and stats of the folder (its build folders, their
-    profiles), for a thread: at 100,000 routines the folder holds 2,000 files and this took
-    52-391 ms of the event loop beside the background work (bench/loopwatch.py)."""
-    return stamp(state.watch_paths())
+    """What the poller compares: `stamp(state.watch_paths())` and, for each of `watch_dirs()`
+    holding profiles, the names of those (`names_stamp`, keyed by the folder's path and a
+    separator). Nothing else of a folder counts: the folder's own mtime changes with every file
+    created in it (vim's swap files, git, a build). For a thread: at 100,000 routines the folder
+    holds 2,000 files and this took 52-391 ms of the event loop beside the background work
+    (bench/loopwatch.py)."""
+    out = stamp(state.watch_paths())
+    for d, patterns in state.watch_dirs().items():
+        names = names_stamp(d, patterns)
+        if names is not None:
+            out[os.path.join(d, "")] = names
+    return out
+
+
+def names_stamp(directory: str, patterns: tuple[str, ...]) -> tuple[int, int] | None:
+    """(how many, a hash of the sorted names) of the names in `directory` matching `patterns`;
+    None when there are none (or it cannot be listed)."""
+    import fnmatch
+    import zlib
+
+    try:
+        names = sorted(n for n in os.listdir(directory) if any(fnmatch.fnmatchcase(n, p) for p in patterns))
+    except OSError:
+        return None
+    if not names:
+        return None
+    return len(names), zlib.crc32("\0".join(names).encode("utf-8", "surrogateescape"))
 
 
 def stamp(paths: list[str]) -> dict[str, tuple[int, int]]:

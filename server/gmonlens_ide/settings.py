@@ -58,8 +58,10 @@ class Settings:
     source_map: tuple[tuple[str, str], ...] = ()
     lens_title: str = DEFAULT_LENS_TITLE
     baseline: Baseline | None = None
+    pin_folder: str | None = None  # where pinned baselines are kept (default: pinstore.data_root())
     line_heat_label: str = DEFAULT_LINE_HEAT_LABEL  # inlay hint at the end of a hot line
     line_heat_min_percent: float = DEFAULT_LINE_HEAT_MIN_PERCENT  # hot: at least this % of the total
+    budgets: str | None = None  # the budget file (`gmonlens check`'s; default: found by name, budgets.py)
     sources: tuple[str, ...] = field(default=(), compare=False)  # where values came from, for logs
     trusted: bool = False  # the client says the workspace is trusted (never gmonlens.yaml itself)
 
@@ -67,12 +69,13 @@ class Settings:
 _YAML_KEYS = {"binary": "binary", "profiles": "profiles", "static_call_graph": "static_call_graph",
               "clones": "clones_apart",
               "source_map": "source_map", "lens_title": "lens_title", "baseline": "baseline",
-              "line_heat_label": "line_heat_label", "line_heat_min_percent": "line_heat_min_percent"}  # fmt: skip
+              "pin_folder": "pin_folder", "line_heat_label": "line_heat_label", "line_heat_min_percent": "line_heat_min_percent",
+              "budgets": "budgets"}  # fmt: skip
 _CLIENT_KEYS = {"binary": "binary", "profiles": "profiles", "staticCallGraph": "static_call_graph",
                 "clones": "clones_apart",
                 "sourceMap": "source_map", "lensTitle": "lens_title", "baseline": "baseline",
-                "lineHeatLabel": "line_heat_label", "lineHeatMinPercent": "line_heat_min_percent",
-                "trustedWorkspace": "trusted"}  # fmt: skip
+                "pinFolder": "pin_folder", "lineHeatLabel": "line_heat_label", "lineHeatMinPercent": "line_heat_min_percent",
+                "budgets": "budgets", "trustedWorkspace": "trusted"}  # fmt: skip
 
 
 def _check(name: str, value: Any, origin: str, written: str | None = None) -> tuple[Any, str | None]:
@@ -81,9 +84,11 @@ def _check(name: str, value: Any, origin: str, written: str | None = None) -> tu
     bad = f"{origin}: `{written or name}` "
     if value is None:
         return None, None
-    if name == "binary":
+    if name in ("binary", "pin_folder", "budgets"):
         if not isinstance(value, str):
-            return None, bad + "must be a string (the profiled executable); ignored"
+            what = {"binary": "the profiled executable", "pin_folder": "a folder for pinned baselines",
+                    "budgets": "a budget file"}[name]  # fmt: skip
+            return None, bad + f"must be a string ({what}); ignored"
         if path_problem(value):
             return None, bad + f"{path_problem(value)}; ignored"
         return (value.strip() or None), None
@@ -273,10 +278,9 @@ def effective_settings(folder: str, client: Any) -> tuple[Settings, list[str]]:
     return merged, problems + more
 
 
-UNTRUSTED = (
-    "leads outside the workspace folder: read only in a trusted workspace "
-    "(VS Code: trust the folder; other clients: the gmonlens.trustedWorkspace setting)"
-)
+# how the language server's user trusts a folder (gmonlens mcp says its own: --trust-workspace)
+TRUST_FIX = "(VS Code: trust the folder; other clients: trustedWorkspace in initializationOptions)"
+UNTRUSTED = f"leads outside the workspace folder: read only in a trusted workspace {TRUST_FIX}"
 
 
 def outside(folder: str, path: str) -> bool:
@@ -286,6 +290,12 @@ def outside(folder: str, path: str) -> bool:
         os.path.join(folder, os.path.expanduser(path.replace("${workspaceFolder}", folder)))
     )
     return full != root and not full.startswith(root.rstrip(os.sep) + os.sep)
+
+
+def outside_pattern(folder: str, pattern: str) -> bool:
+    """Whether the files a path or glob names may lie outside `folder` (its part before the first
+    wildcard leads outside; links resolved)."""
+    return outside(folder, _fixed_part(pattern))
 
 
 def _fixed_part(pattern: str) -> str:
@@ -313,6 +323,10 @@ def fence(folder: str, s: Settings, client: Settings) -> tuple[Settings, list[st
 
     if s.binary and client.binary is None and not keep("binary", (s.binary,)):
         changes["binary"] = None
+    if s.pin_folder and client.pin_folder is None and not keep("pin_folder", (s.pin_folder,)):
+        changes["pin_folder"] = None  # pins are written there: only inside, unless trusted
+    if s.budgets and client.budgets is None and not keep("budgets", (s.budgets,)):
+        changes["budgets"] = None
     if s.profiles and client.profiles == ():
         changes["profiles"] = keep("profiles", s.profiles, fixed=True)
     if s.source_map and client.source_map == ():

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import signal
 import sys
 from typing import TYPE_CHECKING
 
@@ -72,9 +73,27 @@ def _limit_memory(limit: int) -> None:
         resource.setrlimit(resource.RLIMIT_AS, (cap, hard))
 
 
+def _end_with(parent: int) -> None:
+    """End this process when `parent` (the server) ends, however it ends (SIGKILL included):
+    Linux's parent-death signal; gone already: end now."""
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        return
+    if os.getppid() != parent:
+        os._exit(0)
+
+
 def main(argv: list[str]) -> int:
-    """`[--max-memory=BYTES] BINARY [--static-call-graph] PROFILE...`; the limit is set on this
-    process (RLIMIT_AS) before anything is read."""
+    """`[--max-memory=BYTES] [--parent=PID] BINARY [--static-call-graph] PROFILE...`; the limit
+    is set on this process (RLIMIT_AS) before anything is read; with `--parent`, the process ends
+    when that one does."""
+    for a in argv:
+        if a.startswith("--parent=") and a[9:].isdigit():
+            _end_with(int(a[9:]))
     with contextlib.suppress(OSError):
         os.nice(10)
     from gmonlens.common import mallocpolicy
@@ -84,7 +103,7 @@ def main(argv: list[str]) -> int:
         if a.startswith("--max-memory=") and a[13:].isdigit():
             _limit_memory(int(a[13:]))
     flags = ("--static-call-graph", "--clones-apart")
-    args = [a for a in argv if a not in flags and not a.startswith("--max-memory=")]
+    args = [a for a in argv if a not in flags and not a.startswith(("--max-memory=", "--parent="))]
     if not args:
         print(
             "usage: python -m gmonlens_ide.warmup [--max-memory=BYTES] BINARY "

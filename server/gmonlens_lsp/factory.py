@@ -9,11 +9,14 @@ from .features import (
     call_hierarchy,
     code_lens,
     disassembly,
+    documents,
     flame_graph,
     hover,
     lifecycle,
     line_heat,
     profile_commands,
+    record,
+    tests,
     watch,
     workspace_symbols,
 )
@@ -32,6 +35,9 @@ FEATURES = (
     call_graph,
     flame_graph,
     disassembly,
+    record,
+    documents,
+    tests,
 )
 
 

@@ -1,7 +1,7 @@
 """From LSP: the one reader of what requests name. A folder (`folder_for`: a folder's URI or a
 document in it) and the cursor (`cursor_at`: the folder, its load, the file and the identifier at an
 LSP position, resolved once per request; the open text, else the file on disk read off the event
-loop). Positions are LSP's (0-based lines, UTF-16 columns); the index takes 1-based lines.
+loop; the line mapped back through unsaved edits to the build's, `line_map`). Positions are LSP's (0-based lines, UTF-16 columns); the index takes 1-based lines.
 
 Also what `to_lsp` is given, since it reads nothing itself: the text of a declaration's line
 (`place_text`), routines' places (`places_of`: the index may decode DWARF) and the call-site lines
@@ -19,11 +19,13 @@ from urllib.parse import unquote
 from lsprotocol import types
 
 from gmonlens_ide.index import Place, link_budget
+from gmonlens_ide.linemap import LineMap
 from gmonlens_ide.session import FolderState, LoadedFolder
-from gmonlens_ide.sourcetext import LineLocator, file_lines, index_of_utf16
+from gmonlens_ide.sourcetext import LineLocator, file_lines, index_of_utf16, lsp_lines
 
 from . import to_lsp, uris
 from .server import GmonlensServer
+from .textsync import SplicingTextDocument
 
 # the part of the word before the cursor may be empty: the cursor can sit on its first character
 WORD = re.compile(r"(?:[A-Za-z_~][A-Za-z0-9_]*)?$")
@@ -31,11 +33,37 @@ WORD_END = re.compile(r"^[A-Za-z0-9_]*")
 WORD_AT_TILDE = re.compile(r"^~[A-Za-z_][A-Za-z0-9_]*")  # a destructor's name, the cursor on its `~`
 
 
-def open_text(ls: GmonlensServer, uri: str) -> str | None:
-    """The text of `uri` when the client has it open (never read from disk here: on the event loop)."""
+class _PlainLines:
+    """The lines of a document pygls holds as one string (a workspace `textsync` was not
+    installed on)."""
+
+    def __init__(self, text: str) -> None:
+        self._locator = LineLocator(text)
+
+    def line(self, i: int) -> str:
+        return self._locator.line(i)
+
+    def line_count(self) -> int:
+        return len(lsp_lines(self._locator.text))
+
+
+def open_doc(ls: GmonlensServer, uri: str) -> SplicingTextDocument | _PlainLines | None:
+    """The document `uri` when the client has it open (its lines; never read from disk here)."""
     doc = ls.workspace.text_documents.get(unquote(uri))  # pygls's key
-    source = getattr(doc, "_source", None) if doc is not None else None
-    return source if isinstance(source, str) else None
+    if isinstance(doc, SplicingTextDocument) or doc is None:
+        return doc
+    source = getattr(doc, "_source", None)
+    return _PlainLines(source) if isinstance(source, str) else None
+
+
+def line_map(ls: GmonlensServer, uri: str, loaded: LoadedFolder) -> LineMap | None:
+    """How the open document's lines moved since the text `loaded`'s binary was built from
+    (`linemap.EditLog.since`); None when it is not open or not edited since."""
+    doc = open_doc(ls, uri)
+    if not isinstance(doc, SplicingTextDocument):
+        return None
+    built = loaded.read_as.binary[3] if loaded.read_as is not None and loaded.read_as.binary else None
+    return doc.edits.since(built)
 
 
 def word_in(lines: Sequence[str], position: types.Position) -> str | None:
@@ -54,12 +82,11 @@ def word_in(lines: Sequence[str], position: types.Position) -> str | None:
 async def word_at(ls: GmonlensServer, uri: str, position: types.Position) -> str | None:
     """The identifier under the cursor (open document text, else the file on disk, read off the
     event loop with the regular-file checks)."""
-    text = open_text(ls, uri)
-    if text is not None:  # one line of it, not a split of the whole text (40 ms on a 9 MB file)
-        locator = LineLocator(text)
-        if locator.start(position.line) < 0:
+    doc = open_doc(ls, uri)
+    if doc is not None:  # one line of it, not a split of the whole text (40 ms on a 9 MB file)
+        if not 0 <= position.line < doc.line_count():
             return None
-        return word_in([locator.line(position.line)], to_lsp.position(0, position.character))
+        return word_in([doc.line(position.line)], to_lsp.position(0, position.character))
     path = uris.to_fs_path(uri)
     if not path:
         return None
@@ -101,7 +128,11 @@ async def cursor_at(ls: GmonlensServer, uri: str, position: types.Position) -> C
     if state is None or loaded is None or not path:
         return None
     word = await word_at(ls, uri, position)
-    return Cursor(state, loaded, path, position.line + 1, word) if word else None
+    moved = line_map(ls, uri, loaded)
+    line = position.line if moved is None else moved.base(position.line)
+    if line is None:  # a line written since the build: as it stands
+        line = position.line
+    return Cursor(state, loaded, path, line + 1, word) if word else None
 
 
 async def routine_under_cursor(

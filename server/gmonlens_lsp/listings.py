@@ -9,19 +9,17 @@ any generation of the folder's profile, so the document follows reloads of the s
 
 from __future__ import annotations
 
-import threading
 from urllib.parse import parse_qs, quote, unquote, urlsplit
 
 from gmonlens.common.model import Routine
 from gmonlens.disasm.render import render_lines
-from gmonlens.disasm.session import DisasmContext, gprof_lines
+from gmonlens_ide.listing_context import context as context
+from gmonlens_ide.listing_context import source_text
 from gmonlens_ide.session import LoadedFolder
-from gmonlens_ide.sourcetext import file_lines
 
 from . import wire
 
 SCHEME = "gmonlens-disasm"
-_LOCK = threading.Lock()
 
 
 def doc_uri(folder: str, r: Routine, syntax: str = "att", compact: bool = False) -> str:
@@ -58,31 +56,6 @@ def find(loaded: LoadedFolder, name: str, address: int | None) -> int | None:
     return chosen[0].id if chosen else None
 
 
-def context(loaded: LoadedFolder, syntax: str) -> DisasmContext:
-    """The folder's listing context for this load (built once per syntax: reads the code, the
-    histograms again, BFD's line table and gprof -l's names from the disk cache or the DWARF)."""
-    with _LOCK:
-        ctx = loaded.disasm.get(syntax)
-        if ctx is None:
-            program = loaded.program
-            image = program.image
-            other = next(iter(loaded.disasm.values()), None)
-            lines = (
-                (other.lines, other.names.scopes) if other is not None and other.names is not None else None
-            )
-            ctx = DisasmContext.of(
-                loaded.binary,
-                image,
-                loaded.profile,
-                program.gmon().histograms,
-                syntax,
-                lines or gprof_lines(program),
-                program.address_names(),  # objdump's names of PLT entries and GOT slots
-            )
-            loaded.disasm[syntax] = ctx
-        return ctx
-
-
 def document(
     loaded: LoadedFolder, folder: str, rid: int, syntax: str = "att", compact: bool = False
 ) -> wire.Disassembly:
@@ -94,13 +67,7 @@ def document(
     listing = ctx.listing(rid)
     display = ctx.display_names([listing])
     index = loaded.index
-
-    def source(file: str, line: int) -> str | None:
-        path = index.resolve(file)
-        lines = file_lines(path) if path else ()
-        return lines[line - 1] if 0 < line <= len(lines) else None
-
-    rows = render_lines(listing, display, ctx.target_names, source, compact=compact)
+    rows = render_lines(listing, display, ctx.target_names, source_text(loaded), compact=compact)
     sec = listing.seconds
     whole = sum(i.ticks for i in listing.instructions)
     r = listing.routine

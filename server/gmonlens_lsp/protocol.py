@@ -26,7 +26,7 @@ from cattrs.errors import ClassValidationError
 from cattrs.v import transform_error
 from lsprotocol import types
 from lsprotocol.types import ResponseErrorMessage
-from pygls.exceptions import JsonRpcInvalidParams, JsonRpcMethodNotFound
+from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams, JsonRpcMethodNotFound
 from pygls.protocol import LanguageServerProtocol
 from pygls.protocol.json_rpc import JsonRPCNotification, JsonRPCRequestMessage, JsonRPCResponseMessage
 from pygls.protocol.language_server import lsp_method
@@ -39,6 +39,14 @@ PARSE_ERROR = -32700
 INVALID_REQUEST = -32600
 INVALID_PARAMS = -32602
 SERVER_NOT_INITIALIZED = -32002
+REQUEST_FAILED = -32803
+
+
+class RequestFailed(JsonRpcException):
+    """LSP's RequestFailed (-32803): a request that was understood and could not be done (one line;
+    `data` optional facts). Raised by a handler, it is the answer."""
+
+    CODE = REQUEST_FAILED
 
 
 @attrs.define
@@ -57,7 +65,25 @@ def _id(value: Any) -> int | str | None:
     return value if isinstance(value, (int, str)) and not isinstance(value, bool) else None
 
 
+@attrs.define
+class PlainRequest:
+    """A request whose params stay JSON (dicts, lists): pygls turns a custom request's params
+    into namedtuples, which rename keys that are not Python names (an environment variable
+    `MY-VAR` in `gmonlens/record`'s `env`). For the methods given to `keep_json`."""
+
+    id: Any
+    method: str
+    params: Any = None
+    jsonrpc: str = "2.0"
+
+
 class GmonlensProtocol(LanguageServerProtocol):
+    json_params: frozenset[str] = frozenset()  # methods whose params stay JSON (`keep_json`)
+
+    def keep_json(self, method: str) -> None:
+        """Hand the params of request `method` to its handler as JSON (`PlainRequest`)."""
+        self.json_params = self.json_params | {method}
+
     @lsp_method(types.INITIALIZE)
     def lsp_initialize(self, params: types.InitializeParams) -> Generator[Any, Any, types.InitializeResult]:
         """pygls's initialize, plus the LSP 3.18 capability pygls 2.1 does not build:
@@ -94,9 +120,8 @@ class GmonlensProtocol(LanguageServerProtocol):
                 kind = self._result_types.pop(data["id"], None) or JsonRPCResponseMessage
                 return self._converter.structure(data, kind)
             if is_request:
-                message = self._converter.structure(
-                    data, self.get_message_type(method) or JsonRPCRequestMessage
-                )
+                kind = PlainRequest if method in self.json_params else self.get_message_type(method)
+                message = self._converter.structure(data, kind or JsonRPCRequestMessage)
                 if not hasattr(message, "id"):  # a notification's method, sent as a request
                     return Rejected(
                         _id(data["id"]), method, INVALID_REQUEST, f"{method} is a notification", True
@@ -220,7 +245,8 @@ class QuietClientErrors(logging.Filter):
     keep one line for those."""
 
     def filter(self, record: logging.LogRecord) -> bool:
-        if record.exc_info and isinstance(record.exc_info[1], (JsonRpcInvalidParams, JsonRpcMethodNotFound)):
+        quiet = (JsonRpcInvalidParams, JsonRpcMethodNotFound, RequestFailed)
+        if record.exc_info and isinstance(record.exc_info[1], quiet):
             record.msg = f"{record.getMessage()}: {record.exc_info[1]}"
             record.args = None
             record.exc_info = None

@@ -28,12 +28,11 @@ from gmonlens_ide.session import (
     finish_index,
     line_heat,
     load_folder,
-    stamp,
     watched_stamp,
 )
 from gmonlens_ide.settings import effective_settings
 
-from . import gcpause, to_lsp
+from . import budget_watch, gcpause, to_lsp
 from .notices import (
     health_message,
     log_info,
@@ -125,7 +124,7 @@ async def _reload(ls: GmonlensServer, state: FolderState, generation: int) -> No
     def stop() -> bool:  # asked from the load's thread
         return state.generation != generation
 
-    client = state.client_settings if state.client_settings is not None else ls.client_settings
+    client = ls.client_settings_of(state)
     started = time.time_ns()
     before = await asyncio.to_thread(watched_stamp, state)
     outcome: LoadOutcome | None = None
@@ -142,34 +141,68 @@ async def _reload(ls: GmonlensServer, state: FolderState, generation: int) -> No
         )
         token = await _begin_progress(ls)
         try:
-            state.worker = in_thread(gcpause.run_paused, load_folder, state.path, settings, generation, stop)
+            chosen = (state.test,) if state.test is not None else ()  # gmonlens.selectTest's choice
+            state.worker = in_thread(
+                gcpause.run_paused, load_folder, state.path, settings, generation, stop, *chosen
+            )
             outcome = await asyncio.shield(state.worker)
         finally:
             if token is not None:
                 done = (
-                    "Profile loaded" if outcome is not None and outcome.loaded is not None else "No profile"
+                    "Profile loaded"
+                    if outcome is not None and outcome.loaded is not None
+                    else "A new profile is being written"
+                    if outcome is not None and outcome.writing
+                    else "No profile"
                 )
                 ls.work_done_progress.end(token, to_lsp.progress_end(done))
     finally:
         # files read by this load keep the stamp they had before it: a write during the load is
-        # seen; a load that failed or was superseded still leaves the folder watched
-        paths = state.watch_paths()
-        if not stop() and outcome is not None:  # its inputs are watched from `_apply` on
-            paths += [p for p in outcome.inputs if p not in paths]
-        now = stamp(paths)
+        # seen; a load that failed or was superseded still leaves the folder watched. The stamp
+        # is the poller's own (`watched_stamp`, over the inputs this load found), so that a load
+        # that changed nothing is not followed by another.
+        if not stop() and outcome is not None:
+            state.inputs = tuple(dict.fromkeys([*outcome.inputs, *(state.inputs if outcome.writing else ())]))
         if not stop() or state.last_stamp is None:
-            state.last_stamp = {p: before.get(p, _unseen(v, started)) for p, v in now.items()}
+            now = watched_stamp(state)
+            state.last_stamp = {p: before.get(p, _unseen(p, v, started)) for p, v in now.items()}
+            # a load that found a profile being written read nothing whole: its stamp is no reason
+            # to skip the load that follows the writer's close
+            state.read_stamp = None if outcome is not None and outcome.writing else state.last_stamp
     if stop() or outcome is None:
+        return
+    if outcome.writing:
+        being_written(ls, state, outcome.writing, outcome.inputs)
         return
     _apply(ls, state, outcome)
     await refresh_lenses(ls)
     await refresh_inlay_hints(ls)
 
 
-def _unseen(now: tuple[int, int], started: int) -> tuple[int, int]:
+def being_written(
+    ls: GmonlensServer, state: FolderState, paths: tuple[str, ...], inputs: tuple[str, ...] = ()
+) -> None:
+    """A profile is still being written: keep showing the last complete profile (or none), say so
+    on the status (no popup), and reload once the writer is done (`watching`)."""
+    state.writing = tuple(dict.fromkeys([*state.writing, *paths]))
+    state.inputs = tuple(dict.fromkeys([*state.inputs, *inputs]))
+    text = f"a new profile is being written ({brief(state.writing)})"
+    log.info("%s", text)
+    loaded = state.loaded
+    if loaded is None:
+        send_status(ls, state, "loading", text)
+        return
+    figures = routines_with_figures(loaded.profile)
+    send_status(ls, state, "loaded", f"{fig.shown(loaded.total_seconds)} s in {figures} routines; {text}")
+
+
+def _unseen(path: str, now: tuple[int, int], started: int) -> tuple[int, int]:
     """The stamp to keep for a file first known from the load (its binary and profiles on the
     first load): as it is now, unless written since the load began (then one the poller sees
-    differ). A stamp missing here made the poller reload every folder once after its first load."""
+    differ). A stamp missing here made the poller reload every folder once after its first load.
+    A folder's profile names (`watched_stamp`) are kept as they are now."""
+    if path.endswith(os.sep):
+        return now
     return (-2, -2) if now[1] >= started - WRITE_SLACK_NS else now
 
 
@@ -192,12 +225,16 @@ async def _begin_progress(ls: GmonlensServer) -> str | None:
 def _apply(ls: GmonlensServer, state: FolderState, outcome: LoadOutcome) -> None:
     """Tell the client what a (current) load found, and keep it."""
     state.inputs = outcome.inputs
+    state.writing = ()
     for n in outcome.notes:
         log_info(ls, n)
     if outcome.loaded is None:
         state.loaded = None
+        # one popup per episode of trouble: while the folder has not loaded since the last one, a
+        # new text about the same file (another offset in a damaged profile) goes to the log
+        episode = state.problem is not None and _subject(state.problem) == _subject(outcome.blocking)
         state.problem = outcome.blocking
-        warn_once(ls, state, outcome.blocking or "no profile", blocking=True)
+        warn_once(ls, state, outcome.blocking or "no profile", blocking=not episode)
         send_status(ls, state, "problem" if outcome.blocking and "no gmon.out" not in outcome.blocking else "idle",
                     outcome.blocking or "no profile")  # fmt: skip
         return
@@ -233,6 +270,12 @@ def _apply(ls: GmonlensServer, state: FolderState, outcome: LoadOutcome) -> None
     if replaced:
         ls.spawn(refresh_listings(ls, state.uri))
     ls.spawn(_finish(ls, state, lo))
+    ls.spawn(budget_watch.after_load(ls, state, lo))
+
+
+def _subject(problem: str | None) -> str:
+    """The file a one-line problem names (its text up to the first ": ")."""
+    return (problem or "").partition(": ")[0]
 
 
 async def _certainty(loaded: Any) -> None:
@@ -301,7 +344,9 @@ async def _warm(ls: GmonlensServer, args: list[str]) -> None:
 
 async def _warm_now(ls: GmonlensServer, args: list[str]) -> None:
     limit = await asyncio.to_thread(warmup.memory_limit, args[0])
-    cmd = isolation.python_command("gmonlens_ide.warmup", [f"--max-memory={limit}", *args])
+    cmd = isolation.python_command(
+        "gmonlens_ide.warmup", [f"--max-memory={limit}", f"--parent={os.getpid()}", *args]
+    )
     if cmd is None:
         return
     try:
@@ -320,6 +365,18 @@ async def _warm_now(ls: GmonlensServer, args: list[str]) -> None:
         if proc.returncode is None:
             with contextlib.suppress(ProcessLookupError):
                 proc.kill()
+
+
+async def settled(state: FolderState, timeout: float = 120.0) -> None:
+    """Wait until no load of `state` runs (following the reloads that replace one), up to
+    `timeout` seconds; a cancelled load is waited for, never re-raised here."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while state.loading is not None and not state.loading.done():
+        left = deadline - loop.time()
+        if left <= 0:
+            return
+        await asyncio.wait([state.loading], timeout=left)
 
 
 async def loaded_or_wait(

@@ -36,8 +36,14 @@ def main(argv: Sequence[str]) -> int:
         logging.getLogger("gmonlens").warning("ignoring arguments: %s", " ".join(unknown))
     from gmonlens_ide.isolation import neutral_process
 
-    from .factory import create_server
-    from .protocol import QuietClientErrors
+    from .gcpause import paused
+    from .generated_code import cached_generated_code
+
+    # the server's modules: lsprotocol's classes compiled once, not at every start; no collection
+    # pass over what the imports make (it lives as long as the server), frozen after
+    with paused(), cached_generated_code():
+        from .factory import create_server
+        from .protocol import QuietClientErrors
 
     for handler in logging.getLogger().handlers:
         handler.addFilter(QuietClientErrors())

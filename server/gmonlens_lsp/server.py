@@ -13,13 +13,15 @@ import functools
 import inspect
 import logging
 import os
+import signal
 import sys
 import threading
 import time
 import uuid
-from collections.abc import Callable, Coroutine
-from typing import Any, BinaryIO, TypeVar
+from collections.abc import Callable, Coroutine, Mapping
+from typing import Any, BinaryIO, Protocol, TypeVar
 
+from pygls.exceptions import JsonRpcException
 from pygls.io_ import StdinAsyncReader, StdoutWriter
 from pygls.lsp.server import LanguageServer
 
@@ -36,7 +38,8 @@ T = TypeVar("T")
 
 
 def safe(default: Any = None) -> Callable[[F], F]:
-    """Make a handler answer `default` instead of raising (the error is logged to stderr)."""
+    """Make a handler answer `default` instead of raising (the error is logged to stderr); a
+    `JsonRpcException` it raises is answered as that error."""
 
     def wrap(fn: F) -> F:
         if inspect.iscoroutinefunction(fn):
@@ -45,7 +48,7 @@ def safe(default: Any = None) -> Callable[[F], F]:
             async def run_async(*args: Any, **kwargs: Any) -> Any:
                 try:
                     return await fn(*args, **kwargs)
-                except asyncio.CancelledError:
+                except (asyncio.CancelledError, JsonRpcException):  # an error answer is meant
                     raise
                 except Exception:
                     log.exception("%s failed", fn.__name__)
@@ -66,14 +69,21 @@ def safe(default: Any = None) -> Callable[[F], F]:
     return wrap
 
 
+class Killable(Protocol):
+    """A process the server started (the cache warm-up, a recorded command): killed at exit."""
+
+    def kill(self) -> None: ...
+
+
 class GmonlensServer(LanguageServer):
     protocol: GmonlensProtocol
 
     def __init__(self) -> None:
         super().__init__("gmonlens", __version__, protocol_cls=GmonlensProtocol)
-        self.children: set[asyncio.subprocess.Process] = set()  # subprocesses (cache warm-up), killed at exit
+        self.children: set[Killable] = set()  # subprocesses (warm-up, recordings), killed at exit
         self.warm_slots = asyncio.Semaphore(MAX_CONCURRENT)  # warm-up processes at once
         self.client_settings: Any = None  # the client's `gmonlens` section, camelCase
+        self.client_trust = False  # `trustedWorkspace` of initializationOptions (never pulled settings)
         self.folders: dict[str, FolderState] = {}  # folder uri -> state
         self.background: set[asyncio.Task[Any]] = set()
         self.watching_by_client = False
@@ -142,6 +152,16 @@ class GmonlensServer(LanguageServer):
                     return state
         return best
 
+    def client_settings_of(self, state: FolderState) -> Any:
+        """The client's `gmonlens` section for a folder (its own, else the global one), with
+        `trustedWorkspace` as `initialize` said it: settings pulled or pushed later may come from
+        the workspace's own files (eglot answers from `.dir-locals.el`, VS Code from
+        `.vscode/settings.json`), so they never grant trust."""
+        client = state.client_settings if state.client_settings is not None else self.client_settings
+        section = dict(client) if isinstance(client, Mapping) else {}
+        section["trustedWorkspace"] = self.client_trust
+        return section
+
     def loaded_for(self, doc_uri: str) -> LoadedFolder | None:
         state = self.folder_of(doc_uri)
         return state.loaded if state is not None else None
@@ -160,14 +180,19 @@ class GmonlensServer(LanguageServer):
     # ---- process ---------------------------------------------------------------------------------
 
     def start_io(self, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> None:
-        """Serve on stdin/stdout until `exit` (or the client closes stdin), then end the process at
-        once: a load stuck in a read (a FIFO, a slow disk) must not keep it alive."""
+        """Serve on stdin/stdout until `exit` (or the client closes stdin, or SIGTERM, SIGHUP or
+        SIGINT arrives), then end the process at once, its subprocesses (the cache warm-up) killed
+        first: a load stuck in a read (a FIFO, a slow disk) must not keep it alive."""
         self._stop_event = threading.Event()
         reader = StdinAsyncReader(stdin or sys.stdin.buffer, self.thread_pool)
         self.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
 
         async def serve() -> None:
             assert self._stop_event is not None
+            loop = asyncio.get_running_loop()
+            for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):  # as `exit` does: children too
+                with contextlib.suppress(ValueError, OSError, RuntimeError, NotImplementedError):
+                    loop.add_signal_handler(sig, self.terminate, 128 + sig)
             code = 1
             try:
                 await read_loop(reader, self.protocol)

@@ -19,6 +19,7 @@ from gmonlens.profile.certainty import ProfileCertainty
 from gmonlens.profile.line_heat import InlinedCopies
 from gmonlens_ide import figures as fig
 from gmonlens_ide import markdown as md
+from gmonlens_ide.budgets import BudgetLine, RoutineBudgets
 from gmonlens_ide.figures import FEW_MARK, RoutineFigures, duration, routine_figures
 from gmonlens_ide.heat_index import HotLine
 from gmonlens_ide.index import Place
@@ -147,7 +148,8 @@ def _name(profile: Profile, r: Routine) -> str:
     text = md.text(r.display_name)
     if r.cycle:
         text += f" <cycle {r.cycle}>"
-    return text + (f" [{r.index}]" if r.printed and r.index else "")
+    index = fig.gprof_index(r)
+    return text + (f" [{index}]" if index else "")
 
 
 def _arc_row(profile: Profile, arc: Arc, other: Routine, places: Places, parent_side: bool) -> str:
@@ -203,6 +205,8 @@ def hover_markdown(profile: Profile, places: Places, rid: int, cert: ProfileCert
     their declarations in `places`, which holds `neighbours(profile, rid)`); with `cert`, how sure
     the figures are (certainty_lines)."""
     r = profile.routines[rid]
+    if not r.has_figures:  # gprof prints no entry for it: no index, no table to show
+        return f"**{md.text(r.display_name)}**: {fig.NO_FIGURES} (gprof prints no entry for it)."
     f = figures(profile, r)
     lines = [f"**{md.text(r.display_name)}**" + (f" · cycle {r.cycle}" if r.cycle else ""), ""]
     lines.append("| index | % time | self | children | called | name |")
@@ -213,10 +217,10 @@ def hover_markdown(profile: Profile, places: Places, rid: int, cert: ProfileCert
     for pos in parents:
         arc = profile.arcs[pos]
         lines.append(_arc_row(profile, arc, profile.routines[arc.parent], places, parent_side=True))
-    called = f.calls
+    called = f"**{f.calls}**" if f.calls else ""  # gprof's blank: no recorded calls
     lines.append(
         f"| **[{r.index}]** | **{f.percent}%** | **{f.self_s}** | "
-        f"**{f.children_s}** | **{called}** | **{_name(profile, r)}** |"
+        f"**{f.children_s}** | {called} | **{_name(profile, r)}** |"
     )
     for pos in profile.children[rid]:
         arc = profile.arcs[pos]
@@ -224,7 +228,11 @@ def hover_markdown(profile: Profile, places: Places, rid: int, cert: ProfileCert
     lines.append("")
     lines.append(
         f"Total **{f.total_s} s** (self {f.self_s} s + children {f.children_s} s), {f.percent}% of the run"
-        + (f", {f.calls} calls." if f.calls else "; never called (spontaneous).")
+        + (
+            f", {f.calls} calls."
+            if f.calls
+            else "; no recorded calls (spontaneous: called from code without -pg)."
+        )
     )
     lines.append("")
     lines += folded_markdown(profile, rid)
@@ -274,11 +282,18 @@ def _per_call(total: float | None, calls: int) -> float | None:
 
 def instances_markdown(profile: Profile, rids: list[int], shown: int) -> str:
     """The head of a hover on a line declaring several routines (`rids`, hottest first): how many,
-    and the figures of those past the first `shown` (whose entries follow in full)."""
-    head = f"**{len(rids)} routines on this line**, hottest first"
-    rest = [profile.routines[rid] for rid in rids[shown:]]
+    how many of them have no figures (a header's static copied into units that never call it:
+    counted, not listed, as gprof prints nothing of them), and the figures of those with figures
+    past the first `shown` (whose entries follow in full)."""
+    active = [rid for rid in rids if profile.routines[rid].has_figures]
+    idle = len(rids) - len(active)
+    head = f"**{len(rids)} routines on this line**"
+    if idle:
+        them = "it" if idle == 1 else "them"
+        head += f"; {idle} {'copy' if idle == 1 else 'copies'} {fig.NO_FIGURES} (gprof prints no entry for {them})"
+    rest = [profile.routines[rid] for rid in active[shown:]]
     if not rest:
-        return head + "."
+        return head + ("; the others in full below, hottest first." if active else ".")
     rows = [f"| {f.self_s} | {f.calls} | {_name(profile, r)} |" for r in rest for f in [figures(profile, r)]]
     return "\n".join([f"{head}; the {shown} hottest in full below, the others:", "",
                       "| self | called | name |", "|---:|---:|---|", *rows])  # fmt: skip
@@ -376,9 +391,13 @@ def symbol(profile: Profile, rid: int, place: Place, text: str) -> types.Workspa
 
 
 def message_type(kind: str) -> types.MessageType:
-    return {"error": types.MessageType.Error, "warning": types.MessageType.Warning}.get(
-        kind, types.MessageType.Info
-    )
+    """ "error", "warning", "log" (a line of a command's output), else Info."""
+    kinds = {
+        "error": types.MessageType.Error,
+        "warning": types.MessageType.Warning,
+        "log": types.MessageType.Log,
+    }
+    return kinds.get(kind, types.MessageType.Info)
 
 
 # ---- line heat -------------------------------------------------------------------------------
@@ -441,6 +460,39 @@ def inlined_markdown(name: str, copies: InlinedCopies, profile: Profile, places:
     return "\n".join(lines)
 
 
+def _budget_line(b: BudgetLine, path: str, label: str) -> str:
+    text = md.text(b.text)
+    if b.test is not None:  # a whole suite's: the worst test's figure
+        text += f" in {md.text(b.test)}"
+    if b.verdict == "undecided" and b.reason:
+        text += f" ({md.text(b.reason)})"
+    if not b.noted:
+        text += f" · {b.verdict}"
+    if b.tests:
+        bad = b.failing or b.undecided
+        text += (
+            f" · passes in all {b.tests} tests"
+            if not bad
+            else f" · {'fails' if b.failing else 'undecided'} in {bad} of {b.tests} tests"
+        )
+    where = md.text(f"rule {b.rule}, {label}" + (f":{b.line}" if b.line else ""))
+    return f"{text} · [{where}]({uri_of(path)}#L{max(b.line, 1)})"
+
+
+def budget_markdown(b: RoutineBudgets | None) -> str:
+    """A routine's budgets in its hover (`gmonlens_ide.budgets`): "**Budget**: calls 1,000,000 of
+    1,200,000 allowed · pass · [rule 1, budgets.yaml:7](...)", a list when several rules name it,
+    each linked to its rule; per test (a whole suite's load) the worst test's figure and how many
+    tests fail. "" without budgets."""
+    if b is None or not b.lines:
+        return ""
+    lines = [_budget_line(x, b.path, b.label) for x in b.lines]
+    if len(lines) == 1 and not b.more:
+        return f"**Budget**: {lines[0]}"
+    more = [f"- and {b.more} more in {md.text(b.label)}"] if b.more else []
+    return "\n".join(["**Budgets**:", *(f"- {x}" for x in lines), *more])
+
+
 # ---- messages, registrations, progress, configuration, errors ------------------------------
 
 
@@ -467,8 +519,12 @@ def file_watchers(patterns: Sequence[str]) -> types.DidChangeWatchedFilesRegistr
     )
 
 
-def progress_begin(title: str, text: str) -> types.WorkDoneProgressBegin:
-    return types.WorkDoneProgressBegin(title=title, message=text, cancellable=False)
+def progress_begin(title: str, text: str, cancellable: bool = False) -> types.WorkDoneProgressBegin:
+    return types.WorkDoneProgressBegin(title=title, message=text, cancellable=cancellable)
+
+
+def progress_report(text: str) -> types.WorkDoneProgressReport:
+    return types.WorkDoneProgressReport(message=text)
 
 
 def progress_end(text: str) -> types.WorkDoneProgressEnd:
@@ -489,6 +545,11 @@ def text_document_content_options(schemes: list[str]) -> types.TextDocumentConte
 
 def inlay_hint_options() -> types.InlayHintOptions:
     return types.InlayHintOptions(resolve_provider=False)
+
+
+def save_options() -> types.SaveOptions:
+    """didSave without the text (the document's lines are held already)."""
+    return types.SaveOptions(include_text=False)
 
 
 def response_error(code: int, text: str) -> types.ResponseError:

@@ -1,6 +1,7 @@
 """The JSON gmonlens's own messages carry (PROTOCOL.md), typed and built here: the
 `gmonlens/status` notification, the `gmonlens/lineHeat`, `gmonlens/callGraph` and
-`gmonlens/flameGraph` results, the results of the `workspace/executeCommand` commands, the lens
+`gmonlens/flameGraph` results, the results of the `workspace/executeCommand` commands (`gmonlens.tests`
+and `gmonlens.selectTest` among them), the lens
 command's arguments and the call hierarchy items' data; and the parameters read from the client
 (`CallGraphQuery`). The `gmonlens/disassembly` result is typed here and built by
 `listings.document` (with the listing document it also serves).
@@ -16,17 +17,19 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, TypedDict
+from typing import Any, Literal, TypedDict, cast
 
 from gmonlens.common.model import Profile, Routine
 from gmonlens.output.flame import FlameTree, frame_name
 from gmonlens.output.graph import CallGraph
 from gmonlens.profile.certainty import Health
 from gmonlens.profile.diff import RoutineDiff
-from gmonlens_ide.baseline import Comparison, PinnedBaseline, change_text
+from gmonlens_ide.baseline import Comparison, change_text
 from gmonlens_ide.figures import calls_text
 from gmonlens_ide.heat_index import FileHeat, HeatIndex, HotLine
 from gmonlens_ide.index import Place
+from gmonlens_ide.pinstore import PinnedBaseline
+from gmonlens_ide.suite_views import TestsListing
 
 from . import uris
 
@@ -271,6 +274,48 @@ class Pinned(TypedDict):
 
 def pinned(p: PinnedBaseline) -> Pinned:
     return {"folder": p.folder, "binary": p.binary, "profiles": list(p.profiles)}
+
+
+class TestEntry(TypedDict):
+    """A test of a `gmonlens test` folder (`gmonlens.tests`)."""
+
+    name: str
+    status: str | None  # its own verdict: passed, failed, skipped, timeout, not run, interrupted
+    duration: float | None  # wall seconds
+    seconds: float | None  # profiled seconds of its main binary; null without a sampling rate
+    binary: str | None  # its main binary (a path)
+
+
+class TestsList(TypedDict):
+    """`gmonlens.tests` and `gmonlens.selectTest`: a folder's suite and what the folder loads."""
+
+    folder: str  # the workspace folder's URI
+    suite: str | None  # the `gmonlens test` folder (a path), null when none is found
+    mode: Literal["auto", "suite", "test"]  # discovery's profiles, the whole suite, one test
+    selected: str | None  # the test loaded (mode "test")
+    tests: list[TestEntry]
+    problem: str | None
+
+
+def tests_list(folder: str, listing: TestsListing) -> TestsList:
+    """The wire form of `suite_views.listing`'s answer for the folder of URI `folder`."""
+    choice = listing.selected
+    mode: Literal["auto", "suite", "test"] = (
+        "auto" if choice is None else "suite" if choice.test is None else "test"
+    )
+    tests: list[TestEntry] = []
+    for t in listing.suite.tests if listing.suite else ():
+        main = t.main
+        tests.append({"name": t.name, "status": t.status, "duration": _s(t.duration),
+                      "seconds": _s(main.seconds) if main else None, "binary": main.binary if main else None})  # fmt: skip
+    return {
+        "folder": folder,
+        "suite": listing.suite.path if listing.suite else None,
+        "mode": mode,
+        "selected": choice.test if choice is not None else None,
+        "tests": tests,
+        "problem": listing.problem,
+    }
 
 
 class ChangeEntry(TypedDict):
@@ -534,7 +579,7 @@ def call_graph(
 # ---- gmonlens/flameGraph ---------------------------------------------------------------------
 
 
-class FlameFrame(TypedDict):
+class _FlameFrame(TypedDict):
     parent: int
     routine: int | None
     cycle: int | None
@@ -545,6 +590,12 @@ class FlameFrame(TypedDict):
     depth: int
     uri: str | None
     line: int | None
+
+
+class FlameFrame(_FlameFrame, total=False):
+    # a member's frame inside its cycle's (the cycle's number): the cycle's frame opened into its
+    # members, each as wide as gprof's cycle entry says; that split is gprof's estimate
+    cycleMember: int
 
 
 class FlameGraphResult(TypedDict):
@@ -576,20 +627,21 @@ def flame_graph(
         rid = p.cycle(f.cycle).member_order[0] if f.cycle else f.routine
         place = places.get(rid) if rid >= 0 else None
         resolved = place if place is not None and place.resolved else None
-        frames.append(
-            {
-                "parent": f.parent,
-                "routine": f.routine if f.routine >= 0 else None,
-                "cycle": f.cycle or None,
-                "name": frame_name(p, f),
-                "seconds": sec(f.width),
-                "selfSeconds": sec(f.self_ticks),
-                "estimated": f.estimated,
-                "depth": f.depth,
-                "uri": _uri(resolved),
-                "line": _line(resolved),
-            }
-        )
+        frame: FlameFrame = {
+            "parent": f.parent,
+            "routine": f.routine if f.routine >= 0 else None,
+            "cycle": f.cycle or None,
+            "name": frame_name(p, f),
+            "seconds": sec(f.width),
+            "selfSeconds": sec(f.self_ticks),
+            "estimated": f.estimated,
+            "depth": f.depth,
+            "uri": _uri(resolved),
+            "line": _line(resolved),
+        }
+        if f.member_of:
+            frame["cycleMember"] = f.member_of
+        frames.append(frame)
     return {
         "folder": folder,
         "generation": generation,
@@ -659,3 +711,165 @@ class DisasmError(TypedDict):
     """The `gmonlens/disassembly` result for a routine without a listing: one line saying why."""
 
     error: str
+
+
+# ---- gmonlens/record -------------------------------------------------------------------------
+# The answer is `gmonlens record --json`'s document, schema gmonlens-record/1, as the engine's
+# `gmonlens.runs.record_json.to_json` builds it (snake_case: the same document as DIR/record.json
+# and the MCP tool's; README "gmonlens record" gives it field by field).
+
+
+class RecordCommand(TypedDict):
+    argv: list[str]
+    cwd: str
+    path: str
+    kind: str  # "elf", "script" or "other"
+    interpreter: list[str]
+    profiled_binaries: list[str]
+
+
+class RecordUnit(TypedDict):
+    name: str
+    comp_dir: str
+    producer: str
+
+
+class RecordArcs(TypedDict):
+    glibc_limit: int
+    direct_call_sites: int | None
+    indirect_call_sites: int | None
+    requested: int | None
+
+
+class RecordPreflight(TypedDict):
+    binary: str
+    profiling_calls: list[str]
+    startup_linked: bool
+    static: bool
+    units: int
+    units_without_pg: list[RecordUnit]
+    units_unknown: int
+    producers_problem: str | None
+    arcs: RecordArcs
+
+
+class RecordHelper(TypedDict):
+    used: bool
+    path: str | None
+    compiler: list[str]
+    problem: str | None
+
+
+class RecordRun(TypedDict):
+    run: int
+    pid: int
+    exit_code: int | None
+    signal: str | None
+    status: int
+    user_seconds: float
+    system_seconds: float
+    cpu_seconds: float
+    wall_seconds: float
+    glibc_messages: list[str]
+    interrupted: str | None
+    orphans_reaped: int
+    orphans_left: bool
+
+
+class RecordProfile(TypedDict):
+    path: str
+    pid: int
+    run: int
+    binary: str | None
+    fit: str | None  # "exact" or "loose"
+    found_by: str | None  # "process log", "command" or "named"
+    samples: int
+    arcs: int
+    hz: int
+    problem: str | None
+
+
+class RecordTopRoutine(TypedDict):
+    name: str
+    self_seconds: float | None
+    self_percent: float
+    samples: float
+    error_percent: float | None
+    calls: int
+    file: str | None
+    line: int | None
+
+
+class RecordBinary(TypedDict):
+    binary: str
+    profiles: list[str]
+    pids: list[int]
+    samples: float
+    hz: int
+    seconds: float | None
+    calls: int
+    top: list[RecordTopRoutine]
+    warnings: list[str]
+    problem: str | None
+    report: list[str]
+
+
+class RecordProcess(TypedDict):
+    pid: int
+    ppid: int
+    programs: list[str]
+    exited: bool
+    signal: str | None
+    cpu_seconds: float | None
+    arcs_buffer: list[int] | None
+
+
+class RecordHistory(TypedDict):
+    run: int
+    error_percent: float | None
+    samples: float
+
+
+class RecordPrecision(TypedDict):
+    target_percent: float | None
+    max_runs: int
+    runs: int
+    binary: str | None
+    achieved_percent: float | None
+    met: bool
+    history: list[RecordHistory]
+
+
+class RecordFinding(TypedDict):
+    code: str
+    severity: str  # "error", "warning" or "note"
+    message: str
+    fix: str
+    rerun: list[str]  # record options that fix it by recording again
+
+
+class Recording(TypedDict):
+    """`gmonlens/record`'s answer: the recording (schema gmonlens-record/1)."""
+
+    schema: str
+    command: RecordCommand
+    out_dir: str
+    exit_status: int
+    command_status: int
+    usable: bool
+    preflight: RecordPreflight | None
+    helper: RecordHelper
+    runs: list[RecordRun]
+    cpu_seconds: float
+    profiles: list[RecordProfile]
+    left_alone: list[str]
+    binaries: list[RecordBinary]
+    processes: list[RecordProcess]
+    precision: RecordPrecision
+    diagnosis: list[RecordFinding]
+
+
+def recording(document: Mapping[str, Any]) -> Recording:
+    """The engine's document (`record_json.to_json`) as this type (built to be one: tests/protocol
+    holds its example to it). `gmonlens/record`'s params are read by `gmonlens_ide.recorder`."""
+    return cast(Recording, dict(document))

@@ -19,8 +19,10 @@ from gmonlens.profile.diff import Change, RoutineDiff, diff_profiles
 from gmonlens_ide import baseline
 from gmonlens_ide import cache_entries as cache
 from gmonlens_ide.discovery import expand_profiles
+from gmonlens_ide.settings import outside_pattern
 
 from .rpc import ToolResult
+from .wording import TRUST, reworded
 from .workspace import ToolFailure, View
 
 MARK = {"up": "▲ slower", "down": "▼ faster", "noise": "≈ noise"}
@@ -36,10 +38,19 @@ def _baseline(view: View, args: dict[str, Any]) -> tuple[str, tuple[str, ...], s
                 "them), or set `baseline` in gmonlens.yaml" + "".join(f"; {p}" for p in problems)
             )
         return found
-    files, problems = expand_profiles(folder, args["baseline_profiles"])
-    if problems:
-        raise ToolFailure(problems[0])
+    trusted = view.loaded.settings.trusted
     binary = args.get("baseline_binary")
+    if not trusted:  # as the language server fences a workspace's paths (settings.fence)
+        for path in [*args["baseline_profiles"], *([binary] if binary else [])]:
+            if outside_pattern(folder, path):
+                raise ToolFailure(
+                    f"{path}: leads outside the workspace folder {folder}: read only when the server is "
+                    f"trusted ({TRUST})",
+                    {"path": path, "outside_workspace": True},
+                )
+    files, problems = expand_profiles(folder, args["baseline_profiles"], trusted)
+    if problems:
+        raise ToolFailure(reworded(problems[0]))
     if binary:
         binary = os.path.normpath(os.path.join(folder, os.path.expanduser(binary)))
     return binary or view.loaded.binary, tuple(files), ", ".join(view.rel(f) or f for f in files)
@@ -100,6 +111,9 @@ def compare(view: View, args: dict[str, Any]) -> ToolResult:
         },
         "threshold": d.threshold,
         "normalized": d.normalized,
+        # with `normalized`, the baseline's figures scaled by this (the runs' total times' ratio)
+        # before testing; the seconds given stay each run's own
+        "scale": d.scale,
         "total": _change(d.total),
         "slower": sum(1 for r in d.routines if r in d.regressions()),
         "faster": len(d.improvements()),
@@ -111,10 +125,16 @@ def compare(view: View, args: dict[str, Any]) -> ToolResult:
         "|z| >= threshold is beyond noise; totals use their tick count as variance (conservative)",
     }
     t = d.total
+    note = f"|z| >= {d.threshold:g}" + (f", base scaled by {d.scale:.3f}" if d.normalized else "")
     lines = [
         f"total {t.before:.2f} s -> {t.after:.2f} s ({t.delta:+.2f} s, {MARK[t.verdict]}, z={t.z:.1f}); "
-        f"{out['slower']} routines slower, {out['faster']} faster beyond noise (|z| >= {d.threshold:g})"
+        f"{out['slower']} routines slower, {out['faster']} faster beyond noise ({note})"
     ]
+    if d.normalized:
+        lines.append(
+            "normalized: each routine compared as a share of its run's total time; seconds shown "
+            "are each run's own"
+        )
     for r in d.routines[:limit]:
         s = r.self
         pct = f" ({s.percent:+.0f}%)" if s.percent is not None else ""

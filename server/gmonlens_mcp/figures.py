@@ -16,8 +16,9 @@ from gmonlens.common.model import Arc, Profile, Routine
 from gmonlens.common.units import stderr_seconds
 from gmonlens.output.report import DASHES, ReportOptions, call_graph, flat_order, flat_profile
 from gmonlens_ide import figures as fig
+from gmonlens_ide.lookup import index_of
 
-from .lookup import place
+from .lookup import place, ref
 from .workspace import View
 
 ESTIMATED = fig.ESTIMATED
@@ -91,8 +92,10 @@ def routine_figures(view: View, r: Routine) -> dict[str, Any]:
     file, line = place(view, r.id)
     out: dict[str, Any] = {
         "name": r.display_name,
+        "ref": ref(view, r.id),
         "symbol": r.name,
-        "index": r.index,
+        "index": index_of(r),
+        "address": r.address,
         "self_seconds": seconds(p, r.self_ticks),
         "self_error_seconds": stderr_seconds(r.self_ticks, p.hz),
         "self_percent": 100.0 * r.self_ticks / p.total_ticks if p.total_ticks > 0 else 0.0,
@@ -127,7 +130,8 @@ def arc_figures(view: View, a: Arc, other: Routine, callee: Routine) -> dict[str
     file, line = place(view, other.id)
     out: dict[str, Any] = {
         "name": other.display_name,
-        "index": other.index,
+        "ref": ref(view, other.id),
+        "index": index_of(other),
         "calls": a.count,
         "of_calls": None if inside else tot,
         # the share of the callee's time gprof gives this line (its estimate's basis)

@@ -7,12 +7,13 @@ import os
 from typing import Any
 
 from gmonlens.common.errors import GmonlensError
+from gmonlens.common.model import Profile, Routine
 from gmonlens.common.units import period
-from gmonlens_ide.figures import shown
-from gmonlens_ide.lookup import in_file
+from gmonlens_ide.figures import routine_figures, shown
+from gmonlens_ide.lookup import in_file, index_of
 
 from . import figures as fig
-from .lookup import find
+from .lookup import find, ref
 from .rpc import INVALID_PARAMS, RpcError, ToolResult
 from .workspace import ToolFailure, View
 
@@ -78,20 +79,30 @@ def profile_summary(view: View, args: dict[str, Any]) -> ToolResult:
 
 def top_routines(view: View, args: dict[str, Any]) -> ToolResult:
     p = view.profile
-    by, limit = args["by"], args["limit"]
+    by, limit, offset = args["by"], args["limit"], args["offset"]
     rows = fig.flat_rows(p) if by == "self" else fig.graph_rows(p)
-    items = [fig.routine_figures(view, r) for r in rows[:limit]]
-    out = {"by": by, "total_seconds": fig.seconds(p, p.total_ticks), "routines": items,
-           "more": max(len(rows) - limit, 0)}  # fmt: skip
-    lines = [f"top {len(items)} of {len(rows)} routines by {by} time (seconds; ± sampling error):"]
-    for i, it in enumerate(items, 1):
-        where = f"{it['file']}:{it['line']}" if it["file"] else "?"
-        lines.append(
-            f"{i}. {it['name']}: self {_s(it['self_seconds'])}±{_s(it['self_error_seconds'])} "
-            f"({it['self_percent']:.1f}%), total {_s(it['total_seconds'])} ({it['total_percent']:.1f}%), "
-            f"{it['calls']} calls{'+' + str(it['recursive_calls']) if it['recursive_calls'] else ''}, {where}"
-        )
+    items = [fig.routine_figures(view, r) for r in rows[offset : offset + limit]]
+    more = max(len(rows) - offset - limit, 0)
+    out = {"by": by, "total_seconds": fig.seconds(p, p.total_ticks), "offset": offset, "total": len(rows),
+           "routines": items, "more": more}  # fmt: skip
+    span = f"{offset + 1}-{offset + len(items)}" if items else "none"
+    lines = [f"routines {span} of {len(rows)} by {by} time (seconds; ± sampling error):"]
+    for i, (r, it) in enumerate(zip(rows[offset : offset + limit], items, strict=True), offset + 1):
+        lines.append(f"{i}. {it['ref']}: {_figures_text(p, r, it)}, {where(it['file'], it['line'])}")
+    if more:
+        lines.append(f"{more} more: ask again with offset={offset + len(items)}")
     return ToolResult(out, "\n".join(lines))
+
+
+def _figures_text(p: Profile, r: Routine, it: dict[str, Any]) -> str:
+    """A routine's figures in a line: the total shown beside its parts is their sum as shown
+    (`gmonlens_ide.figures`)."""
+    f = routine_figures(p, r)
+    calls = f"{f.calls} calls" if f.calls else "no recorded calls"
+    return (
+        f"self {f.self_s}±{f.self_err} s ({it['self_percent']:.1f}%), total {f.total_s} s "
+        f"({f.percent}%; children {f.children_s} s), {calls}"
+    )
 
 
 def routine_entry(view: View, args: dict[str, Any]) -> ToolResult:
@@ -103,7 +114,7 @@ def routine_entry(view: View, args: dict[str, Any]) -> ToolResult:
         fig.arc_figures(view, p.arcs[a], p.routines[p.arcs[a].child], p.routines[p.arcs[a].child])
         for a in p.children[rid]
     ]
-    text = fig.graph_entries(view).get(r.index) if r.printed else None
+    text = fig.graph_entries(view).get(r.index) if index_of(r) else None
     out = {
         **fig.routine_figures(view, r),
         "printed": text is not None,
@@ -116,7 +127,8 @@ def routine_entry(view: View, args: dict[str, Any]) -> ToolResult:
     if r.cycle:  # the cycle's own entry: the members' time counted once, calls from outside
         c = p.cycle(r.cycle)
         out["cycle_gprof_text"] = fig.graph_entries(view).get(c.index) if c.printed else None
-    head = f"{r.display_name} [{r.index}]"
+    name = ref(view, rid)
+    head = name + (f" [{r.index}]" if out["index"] and not name.endswith("]") else "")
     if text is None:
         return ToolResult(out, f"{head}: gprof prints no call-graph entry for it (no time, no calls)")
     return ToolResult(out, f"{head}, gprof's call-graph entry (parents above, children below):\n{text}")
@@ -142,19 +154,35 @@ def _arcs(view: View, args: dict[str, Any], up: bool) -> ToolResult:
         rows.append(row)
     limit = args["limit"]
     who = "callers" if up else "callees"
-    out = {"routine": r.display_name, "index": r.index, "calls": r.calls, "recursive_calls": r.self_calls,
+    out = {"routine": r.display_name, "ref": ref(view, rid), "index": index_of(r), "calls": r.calls,
+           "recursive_calls": r.self_calls,
            who: rows, "more": max(len(arcs) - limit, 0), "estimated": fig.ESTIMATED}  # fmt: skip
     if up and not rows:
         return ToolResult(
-            out, f"{r.display_name}: no recorded callers (spontaneous, or called from code without -pg)"
+            out, f"{out['ref']}: no recorded callers (spontaneous, or called from code without -pg)"
         )
-    lines = [f"{who} of {r.display_name} ({r.calls} calls{'+' + str(r.self_calls) if r.self_calls else ''}):"]
+    lines = [f"{who} of {out['ref']} ({r.calls} calls{'+' + str(r.self_calls) if r.self_calls else ''}):"]
     for x in rows:
-        sites = ", ".join(f"{s['file']}:{s['line']}" for s in x["call_sites"]) or "?"
-        time = "in its cycle" if x["in_cycle"] else f"~{_s(x['propagated_seconds'])} s (estimated)"
+        sites = ", ".join(where(s["file"], s["line"]) for s in x["call_sites"]) or "?"
         of = f"/{x['of_calls']}" if x["of_calls"] is not None else ""
-        lines.append(f"{x['name']}: {x['calls']}{of} calls at {sites}; {time}")
+        lines.append(f"{x['ref']}: {x['calls']}{of} calls at {sites}; {_arc_time(x)}")
     return ToolResult(out, "\n".join(lines))
+
+
+def _arc_time(x: dict[str, Any]) -> str:
+    """What gprof puts on an arc's line: no time on a recursive call or one inside a cycle."""
+    if x["recursive"]:
+        return "recursive: gprof puts no time on it"
+    if x["in_cycle"]:
+        return f"inside cycle {x['cycle']}: gprof puts no time on it"
+    return f"~{_s(x['propagated_seconds'])} s (estimated)"
+
+
+def where(file: str | None, line: int | None) -> str:
+    """`file:line`, `file` without a line, "no line information" without a file."""
+    if not file:
+        return "no line information"
+    return f"{file}:{line}" if line else file
 
 
 def callers(view: View, args: dict[str, Any]) -> ToolResult:
@@ -209,7 +237,7 @@ def _routine_lines(view: View, heat: Any, rid: int, limit: int) -> ToolResult:
             per[(path, span.line)] = per.get((path, span.line), 0.0) + span.ticks
     rows = sorted(per.items(), key=lambda kv: (-kv[1], str(kv[0][0]), kv[0][1]))
     texts: dict[str, list[str] | None] = {}
-    items = [
+    items: list[dict[str, Any]] = [
         {"file": view.rel(f), "line": n or None, "seconds": fig.seconds(p, t),
          "percent": 100.0 * t / p.total_ticks if p.total_ticks > 0 else 0.0,
          "percent_of_routine": 100.0 * t / r.self_ticks if r.self_ticks > 0 else 0.0,
@@ -217,10 +245,10 @@ def _routine_lines(view: View, heat: Any, rid: int, limit: int) -> ToolResult:
         for (f, n), t in rows[:limit]
     ]  # fmt: skip
     self_s = fig.seconds(p, r.self_ticks)
-    out = {"routine": r.display_name, "self_seconds": self_s, "lines": items,
+    out = {"routine": r.display_name, "ref": ref(view, rid), "self_seconds": self_s, "lines": items,
            "more": max(len(rows) - limit, 0)}  # fmt: skip
-    lines = [f"hot lines of {r.display_name} (self {_s(self_s)} s):"]
-    lines += [f"{x['file']}:{x['line']}: {_s(fig.seconds(p, t))} s ({x['percent_of_routine']:.0f}%)  {x['source'] or ''}".rstrip()
+    lines = [f"hot lines of {out['ref']} (self {_s(self_s)} s):"]
+    lines += [f"{where(x['file'], x['line'])}: {_s(fig.seconds(p, t))} s ({x['percent_of_routine']:.0f}%)  {x['source'] or ''}".rstrip()
               for x, (_at, t) in zip(items, rows, strict=False)]  # fmt: skip
     if not items:
         lines.append("no samples in it")

@@ -20,3 +20,8 @@ def find(view: View, name: str, file: str | None = None) -> int:
 def place(view: View, rid: int) -> tuple[str | None, int]:
     """(file relative to the folder when inside it, 1-based line) of a routine; (None, 0) unknown."""
     return lookup.place(view.loaded, rid)
+
+
+def ref(view: View, rid: int) -> str:
+    """A name of the routine no other routine has, which `find` takes back (`lookup.ref`)."""
+    return lookup.ref(view.loaded, rid)

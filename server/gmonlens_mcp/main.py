@@ -15,14 +15,19 @@ import os
 import sys
 from collections.abc import Sequence
 
-USAGE = "gmonlens mcp [--workspace DIR] [--trust-workspace] [BINARY PROFILE...]"
+USAGE = "gmonlens mcp [--workspace DIR] [--trust-workspace] [--allow-run] [BINARY PROFILE...]"
 INSTRUCTIONS = (
     "gmonlens answers from a GNU gprof profile (gmon.out) of a C/C++ program, with gprof's own "
     "figures. Start with profile_summary, then top_routines (what is hot), routine_entry / callers / "
     "callees (who calls it, what it calls, with call-site lines), hot_lines (which source lines), "
-    "compare_with_baseline (did a change help, beyond sampling noise). Times are seconds; self time "
+    "compare_with_baseline (did a change help, beyond sampling noise), check (the workspace's "
+    "performance budgets: exact call-count limits as CI checks them). Times are seconds; self time "
     "is measured by sampling (± its error); time on caller/callee lines is gprof's estimate. The "
     "profile is reloaded when the program is run again."
+)
+RECORD_INSTRUCTIONS = (
+    " No profile yet, or a stale one? record runs the program (built with gcc -pg -g) and says why "
+    "no profile came when none does."
 )
 
 
@@ -43,9 +48,17 @@ def _parse(argv: Sequence[str]) -> argparse.Namespace:
         action="store_true",
         help="read the paths the folder's gmonlens.yaml names outside the folder (default: ignored)",
     )
+    parser.add_argument(
+        "--allow-run",
+        action="store_true",
+        help="offer the `record` tool, which runs the command an agent gives it (default: no tool runs anything)",
+    )
     parser.add_argument("--log-level", default="WARNING", choices=["DEBUG", "INFO", "WARNING", "ERROR"])
     parser.add_argument(
-        "files", nargs="*", metavar="BINARY PROFILE", help="the profiled program and its profile files"
+        "files",
+        nargs="*",
+        metavar="BINARY PROFILE",
+        help="the profiled program and its profile files (relative paths: in DIR)",
     )
     args = parser.parse_args(list(argv))
     if len(args.files) == 1:
@@ -90,8 +103,9 @@ def main(argv: Sequence[str]) -> int:
     )  # paths made absolute before leaving the cwd
     neutral_process()
     reader, writer = _protocol_streams()
-    info = ServerInfo("gmonlens", __version__, "gmonlens: gprof profiles", INSTRUCTIONS)
-    server = Server(Tools(workspace), reader, writer, info)  # type: ignore[arg-type]
+    instructions = INSTRUCTIONS + (RECORD_INSTRUCTIONS if args.allow_run else "")
+    info = ServerInfo("gmonlens", __version__, "gmonlens: gprof profiles", instructions)
+    server = Server(Tools(workspace, args.allow_run), reader, writer, info)  # type: ignore[arg-type]
     try:
         server.serve()
     except KeyboardInterrupt:  # run by hand and stopped

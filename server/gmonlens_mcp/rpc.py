@@ -14,7 +14,8 @@ Contract of `Server`:
   2025-06-18 revision has none (-32600).
 - `tools/call` runs on one worker thread, in arrival order; the reader thread keeps answering
   `ping` and reading `notifications/cancelled`: a cancelled call that has not started is dropped,
-  one that is running finishes and its answer is not sent (the specification's rule).
+  one that is running finishes and its answer is not sent (the specification's rule). A running
+  call sees its cancellation in `cancel_event()` (the `record` tool stops its command).
 - End of input (the client went away, even in the middle of a call) ends `serve()` at once: the
   worker is a daemon thread and is never waited for. A write that fails (the client closed our
   stdout) stops all further writes.
@@ -22,6 +23,7 @@ Contract of `Server`:
 
 from __future__ import annotations
 
+import contextvars
 import json
 import logging
 import math
@@ -82,19 +84,41 @@ class ServerInfo:
 
 def _id(value: Any) -> int | str | None:
     """The id to answer with: a string or an integer, anything else is null."""
-    return value if isinstance(value, (int, str)) and not isinstance(value, bool) else None
+    good = isinstance(value, (int, str)) and not isinstance(value, (bool, HugeInt))
+    return value if good else None
+
+
+MAX_DIGITS = 4000  # Python converts at most 4,300 digits to an int (sys.int_info.default_max_str_digits)
+
+
+class HugeInt(int):
+    """An integer written with more than MAX_DIGITS digits: JSON allows it, Python's `int()` refuses
+    it (ValueError), so `json.loads` failed and the request got a parse error without its id. It
+    stands in as +-10**MAX_DIGITS: beyond every bound a schema sets, refused there by name."""
+
+
+def _parse_int(text: str) -> int:
+    if len(text) <= MAX_DIGITS:
+        return int(text)
+    return HugeInt(-(10**MAX_DIGITS) if text.startswith("-") else 10**MAX_DIGITS)
+
+
+def parse(text: bytes) -> Any:
+    """One message's JSON (raises ValueError or RecursionError for what is not JSON)."""
+    return json.loads(text, parse_int=_parse_int)
 
 
 def tool_result(result: ToolResult, version: str) -> dict[str, Any]:
-    """A `CallToolResult` for `version`: the short text and `structuredContent` (2025-06-18);
-    older revisions have no structured content, so the JSON follows the text as a second item."""
-    content = [{"type": "text", "text": result.text}]
+    """A `CallToolResult` for `version`: the short text, then the same data as JSON text (what
+    2025-06-18 says a tool returning structured content SHOULD give, and all older revisions
+    have); from 2025-06-18 on, an answer's data is also `structuredContent` (what its tool's
+    `outputSchema` describes). A tool error's facts (the candidates of an ambiguous name, the
+    nearest names) are its JSON text only: an error is not the result the schema describes."""
+    text = json.dumps(_finite(result.structured), ensure_ascii=False, allow_nan=False)
+    content = [{"type": "text", "text": result.text}, {"type": "text", "text": text}]
     out: dict[str, Any] = {"content": content, "isError": result.is_error}
-    if version >= "2025-06-18":
+    if version >= "2025-06-18" and not result.is_error:
         out["structuredContent"] = result.structured
-    else:
-        text = json.dumps(_finite(result.structured), ensure_ascii=False, allow_nan=False)
-        content.append({"type": "text", "text": text})
     return out
 
 
@@ -103,6 +127,18 @@ class _Job:
     request_id: int | str | None
     run: Callable[[], Any]
     future: Future[Any] = field(default_factory=Future)
+    cancel: threading.Event = field(default_factory=threading.Event)  # set by notifications/cancelled
+
+
+_running_cancel: contextvars.ContextVar[threading.Event | None] = contextvars.ContextVar(
+    "gmonlens_mcp_cancel", default=None
+)
+
+
+def cancel_event() -> threading.Event | None:
+    """The running `tools/call`'s cancellation, set when the client cancels it (on the worker
+    thread, inside a call; None elsewhere)."""
+    return _running_cancel.get()
 
 
 class Server:
@@ -177,7 +213,7 @@ class Server:
             if not text:
                 continue
             try:
-                message = json.loads(text)
+                message = parse(text)
             except (ValueError, RecursionError) as exc:  # UnicodeDecodeError is a ValueError
                 self.send(self._error(None, PARSE_ERROR, f"not JSON: {str(exc)[:200]}"))
                 continue
@@ -238,6 +274,7 @@ class Server:
                 with self._state_lock:
                     if rid in self._pending:
                         self._cancelled.add(rid)
+                        self._pending[rid].cancel.set()
         elif method == "notifications/initialized" and self.version is not None and not self._warmed:
             self._warmed = True
             self._jobs.put(_Job(None, self.app.warm))
@@ -312,6 +349,7 @@ class Server:
 
     def _run(self, job: _Job) -> dict[str, Any] | None:
         rid = job.request_id
+        token = _running_cancel.set(job.cancel)
         try:
             value = job.run()
         except Exception as exc:
@@ -319,6 +357,8 @@ class Server:
                 log.warning("loading the profile: %s", exc)
                 return None
             return self._failed(rid, exc)
+        finally:
+            _running_cancel.reset(token)
         return None if rid is None else _ok(rid, value)
 
     def _failed(self, rid: int | str, exc: Exception) -> dict[str, Any]:

@@ -130,6 +130,44 @@ def test_flame_frames_add_up_to_gprof(g: dict[str, object]) -> None:
         assert close(selfs[key], pself), key
 
 
+@settings(max_examples=300, deadline=None)
+@given(graphs())
+def test_flame_opened_cycles_add_up_to_gprof(g: dict[str, object]) -> None:
+    """Cycles opened into their members (issue 27 item 8): each member's frames add up to its line
+    in gprof's cycle entry (self + children from outside the cycle), the cycle's frames to the
+    whole with no self time of their own; member frames are marked estimated, with their cycle."""
+    p = build(**g)  # type: ignore[arg-type]
+    tree = flame_tree(p, min_fraction=0.0, open_cycles=True)
+    closed = flame_tree(p, min_fraction=0.0)
+    assert close(sum(f.width for f in tree.frames if f.parent < 0), p.print_ticks)
+    width: dict[tuple[str, int], float] = defaultdict(float)
+    selfs: dict[tuple[str, int], float] = defaultdict(float)
+    kids: dict[int, float] = defaultdict(float)
+    for f in tree.frames:
+        key = ("c", f.cycle) if f.cycle else ("r", f.routine)
+        width[key] += f.width
+        selfs[key] += f.self_ticks
+        if f.parent >= 0:
+            kids[f.parent] += f.width
+        if f.cycle:
+            assert f.self_ticks == 0 and f.member_of == 0
+        if f.member_of:
+            parent = tree.frames[f.parent]
+            assert parent.cycle == f.member_of == p.routines[f.routine].cycle and f.estimated
+        elif f.routine >= 0:
+            assert p.routines[f.routine].cycle == 0  # members appear only inside their cycle's frame
+    for i, f in enumerate(tree.frames):
+        assert close(f.width, f.self_ticks + kids[i])
+    for key, (total, _pself) in node_figures(p).items():
+        assert close(width[key], total), key
+    for c in p.cycles:
+        for m in c.members:
+            r = p.routines[m]
+            assert close(width[("r", m)], r.total_ticks) and close(selfs[("r", m)], r.prop_self_ticks)
+    if not p.cycles:
+        assert tree == closed
+
+
 @settings(max_examples=200, deadline=None)
 @given(graphs(), st.sampled_from([0.01, 0.1, 0.3]))
 def test_flame_folding_keeps_widths(g: dict[str, object], fraction: float) -> None:

@@ -21,7 +21,7 @@ from gmonlens.check.rules import (
     TimeRule,
     TimeShareRule,
 )
-from gmonlens.check.safe_yaml import MAX_BYTES, BudgetFileError
+from gmonlens.common.safe_yaml import MAX_BYTES, YamlFileError
 
 
 @pytest.fixture
@@ -38,7 +38,7 @@ def write(folder: Path, text: str) -> str:
 
 
 def problems(folder: Path, text: str) -> list[str]:
-    with pytest.raises(BudgetFileError) as e:
+    with pytest.raises(YamlFileError) as e:
         load_budgets(write(folder, text))
     prefix = str(folder / "budgets.yaml")
     assert all(line.startswith(prefix) for line in e.value.lines)
@@ -243,18 +243,18 @@ def test_a_billion_laughs_is_refused_at_its_first_alias(folder: Path) -> None:
 def test_files_that_are_not_budget_files(folder: Path) -> None:
     big = folder / "big.yaml"
     big.write_bytes(b"#" * (MAX_BYTES + 1))
-    with pytest.raises(BudgetFileError, match="too large"):
+    with pytest.raises(YamlFileError, match="too large"):
         load_budgets(str(big))
-    with pytest.raises(BudgetFileError, match="is a directory"):
+    with pytest.raises(YamlFileError, match="is a directory"):
         load_budgets(str(folder))
-    with pytest.raises(BudgetFileError, match="no such file"):
+    with pytest.raises(YamlFileError, match="no such file"):
         load_budgets(str(folder / "missing.yaml"))
     (folder / "latin1.yaml").write_bytes(b"binary: caf\xe9\n")
-    with pytest.raises(BudgetFileError, match=r"latin1.yaml:1: not UTF-8 text"):
+    with pytest.raises(YamlFileError, match=r"latin1.yaml:1: not UTF-8 text"):
         load_budgets(str(folder / "latin1.yaml"))
     fifo = folder / "fifo.yaml"
     os.mkfifo(fifo)
-    with pytest.raises(BudgetFileError, match="named pipe"):
+    with pytest.raises(YamlFileError, match="named pipe"):
         load_budgets(str(fifo))
 
 

@@ -247,6 +247,34 @@ def test_per_test_profiles(base: Path, capsys: pytest.CaptureFixture[str]) -> No
     assert data["errors"] == [f"{path}:8: rule 4 (calls): no test matches 'Nope'"]
 
 
+def test_one_test_of_per_test_profiles(base: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`--test NAME` (the MCP `check` tool's `test`): the rules that apply to that test, on its
+    profiles alone; scaling rules (runs of their own) and other tests' rules are left out."""
+    small = program((Call("main", "parse", 1), Call("parse", "hash", 10)), SAMPLES)
+    large = program((Call("main", "parse", 1), Call("parse", "hash", 2000)), SAMPLES)
+    per_test_folder(base / "suite", {"Parser.Small": small, "Parser.Large": large, "Other": small})
+    path = budgets(base, "  - {calls: hash, max: 1000}\n  - {calls: hash, max: 5, tests: ['Parser.*']}\n"
+                         "  - {calls: hash, max: 5, tests: [Nope]}\n",
+                   "binary: prog\nprofiles: suite\n")  # fmt: skip
+    data = check_json(capsys, path, 1, "--test", "Parser.Large")
+    assert data["tests"] == ["Parser.Large"] and data["errors"] == []  # `Nope`'s rule is not this test's
+    assert [(r["index"], r["verdict"], r["measured"]) for r in data["rules"]] == [
+        (1, "fail", 2000),
+        (2, "fail", 2000),
+    ]
+    data = check_json(capsys, path, 0, "--test", "Other")
+    assert [(r["index"], r["verdict"], r["test"]) for r in data["rules"]] == [(1, "pass", "Other")]
+    code, _, err = check(capsys, "--test", "Parser.Huge", str(path))
+    assert code == 2
+    assert (
+        err
+        == f"gmonlens check: {base / 'suite'}: no test named 'Parser.Huge' (tests: Parser.Small, Parser.Large, Other)\n"
+    )
+    plain = budgets(base, "  - {calls: hash, max: 1000}\n")
+    code, _, err = check(capsys, "--test", "Other", str(plain))
+    assert code == 2 and "the profiles are not per test" in err
+
+
 def test_a_per_test_baseline_is_summed_against_plain_profiles(
     base: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -272,11 +300,26 @@ def test_a_per_test_baseline_is_summed_against_plain_profiles(
             "profile path '/etc/passwd' leaves the folder",
         ),
         (
-            {"tests": [{"name": "a", "profiles": []}, {"name": "a", "profiles": []}]},
+            {
+                "tests": [
+                    {"name": "a", "profiles": ["a/gmon.out.1"]},
+                    {"name": "a", "profiles": ["b/gmon.out.2"]},
+                ]
+            },
             "test 'a' is listed twice",
         ),
         ({"tests": {"a": 1}}, "a JSON object with a list 'tests' is expected"),
         ({"tests": [{"profiles": []}]}, "each test needs a 'name'"),
+        ({"tests": [{"name": "a", "profiles": [], "other_binaries": {}}]}, "'other_binaries' must be a list"),
+        (
+            {
+                "tests": [
+                    {"name": "a", "profiles": [], "other_binaries": [{"binary": "x", "profiles": ["/x"]}]}
+                ]
+            },
+            "profile path '/x' leaves the folder",
+        ),
+        ({"tests": [{"name": "a", "status": "failed", "binary": None, "profiles": []}]}, "no test profiles"),
         ({"tests": []}, "no test profiles"),
     ],
 )
@@ -291,6 +334,32 @@ def test_a_hostile_test_index(
     assert code == 2
     (line,) = err.splitlines()
     assert problem in line and "suite" in line
+
+
+def test_a_gmonlens_test_index_gives_a_run_per_test_and_binary(tmp_path: Path) -> None:
+    """gmonlens test's index (schema gmonlens-test/1): the main binary's run, then the other
+    binaries' (same test name); a test that wrote no profile (a crash) is no run."""
+    from gmonlens.check.test_runs import read_test_folder, runs_of
+
+    index = {"schema": "gmonlens-test/1", "tests": [
+        {"name": "T.a", "status": "passed", "binary": "../build/prog", "profiles": ["T.a/gmon.out.7"],
+         "other_binaries": [{"binary": "/usr/bin/helper", "profiles": ["T.a/gmon.out.8", "T.a/gmon.out.9"]}]},
+        {"name": "T.crash", "status": "failed", "binary": None, "profiles": [], "other_binaries": []},
+        {"name": "T.b", "status": "failed", "binary": "../build/prog", "profiles": ["T.b/gmon.out.3"]},
+    ]}  # fmt: skip
+    folder = tmp_path / "out"
+    folder.mkdir()
+    (folder / "index.json").write_text(json.dumps(index))
+    runs = read_test_folder(str(folder))
+    assert [(r.name, r.binary, r.status, len(r.profiles)) for r in runs] == [
+        ("T.a", str(tmp_path / "build" / "prog"), "passed", 1),
+        ("T.a", "/usr/bin/helper", "passed", 2),
+        ("T.b", str(tmp_path / "build" / "prog"), "failed", 1),
+    ]
+    assert runs[1].profiles == (str(folder / "T.a" / "gmon.out.8"), str(folder / "T.a" / "gmon.out.9"))
+    (tmp_path / "build").mkdir()
+    (tmp_path / "build" / "prog").write_bytes(b"")
+    assert [r.name for r in runs_of(runs, str(tmp_path / "build" / "prog"))] == ["T.a", "T.b"]
 
 
 def test_scaling_on_calls(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -413,6 +482,7 @@ def test_suggest_from_a_test_folder_takes_each_routines_largest_count(
         (["--junit"], "option '--junit' requires an argument"),
         (["--suggest"], "--suggest needs BINARY"),
         (["--suggest", "--top", "0", "p"], "--top must be from 1"),
+        (["--test", "", "a.yaml"], "--test needs a test's name"),
     ],
 )
 def test_usage(capsys: pytest.CaptureFixture[str], argv: list[str], message: str) -> None:
@@ -469,4 +539,9 @@ def test_routine_budgets_for_the_editor(base: Path) -> None:
     assert [b.text for b in with_test.budgets if b.rule in (7, 8)] == [
         "no new callers allowed: none",
         "calls 41 of 1 allowed: over budget",
+    ]
+    low = budgets(base, "  - {calls: hash, min: 2000}\n  - {arc: parse -> hash, range: [1001, 1100]}\n")
+    assert [b.text for b in routine_budgets(load_budgets(str(low)), profile, "prog").of(hash_id)] == [
+        "calls 1,000 (at least 2,000 required): below the minimum",
+        "calls from parse 1,000 (1,001 to 1,100 allowed): below the minimum",
     ]

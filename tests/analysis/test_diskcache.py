@@ -336,3 +336,56 @@ def test_pieces_hold_at_most_chunk_items_and_chunk_bytes() -> None:
         )
         assert diskcache._whole(chunked) == value
     assert len(diskcache._pieces(small)[2]) == 6
+
+
+def test_temporary_files_of_killed_writers_are_cleaned_and_counted(
+    cache_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 33 (9): a writer killed before its rename leaves `.KIND-PID-RANDOM` behind: it was
+    never removed, not counted by the size limit and survived eviction. Now the first process to
+    open the cache removes those older than a minute whose writer holds no lock; a writer's own
+    file (locked) or a young one stays; eviction counts them."""
+    import fcntl
+
+    cache_home.mkdir(parents=True, mode=0o700)
+    old = (1_000_000_000, 1_000_000_000)
+    dead = cache_home / ".profile-4242-0123456789ab"
+    dead.write_bytes(b"x" * 5000)
+    os.utime(dead, ns=old)
+    young = cache_home / ".lines-4243-0123456789ab"
+    young.write_bytes(b"y")
+    working = cache_home / ".dwarf-4244-0123456789ab"
+    working.write_bytes(b"z")
+    os.utime(working, ns=old)
+    held = os.open(working, os.O_RDONLY)
+    fcntl.flock(held, fcntl.LOCK_EX)  # as a writer at work holds its file
+    other = cache_home / ".not-ours"
+    other.write_bytes(b"")
+    os.utime(other, ns=old)
+    try:
+        getattr(diskcache, "_SWEPT", set()).discard(str(cache_home))  # as a new process
+        assert diskcache.load("lines", KEY, identity) is None  # the cache opened
+        left = sorted(p.name for p in cache_home.iterdir())
+        assert left == sorted([young.name, working.name, other.name]), left
+        # counted by the limit: a dead writer's large file is evicted like an entry
+        monkeypatch.setenv("GMONLENS_CACHE_MAX_MB", "0.01")  # 10,485 bytes
+        dead.write_bytes(b"x" * 9000)
+        os.utime(dead, ns=old)
+        assert diskcache.store("staticcalls", KEY, list(range(500)))
+        assert not dead.exists() and working.exists() and entry(cache_home, "staticcalls").exists()
+    finally:
+        os.close(held)
+
+
+def test_a_writer_locks_its_temporary_file(cache_home: Path) -> None:
+    import fcntl
+
+    cache_home.mkdir(parents=True, mode=0o700)
+    fd, path = diskcache._new_file(str(cache_home), "lines")
+    try:
+        probe = os.open(path, os.O_RDONLY)
+        with pytest.raises(BlockingIOError):
+            fcntl.flock(probe, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        os.close(probe)
+    finally:
+        os.close(fd)

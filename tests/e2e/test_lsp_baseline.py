@@ -47,7 +47,9 @@ async def test_pin_rerun_changes_clear(tmp_path: Path) -> None:
         pinned = await client.workspace_execute_command_async(
             types.ExecuteCommandParams(command="gmonlens.pinBaseline", arguments=[uri(ws)])
         )
-        assert len(pinned) == 1 and str(cache / "gmonlens" / "baselines") in pinned[0]["binary"], pinned
+        # kept in the data folder (HOME is `cache` here: ~/.local/share), not in the cache
+        data = cache / ".local" / "share" / "gmonlens" / "baselines"
+        assert len(pinned) == 1 and str(data) in pinned[0]["binary"], pinned
         status = await wait_baseline(client, n)
         b = _baseline(status)
         assert field(b, "verdict") == "noise" and field(b, "regressions") == 0, b
@@ -92,9 +94,8 @@ async def test_pin_rerun_changes_clear(tmp_path: Path) -> None:
         await wait_baseline(client, n, present=False)
         got = await lenses(client, util_c)
         assert not any("▲" in t or "≈" in t for ts in got.values() for t in ts), got
-    assert not (cache / "gmonlens" / "baselines").exists() or not any(
-        (cache / "gmonlens" / "baselines").iterdir()
-    )
+    data = cache / ".local" / "share" / "gmonlens" / "baselines"
+    assert not any(p.name.startswith("pin-") for p in data.rglob("*")), list(data.rglob("*"))
     after_files = sorted(p.relative_to(ws) for p in ws.rglob("*"))
     assert after_files == before_files  # nothing written into the user's folder
 

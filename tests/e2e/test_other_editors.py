@@ -68,8 +68,9 @@ def test_neovim_07_readme_config(workspace: Path, tmp_path: Path) -> None:
         GMONLENS_CHAR=str(pos.character),
     )
     script = HERE / "neovim" / "config_check.lua"
+    trust = f"let g:gmonlens_trusted = ['{workspace}']"  # before init.lua: the folders the user trusts
     proc = subprocess.run(
-        [nvim, "--headless", "-n", "-u", str(init), "-c", f"luafile {script}", "src/main.c"],
+        [nvim, "--headless", "-n", "--cmd", trust, "-u", str(init), "-c", f"luafile {script}", "src/main.c"],
         env=env, capture_output=True, text=True, timeout=240, cwd=workspace,
     )  # fmt: skip
     seen = json.loads(result.read_text()) if result.exists() else {}
@@ -87,6 +88,10 @@ def test_neovim_07_readme_config(workspace: Path, tmp_path: Path) -> None:
         :500
     ]
     assert seen["disasm_modifiable"] is False
+    # :GmonlensRecord ./build/app 300: recorded, loaded, and the lens shows the new run's calls
+    assert any("loaded" in m for m in seen["record_messages"]), seen["record_messages"]
+    assert (workspace / "gmonlens-record" / "record.json").is_file()
+    assert seen["lens_after_record"].endswith("300 calls"), seen["lens_after_record"]
 
 
 def test_emacs_eglot_readme_config(workspace: Path, tmp_path: Path) -> None:
@@ -121,3 +126,7 @@ def test_emacs_eglot_readme_config(workspace: Path, tmp_path: Path) -> None:
     assert seen["disasm"].startswith("work (") and "# helper: 400 calls" in seen["disasm"], seen["disasm"][
         :500
     ]
+    # M-x gmonlens-record ./build/app 300: recorded, loaded, and the lens shows the new run's calls
+    assert seen["record"]["usable"] is True, seen["record"]
+    assert seen["record"]["out_dir"] == str((workspace / "gmonlens-record").resolve())
+    assert (seen["lens_after_record"] or "").rstrip("\n").endswith("300 calls"), seen["lens_after_record"]

@@ -103,7 +103,7 @@ def run_bundle(
 
 def repository_gmonlens(ws: Path, *args: str) -> str:
     pytest.importorskip("capstone")
-    cmd = [sys.executable, "-I", "-m", "gmonlens_lsp", *args]
+    cmd = [sys.executable, "-I", "-m", "gmonlens_cli", *args]
     return subprocess.run(cmd, cwd=ws, check=True, capture_output=True, text=True, timeout=300).stdout
 
 

@@ -17,6 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run as a script: tests/ for its helpers
 from binaries import dwarf_index, line_table, lines_at_path, open_elf
 from gmonlens.common.options import AnalysisOptions
 from gmonlens.dwarf.declarations import DwarfIndex

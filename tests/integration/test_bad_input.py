@@ -54,14 +54,19 @@ def test_truncated_profile(prog: Built, tmp_path: Path, cut: int) -> None:
     assert_one_line_error(gmonlens([str(prog.binary), str(p)], tmp_path), p)
 
 
-def test_header_only_profile_like_gprof(prog: Built, tmp_path: Path) -> None:
-    """20 bytes = a GNU header and no record: a valid, empty profile; gprof prints nothing."""
+def test_header_only_profile_says_so(prog: Built, tmp_path: Path) -> None:
+    """20 bytes = a GNU header and no record: gprof prints nothing and exits 0, which reads as
+    success (issue 33, item 12); we say it in one line and exit 1, as for an empty file."""
     p = bad_profile(tmp_path, prog.gmon["out"].read_bytes()[:20])
     expected = gprof(NATIVE, ["-b", str(prog.binary), str(p)], tmp_path)
-    actual = gmonlens(["-b", str(prog.binary), str(p)], tmp_path)
-    assert "Traceback" not in actual.err
-    assert (actual.returncode == 0) == (expected.returncode == 0)
-    assert actual.stdout == expected.stdout
+    assert expected.returncode == 0 and expected.stdout == b""  # gprof's silence
+    for args in (["-b"], [], ["--json"]):
+        line = assert_one_line_error(gmonlens([*args, str(prog.binary), str(p)], tmp_path), p)
+        assert line.endswith("no samples and no arcs (nothing after the file's header): nothing to report"), (
+            line
+        )
+    both = gmonlens(["-b", str(prog.binary), str(p), str(prog.gmon["out"])], tmp_path)  # summed: a profile
+    assert both.returncode == 0 and both.stdout
 
 
 def _random_invalid(seed: int, size: int) -> bytes:

@@ -47,7 +47,7 @@ def test_letters_as_gprof(tmp_path: Path) -> None:
 def test_long_names_as_gprof(tmp_path: Path) -> None:
     for o in OPTIONS:
         for name in o.longs:
-            if name in ("json", "clones-apart", "help", "version"):  # gmonlens's own
+            if name in ("json", "clones-apart", "hexdump", "help", "version"):  # gmonlens's own
                 continue
             with_arg = gprof(NATIVE, [f"--{name}=%"], tmp_path).err
             bare = gprof(NATIVE, [f"--{name}"], tmp_path).err

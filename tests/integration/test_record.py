@@ -160,7 +160,7 @@ class Recorded:
     def codes(self) -> list[str]:
         return [d["code"] for d in self.doc["diagnosis"]]
 
-    def finding(self, code: str) -> dict[str, str]:
+    def finding(self, code: str) -> dict[str, Any]:
         return next(d for d in self.doc["diagnosis"] if d["code"] == code)
 
 
@@ -253,7 +253,9 @@ def test_killed_by_sigterm_and_saved_by_on_signal_exit(built: Built, tmp_path: P
         and killed.doc["runs"][0]["signal"] == "SIGTERM"
     )
     assert "--on-signal=exit" in killed.finding("killed_by_signal")["fix"]
-    saved = record(tmp_path, [str(built["selfstop"]), "15"], "--on-signal=exit")
+    rerun = killed.finding("killed_by_signal")["rerun"]
+    assert rerun == ["--on-signal=exit"]  # what an editor's "Record again" button adds
+    saved = record(tmp_path, [str(built["selfstop"]), "15"], *rerun)
     assert saved.status == 143 and saved.doc["usable"]  # the command's own status: exit(128 + 15)
     assert "stopped_by_signal" in saved.codes and set(saved.codes) <= {"stopped_by_signal", "few_samples"}
     assert named(saved.doc["binaries"][0]["top"], "name")["spin"]["calls"] == 1
@@ -325,6 +327,7 @@ def test_time_in_a_shared_library(built: Built, tmp_path: Path) -> None:
 def test_a_tiny_program_has_few_samples(built: Built, tmp_path: Path) -> None:
     r = record(tmp_path, [str(built["tiny"])])
     assert r.doc["binaries"][0]["samples"] < 10 and "few_samples" in r.codes
+    assert r.finding("few_samples")["rerun"] == ["--precision=5%"]
     assert r.doc["usable"]  # its call counts are there
 
 
@@ -339,6 +342,10 @@ def test_call_graph_overflow_said_and_fixed(built: Built, tmp_path: Path) -> Non
     r = record(tmp_path, [str(built["table"])])
     assert r.status == 125 and r.codes == ["arcs_overflow"]
     assert "call graph buffer size limit exceeded" in r.doc["runs"][0]["glibc_messages"][0]
+    rerun = r.finding("arcs_overflow")["rerun"]
+    assert len(rerun) == 1 and rerun[0].startswith("--arcs=")
+    again = record(tmp_path, [str(built["table"])], *rerun)  # the editor's "Record again" button
+    assert again.doc["usable"] and "arcs_overflow" not in again.codes
     fixed = record(tmp_path, [str(built["table"])], "--arcs", "4000")
     assert fixed.status == 0 and fixed.doc["usable"] and fixed.codes in ([], ["few_samples"])
     assert fixed.doc["binaries"][0]["calls"] == 2000

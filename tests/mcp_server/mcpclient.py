@@ -12,6 +12,14 @@ from typing import Any
 LIMIT = 120.0  # seconds to wait for one answer before the test fails (a hang, not a timing)
 
 
+def facts(result: dict[str, Any]) -> Any:
+    """A tool result's data: `structuredContent`, else (an error, or a revision before 2025-06-18)
+    the JSON text that follows the short text."""
+    if "structuredContent" in result:
+        return result["structuredContent"]
+    return json.loads(result["content"][-1]["text"])
+
+
 class McpClient:
     def __init__(self, argv: list[str], cwd: str | None = None, env: dict[str, str] | None = None) -> None:
         self.proc = subprocess.Popen(

@@ -26,7 +26,8 @@ LIMIT = 30.0
 
 class FakeApp:
     """Tools `echo` (returns its arguments), `fail` (a tool error), `block` (waits for `release`),
-    `nan` (a non-finite figure) and `bad` (raises invalid params)."""
+    `nan` (a non-finite figure), `limited` (checks `limit` against a schema) and `bad` (raises
+    invalid params)."""
 
     def __init__(self) -> None:
         self.release = threading.Event()
@@ -49,6 +50,9 @@ class FakeApp:
             return ToolResult({"x": float("nan"), "y": [float("inf"), 1.5]}, "nan")
         if name == "echo":
             return ToolResult({"arguments": arguments}, "echo")
+        if name == "limited":
+            limit = {"type": "integer", "minimum": 1, "maximum": 500}
+            return ToolResult(check({"type": "object", "properties": {"limit": limit}}, arguments), "ok")
         raise RpcError(rpc.INVALID_PARAMS, f"unknown tool: {name}")
 
     def warm(self) -> None:
@@ -191,6 +195,23 @@ def test_errors(wire: Wire, raw: bytes, code: int) -> None:
     assert wire.request("ping")["result"] == {}  # and the server goes on
 
 
+@pytest.mark.parametrize("digits", ["1" + "0" * 5000, "-" + "7" * 4400, "9" * 100_000])
+def test_an_integer_of_many_digits_is_answered(wire: Wire, digits: str) -> None:
+    """JSON puts no bound on an integer's digits; Python's int() refuses more than 4,300, and the
+    request got a parse error without its id. Now it is answered under its id: the tool's schema
+    refuses it by name; as an id, it is an invalid request."""
+    wire.initialize()
+    wire.send_raw(b'{"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": "limited", '
+                  b'"arguments": {"limit": %s}}}\n' % digits.encode())  # fmt: skip
+    answer = wire.receive()
+    assert answer["id"] == 7 and answer["error"]["code"] == rpc.INVALID_PARAMS, answer
+    assert "`limit` must be at " in answer["error"]["message"]
+    wire.send_raw(b'{"jsonrpc": "2.0", "id": %s, "method": "ping"}\n' % digits.encode())
+    answer = wire.receive()
+    assert answer["id"] is None and answer["error"]["code"] == rpc.INVALID_REQUEST
+    assert rpc.parse(b"[12, -3, 4.5]") == [12, -3, 4.5]
+
+
 def test_notifications_and_responses_get_no_answer(wire: Wire) -> None:
     wire.initialize()
     wire.send({"jsonrpc": "2.0", "method": "notifications/roots/list_changed"})
@@ -210,12 +231,16 @@ def test_tool_results_per_revision(app: FakeApp) -> None:
             "text": "no such routine",
         }
         assert ok["isError"] is False and ok["content"][0]["text"] == "echo"
+        # the JSON follows the short text (2025-06-18: a tool returning structured content SHOULD)
+        assert json.loads(ok["content"][1]["text"]) == {"arguments": {"a": 1}} and len(ok["content"]) == 2
         if version == "2025-06-18":
             assert ok["structuredContent"] == {"arguments": {"a": 1}}
-            assert len(ok["content"]) == 1
-        else:  # no structured content before 2025-06-18: the JSON follows the short text
+        else:  # no structured content before 2025-06-18
             assert "structuredContent" not in ok
-            assert json.loads(ok["content"][1]["text"]) == {"arguments": {"a": 1}}
+        # an error's facts are JSON text only: it is not the result an outputSchema describes
+        assert "structuredContent" not in failed and json.loads(failed["content"][1]["text"]) == {
+            "error": "no such routine"
+        }
         nan = w.request("tools/call", {"name": "nan"})["result"]  # JSON has no NaN: null
         figures = (
             nan["structuredContent"] if version == "2025-06-18" else json.loads(nan["content"][1]["text"])
@@ -430,7 +455,7 @@ def test_command_without_a_profile(tmp_path: Any) -> None:
     env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache")}
     with McpClient([_gmonlens(), "mcp", "--workspace", str(tmp_path)], env=env) as c:
         assert c.initialize()["serverInfo"]["name"] == "gmonlens"
-        assert len(c.request("tools/list")["result"]["tools"]) == 8
+        assert len(c.request("tools/list")["result"]["tools"]) == 10
         out = c.call("profile_summary")
         assert out["isError"] is True and "no gmon.out" in out["content"][0]["text"]
         assert c.call("top_routines")["isError"] is True

@@ -138,6 +138,67 @@ def test_untrusted_workspace_keeps_its_paths_inside(
     settings, problems = Workspace(str(folder)).settings()
     assert settings.binary is None and settings.profiles == ()
     assert len(problems) == 2 and all("outside" in p for p in problems)
+    # the fix this server has (not the language server's client settings or VS Code's trust)
+    assert all("--trust-workspace" in p and "VS Code" not in p for p in problems), problems
     trusted, problems = Workspace(str(folder), trusted=True).settings()
     assert trusted.binary == f"{outside}/app" and trusted.profiles == (f"{outside}/*",)
     assert problems == []
+
+
+def test_files_named_relative_to_the_workspace(
+    folder: Path, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """`gmonlens mcp --workspace DIR build/app gmon.out` from another directory names DIR's files:
+    a client starts its servers in a directory of its own (issue 27 item 14)."""
+    elsewhere = tmp_path_factory.mktemp("cwd")
+    before = os.getcwd()
+    os.chdir(elsewhere)
+    try:
+        w = Workspace(str(folder), "build/app", ("gmon.out", "../runs/gmon.2"))
+    finally:
+        os.chdir(before)
+    assert w.binary == str(folder / "build" / "app")
+    assert w.profiles == (str(folder / "gmon.out"), str(folder.parent / "runs" / "gmon.2"))
+
+
+def test_a_profile_being_written_is_not_loaded(folder: Path, loads: FakeLoads) -> None:
+    """Issue 33 (5): a profile open for writing (a program in the middle of its exit) is not read:
+    the last complete load answers, with a note; none yet: an error saying so."""
+    gmon = folder / "build" / "gmon.out"
+    fd = os.open(gmon, os.O_WRONLY | os.O_TRUNC)
+    try:
+        with pytest.raises(ToolFailure, match="a new profile is being written"):
+            Workspace(str(folder)).view()
+        assert loads.count == 0
+    finally:
+        os.close(fd)
+    ws = Workspace(str(folder))
+    first = ws.view()
+    fd = os.open(gmon, os.O_WRONLY | os.O_TRUNC)
+    try:
+        os.write(fd, b"gmon, half")
+        during = ws.view()
+        assert during.loaded is first.loaded and loads.count == 1
+        assert any("a new profile is being written" in p for p in during.settings_problems)
+    finally:
+        os.close(fd)
+    after = ws.view()
+    assert after.loaded is not first.loaded and loads.count == 2 and not after.settings_problems
+
+
+def test_a_load_that_saw_a_write_keeps_the_last_view(
+    folder: Path, loads: FakeLoads, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ws = Workspace(str(folder))
+    first = ws.view()
+    (folder / "build" / "gmon.out").write_bytes(b"two")
+    real = loads.__call__
+
+    def torn(*args: Any) -> LoadOutcome:
+        real(*args)
+        return LoadOutcome(None, writing=(str(folder / "build" / "gmon.out"),))
+
+    monkeypatch.setattr(session, "load_folder", torn)
+    assert ws.view().loaded is first.loaded and loads.count == 2
+    monkeypatch.setattr(session, "load_folder", loads)
+    assert ws.view().loaded is not first.loaded and loads.count == 3

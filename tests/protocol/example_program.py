@@ -11,6 +11,7 @@ a thread start (a `threads` health item), and changes against the baseline beyon
 
 from __future__ import annotations
 
+import json
 import os
 import struct
 from dataclasses import dataclass
@@ -280,8 +281,24 @@ def gmon(a: Assembled, baseline: bool) -> bytes:
     return gnu_file([Hist(TEXT_ADDRESS, high, counts, prof_rate=HZ), *arcs])
 
 
+LAUNCHER = "run-tests"  # a test driver (compiled without -pg) that runs `prog`: what gmonlens/record records
+LAUNCHER_C = "tests/run.c"
+
+
+def launcher() -> bytes:
+    """`run-tests`: a program whose one unit was compiled without -pg (its DWARF producer says
+    -O2, no -pg), with a `main` of `xor %eax,%eax; ret` (it is never run: the examples' recording
+    is made without a process, tests/protocol/scenario.py)."""
+    text = b"\x31\xc0\xc3" + padding(13)
+    unit = Unit(LAUNCHER_C, BUILT_IN, TEXT_ADDRESS, TEXT_ADDRESS + 3,
+                [Subprogram("main", 3, 5, TEXT_ADDRESS, TEXT_ADDRESS + 3, True)], [(TEXT_ADDRESS, 4)],
+                producer="GNU C17 (tests/dwarfwriter.py) -mtune=generic -march=x86-64 -g -O2")  # fmt: skip
+    return elf_file(TEXT_ADDRESS, text, [ElfSym("main", TEXT_ADDRESS, 3)], extra=debug_sections(unit))
+
+
 def write_workspace(ws: Path) -> None:
-    """`ws`: src/main.c, the executable `prog`, `gmon.out` and the baseline's `old/gmon.out`; file
+    """`ws`: src/main.c, the executable `prog`, `gmon.out`, the baseline's `old/gmon.out`, a budget
+    file `perf/budgets.yaml`; file
     times in build order (the source, then the binary, then the runs), so no health item says the
     binary or a source changed since."""
     a = assemble()
@@ -292,6 +309,37 @@ def write_workspace(ws: Path) -> None:
     os.chmod(ws / "prog", 0o755)
     (ws / "gmon.out").write_bytes(gmon(a, baseline=False))
     (ws / "old" / "gmon.out").write_bytes(gmon(a, baseline=True))
+    write_suite(ws, a)
+    (ws / "perf").mkdir()  # the `budgets` setting's file (gmonlens check's): work is called twice
+    (ws / "perf" / "budgets.yaml").write_text(
+        "binary: ../prog\nprofiles: [../gmon.out]\nrules:\n  - {calls: work, max: 2}\n"
+    )
+    (ws / LAUNCHER).write_bytes(launcher())
+    os.chmod(ws / LAUNCHER, 0o755)
     t0 = 1_700_000_000
-    for name, t in ((SOURCE, t0), ("prog", t0 + 10), ("old/gmon.out", t0 + 20), ("gmon.out", t0 + 30)):
+    for name, t in (
+        (SOURCE, t0),
+        (LAUNCHER, t0),
+        ("prog", t0 + 10),
+        ("old/gmon.out", t0 + 20),
+        ("gmon.out", t0 + 30),
+    ):
         os.utime(ws / name, (t, t))
+
+
+SUITE = "gmonlens-test"
+SUITE_TESTS = (("work.small", "passed", 0.4, False), ("work.large", "failed", 1.2, True))
+
+
+def write_suite(ws: Path, a: Assembled) -> None:
+    """A `gmonlens test` folder (`gmonlens-test/`, index schema gmonlens-test/1): two tests of
+    `prog`, the older run's profile and the current one's."""
+    tests = []
+    for name, status, duration, current in SUITE_TESTS:
+        (ws / SUITE / name).mkdir(parents=True)
+        (ws / SUITE / name / "gmon.out.100").write_bytes(gmon(a, baseline=not current))
+        samples = sum(before if not current else now for now, before in SAMPLES.values())
+        tests.append({"name": name, "status": status, "duration": duration, "binary": "../prog",
+                      "profiles": [f"{name}/gmon.out.100"], "seconds": samples / HZ, "other_binaries": []})  # fmt: skip
+    index = {"schema": "gmonlens-test/1", "runner": "commands", "tests": tests}
+    (ws / SUITE / "index.json").write_text(json.dumps(index, indent=1))

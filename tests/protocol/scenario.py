@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import json
+import shutil
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -17,17 +18,21 @@ from urllib.parse import quote
 
 import pytest
 
-from gmonlens.load import diskcache
-from gmonlens_ide import baseline
+from gmonlens.runs import recording
+from gmonlens.runs.launch import RunOutcome, RunSetup
+from gmonlens.runs.preload import Preload
+from gmonlens_ide import pinstore
 from gmonlens_lsp import reload
 from gmonlens_lsp.factory import create_server
 
-from .example_program import SOURCE, line_of, write_workspace
+from .example_program import LAUNCHER, SOURCE, line_of, write_workspace
 from .wire_client import WireClient
 
 HOME = "/home/user"
 FOLDER = f"{HOME}/example"  # the workspace folder the examples show
 CACHE = f"{HOME}/.cache"  # their $XDG_CACHE_HOME
+DATA = f"{HOME}/.local/share"  # their $XDG_DATA_HOME (pinned baselines)
+PIN = "pin-0123456789abcdef"  # a pin's folder (its name is random)
 
 # initializationOptions: every setting of the `gmonlens` section, as a person may set them
 SETTINGS: dict[str, Any] = {
@@ -38,30 +43,35 @@ SETTINGS: dict[str, Any] = {
     "sourceMap": {"/build/example": "."},
     "lensTitle": "{percent}% · self {self} s · total {total} s{few} · {calls} calls{cycle}",
     "baseline": {"profiles": ["old/gmon.out"]},
+    "pinFolder": ".gmonlens/pins",  # unset: $XDG_DATA_HOME/gmonlens/baselines/<folder hash>
     "lineHeatLabel": "{seconds} s · {percent}%{few}",
     "lineHeatMinPercent": 1.0,
+    "budgets": "perf/budgets.yaml",  # unset: gmonlens-budgets.yaml or budgets.yaml found by name
     "trustedWorkspace": True,
 }
 
 
 def _pin_dirs(ws: Path) -> tuple[str, str]:
     """The folder's pinned-baseline directory here and as the examples show it (`pin_dir` of the
-    documented folder, under the documented cache)."""
-    here = baseline.pin_dir(str(ws.resolve()))
+    documented folder, under the documented data folder)."""
+    here = pinstore.pin_dir(str(ws.resolve()))
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(diskcache, "cache_dir", lambda: f"{CACHE}/gmonlens")
-        shown = baseline.pin_dir(FOLDER)
+        mp.setenv("XDG_DATA_HOME", DATA)
+        shown = pinstore.pin_dir(FOLDER)
     assert here is not None and shown is not None
     return here, shown
 
 
 def normaliser(ws: Path, cache: Path) -> Callable[[Any], Any]:
     """Rewrites this run's paths (tmp folders) as the documented ones, in every string of a value
-    (called while $XDG_CACHE_HOME is `cache`)."""
+    (called while $XDG_CACHE_HOME is `cache` and $XDG_DATA_HOME its sibling `data`)."""
+    import re
+
     real = str(ws.resolve())
     pairs = [
         _pin_dirs(ws),
         (str(cache.resolve()), CACHE),
+        (str((cache.parent / "data").resolve()), DATA),
         (quote(ws.resolve().as_uri(), safe=""), quote(f"file://{FOLDER}", safe="")),
         (ws.resolve().as_uri(), f"file://{FOLDER}"),
         (real, FOLDER),
@@ -72,7 +82,7 @@ def normaliser(ws: Path, cache: Path) -> Callable[[Any], Any]:
         if isinstance(v, str):
             for old, new in pairs:
                 v = v.replace(old, new)
-            return v
+            return re.sub(r"/pin-[0-9a-f]{16}/", f"/{PIN}/", v)
         if isinstance(v, list):
             return [fix(x) for x in v]
         if isinstance(v, dict):
@@ -153,12 +163,54 @@ async def _session(c: WireClient, ws: Path) -> dict[str, Any]:
         ("gmonlens.reload", [folder]),
         ("gmonlens.pinBaseline", [folder]),
         ("gmonlens.clearBaseline", [folder]),
+        ("gmonlens.tests", [folder]),
+        ("gmonlens.selectTest", [folder, {"test": "work.large"}]),  # its profile loaded instead
     ]
     for name, arguments in commands:
         out[f"command.{name}.arguments"] = arguments
         out[f"command.{name}.result"] = await c.command(name, arguments)
+    for variant, choice in (("suite", {"test": None}), ("auto", None)):  # the whole suite; discovery's again
+        out[f"command.gmonlens.selectTest.arguments.{variant}"] = [folder, choice]
+        out[f"command.gmonlens.selectTest.result.{variant}"] = await c.command(
+            "gmonlens.selectTest", [folder, choice]
+        )
+    # last: a recording reloads the folder (here the `profiles` setting keeps gmon.out shown)
+    out["gmonlens.record.params"] = {
+        "folder": folder, "argv": [f"./{LAUNCHER}", "--quick"], "cwd": ".",
+        "options": {"runs": 2, "precision": 2.5, "onSignalExit": True, "arcs": "auto", "binaries": ["prog"],
+                    "preload": True, "env": {"TEST_SEED": "7"}},
+        "workDoneToken": "record-1",
+    }  # fmt: skip
+    out["gmonlens.record.result"] = await c.request("gmonlens/record", out["gmonlens.record.params"])
     await c.request("shutdown", None)
     return out
+
+
+class ExampleRuns:
+    """`gmonlens/record`'s runs of `./run-tests`, made here (the fast tier starts no process),
+    as the helper library and glibc would leave them: run-tests (pid 4242, 4252, ...) forks a
+    child that execs `prog`, which writes the example's profile (gmon.out) where GMON_OUT_PREFIX
+    says and exits after 4.5 s of CPU time (more than its samples cover: time in libraries)."""
+
+    def __init__(self, ws: Path, cache: Path) -> None:
+        self.ws = ws
+        self.helper = str(cache / "gmonlens" / "preload" / "libgmonlens-record.so")
+        self.runs = 0
+
+    def preload(self, env: Any, cwd: str) -> Preload:
+        return Preload(self.helper, ("cc",), cached=True, machine=62, wide=True)
+
+    def run(self, setup: RunSetup) -> RunOutcome:
+        pid = 4242 + 10 * self.runs
+        self.runs += 1
+        child, launcher, prog = pid + 1, str(self.ws / LAUNCHER), str(self.ws / "prog")
+        shutil.copyfile(self.ws / "gmon.out", f"{setup.env['GMON_OUT_PREFIX']}.{child}")
+        records = [(pid, 1, "start", 0, 0, launcher), (child, pid, "fork", 0, 0, launcher),
+                   (child, pid, "start", 0, 0, prog), (child, pid, "exit", 4_480_000, 20_000, prog),
+                   (pid, 1, "exit", 1_000, 2_000, launcher)]  # fmt: skip
+        with open(setup.env["GMONLENS_RECORD_LOG"], "a", encoding="utf-8") as log:
+            log.write("".join("\t".join(map(str, r)) + "\0" for r in records))
+        return RunOutcome(pid, 0, None, 4.481, 0.022, 4.6)
 
 
 def run_session(ws: Path, cache: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
@@ -166,12 +218,16 @@ def run_session(ws: Path, cache: Path, monkeypatch: pytest.MonkeyPatch) -> dict[
     session with `cache` as $XDG_CACHE_HOME; the messages, normalised, by example name."""
     write_workspace(ws)
     monkeypatch.setenv("XDG_CACHE_HOME", str(cache))
+    monkeypatch.setenv("XDG_DATA_HOME", str(cache.parent / "data"))
     monkeypatch.delenv("GMONLENS_CACHE", raising=False)
 
     async def no_warm_up(ls: Any, args: list[str]) -> None:  # no subprocess in the fast tier
         return None
 
     monkeypatch.setattr(reload, "_warm", no_warm_up)
+    runs = ExampleRuns(ws, cache)
+    monkeypatch.setattr(recording, "run_once", runs.run)
+    monkeypatch.setattr(recording, "build_preload", runs.preload)
     monkeypatch.setattr(gc, "freeze", lambda: None)  # the load freezes its objects: not the test run's
     client = WireClient(create_server())
     messages = asyncio.run(asyncio.wait_for(_session(client, ws), 120))

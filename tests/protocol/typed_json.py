@@ -1,5 +1,5 @@
 """Whether a JSON value is an instance of a Python type built from TypedDicts (the payload types of
-`gmonlens_lsp.wire`): exactly the TypedDict's keys (all required: the payloads are total), each
+`gmonlens_lsp.wire`): exactly the TypedDict's keys (all required but those of a `total=False` part), each
 value of its annotated type; `float` takes JSON integers too (Python's `round` may give `2.0` or
 `2`, JSON keeps the difference, a client does not). Records which TypedDicts it met, so a test can
 tell that every payload type has an example."""
@@ -55,7 +55,12 @@ class Checker:
         self.seen.add(tp)
         hints = get_type_hints(tp)
         out = [f"{where}: {tp.__name__} has no key {k!r}" for k in value if k not in hints]
-        out += [f"{where}: {tp.__name__}'s key {k!r} is missing" for k in hints if k not in value]
+        required = getattr(tp, "__required_keys__", hints.keys())  # a total=False part may be absent
+        out += [
+            f"{where}: {tp.__name__}'s key {k!r} is missing"
+            for k in hints
+            if k not in value and k in required
+        ]
         for k, t in hints.items():
             if k in value:
                 out += self.errors(value[k], t, f"{where}.{k}")

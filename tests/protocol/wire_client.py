@@ -38,18 +38,26 @@ class WireClient:
 
     async def request(self, method: str, params: Any, timeout: float = 60.0) -> Any:
         """Send a request and wait for its answer; its `result` (an error response fails)."""
+        answer = await self.answer(self.send_request(method, params), timeout)
+        assert "error" not in answer, f"{method} answered an error: {answer['error']}"
+        return answer.get("result")
+
+    def send_request(self, method: str, params: Any) -> int:
+        """Send a request; its id (`answer` waits for the answer)."""
         self._next_id += 1
-        rid = self._next_id
-        self._send({"jsonrpc": "2.0", "id": rid, "method": method, "params": params})
+        self._send({"jsonrpc": "2.0", "id": self._next_id, "method": method, "params": params})
+        return self._next_id
+
+    async def answer(self, rid: int, timeout: float = 60.0) -> dict[str, Any]:
+        """The whole answer (result or error) to request `rid`, once it comes."""
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout
         while loop.time() < deadline:
             for m in self.received:
                 if m.get("id") == rid and "method" not in m:
-                    assert "error" not in m, f"{method} answered an error: {m['error']}"
-                    return m.get("result")
+                    return m
             await asyncio.sleep(0.01)
-        raise TimeoutError(f"{method}: no answer in {timeout} s")
+        raise TimeoutError(f"request {rid}: no answer in {timeout} s")
 
     async def command(self, command: str, arguments: list[Any]) -> Any:
         return await self.request("workspace/executeCommand", {"command": command, "arguments": arguments})

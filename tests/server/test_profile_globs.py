@@ -9,7 +9,7 @@ from pathlib import Path
 
 from gmonlens_ide import discovery
 from gmonlens_ide.discovery import MAX_GLOB_DEPTH, MAX_PROFILE_MATCHES, brief, expand_profiles
-from gmonlens_ide.session import MAX_POLLED_FILES, FolderState
+from gmonlens_ide.session import MAX_POLLED_FILES, FolderState, watched_stamp
 from gmonlens_ide.settings import Settings
 
 
@@ -50,7 +50,8 @@ def test_matches_are_capped_with_a_message(tmp_path: Path) -> None:
 
 
 def test_polling_does_not_grow_with_the_matches(tmp_path: Path) -> None:
-    """Past MAX_POLLED_FILES profiles the poller stats their folders, not each file."""
+    """Past MAX_POLLED_FILES profiles the poller lists the profile names in their folders instead of
+    stat'ing each file (issue 27: not the folders' mtimes, which any file created there changes)."""
     profiles = []
     for sub in ("r1", "r2"):
         (tmp_path / sub).mkdir()
@@ -64,7 +65,15 @@ def test_polling_does_not_grow_with_the_matches(tmp_path: Path) -> None:
     state.inputs = (str(tmp_path / "gmonlens.yaml"), *profiles, str(tmp_path / "app"))
     paths = state.watch_paths()
     assert len(paths) <= MAX_POLLED_FILES + 4, len(paths)
-    assert {str(tmp_path / "r1"), str(tmp_path / "r2")} <= set(paths)
+    dirs = state.watch_dirs()
+    assert {str(tmp_path / "r1"), str(tmp_path / "r2")} <= set(dirs) and "gmon.out.*" in dirs[
+        str(tmp_path / "r1")
+    ]
+    before = watched_stamp(state)
+    (tmp_path / "r1" / ".gmon.out.7.swp").write_bytes(b"")  # an editor's file: not a profile
+    assert watched_stamp(state) == before
+    (tmp_path / "r1" / "gmon.out.300").write_bytes(b"")  # a new run
+    assert watched_stamp(state) != before
 
 
 def test_log_lines_name_a_few_files() -> None:

@@ -40,3 +40,101 @@ def test_serve_sets_up_the_process(monkeypatch: pytest.MonkeyPatch) -> None:
     finally:
         sys.setswitchinterval(before[0])
         gc.set_threshold(*before[1])
+
+
+HARNESS = """
+import asyncio, sys
+from gmonlens_ide import isolation, warmup
+from gmonlens_lsp import reload
+from gmonlens_lsp.features import lifecycle
+from gmonlens_lsp.factory import create_server
+
+isolation.python_command = lambda module, args: ["sleep", "300"]  # a warm-up that takes its time
+warmup.memory_limit = lambda binary: 0
+lifecycle.reload_all = lambda ls: ls.spawn(reload._warm(ls, ["app", "gmon.out"]))
+create_server().start_io()
+"""
+
+
+def _message(body: dict[str, Any]) -> bytes:
+    import json
+
+    data = json.dumps(body).encode()
+    return b"Content-Length: %d\r\n\r\n%s" % (len(data), data)
+
+
+def _children(pid: int) -> list[int]:
+    import glob
+
+    out: list[int] = []
+    for f in glob.glob(f"/proc/{pid}/task/*/children"):
+        with open(f) as fh:
+            out += [int(x) for x in fh.read().split()]
+    return out
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+@pytest.mark.parametrize("sig", ["SIGTERM", "SIGHUP"])
+def test_a_signal_ends_the_server_and_its_warm_up(sig: str) -> None:
+    """Issue 33 (10): SIGTERM or SIGHUP to the server left the cache warm-up running as an orphan
+    (1.4-2.1 s of CPU at 25,000 routines); `exit` and a closed stdin already ended it."""
+    import os
+    import signal
+    import subprocess
+    import time
+
+    proc = subprocess.Popen([sys.executable, "-c", HARNESS], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    assert proc.stdin is not None
+    proc.stdin.write(
+        _message({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"capabilities": {}}})
+    )
+    proc.stdin.write(_message({"jsonrpc": "2.0", "method": "initialized", "params": {}}))
+    proc.stdin.flush()
+    deadline = time.monotonic() + 60
+    while not (kids := _children(proc.pid)):  # the warm-up has started
+        assert time.monotonic() < deadline and proc.poll() is None
+        time.sleep(0.02)
+    os.kill(proc.pid, getattr(signal, sig))
+    assert proc.wait(60) == 128 + getattr(signal, sig)
+    for kid in kids:
+        while _alive(kid):  # killed: gone, or a zombie until its new parent reaps it
+            assert time.monotonic() < deadline, f"warm-up {kid} outlived the server"
+            time.sleep(0.02)
+
+
+PARENT = """
+import os, subprocess, sys, time
+child = subprocess.Popen([sys.executable, "-c",
+    "import sys, time; from gmonlens_ide import warmup; warmup._end_with(int(sys.argv[1])); "
+    "print('ready', flush=True); time.sleep(300)", str(os.getpid())], stdout=subprocess.PIPE)
+assert child.stdout.readline() == b"ready\\n"
+print(child.pid, flush=True)
+time.sleep(300)
+"""
+
+
+def test_the_warm_up_ends_with_a_server_killed_outright() -> None:
+    """SIGKILL gives the server no chance to kill its warm-up: the warm-up asks the kernel to end
+    it when its parent ends (`warmup --parent`, Linux's parent-death signal)."""
+    import os
+    import signal
+    import subprocess
+    import time
+
+    server = subprocess.Popen([sys.executable, "-c", PARENT], stdout=subprocess.PIPE)
+    assert server.stdout is not None
+    child = int(server.stdout.readline())
+    assert _alive(child)
+    os.kill(server.pid, signal.SIGKILL)
+    server.wait(60)
+    deadline = time.monotonic() + 60
+    while _alive(child):
+        assert time.monotonic() < deadline, f"warm-up {child} outlived its killed server"
+        time.sleep(0.02)

@@ -91,3 +91,36 @@ def test_install_on_the_workspace() -> None:
     whole = types.TextDocumentContentChangeWholeDocument("all new")
     ws.update_text_document(types.VersionedTextDocumentIdentifier(3, uri), whole)
     assert doc.source == "all new"
+
+
+def test_a_long_run_of_edits_is_the_specification_and_the_map_follows_it() -> None:
+    """Edits applied one after another to the lines held (never the joined text): the text the
+    specification's reading gives, and every line the edit log says is unchanged holds the text
+    it had (issue 33: lenses follow unsaved edits)."""
+    rng = random.Random(13)
+    for _ in range(60):
+        text = "".join(rng.choice(PIECES) for _ in range(rng.randint(0, 80)))
+        if rng.random() < 0.6:
+            text = text.replace("\r", "")
+        doc = SplicingTextDocument("file:///nowhere/t.c", text)
+        base = re.split(r"\r\n|\r|\n", text)
+        for _ in range(25):
+            a, b = position(rng, text), position(rng, text)
+            if (b.line, b.character) < (a.line, a.character):
+                a, b = b, a
+            new = rng.choice(["", "x", "\n", "yy\r\nz", "𝄞", "\n\n", "q\n"])
+            start, end = (
+                reference_offset(text, a.line, a.character),
+                reference_offset(text, b.line, b.character),
+            )
+            text = text[:start] + new + text[max(end, start) :]
+            doc.apply_change(types.TextDocumentContentChangePartial(types.Range(a, b), new))
+            assert doc._source is None  # nothing joined the whole text
+            now = re.split(r"\r\n|\r|\n", text)
+            assert doc.line_count() == len(now) and [doc.line(i) for i in range(len(now))] == now
+            moved = doc.edits.since(None)
+            for i, line in enumerate(base):
+                at = moved.current(i) if moved is not None else i
+                if at is not None:
+                    assert now[at] == line, (i, at)
+        assert doc.source == text

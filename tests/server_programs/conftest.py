@@ -26,6 +26,12 @@ def clones_ws(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return built("clones", tmp_path_factory.mktemp("unit"))
 
 
+@pytest.fixture(scope="session")
+def names_ws(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Routines sharing names: a header's static in six units, one file compiled three times."""
+    return built("namesproject", tmp_path_factory.mktemp("unit"))
+
+
 def line_of(path: Path, needle: str) -> int:
     """1-based line of the first line containing `needle`."""
     for i, line in enumerate(path.read_text().splitlines(), 1):

@@ -36,6 +36,8 @@ async def test_call_hierarchy_without_certainty(c_ws: Path, monkeypatch: pytest.
         return real(profile)
 
     monkeypatch.setattr(session, "certainty", held)
+    # computed, not read back from the disk cache (a large profile's certainty is kept there)
+    monkeypatch.setattr(session.cache_entries, "read_certainty", lambda *args: None)
     s = Served(c_ws, True, monkeypatch)
     loaded = s.state.loaded
     assert loaded is not None and loaded.certainty_ready() is None
@@ -84,6 +86,8 @@ async def test_call_graph_panel_without_certainty(c_ws: Path, monkeypatch: pytes
         return real(profile)
 
     monkeypatch.setattr(session, "certainty", held)
+    # computed, not read back from the disk cache (a large profile's certainty is kept there)
+    monkeypatch.setattr(session.cache_entries, "read_certainty", lambda *args: None)
     s = Served(c_ws, True, monkeypatch)
     loaded = s.state.loaded
     assert loaded is not None and loaded.certainty_ready() is None

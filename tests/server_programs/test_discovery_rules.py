@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from gmonlens_ide.discovery import discover
+from gmonlens_ide.session import load_folder
 from gmonlens_ide.settings import Settings
 
 pytestmark = pytest.mark.integration  # builds its inputs with gcc at test time
@@ -75,7 +76,13 @@ def test_several_fitting_copies_the_newest_is_taken_and_said(ws: Path) -> None:
     assert found.choice and "newest of 2" in found.choice and "build/app" in found.choice
 
 
-def test_another_build_is_refused_and_named(ws: Path) -> None:
+@pytest.mark.parametrize("loaded_before", [True, False])
+def test_another_build_is_refused_and_named(
+    ws: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, loaded_before: bool
+) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    if loaded_before:  # the profile was shown with build/app before the rebuild
+        assert load_folder(str(ws), Settings(), 1).loaded is not None
     # the program rebuilt with more code since the run: its .text ends past the histogram
     (ws / "src" / "extra.c").write_text(
         "long extra_pad(long n) { long s = 0; for (long i = 0; i < n; i++) s += i * i; return s; }\n"
@@ -96,10 +103,33 @@ def test_another_build_is_refused_and_named(ws: Path) -> None:
         cwd=ws,
         check=True,
     )
+    _newer(ws / "build" / "app")
     problem = discover(str(ws), Settings()).problem or ""
     # each candidate tried is named with the evidence that refused it
     assert "build/app: its histogram ends at" in problem and "before the end of .text" in problem, problem
-    assert "gmonlens.binary" in problem and "\n" not in problem
+    # issue 33 (11): the fix is a new run, not setting `binary` (refused just the same)
+    run_again = "run the program again (or pin the old binary: keep a copy of the build that ran and set `binary` to it)"
+    if loaded_before:
+        assert problem.endswith(
+            f"; build/app was rebuilt after the run that wrote the profile: {run_again}"
+        ), problem
+        assert "gmonlens.binary client setting" not in problem
+    else:  # nothing says it is this program: both fixes, the run first
+        assert problem.endswith(
+            f"; if build/app was rebuilt since the run, {run_again}; if the profile is another program's, "
+            "set `binary` in gmonlens.yaml or the gmonlens.binary client setting"
+        ), problem
+    assert "\n" not in problem
+    outcome = load_folder(str(ws), Settings(binary="build/app"), 2)  # set anyway: the same fix
+    assert outcome.blocking and run_again in outcome.blocking, outcome.blocking
+    assert ("was rebuilt after the run" in outcome.blocking) == loaded_before
+    old = time.time() - 3600
+    os.utime(ws / "build" / "app", (old, old))  # older than the profile: another program's, say
+    problem = discover(str(ws), Settings()).problem or ""
+    assert (
+        problem.endswith("set `binary` in gmonlens.yaml or the gmonlens.binary client setting")
+        and run_again not in problem
+    )
 
 
 def test_build_prefixed_folders_are_searched(ws: Path) -> None:

@@ -23,9 +23,9 @@ async def test_flame_tree_built_once_per_profile_and_parameters(
     calls: list[float] = []
     real = flame_graph.flame_tree
 
-    def counted(profile: Any, min_fraction: float, max_frames: int) -> Any:
+    def counted(profile: Any, min_fraction: float, max_frames: int, open_cycles: bool = False) -> Any:
         calls.append(min_fraction)
-        return real(profile, min_fraction, max_frames)
+        return real(profile, min_fraction, max_frames, open_cycles=open_cycles)
 
     monkeypatch.setattr(flame_graph, "flame_tree", counted)
     s = Served(c_ws, True, monkeypatch)

@@ -48,7 +48,7 @@ def test_spontaneous_routine_has_no_call_count_and_hover_states_total(c_ws: Path
     assert "calls" not in title and title == f"{f.percent}% · self {f.self_s} s · total {f.total_s} s"
     assert to_lsp.lens_title("{name} {calls} calls · {total}", f) == f"main {f.total_s}"
     md = to_lsp.hover_markdown(p, {}, main.id)
-    assert f"Total **{f.total_s} s** (self {f.self_s} s + children" in md and "never called" in md
+    assert f"Total **{f.total_s} s** (self {f.self_s} s + children" in md and "no recorded calls" in md
     work = named(p.routines, "name")["work"]
     fw = to_lsp.figures(p, work)
     assert f"Total **{fw.total_s} s**" in to_lsp.hover_markdown(p, {}, work.id)

@@ -1,6 +1,7 @@
 """Starts the gmonlens server bundled in this extension: bundled/libs first on sys.path, then
 `gmonlens_cli` (the `gmonlens` command) with the arguments given (the extension passes `serve --stdio`,
-and `mcp --workspace FOLDER` for the MCP server).
+`mcp --workspace FOLDER` for the MCP server, and `record --out DIR -- COMMAND...` in the terminal of
+"gmonlens: Record a Profile").
 
 Run with `python -I` so the person's PYTHONPATH and user site-packages cannot shadow the bundle.
 Writes nothing to stdout (the protocol's channel); problems go to stderr, which the editor shows.

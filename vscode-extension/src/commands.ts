@@ -1,8 +1,8 @@
 /**
  * The extension's commands, each a factory over `Ctx` (rust-analyzer's model) that `registerCommands`
  * registers. Server work goes through workspace/executeCommand (`gmonlens.reload`, `gmonlens.report`,
- * `gmonlens.hottest`, `gmonlens.pinBaseline`, `gmonlens.clearBaseline`, `gmonlens.changes`: arguments
- * and answers in protocol.ts); the rest is VS Code UI.
+ * `gmonlens.hottest`, `gmonlens.pinBaseline`, `gmonlens.clearBaseline`, `gmonlens.changes`,
+ * `gmonlens.tests`, `gmonlens.selectTest`: arguments and answers in protocol.ts); the rest is VS Code UI.
  */
 
 import * as vscode from "vscode";
@@ -18,8 +18,12 @@ import {
   hottestArguments,
   parseChanges,
   parseHottest,
+  parseTests,
+  parseTestsList,
   pinnedAny,
+  selectTestArguments,
 } from "./protocol";
+import { type TestItem, chosenText, testItems } from "./testPick";
 
 type Cmd = (...args: unknown[]) => unknown;
 
@@ -56,6 +60,7 @@ export function registerCommands(ctx: Ctx): vscode.Disposable[] {
     [COMMANDS.pinProfileAsBaseline, pinBaseline(ctx)],
     [COMMANDS.clearProfileBaseline, clearBaseline(ctx)],
     [COMMANDS.showChanges, showChanges(ctx)],
+    [COMMANDS.pickTest, pickTest(ctx)],
     [COMMANDS.peekCallers, peekCallers()],
   ];
   return [
@@ -103,6 +108,44 @@ async function serverCommand(ctx: Ctx, command: string, args: unknown[]): Promis
     void vscode.window.showErrorMessage(`gmonlens: ${command} failed: ${message}`);
     return undefined;
   }
+}
+
+interface TestPickItem extends vscode.QuickPickItem {
+  item: TestItem;
+}
+
+/** A quick pick of the folder's tests; the one picked (or the whole suite) is loaded instead. */
+export function pickTest(ctx: Ctx): Cmd {
+  return async () => {
+    const folder = ctx.activeFolderUri();
+    const listings = parseTests(await serverCommand(ctx, SERVER_COMMANDS.tests, folderArguments(folder)));
+    const listing = listings.find((l) => l.suite !== undefined) ?? listings[0];
+    if (!listing || listing.suite === undefined) {
+      void vscode.window.showInformationMessage(
+        `gmonlens: ${listing?.problem ?? "no gmonlens test folder"} (run your tests with \`gmonlens test -- ctest\`).`,
+      );
+      return;
+    }
+    const items: TestPickItem[] = testItems(listing).map((item) => ({
+      label: item.label,
+      description: item.description,
+      detail: item.detail,
+      picked: item.picked,
+      item,
+    }));
+    const picked = await vscode.window.showQuickPick(items, {
+      title: `gmonlens: show a test's profile (${listing.tests.length} tests in ${listing.suite})`,
+      matchOnDescription: true,
+    });
+    if (!picked) {
+      return;
+    }
+    const result = await serverCommand(ctx, SERVER_COMMANDS.selectTest, selectTestArguments(listing.folder, picked.item.choice));
+    const chosen = parseTestsList(result);
+    if (chosen) {
+      void vscode.window.setStatusBarMessage(chosenText(chosen), 5000);
+    }
+  };
 }
 
 export function showReport(ctx: Ctx, reports: ReportDocuments): Cmd {

@@ -6,6 +6,7 @@
 
 import type * as vscode from "vscode";
 import type { LanguageClient } from "vscode-languageclient/node";
+import type { LaunchPlan, LaunchProblem } from "./launch";
 import type { ServerStatus } from "./protocol";
 
 export interface Ctx {
@@ -27,4 +28,9 @@ export interface Ctx {
   restart(reason: string): Promise<void>;
   /** The server's message about a missing capstone with what to do here (launch.ts capstoneAdvice). */
   capstoneAdvice(message: string): string;
+  /** How `gmonlens` is started here (the server's interpreter and bundle, or gmonlens.serverCommand):
+   * `gmonlens record` runs the same way; or why it cannot be. */
+  launchPlan(): Promise<LaunchPlan | LaunchProblem>;
+  /** The workspace's memory (the extension context's workspaceState). */
+  readonly workspaceState: vscode.Memento;
 }

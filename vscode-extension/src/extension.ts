@@ -9,6 +9,7 @@ import { registerCommands } from "./commands";
 import { DisasmView } from "./disasmView";
 import { HeatView } from "./heatview";
 import { registerMcp } from "./mcpProvider";
+import { registerRecord } from "./record";
 import { Session } from "./session";
 
 let session: Session | undefined;
@@ -17,7 +18,14 @@ export function activate(context: vscode.ExtensionContext): void {
   const s = new Session(context);
   session = s;
   // The views first: on a `loaded` status they refresh before the call graph panel asks again.
-  context.subscriptions.push(s, new HeatView(s), new DisasmView(s), ...registerCommands(s), ...registerCallGraph(s));
+  context.subscriptions.push(
+    s,
+    new HeatView(s),
+    new DisasmView(s),
+    ...registerCommands(s),
+    ...registerCallGraph(s),
+    ...registerRecord(s),
+  );
   registerMcp(context, s);
   // Not awaited: activation must not wait for Python or the server's initialize answer.
   void s.restart("activation");

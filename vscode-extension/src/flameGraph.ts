@@ -121,13 +121,27 @@ export function frameTooltip(g: FlameGraph, i: number): string {
   if (f.cycle !== null) {
     lines.push(`Cycle ${f.cycle} as a whole: gprof gives calls between its members no time.`);
   }
+  const member = cycleMemberOnPath(g, i);
   lines.push(
-    f.estimated
-      ? "Estimate: a routine on this path has several callers, and gprof splits its time among them by call counts."
-      : "Exact: every routine on this path below the root has a single caller.",
+    member !== undefined
+      ? `Estimate: ${member.i === i ? "a" : "below a"} member of cycle ${member.cycle}, whose frame is split among its members as gprof's cycle entry gives their times (gprof gives calls between members no time).`
+      : f.estimated
+        ? "Estimate: a routine on this path has several callers, and gprof splits its time among them by call counts."
+        : "Exact: every routine on this path below the root has a single caller.",
   );
   lines.push(f.uri !== null ? "Click to zoom, Ctrl/Cmd+click to open the source, Alt+click for callers and callees." : "Click to zoom.");
   return lines.join("\n");
+}
+
+/** The nearest frame on frame i's path (itself first) that is a cycle member's (`cycleMember`). */
+function cycleMemberOnPath(g: FlameGraph, i: number): { i: number; cycle: number } | undefined {
+  for (let k = i; k >= 0; k = g.frames[k].parent) {
+    const cycle = g.frames[k].cycleMember;
+    if (cycle !== undefined) {
+      return { i: k, cycle };
+    }
+  }
+  return undefined;
 }
 
 const esc = (s: string): string =>

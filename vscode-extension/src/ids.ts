@@ -15,8 +15,11 @@ export const COMMANDS = {
   pinProfileAsBaseline: "gmonlens.pinProfileAsBaseline",
   clearProfileBaseline: "gmonlens.clearProfileBaseline",
   showChanges: "gmonlens.showChanges",
+  /** a quick pick of the `gmonlens test` folder's tests (server: gmonlens.tests, gmonlens.selectTest) */
+  pickTest: "gmonlens.pickTest",
   showOutput: "gmonlens.showOutput",
   toggleLineHeat: "gmonlens.toggleLineHeat",
+  recordProfile: "gmonlens.recordProfile",
   /** the server's lens command gmonlens.showCallers, pointed at VS Code's call hierarchy */
   peekCallers: "gmonlens.peekCallers",
   /** a hover's link to a listing document */

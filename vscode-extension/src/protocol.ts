@@ -136,6 +136,8 @@ const FlameFrame = obj({
   depth: int,
   uri: nullable(uri),
   line: nullable(int),
+  /** A member's frame inside its cycle's (the cycle's number); its width is gprof's estimate. */
+  cycleMember: optional(int),
 });
 const FlameGraphResult = obj({
   folder: str,
@@ -199,6 +201,18 @@ const Caller = obj({
   callSites: arr(obj({ uri, line: int })),
 });
 const Pinned = obj({ folder: str, binary: str, profiles: arr(str) });
+const TestEntry = obj({ name: str, status: nullable(str), duration: nullable(num), seconds, binary: nullable(str) });
+const TestsList = obj({
+  folder: str,
+  suite: nullable(str),
+  mode: lit("auto", "suite", "test"),
+  selected: nullable(str),
+  tests: arr(TestEntry),
+  problem: nullable(str),
+});
+/** `gmonlens.selectTest`'s arguments: one test (`{test: name}`), the whole suite (`{test: null}`),
+ * or the server's own choice again (null). */
+const SelectTestArguments = tuple(str, nullable(obj({ test: nullable(str) })));
 const ChangeEntry = obj({
   name: str,
   kind: lit("regression", "improvement", "new", "gone"),
@@ -221,6 +235,123 @@ const ChangeEntry = obj({
   folder: str,
 });
 
+// gmonlens/record: its params (camelCase, as the other requests'), its answer the recording, schema
+// gmonlens-record/1, as `gmonlens record --json` prints it and DIR/record.json holds it (snake_case)
+const RecordOptions = obj({
+  runs: optional(int),
+  precision: optional(num),
+  onSignalExit: optional(bool),
+  arcs: optional(union(int, lit("auto", "default"))),
+  binaries: optional(arr(str)),
+  preload: optional(bool),
+  env: optional(record(str)),
+});
+const RecordParams = obj({
+  folder: optional(str),
+  argv: arr(str),
+  cwd: optional(str),
+  options: optional(RecordOptions),
+  workDoneToken: optional(union(str, int)),
+});
+const RecordFinding = obj({ code: str, severity: lit("error", "warning", "note"), message: str, fix: str, rerun: arr(str) });
+const RecordTopRoutine = obj({
+  name: str,
+  self_seconds: seconds,
+  self_percent: num,
+  samples: num,
+  error_percent: nullable(num),
+  calls: int,
+  file: nullable(str),
+  line: nullable(int),
+});
+const RecordBinary = obj({
+  binary: str,
+  profiles: arr(str),
+  pids: arr(int),
+  samples: num,
+  hz: int,
+  seconds,
+  calls: int,
+  top: arr(RecordTopRoutine),
+  warnings: arr(str),
+  problem: nullable(str),
+  report: arr(str),
+});
+const RecordProfile = obj({
+  path: str,
+  pid: int,
+  run: int,
+  binary: nullable(str),
+  fit: nullable(lit("exact", "loose")),
+  found_by: nullable(str),
+  samples: num,
+  arcs: int,
+  hz: int,
+  problem: nullable(str),
+});
+const RecordRun = obj({
+  run: int,
+  pid: int,
+  exit_code: nullable(int),
+  signal: nullable(str),
+  status: int,
+  user_seconds: num,
+  system_seconds: num,
+  cpu_seconds: num,
+  wall_seconds: num,
+  glibc_messages: arr(str),
+  interrupted: nullable(str),
+  orphans_reaped: int,
+  orphans_left: bool,
+});
+const RecordPreflight = obj({
+  binary: str,
+  profiling_calls: arr(str),
+  startup_linked: bool,
+  static: bool,
+  units: int,
+  units_without_pg: arr(obj({ name: str, comp_dir: str, producer: str })),
+  units_unknown: int,
+  producers_problem: nullable(str),
+  arcs: obj({ glibc_limit: int, direct_call_sites: nullable(int), indirect_call_sites: nullable(int), requested: nullable(int) }),
+});
+const Recording = obj({
+  schema: lit("gmonlens-record/1"),
+  command: obj({ argv: arr(str), cwd: str, path: str, kind: str, interpreter: arr(str), profiled_binaries: arr(str) }),
+  out_dir: str,
+  exit_status: int,
+  command_status: int,
+  usable: bool,
+  preflight: nullable(RecordPreflight),
+  helper: obj({ used: bool, path: nullable(str), compiler: arr(str), problem: nullable(str) }),
+  runs: arr(RecordRun),
+  cpu_seconds: num,
+  profiles: arr(RecordProfile),
+  left_alone: arr(str),
+  binaries: arr(RecordBinary),
+  processes: arr(
+    obj({
+      pid: int,
+      ppid: int,
+      programs: arr(str),
+      exited: bool,
+      signal: nullable(str),
+      cpu_seconds: nullable(num),
+      arcs_buffer: nullable(arr(int)),
+    }),
+  ),
+  precision: obj({
+    target_percent: nullable(num),
+    max_runs: int,
+    runs: int,
+    binary: nullable(str),
+    achieved_percent: nullable(num),
+    met: bool,
+    history: arr(obj({ run: int, error_percent: nullable(num), samples: num })),
+  }),
+  diagnosis: arr(RecordFinding),
+});
+
 /** The `gmonlens` settings section (initializationOptions, workspace/configuration's answer). */
 const Settings = obj({
   binary: optional(str),
@@ -230,8 +361,10 @@ const Settings = obj({
   sourceMap: optional(record(str)),
   lensTitle: optional(str),
   baseline: optional(union(str, arr(str), obj({ profiles: arr(str), binary: optional(str) }))),
+  pinFolder: optional(str),
   lineHeatLabel: optional(str),
   lineHeatMinPercent: optional(num),
+  budgets: optional(str),
   trustedWorkspace: optional(bool),
 });
 
@@ -240,7 +373,8 @@ export const wire = {
   Position, LensArguments, FolderArguments, Settings, Status, BaselineStatus, HealthEntry,
   HeatLine, LineHeat, CallGraphParams, GraphNode, GraphEdge, GraphCycle, CallGraphResult,
   FlameGraphParams, FlameFrame, FlameGraphResult, DisassemblyParams, DisasmCall, DisasmInstruction,
-  DisasmSource, Disassembly, DisasmError, Hottest, Caller, Pinned, ChangeEntry,
+  DisasmSource, Disassembly, DisasmError, Hottest, Caller, Pinned, ChangeEntry, TestEntry, TestsList,
+  SelectTestArguments, RecordOptions, RecordParams, RecordFinding, RecordBinary, Recording,
   ItemData: obj({ routine: int, generation: int, name: str }),
 } as const;
 export type Wire<K extends keyof typeof wire> = Infer<(typeof wire)[K]>;
@@ -250,6 +384,7 @@ export const LINE_HEAT = "gmonlens/lineHeat";
 export const CALL_GRAPH = "gmonlens/callGraph";
 export const FLAME_GRAPH = "gmonlens/flameGraph";
 export const DISASSEMBLY = "gmonlens/disassembly";
+export const RECORD = "gmonlens/record";
 
 /** The commands the server runs (workspace/executeCommand); vscode-languageclient registers them
  * in VS Code under these names, so no command of the extension may share one. */
@@ -262,6 +397,8 @@ export const SERVER_COMMANDS = {
   pinBaseline: "gmonlens.pinBaseline",
   clearBaseline: "gmonlens.clearBaseline",
   changes: "gmonlens.changes",
+  tests: "gmonlens.tests",
+  selectTest: "gmonlens.selectTest",
 } as const;
 
 interface Parts {
@@ -284,6 +421,7 @@ export const MESSAGES: Record<string, Parts> = {
   [CALL_GRAPH]: { params: CallGraphParams, result: nullable(CallGraphResult) },
   [FLAME_GRAPH]: { params: FlameGraphParams, result: nullable(FlameGraphResult) },
   [DISASSEMBLY]: { params: DisassemblyParams, result: nullable(union(Disassembly, DisasmError)) },
+  [RECORD]: { params: RecordParams, result: Recording },
   callHierarchyItem: { data: wire.ItemData },
   [`command.${SERVER_COMMANDS.reload}`]: { arguments: FolderArguments, result: nul },
   [`command.${SERVER_COMMANDS.report}`]: { arguments: FolderArguments, result: nullable(str) },
@@ -296,6 +434,8 @@ export const MESSAGES: Record<string, Parts> = {
   [`command.${SERVER_COMMANDS.pinBaseline}`]: { arguments: FolderArguments, result: arr(Pinned) },
   [`command.${SERVER_COMMANDS.clearBaseline}`]: { arguments: FolderArguments, result: nul },
   [`command.${SERVER_COMMANDS.changes}`]: { arguments: FolderArguments, result: arr(ChangeEntry) },
+  [`command.${SERVER_COMMANDS.tests}`]: { arguments: FolderArguments, result: arr(TestsList) },
+  [`command.${SERVER_COMMANDS.selectTest}`]: { arguments: SelectTestArguments, result: nullable(TestsList) },
 };
 
 // ---- what the extension sends -----------------------------------------------------------------
@@ -345,6 +485,21 @@ export function disassemblyParams(
 /** `[folderUri?]`: the commands that act on one folder (all, without one). */
 export function folderArguments(folder: string | undefined): Wire<"FolderArguments"> {
   return folder === undefined ? [] : [folder];
+}
+
+/** What a folder with a `gmonlens test` folder shows: the server's own choice, the whole suite,
+ * or one test. */
+export type TestChoice = { kind: "auto" } | { kind: "suite" } | { kind: "test"; name: string };
+
+export function selectTestArguments(folder: string, choice: TestChoice): Wire<"SelectTestArguments"> {
+  switch (choice.kind) {
+    case "auto":
+      return [folder, null];
+    case "suite":
+      return [folder, { test: null }];
+    case "test":
+      return [folder, { test: choice.name }];
+  }
 }
 
 export type HottestBy = "self" | "total";
@@ -658,6 +813,7 @@ export function parseFlameGraph(raw: unknown): FlameGraph | undefined {
       depth,
       uri: isStr(f.uri) ? f.uri : null,
       line: isNum(f.line) ? f.line : null,
+      ...(isNum(f.cycleMember) ? { cycleMember: f.cycleMember } : {}),
     });
   }
   return {
@@ -837,4 +993,150 @@ export function parseChanges(result: unknown): RoutineChange[] {
 /** Whether `gmonlens.pinBaseline` pinned something (its answer lists the copies made). */
 export function pinnedAny(result: unknown): boolean {
   return Array.isArray(result) && result.length > 0;
+}
+
+// gmonlens.tests, gmonlens.selectTest
+
+export interface SuiteTest {
+  name: string;
+  status?: string;
+  /** Wall seconds. */
+  duration?: number;
+  /** Profiled seconds of its main binary. */
+  seconds?: number;
+  binary?: string;
+}
+
+export interface TestsListing {
+  folder: string;
+  suite?: string;
+  mode: Wire<"TestsList">["mode"];
+  selected?: string;
+  tests: SuiteTest[];
+  problem?: string;
+}
+
+const MODES: readonly TestsListing["mode"][] = ["auto", "suite", "test"];
+
+/** One folder's `gmonlens.tests` entry (also `gmonlens.selectTest`'s answer); undefined when it is
+ * not one. Malformed tests are dropped. */
+export function parseTestsList(value: unknown): TestsListing | undefined {
+  if (!isRec(value)) {
+    return undefined;
+  }
+  const e = value as Loose<Wire<"TestsList">>;
+  if (!isStr(e.folder) || !MODES.includes(e.mode as TestsListing["mode"])) {
+    return undefined;
+  }
+  const opt = <T>(v: unknown, ok: (x: unknown) => x is T): T | undefined => (ok(v) ? v : undefined);
+  const tests: SuiteTest[] = [];
+  for (const t of Array.isArray(e.tests) ? e.tests : []) {
+    if (!isRec(t) || !isStr(t.name)) {
+      continue;
+    }
+    tests.push({
+      name: t.name,
+      status: opt(t.status, isStr),
+      duration: opt(t.duration, isNum),
+      seconds: opt(t.seconds, isNum),
+      binary: opt(t.binary, isStr),
+    });
+  }
+  return {
+    folder: e.folder,
+    suite: opt(e.suite, isStr),
+    mode: e.mode as TestsListing["mode"],
+    selected: opt(e.selected, isStr),
+    tests,
+    problem: opt(e.problem, isStr),
+  };
+}
+
+/** `gmonlens.tests`' answer: each folder's listing. */
+export function parseTests(result: unknown): TestsListing[] {
+  return Array.isArray(result) ? result.map(parseTestsList).filter((t): t is TestsListing => t !== undefined) : [];
+}
+
+// gmonlens/record (and DIR/record.json, the same document)
+
+/** What `gmonlens/record` is sent: the command line (argv, run without a shell), where it runs
+ * (relative to the folder), `gmonlens record`'s options. The VS Code command runs `gmonlens
+ * record` in a terminal instead; this builds the request for clients and tests alike. */
+export function recordParams(
+  folder: string | undefined,
+  argv: string[],
+  cwd?: string,
+  options?: Wire<"RecordOptions">,
+  workDoneToken?: string,
+): Wire<"RecordParams"> {
+  return {
+    ...(folder === undefined ? {} : { folder }),
+    argv,
+    ...(cwd === undefined ? {} : { cwd }),
+    ...(options === undefined ? {} : { options }),
+    ...(workDoneToken === undefined ? {} : { workDoneToken }),
+  };
+}
+
+export type RecordFinding = Wire<"RecordFinding">;
+
+/** A recording as the command's notifications use it. */
+export interface RecordSummary {
+  usable: boolean;
+  outDir: string;
+  exitStatus: number;
+  commandStatus: number;
+  argv: string[];
+  /** how many profile files the recording made */
+  profiles: number;
+  /** each program whose profiles were summed: samples, seconds (null without a rate), hottest routine */
+  programs: { binary: string; samples: number; seconds: number | null; hottest?: string }[];
+  diagnosis: RecordFinding[];
+}
+
+const SEVERITIES: readonly RecordFinding["severity"][] = ["error", "warning", "note"];
+
+function parseFinding(v: unknown): RecordFinding | undefined {
+  if (!isRec(v)) {
+    return undefined;
+  }
+  const d = v as Loose<RecordFinding>;
+  if (!isStr(d.code) || !isStr(d.message) || !isStr(d.fix)) {
+    return undefined;
+  }
+  const severity = SEVERITIES.includes(d.severity as RecordFinding["severity"]) ? (d.severity as RecordFinding["severity"]) : "warning";
+  const rerun = Array.isArray(d.rerun) ? d.rerun.filter(isStr).slice(0, 8) : [];
+  return { code: d.code, severity, message: d.message, fix: d.fix, rerun };
+}
+
+/** Reads a recording: `gmonlens/record`'s answer, or the DIR/record.json a terminal's `gmonlens
+ * record` wrote (undefined when it is not a gmonlens-record/1 document). Lenient, as the other
+ * readers: a malformed finding or program is dropped. */
+export function parseRecording(raw: unknown): RecordSummary | undefined {
+  if (!isRec(raw) || raw.schema !== "gmonlens-record/1") {
+    return undefined;
+  }
+  const r = raw as Loose<Wire<"Recording">>;
+  const command = isRec(r.command) ? (r.command as Loose<Wire<"Recording">["command"]>) : {};
+  const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
+  const programs = list(r.binaries).flatMap((b) => {
+    if (!isRec(b) || !isStr(b.binary)) {
+      return [];
+    }
+    const top = list(b.top)[0];
+    const hottest = isRec(top) && isStr(top.name) ? { hottest: top.name } : {};
+    return [{ binary: b.binary, samples: numOr(b.samples, 0), seconds: isNum(b.seconds) ? b.seconds : null, ...hottest }];
+  });
+  return {
+    usable: r.usable === true,
+    outDir: isStr(r.out_dir) ? r.out_dir : "",
+    exitStatus: numOr(r.exit_status, 1),
+    commandStatus: numOr(r.command_status, 0),
+    argv: list(command.argv).filter(isStr),
+    profiles: list(r.profiles).length,
+    programs,
+    diagnosis: list(r.diagnosis)
+      .map(parseFinding)
+      .filter((d): d is RecordFinding => d !== undefined),
+  };
 }

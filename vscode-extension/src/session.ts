@@ -25,6 +25,7 @@ import {
   capstoneAdvice,
   describePlan,
   type LaunchPlan,
+  type LaunchProblem,
   loggedWarningPopup,
   planLaunch,
   VERSION_SNIPPET,
@@ -40,6 +41,7 @@ const RESTART_DELAY_MS = 600;
 export class Session implements Ctx, vscode.Disposable {
   readonly output = vscode.window.createOutputChannel("gmonlens", { log: true });
   readonly extensionUri: vscode.Uri;
+  readonly workspaceState: vscode.Memento;
   client: LanguageClient | undefined;
   private readonly statusBar = new StatusBar(() => this.activeFolderUri());
   private readonly statusEvents = new vscode.EventEmitter<ServerStatus>();
@@ -54,6 +56,7 @@ export class Session implements Ctx, vscode.Disposable {
 
   constructor(private readonly context: vscode.ExtensionContext) {
     this.extensionUri = context.extensionUri;
+    this.workspaceState = context.workspaceState;
     this.carriesCapstone = fs.existsSync(bundledCapstone({ root: context.extensionPath }));
     this.disposables = [
       this.statusEvents,
@@ -186,12 +189,16 @@ export class Session implements Ctx, vscode.Disposable {
     }
   }
 
+  launchPlan(): Promise<LaunchPlan | LaunchProblem> {
+    const scope = vscode.workspace.workspaceFolders?.[0];
+    const { settings } = clientSettings(readRaw(scope), variableContext(scope));
+    return planLaunch(settings, { root: this.context.extensionPath }, process.platform, probePython);
+  }
+
   /** `gmonlens mcp` for each local workspace folder, launched as the language server is (none
    * when no Python or command can be found: the output says why). */
   async mcpServers(): Promise<McpServerSpec[]> {
-    const scope = vscode.workspace.workspaceFolders?.[0];
-    const { settings } = clientSettings(readRaw(scope), variableContext(scope));
-    const plan = await planLaunch(settings, { root: this.context.extensionPath }, process.platform, probePython);
+    const plan = await this.launchPlan();
     if ("problem" in plan) {
       this.log(`no MCP server for the agent: ${plan.problem}`);
       return [];

@@ -3,7 +3,7 @@
  *
  * Server settings (sent in initializationOptions and answered to workspace/configuration, camelCase):
  * binary, profiles, staticCallGraph, sourceMap, lensTitle, baseline, lineHeatMinPercent, lineHeatLabel,
- * clones.
+ * clones, budgets.
  * Only the keys a person actually set are sent,
  * so a folder's gmonlens.yaml still applies to the keys left unset.
  * Client-only settings: interpreter, serverCommand, trace.server; showLineHeat (the view: heatview.ts).
@@ -19,10 +19,14 @@ export interface ServerSettings {
   lensTitle?: string;
   /** The profile(s) to compare with and, optionally, the binary that wrote them. */
   baseline?: { profiles: string[]; binary?: string };
+  /** Where pinned baselines are kept (default: the server's data folder). */
+  pinFolder?: string;
   lineHeatMinPercent?: number;
   lineHeatLabel?: string;
   /** "gprof" (clones folded as gprof folds them) or "apart" (each under its own name). */
   clones?: "gprof" | "apart";
+  /** The budget file (`gmonlens check`'s) the hover and lenses show (default: found by name). */
+  budgets?: string;
 }
 
 export interface ClientSettings {
@@ -39,9 +43,11 @@ export const SERVER_KEYS = [
   "sourceMap",
   "lensTitle",
   "baseline",
+  "pinFolder",
   "lineHeatMinPercent",
   "lineHeatLabel",
   "clones",
+  "budgets",
 ] as const;
 export type ServerKey = (typeof SERVER_KEYS)[number];
 
@@ -109,9 +115,11 @@ export function serverSettings(
     const v = entry.value;
     switch (key) {
       case "binary":
+      case "pinFolder":
+      case "budgets":
         if (isString(v)) {
           if (v.trim() !== "") {
-            settings.binary = resolvePath(v.trim());
+            settings[key] = resolvePath(v.trim());
           }
         } else {
           bad(key, "a string");

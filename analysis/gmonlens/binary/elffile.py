@@ -63,6 +63,7 @@ class ElfFile:
         try:
             st = os.fstat(self._fh.fileno())
             self.size = st.st_size
+            self.identity = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)  # the file as opened
             self.budget = Budget(path, stored_size(st.st_size, getattr(st, "st_blocks", 0)))
             self._cache: dict[int, bytes] = {}
             self._read_headers()

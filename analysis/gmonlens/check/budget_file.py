@@ -1,4 +1,4 @@
-"""`load_budgets(path)`: a budget file (YAML) -> `Budgets`, or `BudgetFileError` with one line per
+"""`load_budgets(path)`: a budget file (YAML) -> `Budgets`, or `YamlFileError` with one line per
 problem, each naming the file (and the line and rule at fault). The file is untrusted input: read
 by `safe_yaml` (bounded, plain data, no aliases), every key typed and checked (`fields`,
 `rule_parse`), unknown keys refused with the nearest known one.
@@ -27,7 +27,7 @@ from itertools import islice
 from gmonlens.check.fields import FieldError, Fields, Problems, as_name, as_names, as_number
 from gmonlens.check.rule_parse import parse_rule
 from gmonlens.check.rules import Budgets, ProfileSource, Rule, Side
-from gmonlens.check.safe_yaml import BudgetFileError, Document, read_yaml
+from gmonlens.common.safe_yaml import Document, YamlFileError, read_yaml
 
 MAX_RULES = 10_000
 MAX_GLOB = 100_000
@@ -111,11 +111,11 @@ def _rules(doc: Document, value: object, problems: Problems, paths: _Paths, line
 
 
 def budgets_from(doc: Document, path: str) -> Budgets:
-    """The Budgets a parsed budget file states (module doc); BudgetFileError listing every problem."""
+    """The Budgets a parsed budget file states (module doc); YamlFileError listing every problem."""
     problems = Problems(path)
     data = doc.data
     if not isinstance(data, dict):
-        raise BudgetFileError(path, [f"{path}: a mapping (binary, profiles, rules) is expected at the top"])
+        raise YamlFileError(path, [f"{path}: a mapping (binary, profiles, rules) is expected at the top"])
     top = Fields(data, problems, doc.line_of(data), "", TOP_KEYS, lambda k: doc.item_line(data, k))
     base_dir = os.path.dirname(path) or "."
     paths = _Paths(base_dir, None)
@@ -133,7 +133,7 @@ def budgets_from(doc: Document, path: str) -> Budgets:
     rules = _rules(doc, data.get("rules"), problems, paths, doc.item_line(data, "rules") or top.line)
     _needs(rules, top.has("profiles"), top.has("baseline"), problems)
     if problems.lines:
-        raise BudgetFileError(path, problems.lines)
+        raise YamlFileError(path, problems.lines)
     current = Side(binary, source) if binary and source else None
     return Budgets(path, current, baseline, rules, threshold)
 

@@ -35,8 +35,10 @@ class ProfileSet:
 class Profiles:
     """Loads profile sets, each binary read once; keeps the name index of each binary."""
 
-    def __init__(self) -> None:
-        self._programs: dict[str, Program] = {}
+    def __init__(self, programs: Sequence[Program] = ()) -> None:
+        """`programs`: executables already read (a server's load): their symbols and code are
+        shared with the profile sets of the same file, not read again."""
+        self._programs: dict[str, Program] = {os.path.realpath(p.path): p for p in programs}
         self._names: dict[str, RoutineNames] = {}
 
     def _program(self, binary: str, files: Sequence[str]) -> Program:

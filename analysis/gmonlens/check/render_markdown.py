@@ -4,34 +4,18 @@ GitLab-flavoured Markdown; pure).
 A heading with the tally, then one table row per rule (verdict, the rule with its limit,
 measured, why and the arcs that carry a change), then, for rules checked per test, the tests that did not pass in a
 collapsed `<details>` block. Every name and figure from the profile or the budget file is
-escaped (`escape`): a routine called `operator|` or `a*b*` cannot break the table, and `<` `>`
+escaped (`output.markdown_cells.escape`): a routine called `operator|` or `a*b*` cannot break the table, and `<` `>`
 `&` are entities, so nothing in a name becomes markup.
 """
 
 from __future__ import annotations
 
 from gmonlens.check.results import CheckReport, Outcome, RuleResult
+from gmonlens.output.markdown_cells import escape
 
 MAX_TESTS = 50
 MAX_ARCS = 3
 _ICON = {"pass": "✅", "fail": "❌", "undecided": "❔"}
-_SPECIAL = set("\\`*_[]|~")  # a table cell is inline text: these are all that can become markup
-_ENTITIES = {"&": "&amp;", "<": "&lt;", ">": "&gt;"}
-
-
-def escape(text: str) -> str:
-    """`text` as literal Markdown inside a table cell (module doc): one line, no markup."""
-    out = []
-    for ch in " ".join(text.split()):
-        if ch in _ENTITIES:
-            out.append(_ENTITIES[ch])
-        elif ch in _SPECIAL:
-            out.append("\\" + ch)
-        elif ord(ch) < 32 or 0xD800 <= ord(ch) <= 0xDFFF:
-            out.append(f"\\\\x{ord(ch):02x}")
-        else:
-            out.append(ch)
-    return "".join(out)
 
 
 def _why(o: Outcome) -> str:

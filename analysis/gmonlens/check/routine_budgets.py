@@ -10,7 +10,7 @@ are taken only when `test` names a test they match. Rules over the whole program
 no_new_routines) and scaling rules (their profiles are other runs: `run_check` reads them) give
 none. A rule that cannot be checked on this profile (a name it does not have, a cycle member's
 total time) is one line in `BudgetView.problems`, never an exception. `budgets` comes from
-`budget_file.load_budgets` (which raises BudgetFileError, one line per problem);
+`budget_file.load_budgets` (which raises YamlFileError, one line per problem);
 `about_binary(budgets, binary)` says whether a budget file is about the program a server shows.
 """
 
@@ -79,9 +79,11 @@ def _allowed(rule: CallsRule | ArcRule, n: int, what: str) -> tuple[str, float |
     return f"{what} {n:,} (at least {lo or 0:,} required)", float(lo or 0)
 
 
-def _verdict_note(o: Outcome) -> str:
+def _verdict_note(o: Outcome, below: bool = False) -> str:
+    """What a verdict adds to a budget's text: a failure is over budget (`below`: a count under
+    the rule's minimum), an undecided time rule cannot say."""
     if o.verdict == "fail":
-        return ": over budget"
+        return ": below the minimum" if below else ": over budget"
     return ": not enough samples to decide" if o.verdict == "undecided" else ""
 
 
@@ -92,8 +94,13 @@ def _count(o: Outcome) -> int:
     return int(o.measured) if isinstance(o.measured, (int, float)) else 0
 
 
+def _below(rule: Rule, n: int) -> bool:
+    lo = rule.bounds.min if isinstance(rule, (CallsRule, ArcRule)) else None
+    return lo is not None and n < lo
+
+
 def _exact(rule: Rule, o: Outcome, s: Subject) -> list[Entry]:
-    note = _verdict_note(o)
+    note = _verdict_note(o, _below(rule, _count(o)))
     if isinstance(rule, CallsRule) and o.routine is not None:
         text, limit = _allowed(rule, _count(o), "calls")
         return [(o.routine, text + note, float(_count(o)), limit)]

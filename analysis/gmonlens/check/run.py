@@ -173,32 +173,72 @@ def _tests_of(run: _Run, sets: Sequence[ProfileSet], per_test: bool, rules: Sequ
                 run.rule_error(r, f"no test matches {pattern!r}")
 
 
+def _only_test(sets: Sequence[ProfileSet], per_test: bool, test: str, source: str) -> list[ProfileSet]:
+    """The profile set of test `test` (GmonlensError naming `source` when there is none)."""
+    if not per_test:
+        raise GmonlensError(
+            source, f"test {test!r}: the profiles are not per test (a `gmonlens test` folder)"
+        )
+    chosen = [s for s in sets if s.test == test]
+    if not chosen:
+        names = [s.test or "" for s in sets]
+        near = ", ".join(names[:8]) + (f" and {len(names) - 8} more" if len(names) > 8 else "")
+        raise GmonlensError(source, f"no test named {test!r} (tests: {near})")
+    return chosen
+
+
+def _check_sets(run: _Run, on_sets: Sequence[Rule], test: str | None) -> tuple[tuple[str, ...], bool]:
+    """Check the rules on the budget file's profile sets (every test, or `test` alone); the
+    tests checked and whether the profiles are per test."""
+    assert run.budgets.current is not None
+    try:
+        sets, per_test = run.sets("profiles", run.budgets.current)
+    except _Stop:  # the profiles cannot be read: the report's errors say why
+        return (), False
+    if test is not None:
+        sets = tuple(_only_test(sets, per_test, test, run.budgets.current.profiles.text()))
+    try:
+        base_sets = run.base_sets(per_test)
+    except _Stop:
+        return (), per_test
+    if test is None:
+        _tests_of(run, sets, per_test, on_sets)
+    for pset in sets:
+        try:
+            run.check_set(
+                pset, [r for r in on_sets if not pset.test or matches(pset.test, r.tests)], base_sets
+            )
+        except _Stop:
+            continue
+    return tuple(s.test for s in sets if s.test is not None), per_test
+
+
 def run_check(
-    budgets: Budgets, *, threshold: float | None = None, profiles: Profiles | None = None
+    budgets: Budgets,
+    *,
+    threshold: float | None = None,
+    profiles: Profiles | None = None,
+    test: str | None = None,
 ) -> CheckReport:
     """Check every rule of `budgets` (module doc). `threshold`: z for the time rules (default: the
-    file's, else `gmonlens diff`'s 3)."""
+    file's, else `gmonlens diff`'s 3). `test`: only that test of per-test profiles: the rules that
+    apply to it, on its profiles alone (scaling rules, over runs of their own, are left out of the
+    report); GmonlensError naming the profiles when they are not per test or have no such test."""
     z = threshold if threshold is not None else budgets.threshold or DEFAULT_THRESHOLD
     run = _Run(budgets, z, profiles or Profiles())
-    on_sets = [r for r in budgets.rules if not isinstance(r, ScalingRule)]
+    rules = [
+        r
+        for r in budgets.rules
+        if test is None or (not isinstance(r, ScalingRule) and matches(test, r.tests))
+    ]
+    on_sets = [r for r in rules if not isinstance(r, ScalingRule)]
     tests: tuple[str, ...] = ()
     per_test = False
+    if test is not None and budgets.current is None:
+        raise GmonlensError(budgets.path, f"test {test!r}: the file names no per-test profiles")
     if on_sets and budgets.current is not None:
-        try:
-            sets, per_test = run.sets("profiles", budgets.current)
-            base_sets = run.base_sets(per_test)
-            _tests_of(run, sets, per_test, on_sets)
-            tests = tuple(s.test for s in sets if s.test is not None)
-            for pset in sets:
-                try:
-                    run.check_set(
-                        pset, [r for r in on_sets if not pset.test or matches(pset.test, r.tests)], base_sets
-                    )
-                except _Stop:
-                    continue
-        except _Stop:
-            pass
-    for r in budgets.rules:
+        tests, per_test = _check_sets(run, on_sets, test)
+    for r in rules:
         if isinstance(r, ScalingRule):
             run.check_scaling(r)
     results = tuple(
@@ -208,9 +248,9 @@ def run_check(
             per_test and not isinstance(r, ScalingRule),
             tuple(run.problems[r.index]),
         )
-        for r in budgets.rules
+        for r in rules
     )
     rule_lines = {f"{run.where(r)}: {m}" for r in budgets.rules for m in run.problems[r.index]}
     errors = [e for e in run.errors if e not in rule_lines]  # the profiles' first, then by rule
-    errors += [f"{run.where(r)}: {m}" for r in budgets.rules for m in run.problems[r.index]]
+    errors += [f"{run.where(r)}: {m}" for r in rules for m in run.problems[r.index]]
     return CheckReport(budgets, results, z, tuple(errors), tuple(run.warnings), tests)

@@ -1,19 +1,25 @@
-"""Per-test profiles: a `gmonlens test` folder read as one profile set per test (I/O).
+"""Per-test profiles: a `gmonlens test` folder read as one profile set per test and binary (I/O).
 
 The interface the rest of `check` uses is `TestRun` and `read_test_folder(folder)`; nothing else
-knows the folder's layout, so that it can follow `gmonlens test`'s (issue 29) without touching
-the rules. The layout read today:
+knows the folder's layout, which is `gmonlens test`'s (`gmonlens.suites.index_json`, schema
+`gmonlens-test/1`):
 
-    FOLDER/index.json            {"tests": [{"name": "ParserTest.Big", "status": "passed",
-                                             "binary": "build/prog",
-                                             "profiles": ["ParserTest.Big/gmon.out.4242", ...]},
+    FOLDER/index.json            {"schema": "gmonlens-test/1", ...,
+                                  "tests": [{"name": "ParserTest.Big", "status": "passed",
+                                             "binary": "../build/parser_test",
+                                             "profiles": ["ParserTest.Big/gmon.out.4242", ...],
+                                             "other_binaries": [{"binary": ..., "profiles": [...]}],
+                                             ...},
                                             ...]}
-    FOLDER/<one folder per test>/gmon.out, gmon.out.<pid>, ...
+    FOLDER/<one folder per test>/gmon.out.<pid>, ...
 
 - `index.json` (when present) lists the tests in order: `name` (a string, unique per binary) and
   `profiles` (file paths relative to FOLDER, inside it) are required; `binary` (relative to FOLDER
-  or absolute: the executable those profiles are of, when a test runs several) and `status` (the
-  test's own result) are optional; other keys are ignored (the index may carry more).
+  or absolute: the executable those profiles are of; null or absent: the budget file's) and
+  `status` (the test's own result) are optional; `other_binaries` (optional) lists the further
+  programs the test ran, each with its `binary` and `profiles`: each is a run of its own (same
+  name, that binary); `duration` and `seconds` (numbers) are kept when given. A test or binary with no profile (it crashed, or was not run) is not a
+  run: nothing can be checked on it. Other keys are ignored.
 - Without it, each sub-folder of FOLDER (in name order) is a test named after it, and its files
   `gmon.out` and `gmon.out.*` are its profiles (a sub-folder without one is skipped).
 The folder is untrusted: the index is a regular file of at most MAX_INDEX_BYTES, at most
@@ -49,6 +55,8 @@ class TestRun:
     profiles: tuple[str, ...]
     binary: str | None = None
     status: str | None = None
+    duration: float | None = None  # the test's wall seconds (the index's `duration`), when given
+    seconds: float | None = None  # its profiled seconds of this binary (the index's `seconds`)
 
 
 def _inside(folder: str, rel: object, index: str) -> str:
@@ -59,22 +67,42 @@ def _inside(folder: str, rel: object, index: str) -> str:
     return os.path.normpath(os.path.join(folder, rel))
 
 
-def _entry(folder: str, e: Any, index: str) -> TestRun:
-    if not isinstance(e, dict) or not isinstance(e.get("name"), str) or not e["name"]:
-        raise GmonlensError(index, "each test needs a 'name' (a non-empty string)")
-    files = e.get("profiles")
+def _number(value: Any) -> float | None:
+    ok = isinstance(value, (int, float)) and not isinstance(value, bool) and value == value and value >= 0
+    return float(value) if ok else None
+
+
+def _run(
+    folder: str, name: str, status: str | None, part: Any, index: str, duration: float | None = None
+) -> TestRun:
+    """One binary's run of test `name` (`part`: the test's entry, or one of its other_binaries)."""
+    files = part.get("profiles") if isinstance(part, dict) else None
     if not isinstance(files, list) or len(files) > MAX_FILES_PER_TEST:
-        raise GmonlensError(index, f"test {e['name']!r}: 'profiles' must be a list of paths")
-    binary = e.get("binary")
+        raise GmonlensError(index, f"test {name!r}: 'profiles' must be a list of paths")
+    binary = part.get("binary")
     if binary is not None and (not isinstance(binary, str) or not binary or "\0" in binary):
-        raise GmonlensError(index, f"test {e['name']!r}: 'binary' must be a path")
-    status = e.get("status")
+        raise GmonlensError(index, f"test {name!r}: 'binary' must be a path")
     return TestRun(
-        e["name"],
+        name,
         tuple(_inside(folder, f, index) for f in files),
         None if binary is None else os.path.normpath(os.path.join(folder, binary)),
-        status if isinstance(status, str) else None,
+        status,
+        duration,
+        _number(part.get("seconds")),
     )
+
+
+def _entry(folder: str, e: Any, index: str) -> list[TestRun]:
+    """The runs of one test: its main binary's, then its other binaries' (those with profiles)."""
+    if not isinstance(e, dict) or not isinstance(e.get("name"), str) or not e["name"]:
+        raise GmonlensError(index, "each test needs a 'name' (a non-empty string)")
+    status = e.get("status") if isinstance(e.get("status"), str) else None
+    others = e.get("other_binaries", [])
+    if not isinstance(others, list) or len(others) > MAX_FILES_PER_TEST:
+        raise GmonlensError(index, f"test {e['name']!r}: 'other_binaries' must be a list")
+    duration = _number(e.get("duration"))
+    runs = [_run(folder, e["name"], status, part, index, duration) for part in (e, *others)]
+    return [r for r in runs if r.profiles]
 
 
 def _from_index(folder: str, index: str) -> tuple[TestRun, ...]:
@@ -87,7 +115,7 @@ def _from_index(folder: str, index: str) -> tuple[TestRun, ...]:
         raise GmonlensError(index, "a JSON object with a list 'tests' is expected")
     if len(tests) > MAX_TESTS:
         raise GmonlensError(index, f"more than {MAX_TESTS} tests")
-    runs = tuple(_entry(folder, e, index) for e in tests)
+    runs = tuple(r for e in tests for r in _entry(folder, e, index))
     seen: set[tuple[str, str | None]] = set()
     for r in runs:
         if (r.name, r.binary) in seen:

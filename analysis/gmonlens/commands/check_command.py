@@ -1,7 +1,8 @@
 """`gmonlens check`: performance budgets checked on gprof profiles, for CI (a thin front end over
 gmonlens.check; no pygls).
 
-    gmonlens check [--json] [--junit FILE] [--markdown FILE] [--threshold Z] [--fail-undecided] BUDGETS.yaml
+    gmonlens check [--json] [--junit FILE] [--markdown FILE] [--threshold Z] [--fail-undecided]
+                   [--test NAME] BUDGETS.yaml
     gmonlens check --suggest [--headroom PCT] [--top N] [-o FILE] BINARY [PROFILE...|TEST_FOLDER]
 
 Exit status: 0 every rule passed (undecided ones too, unless --fail-undecided), 1 a rule failed,
@@ -31,6 +32,7 @@ options: --json            print the verdicts as JSON (schema gmonlens-check/1) 
          --markdown FILE   write them as Markdown (a pull-request comment)
          --threshold Z     time rules: noise bounds in standard errors (default: the file's, else 3)
          --fail-undecided  exit 1 when a rule cannot decide, as when one fails
+         --test NAME       per-test profiles: check test NAME alone (the rules that apply to it)
 suggest: a starting budget file from a profile: today's calls plus --headroom PCT (default 10)
          for the --top N (default 20) most called routines; to stdout, or -o FILE
 exit status: 0 pass, 1 a rule failed, 2 the budgets could not be checked (README, "gmonlens check")
@@ -50,12 +52,18 @@ class CheckArgs:
     headroom: float = 10.0
     top: int = 20
     output: str | None = None
+    test: str | None = None
 
 
-_VALUED = ("--junit", "--markdown", "--threshold", "--headroom", "--top", "-o", "--output")
+_VALUED = ("--junit", "--markdown", "--threshold", "--headroom", "--top", "-o", "--output", "--test")
 
 
 def _value(flag: str, text: str, args: CheckArgs) -> None:
+    if flag == "--test":
+        if not text:
+            raise UsageError(None, "--test needs a test's name")
+        args.test = text
+        return
     if flag in ("--junit", "--markdown", "-o", "--output"):
         if not text:
             raise UsageError(None, f"{flag} needs a file name")
@@ -137,15 +145,19 @@ def run_check_command(args: CheckArgs) -> int:
     from gmonlens.check.render_json import to_json
     from gmonlens.check.render_text import render_text
     from gmonlens.check.run import run_check
-    from gmonlens.check.safe_yaml import BudgetFileError
+    from gmonlens.common.safe_yaml import YamlFileError
 
     try:
         budgets = load_budgets(args.operands[0])
-    except BudgetFileError as e:
+    except YamlFileError as e:
         for line in e.lines:
             print(line, file=sys.stderr)
         return EXIT_ERROR
-    report = run_check(budgets, threshold=args.threshold)
+    try:
+        report = run_check(budgets, threshold=args.threshold, test=args.test)
+    except GmonlensError as e:  # --test names no test of the file's profiles
+        print(f"gmonlens check: {e}", file=sys.stderr)
+        return EXIT_ERROR
     for w in report.warnings:
         print(f"gmonlens check: warning: {w}", file=sys.stderr)
     try:

@@ -1,11 +1,13 @@
 """The `gmonlens` command line's engine commands: `report`, `diff`, `export`, `disasm`, `check`,
-`record` (usage, version, dispatch, and the one place that turns errors into exit statuses).
+`record`, `test` (usage, version, dispatch, and the one place that turns errors into exit statuses).
 `serve` and `mcp` are the servers' (`gmonlens_cli.main` dispatches them before coming here).
 
 Exit statuses: 0 done, 1 bad input (one line naming the file), 2 usage, 3 `diff --fail-over`,
 70 out of memory or input nested too deeply, 130 interrupted; `check`: 0 pass, 1 a budget
 failed, 2 the budgets could not be checked (check_command.py); `record` returns the command's own
-status, or 125 (no usable profile), 126 (COMMAND cannot be executed), 127 (not found)."""
+status, or 125 (no usable profile), 126 (COMMAND cannot be executed), 127 (not found); `test`: 0
+every test passed, 1 a test failed, 2 the suite could not be run, 125, 126, 127 as `record`
+(test_command.py)."""
 
 from __future__ import annotations
 
@@ -24,7 +26,10 @@ HELP = """usage: gmonlens report [options] [BINARY [PROFILE...]]
        gmonlens disasm [options] SYMSPEC [BINARY [PROFILE...]]
        gmonlens check [--json] [--junit FILE] [--markdown FILE] BUDGETS.yaml
        gmonlens check --suggest [--headroom PCT] [-o FILE] BINARY [PROFILE...]
-       gmonlens record [--out DIR] [--json] [--runs N | --precision P%] [--on-signal=exit] -- COMMAND [ARGS...]
+       gmonlens record [--out DIR] [--json] [--runs N | --precision P%] [--on-signal=exit]
+                       -- COMMAND [ARGS...]
+       gmonlens test [--out DIR] [--json] [-j N] [--per test|suite] [--markdown FILE]
+                     -- RUNNER [ARGS...]
        gmonlens serve [--stdio]
        gmonlens mcp [--workspace DIR] [BINARY PROFILE...]
        gmonlens --version
@@ -42,6 +47,9 @@ check   performance budgets for CI: exact call counts, scaling exponents, noise-
 record  runs COMMAND so that each of its processes writes its own profile into DIR, then says what
         came of it: the profiles, the top routines, and why a profile is missing or weak, with
         the fix (README, "gmonlens record"; gmonlens record --help).
+test    runs a test suite (ctest, meson test, a GoogleTest or Catch2 binary, a .yaml list of
+        commands) with a profile per test in DIR, an index, and the tests by time (README,
+        "gmonlens test"; gmonlens test --help).
 serve   the language server, speaking LSP on stdin/stdout.
 mcp     a Model Context Protocol server (stdio) for coding agents: the profile's figures as tools
         (README, "gmonlens mcp"); finds the program and profiles in DIR (default: .) or takes them.
@@ -60,7 +68,7 @@ def help_text() -> str:
 
 
 def run(argv: Sequence[str]) -> int:
-    """Run `gmonlens report|diff|export|disasm|check|record ...` (argv without the program name); the exit status."""
+    """Run `gmonlens report|diff|export|disasm|check|record|test ...` (argv without the program name); the exit status."""
     argv = list(argv)
     if not argv or argv[0] in ("-h", "--help", "help"):
         print(help_text(), end="", file=sys.stdout if argv else sys.stderr)
@@ -73,15 +81,15 @@ def run(argv: Sequence[str]) -> int:
         reconfigure = getattr(stream, "reconfigure", None)
         if reconfigure is not None:
             reconfigure(errors="surrogateescape")
-    if cmd not in ("report", "diff", "export", "disasm", "check", "record"):
+    if cmd not in ("report", "diff", "export", "disasm", "check", "record", "test"):
         print(
-            f"gmonlens: unknown command '{cmd}' (try: report, diff, export, disasm, check, record, serve, mcp)",
+            f"gmonlens: unknown command '{cmd}' (try: report, diff, export, disasm, check, record, test, serve, mcp)",
             file=sys.stderr,
         )
         return 2
     try:
         handlers = {"diff": _diff, "export": _export, "disasm": _disasm, "report": _report}
-        handlers.update(check=_check, record=_record)
+        handlers.update(check=_check, record=_record, test=_test)
         return handlers[cmd](rest)
     except UsageError as e:
         print(f"gmonlens {cmd}: {e.message}", file=sys.stderr)
@@ -155,6 +163,20 @@ def _record(rest: list[str]) -> int:
         print(RECORD_USAGE, end="")
         return 0
     return run_record(args)
+
+
+def _test(rest: list[str]) -> int:
+    from .test_command import USAGE as TEST_USAGE
+    from .test_command import parse_test_args, run_test_command
+
+    if not rest:
+        print(TEST_USAGE, end="", file=sys.stderr)
+        return 2
+    args = parse_test_args(rest)
+    if args.help:
+        print(TEST_USAGE, end="")
+        return 0
+    return run_test_command(args)
 
 
 def _report(rest: list[str]) -> int:

@@ -84,7 +84,7 @@ OPTIONS: tuple[Option, ...] = (
         ("hexdump",),
         REQUIRED,
         "FILE",
-        "a profile given as a hex dump transcript (NuttX `hexdump`, `hexdump -C`, `xxd`; gmonlens)",
+        "a profile as a hex dump (hexdump -C, xxd, od...; gmonlens)",
     ),
     Option(
         "",

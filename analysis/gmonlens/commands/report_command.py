@@ -34,6 +34,7 @@ def run_report(args: ReportArgs) -> int:
         all_lines=args.json,
         file_map=objmap,  # gprof's sections and its listing see the mapped symbols
     )
+    _refuse_empty(args.profiles, loaded.gmon)
     info = ""
     if args.file_info:
         from gmonlens.output.file_info import file_info
@@ -63,6 +64,17 @@ def run_report(args: ReportArgs) -> int:
     sys.stdout.buffer.write(out.encode("utf-8", "surrogateescape"))  # source bytes as read
     sys.stdout.flush()
     return 0
+
+
+def _refuse_empty(profiles: Sequence[str], gmon: Any) -> None:
+    """A profile of nothing but its header (or several): gprof prints nothing and exits 0, which
+    reads as success; say it in one line (GmonlensError: exit 1, as for an empty file)."""
+    if gmon.histograms or len(gmon.arcs) or gmon.bb_count:
+        return
+    from gmonlens.common.errors import GmonlensError
+
+    label = ", ".join(profiles) or "gmon.out"
+    raise GmonlensError(label, "no samples and no arcs (nothing after the file's header): nothing to report")
 
 
 def _warn(texts: Iterable[str]) -> None:

@@ -69,25 +69,32 @@ def read_regular(path: str, cap: int, what: str, error: type[GmonlensError] = Gm
     `what` names the expected content in messages ("gmon.out profile", "executable", ...).
     """
     with open_regular(path, what, error) as fh:
-        try:
-            st = os.fstat(fh.fileno())
-            size = st.st_size
-            if size > cap:
-                raise error(path, f"file of {size} bytes is too large for a {what} (limit {cap} bytes)")
-            stored = getattr(st, "st_blocks", 0) * 512
-            if size > SPARSE_MIN and 0 < stored < size // 2:  # mostly holes: never read them
-                raise error(path, f"sparse file of {size} bytes with {stored} on disk: not read as a {what}")
-            chunks: list[bytes] = []
-            total, want = 0, size + 1  # the size may lie (/proc): read on, never past the cap
-            while total <= cap:
-                chunk = fh.read(min(want, cap + 1 - total))
-                if not chunk:
-                    break
-                chunks.append(chunk)
-                total += len(chunk)
-                want = 1 << 20
-        except OSError as e:
-            raise error(path, _os_message(e)) from None
+        return read_open(fh, path, cap, what, error)
+
+
+def read_open(
+    fh: BinaryIO, path: str, cap: int, what: str, error: type[GmonlensError] = GmonlensError
+) -> bytes:
+    """`read_regular` of a file `open_regular` opened (left open)."""
+    try:
+        st = os.fstat(fh.fileno())
+        size = st.st_size
+        if size > cap:
+            raise error(path, f"file of {size} bytes is too large for a {what} (limit {cap} bytes)")
+        stored = getattr(st, "st_blocks", 0) * 512
+        if size > SPARSE_MIN and 0 < stored < size // 2:  # mostly holes: never read them
+            raise error(path, f"sparse file of {size} bytes with {stored} on disk: not read as a {what}")
+        chunks: list[bytes] = []
+        total, want = 0, size + 1  # the size may lie (/proc): read on, never past the cap
+        while total <= cap:
+            chunk = fh.read(min(want, cap + 1 - total))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            total += len(chunk)
+            want = 1 << 20
+    except OSError as e:
+        raise error(path, _os_message(e)) from None
     if total > cap:
         raise error(path, f"more than {cap} bytes: too large for a {what}")
     return chunks[0] if len(chunks) == 1 else b"".join(chunks)

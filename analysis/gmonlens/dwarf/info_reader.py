@@ -301,6 +301,14 @@ class DieReader:
         with _malformed("unit entry"):
             return _int(top[_STMT_LIST])
 
+    def comp_dir(self, offset: int) -> str:
+        """The unit at `offset`'s compilation directory (DW_AT_comp_dir), "" without one."""
+        top = self.top(offset)
+        if _COMP_DIR not in top:
+            return ""
+        with _malformed("unit entry"):
+            return self._text(self.units[offset], top[_COMP_DIR])
+
     def size(self, offset: int) -> int:
         """Bytes of the unit at `offset`, its header included (pyelftools' `cu.size`)."""
         unit = self.units[offset]

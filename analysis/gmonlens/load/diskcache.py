@@ -17,6 +17,9 @@ us or lie. So:
   never written into a workspace.
 - Size limit with least-recently-used eviction: `GMONLENS_CACHE_MAX_MB` (default 256); a hit
   refreshes the entry's mtime, a write evicts the oldest entries past the limit.
+- Temporary files (`.KIND-PID-RANDOM`, renamed into place when whole) are locked (flock) by their
+  writer; one older than a minute and unlocked was left by a killed process: removed when a
+  process first opens the cache, counted by the size limit and evictable like an entry.
   `GMONLENS_CACHE=off` turns the cache off.
 
 Encoding: marshal, decided by measurement (bench/cache_codec.py on SQLite's entries; 2 busy cores,
@@ -35,11 +38,14 @@ dependency. Failures to write are silent: the cache only ever saves time.
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import hashlib
 import marshal
 import os
+import re
 import stat
 import struct
+import time
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -94,7 +100,8 @@ def cache_dir() -> str | None:
 
 
 def _safe_dir(create: bool) -> str | None:
-    """The cache directory if it is ours alone (created 0700 when `create`), else None."""
+    """The cache directory if it is ours alone (created 0700 when `create`), else None. The first
+    time a process opens it, what killed writers left there is removed (`sweep_temporaries`)."""
     d = cache_dir()
     if d is None:
         return None
@@ -106,7 +113,48 @@ def _safe_dir(create: bool) -> str | None:
         return None
     if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.geteuid() or st.st_mode & 0o022:
         return None
+    if d not in _SWEPT:
+        _SWEPT.add(d)
+        sweep_temporaries(d)
     return d
+
+
+_SWEPT: set[str] = set()  # cache directories this process has swept
+TEMP_AGE_NS = 60 * 10**9  # a temporary file older than this whose writer holds no lock is left over
+_TEMP_NAME = re.compile(r"\.[A-Za-z0-9_-]+-[0-9]+-[0-9a-f]{12}")
+
+
+def _leftover(path: str, st: os.stat_result, now_ns: int) -> bool:
+    """Whether the temporary file at `path` was left by a writer that is gone: older than a minute
+    and not locked (a writer holds an exclusive flock on its temporary file until it is renamed)."""
+    if not stat.S_ISREG(st.st_mode) or now_ns - st.st_mtime_ns < TEMP_AGE_NS:
+        return False
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | getattr(os, "O_NOFOLLOW", 0))
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        return False  # a writer is at work
+    finally:
+        os.close(fd)
+    return True
+
+
+def sweep_temporaries(d: str) -> int:
+    """Remove the temporary files killed writers left in the cache directory `d` (`_leftover`);
+    returns how many."""
+    now, removed = time.time_ns(), 0
+    try:
+        with os.scandir(d) as it:
+            for e in it:
+                if _TEMP_NAME.fullmatch(e.name) and _leftover(e.path, e.stat(follow_symlinks=False), now):
+                    _drop(e.path)
+                    removed += 1
+    except OSError:
+        pass
+    return removed
 
 
 def _key(*parts: str | bytes | int | None) -> str:
@@ -335,9 +383,12 @@ def _new_file(d: str, kind: str) -> tuple[int, str]:
     for _ in range(100):
         path = os.path.join(d, f".{kind}-{os.getpid()}-{os.urandom(6).hex()}")
         try:
-            return os.open(path, flags, 0o600), path
+            fd = os.open(path, flags, 0o600)
         except FileExistsError:
             continue
+        with contextlib.suppress(OSError):
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)  # held until closed: "a writer is at work"
+        return fd, path
     raise FileExistsError(f"{d}: no free temporary name")
 
 
@@ -349,17 +400,20 @@ def evict(limit: int | None = None) -> None:
         return
     limit = max_bytes() if limit is None else limit
     entries: list[tuple[bool, int, int, str]] = []
-    total = 0
+    total, now = 0, time.time_ns()
     try:
         with os.scandir(d) as it:
             for e in it:
-                if not (e.name.endswith(SUFFIX) or e.name.endswith(".marshal")) or not e.is_file(
+                temporary = _TEMP_NAME.fullmatch(e.name) is not None
+                if not (temporary or e.name.endswith(SUFFIX) or e.name.endswith(".marshal")) or not e.is_file(
                     follow_symlinks=False
                 ):
                     continue
                 st = e.stat(follow_symlinks=False)
+                total += st.st_size  # a writer's file counts against the limit too
+                if temporary and not _leftover(e.path, st, now):
+                    continue  # being written: never removed under its writer
                 entries.append((e.name.endswith(SUFFIX), st.st_mtime_ns, st.st_size, e.path))
-                total += st.st_size
     except OSError:
         return
     if total <= limit:

@@ -19,6 +19,7 @@ GmonlensError, a malformed section) is kept and raised again, never retried by r
 
 from __future__ import annotations
 
+import os
 import struct
 import threading
 from collections import OrderedDict
@@ -27,10 +28,10 @@ from contextlib import AbstractContextManager, nullcontext
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from gmonlens.binary.elffile import ElfFile
-from gmonlens.binary.image import ElfImage, header_facts, read_elf
+from gmonlens.binary.image import ElfImage, header_facts, is_mapping_symbol, read_elf
 from gmonlens.binary.image import is_executable as is_elf_executable
 from gmonlens.common.errors import ElfError, GmonFormatError, GmonlensError
-from gmonlens.common.files import open_regular, read_regular
+from gmonlens.common.files import open_regular, read_open, read_regular
 from gmonlens.common.model import GmonData
 from gmonlens.dwarf.line_table import LineTable, lines_at
 from gmonlens.load import diskcache
@@ -144,18 +145,47 @@ class ProfileFiles:
     """Profile files, each read once (the bytes are kept: they are small next to the binary) and
     parsed once per (address size, byte order, format), then summed as gprof sums them."""
 
-    def __init__(self, paths: Sequence[str], hexdumps: Collection[str] = ()) -> None:
+    def __init__(self, paths: Sequence[str], hexdumps: Collection[str] = (), keep_open: bool = False) -> None:
         self.paths = tuple(paths)
         self.hexdumps = frozenset(hexdumps)  # those of `paths` that are hex dump transcripts
         self._once = _Once()
         self.parsed = False  # whether records were parsed from the files (`gmon`)
+        # path -> (device, inode, size, mtime ns, ctime ns) of the file open just before its bytes
+        # were read: a file that differs after has changed under the read
+        self.read_as: dict[str, tuple[int, int, int, int, int] | None] = {}
+        self.keep_open = (
+            keep_open  # keep each file open once read (`handles`: to ask if it was written since)
+        )
+        self.handles: dict[str, Any] = {}
 
     def data(self, path: str) -> bytes:
         """The bytes of `path` (one of `paths`; a hex dump transcript's decoded: profile/hexdump.py);
         GmonFormatError when it cannot be read."""
         if path in self.hexdumps:
             return self._once.get(f"bytes:{path}", lambda: read_hexdump(path))
-        return self._once.get(f"bytes:{path}", lambda: read_profile_bytes(path))
+
+        def read() -> bytes:
+            fh = open_regular(path, "gmon.out profile", GmonFormatError)
+            try:
+                st = os.fstat(fh.fileno())
+                self.read_as[path] = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+                data = read_open(fh, path, MAX_PROFILE_BYTES, "gmon.out profile", GmonFormatError)
+            except BaseException:
+                fh.close()
+                raise
+            if self.keep_open:
+                self.handles[path] = fh
+            else:
+                fh.close()
+            return data
+
+        return self._once.get(f"bytes:{path}", read)
+
+    def close_handles(self) -> dict[str, Any]:
+        """The files kept open since they were read (`keep_open`), handed over (path -> file
+        object) to be closed by the caller; kept no longer."""
+        handles, self.handles = self.handles, {}
+        return handles
 
     def release_bytes(self) -> None:
         """Let go of the files' bytes (the records parsed from them stay)."""
@@ -294,6 +324,11 @@ class Program:
         times, build-id); None when it cannot be had. Raises ElfError for what is not ELF."""
         return self._once.get("key", lambda: diskcache.binary_key(self.path, self.header[2]))
 
+    def identity(self) -> tuple[int, int, int, int]:
+        """(device, inode, size, mtime ns) of the executable as this load opened it (a file
+        replaced or rewritten since differs); raises ElfError."""
+        return self.elf().identity
+
     @property
     def symtab(self) -> SymbolTable:
         """gprof's routines with the default options (the fit rule's)."""
@@ -343,8 +378,9 @@ class Program:
         from_table: bool = False,
         units: bool = False,
     ) -> dict[int, tuple[str, int]]:
-        """Source (file, line) of every candidate routine address (T/t/W symbols), or with
-        `statics` of the static ones (t symbols: what gprof's report names files for) at least:
+        """Source (file, line) of every candidate routine address (T/t/W symbols but mapping
+        symbols: `image.is_mapping_symbol`), or with `statics` of the static ones (t symbols:
+        what gprof's report names files for) at least:
         a much smaller entry, the whole table when it is already at hand.
 
         `gprof_files=True` gives the file gprof names (BFD's reading of the line table, as
@@ -370,7 +406,12 @@ class Program:
             if cached is not None:
                 return cached
             letters = ("t",) if statics else ("T", "t", "W")
-            wanted = {s.value for s in self.image.symbols if s.class_letter in letters}
+            # not ARM's `$t`/`$d` marks (6,000 `t` symbols in a 3,000-routine firmware): no routine
+            wanted = {
+                s.value
+                for s in self.image.symbols
+                if s.class_letter in letters and not is_mapping_symbol(s.name)
+            }
             if from_table and wanted:
                 table = self.line_table(bfd=gprof_files)
                 out = {a: hit for a in wanted if (hit := table.lookup(a)) is not None}

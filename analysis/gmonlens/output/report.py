@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Iterable, Iterator
 
 from gmonlens.common.model import ArcTable, Cycle, GraphOrder, Profile, Routine, as_table
 
 # ReportOptions and flat_order are part of this module's API too (re-exported)
 from gmonlens.output.report_format import ReportOptions as ReportOptions
-from gmonlens.output.report_format import c_seconds, printf_f, routine_name, routine_ref
+from gmonlens.output.report_format import c_seconds, printf_f, routine_name, routine_ref, static_label
 from gmonlens.output.report_format import flat_order as flat_order
 
 DASHES = "-" * 47 + "\n"
@@ -310,8 +309,8 @@ def index_by_name(p: Profile, opts: ReportOptions) -> str:
     rs.sort(key=lambda r: r.name.encode("utf-8", "surrogateescape"))
     for r in rs:
         name = routine_name(r, opts)
-        if r.is_static and r.file and not opts.lines:
-            name += " (%s)" % (r.file if opts.full_paths else os.path.basename(r.file))
+        if not opts.lines:
+            name += static_label(r, opts.full_paths)
         items.append((("[%d]" if r.printed else "(%d)") % r.index, name))
     for c in p.cycles:
         items.append((("[%d]" if c.printed else "(%d)") % c.index, "<cycle %d>" % c.number))

@@ -64,6 +64,16 @@ def routine_name(r: Routine, opts: ReportOptions) -> str:
     return name
 
 
+def static_label(r: Routine, full_paths: bool = False) -> str:
+    """The `" (file)"` gprof's index by function name puts after a static routine's name (the file of
+    its entry address in the line table, its basename unless --full-paths); "" for a global
+    routine or one without line information. Several statics of one name are told apart by it
+    (`clamp (main.c)`, `clamp (render.c)`), though not those of one file compiled several times."""
+    if not r.is_static or not r.file:
+        return ""
+    return " (%s)" % (r.file if full_paths else os.path.basename(r.file))
+
+
 def flat_order(p: Profile, with_figures: bool = False) -> list[Routine]:
     """§8.4: time descending, calls descending, raw name; ties keep address order. With
     `with_figures`, only the routines with self time or calls (what the flat profile prints

@@ -7,9 +7,10 @@ those lists reversed.
 
 from __future__ import annotations
 
+import threading
 from array import array
 from bisect import bisect_right
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from itertools import compress, islice, pairwise
 from operator import ne
@@ -21,6 +22,7 @@ from gmonlens.common.model import (
     GmonData,
     GraphOrder,
     Groups,
+    LazyGroups,
     Profile,
     Routine,
     columns,
@@ -442,6 +444,27 @@ def _graph_order(
     return graph, index
 
 
+def _lazy_arc_orders(g: _Graph, cycle_of: Sequence[int]) -> tuple[LazyGroups, LazyGroups]:
+    """`_arc_orders`, computed when either is first read (both at once)."""
+    done: list[tuple[Groups, Groups]] = []
+    lock = threading.Lock()
+
+    def both() -> tuple[Groups, Groups]:
+        with lock:
+            if not done:
+                done.append(_arc_orders(g, cycle_of))
+            return done[0]
+
+    def side(k: int) -> Callable[[], tuple[array[int], array[int]]]:
+        def make() -> tuple[array[int], array[int]]:
+            groups = both()[k]
+            return groups.at, groups.ids
+
+        return make
+
+    return LazyGroups(side(0)), LazyGroups(side(1))
+
+
 def _arc_orders(g: _Graph, cycle_of: Sequence[int]) -> tuple[Groups, Groups]:
     """§9.3: each routine's parents and children as positions in `g.arcs`, in print order."""
     parent, child, count, atime, actime = g.arcs.parent, g.arcs.child, g.arcs.count, g.arcs.time, g.arcs.ctime
@@ -587,7 +610,7 @@ def compute_profile(
     fr = _flags_and_fractions(g, cy, tables, time, order)
     t = _propagate(g, cy, fr, time, order)
     graph, index = _graph_order(symtab, g.ncalls, cy.count, fr, t)
-    parents_order, children_order = _arc_orders(g, cy.cycle_of)
+    parents_order, children_order = _lazy_arc_orders(g, cy.cycle_of)
     if g.dropped:
         problems = (
             *problems,

@@ -337,12 +337,46 @@ class CertaintyTable(Sequence[Certainty]):
         for i in range(len(self._items)):
             yield self[i]
 
+    def columns(self) -> tuple[Sequence[float], Sequence[int], Sequence[int], Sequence[float]]:
+        """The estimate's columns (estimated ticks, split callee, split callers, split ticks): what
+        the table holds beyond its profile (`certainty_columns`)."""
+        return self._est, self._callee, self._callers, self._ticks
+
     def __eq__(self, other: object) -> bool:
         if isinstance(other, (CertaintyTable, tuple, list)):
             return len(other) == len(self) and all(a == b for a, b in zip(self, other, strict=True))
         return NotImplemented
 
     __hash__ = None  # type: ignore[assignment]
+
+
+CertaintyColumns = dict[str, Sequence[float] | Sequence[int]]
+_COLUMNS = ("est", "callee", "callers", "ticks")
+
+
+def certainty_columns(c: ProfileCertainty) -> CertaintyColumns:
+    """What `c` holds beyond its profile, as columns (`r_est`, `c_est`, ... per routine and per
+    cycle, `callers`, `cycle_callers`): `certainty_from_columns` with the same profile gives `c`
+    back (for a cache)."""
+    out: CertaintyColumns = {"callers": c.callers, "cycle_callers": c.cycle_callers}
+    for side, table in (("r", c.routines), ("c", c.cycles)):
+        assert isinstance(table, CertaintyTable)
+        for name, column in zip(_COLUMNS, table.columns(), strict=True):
+            out[f"{side}_{name}"] = column
+    return out
+
+
+def certainty_from_columns(p: Profile, cols: CertaintyColumns) -> ProfileCertainty:
+    """The certainty of `p` from `certainty_columns` of it (lengths checked by the caller)."""
+    period = sample_period(p.hz)
+    tables = [
+        CertaintyTable(items, cols[f"{side}_est"], (cols[f"{side}_callee"], cols[f"{side}_callers"],
+                                                    cols[f"{side}_ticks"]), period)  # type: ignore[arg-type]
+        for side, items in (("r", p.routines), ("c", p.cycles))
+    ]  # fmt: skip
+    callers = tuple(int(x) for x in cols["callers"])
+    cycle_callers = tuple(int(x) for x in cols["cycle_callers"])
+    return ProfileCertainty(tables[0], tables[1], callers, cycle_callers, p.total_ticks, period)
 
 
 def certainty(p: Profile) -> ProfileCertainty:

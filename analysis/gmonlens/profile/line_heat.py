@@ -147,6 +147,11 @@ def compute_line_heat(profile: Profile, histograms: Sequence[HistogramRecord], t
     return LineHeat(tuple(spans), _by_line(spans), profile.total_ticks, profile.hz)
 
 
+def line_heat_of(profile: Profile, spans: Sequence[LineSpan]) -> LineHeat:
+    """The heat of `profile` from its spans (`compute_line_heat(...).spans`, kept in a cache)."""
+    return LineHeat(tuple(spans), _by_line(spans), profile.total_ticks, profile.hz)
+
+
 def _by_line(spans: Sequence[LineSpan]) -> dict[str, tuple[LineFigure, ...]]:
     acc: dict[tuple[str, int], dict[int, float]] = {}
     for s in spans:

@@ -7,9 +7,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from gmonlens.common.model import ElfSymbol, Symbol
+from gmonlens.common.records import maker
 
 _CLONE, _CONSTPROP = b".clone.", b".constprop."
 _DIGITS = frozenset(b"0123456789")
+_GLOBAL = frozenset({"T", "W"})  # kept whatever the options (keep_symbol's first rule)
 
 
 def static_name_ok(strtab: bytes, offset: int) -> bool:
@@ -117,7 +119,11 @@ def build_symbol_table(
 
     `text_end` is the exclusive end of `.text` (the last routine's range ends there).
     """
-    kept = [s for s in elf_symbols if keep_symbol(s, strtab, no_static, only_functions, name_filter)]
+    kept = [
+        s
+        for s in elf_symbols
+        if s.class_letter in _GLOBAL or keep_symbol(s, strtab, no_static, only_functions, name_filter)
+    ]
     # (address, functions first, globals first) as one int: a sort of ints is one short C call
     # (about 15 ms for 100,000 symbols, where tuples took 100s of ms: the GIL is held throughout)
     kept.sort(key=lambda s: s.value * 4 + (0 if s.is_function else 2) + (s.class_letter == "t"))
@@ -129,7 +135,8 @@ def build_symbol_table(
             continue
         table.append(s)
     out: list[Symbol] = []
+    make = maker(Symbol)  # Symbol(...) with its defaults, a third of the time
     for i, s in enumerate(table):
         end = table[i + 1].value - 1 if i + 1 < len(table) else text_end - 1
-        out.append(Symbol(s.name, s.value, end, s.is_function, s.class_letter == "t"))
+        out.append(make(s.name, s.value, end, s.is_function, s.class_letter == "t", None, 0, False))
     return SymbolTable(tuple(out), tuple(s.address for s in out))

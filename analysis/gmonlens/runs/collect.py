@@ -56,10 +56,17 @@ class _Trial:
 class Identifier:
     """Finds the executable of profiles (module docstring); one per recording."""
 
-    def __init__(self, command_binary: str | None, named: Sequence[str]) -> None:
+    def __init__(
+        self,
+        command_binary: str | None,
+        named: Sequence[str],
+        programs: dict[str, Program | None] | None = None,
+    ) -> None:
+        """`programs`: the executables read so far (real path -> Program, None: not a candidate),
+        shared between Identifiers (`gmonlens test`: one per test, each binary read once)."""
         self.command_binary = command_binary
         self.named = tuple(named)
-        self._programs: dict[str, Program | None] = {}
+        self._programs: dict[str, Program | None] = {} if programs is None else programs
 
     def _program(self, path: str) -> Program | None:
         real = os.path.realpath(path)

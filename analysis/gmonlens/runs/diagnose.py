@@ -73,6 +73,7 @@ class Diagnosis:
     severity: str  # "error", "warning" or "note"
     message: str
     fix: str
+    rerun: tuple[str, ...] = ()  # `gmonlens record` options that fix it by recording again (the fix's)
 
 
 @dataclass(frozen=True)
@@ -230,6 +231,7 @@ def _killed(facts: Facts, signum: int) -> Diagnosis:
         fix = "make the program's own handler call exit(), or stop it another way"
     elif signum in CATCHABLE:
         fix = f"record with --on-signal=exit, so that {name} makes it exit and write its profile: {_rerun(facts, '--on-signal=exit')}"
+        return Diagnosis("killed_by_signal", "error", message, fix, ("--on-signal=exit",))
     else:
         fix = f"do not stop it with {name}; let it finish, or stop it with SIGTERM or ^C and --on-signal=exit"
     return Diagnosis("killed_by_signal", "error", message, fix)
@@ -338,6 +340,7 @@ def _overflow(facts: Facts) -> list[Diagnosis]:
             f'glibc\'s call-graph buffer overflowed ("{seen[0]}"): the program made more distinct calls (call '
             f"site, callee) than {size}, and glibc wrote no profile",
             f"record again with a larger buffer: {_rerun(facts, f'--arcs {bigger}')}{honoured}",
+            (f"--arcs={bigger}",),
         )
     ]
 
@@ -396,6 +399,7 @@ def _timing(facts: Facts) -> list[Diagnosis]:
                 f"only {samples:.0f} samples ({seconds:.2f} s at {usable[0].hz} Hz): a figure of n samples is "
                 f"uncertain by about sqrt(n){about}",
                 f"run it longer, or let gmonlens sum several runs: {_rerun(facts, '--precision 5%')}",
+                ("--precision=5%",),
             )
         )
     if cpu * usable[0].hz >= NO_TIMER_SAMPLES and samples > 0 and seconds < (1 - OUTSIDE_SHARE) * cpu:

@@ -17,6 +17,9 @@ CPU time it used (an I/O module: it starts a process).
   PR_SET_CHILD_SUBREAPER), so descendants orphaned during the run are reparented to it and reaped
   after the command ends (for ORPHAN_GRACE seconds), their time added. Only for a process that
   reaps no other children (the CLI): `wait4(-1)` would take a server's other children.
+- Cancellation (a server's caller, `RunSetup.cancel`): the command then runs in a session and
+  process group of its own; when the event is set, the group is sent SIGTERM, and SIGKILL if it
+  is still there CANCEL_GRACE seconds later (descendants that left the group are not reached).
 """
 
 from __future__ import annotations
@@ -29,7 +32,7 @@ import signal
 import subprocess
 import threading
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 
 from gmonlens.runs.command import NotExecutable
@@ -43,6 +46,7 @@ GLIBC_MESSAGES = (
 ORPHAN_GRACE = 1.0  # seconds to wait for orphaned descendants after the command ends
 DRAIN = 0.3  # seconds of quiet on standard error, once the command has ended, before it is let go
 MAX_DRAIN = 2.0  # descendants still writing: standard error let go after this long
+CANCEL_GRACE = 3.0  # seconds between SIGTERM and SIGKILL to a cancelled command's process group
 FORWARDED = (signal.SIGTERM, signal.SIGHUP)
 NOTED = (signal.SIGINT, *FORWARDED)
 
@@ -84,6 +88,9 @@ class RunSetup:
     stderr: int = 2  # where the command's standard error is copied to
     forward_signals: bool = True  # note SIGINT, pass SIGTERM/SIGHUP on (main thread only)
     adopt_orphans: bool = False
+    stdin: int | None = None  # the command's standard input (a descriptor; None: gmonlens's)
+    cancel: threading.Event | None = None  # set by another thread: the command is stopped
+    started: Callable[[int], None] | None = None  # told the command's pid (its group's, with `cancel`)
 
 
 @dataclass(frozen=True)
@@ -257,6 +264,27 @@ def _reap_orphans() -> tuple[float, float, int, bool]:
         user, sys_, reaped = user + ru.ru_utime, sys_ + ru.ru_stime, reaped + 1
 
 
+def _canceller(pgid: int, cancel: threading.Event, ended: threading.Event) -> None:
+    """Wait for `cancel` (or the command's end); then SIGTERM to the process group, SIGKILL after
+    CANCEL_GRACE seconds if the command has not ended."""
+    while not ended.is_set():
+        if cancel.wait(0.05):
+            break
+    if ended.is_set():
+        return
+    for signum in (signal.SIGTERM, signal.SIGKILL):
+        with contextlib.suppress(OSError):
+            os.killpg(pgid, signum)
+        if ended.wait(CANCEL_GRACE):
+            return
+
+
+def _watch_cancel(setup: RunSetup, pid: int, ended: threading.Event) -> None:
+    if setup.cancel is not None:
+        args = (pid, setup.cancel, ended)
+        threading.Thread(target=_canceller, args=args, name="gmonlens-record-cancel", daemon=True).start()
+
+
 def run_once(setup: RunSetup) -> RunOutcome:
     """Run the command and wait for it (module docstring); raises NotExecutable when it cannot
     be started."""
@@ -268,18 +296,24 @@ def run_once(setup: RunSetup) -> RunOutcome:
     child: list[int] = []
     noted: list[int] = []
     start = time.monotonic()
+    ended = threading.Event()
     try:
         with _signals(child, noted, setup.forward_signals):
             proc = _spawn(setup, child_err)
             child.append(proc.pid)
+            _watch_cancel(setup, proc.pid, ended)
+            if setup.started is not None:
+                setup.started(proc.pid)
             os.close(child_err)
             child_err = -1
             pump.start()
             _pid, status, ru = os.wait4(proc.pid, 0)
+            ended.set()
             proc.returncode = os.waitstatus_to_exitcode(status)
         wall = time.monotonic() - start
         user, sys_, adopted, left = _reap_orphans() if setup.adopt_orphans else (0.0, 0.0, 0, False)
     finally:
+        ended.set()
         if child_err >= 0:
             os.close(child_err)
         watch.done.set()
@@ -312,9 +346,11 @@ def _spawn(setup: RunSetup, stderr: int) -> subprocess.Popen[bytes]:
                 executable=path,
                 cwd=setup.cwd,
                 env=dict(setup.env),
+                stdin=setup.stdin,
                 stdout=setup.stdout,
                 stderr=stderr,
                 close_fds=True,
+                start_new_session=setup.cancel is not None,
             )
         except OSError as e:
             if e.errno == errno.ENOEXEC and not attempt:

@@ -154,7 +154,13 @@ def to_json(rec: Recording) -> dict[str, Any]:
             "history": [{"run": n, "error_percent": e, "samples": s} for n, e, s in prec.history],
         },
         "diagnosis": [
-            {"code": d.code, "severity": d.severity, "message": d.message, "fix": d.fix}
+            {
+                "code": d.code,
+                "severity": d.severity,
+                "message": d.message,
+                "fix": d.fix,
+                "rerun": list(d.rerun),
+            }
             for d in rec.diagnosis
         ],
     }

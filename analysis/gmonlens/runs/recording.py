@@ -20,7 +20,11 @@ recording written to DIR/record.json.
 Callers other than the CLI: a server calls `record` from a worker thread with the command's
 output sent where the client shows it (`RecordOptions.stdout`/`stderr`: descriptors), with
 `forward_signals=False` (signal handlers are the main thread's) and `adopt_orphans=False` (it
-reaps no children but its own); `notify` hears the findings before the run. An editor that runs
+reaps no children but its own), standard input not the server's (`stdin`: a descriptor), and a
+`cancel` event (set from another thread: the command's process group is stopped, SIGTERM then
+SIGKILL, and no further run starts); `notify` hears the findings before the run, `on_run` each
+run as it starts (its number, and the most there may be), `on_start` each run's pid once it
+runs (with `cancel`, the id of its process group: a server ending kills it). An editor that runs
 `gmonlens record` in a terminal instead reads DIR/record.json, the same document. Nothing here
 runs a command unless `record` is called: the caller stands for the user's request.
 
@@ -37,6 +41,7 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
+import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -77,6 +82,10 @@ class RecordOptions:
     adopt_orphans: bool = False  # only where this process has no other children (the CLI)
     top: int = TOP
     notify: Callable[[Diagnosis], None] | None = field(default=None, compare=False)  # told before the run
+    stdin: int | None = None  # the command's standard input (a descriptor; None: inherited)
+    cancel: threading.Event | None = field(default=None, compare=False)  # set: stop (module docstring)
+    on_run: Callable[[int, int], None] | None = field(default=None, compare=False)  # (run, most runs)
+    on_start: Callable[[int], None] | None = field(default=None, compare=False)  # each run's pid
 
 
 def _preflight(command: ResolvedCommand, options: RecordOptions) -> tuple[Preflight | None, str | None]:
@@ -192,6 +201,10 @@ def _loop(
     state = _State()
     most = options.runs or (DEFAULT_PRECISION_RUNS if options.precision is not None else 1)
     for run in range(1, most + 1):
+        if options.cancel is not None and options.cancel.is_set():
+            break
+        if options.on_run is not None:
+            options.on_run(run, most)
         new = _one_run(d, setup, identifier, state, run)
         if most > 1:
             watched = _watched(_summaries(state.profiles, options.top), command)
@@ -302,6 +315,9 @@ def _record_runs(
         options.stderr,
         options.forward_signals,
         options.adopt_orphans,
+        options.stdin,
+        options.cancel,
+        options.on_start,
     )
     identifier = Identifier(command.path if command.kind == "elf" else None, options.binaries)
     return _loop(d, setup, identifier, command, options)

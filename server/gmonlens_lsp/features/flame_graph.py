@@ -1,6 +1,6 @@
 """The custom request `gmonlens/flameGraph`: the flame graph (icicle) of a folder's profile, built by
-the engine (`gmonlens.output.flame`: gprof's propagated times top down, widths adding up), as frames for a
-client to draw (PROTOCOL.md). This module finds the folder; `wire` writes the JSON. The tree
+the engine (`gmonlens.output.flame`: gprof's propagated times top down, widths adding up; each cycle's
+frame opened into its members), as frames for a client to draw (PROTOCOL.md). This module finds the folder; `wire` writes the JSON. The tree
 is kept per loaded profile and parameters (`LoadedFolder.flame`: a few entries, gone on a reload),
 so a repeated request (zoom, re-open, search) does not rebuild it (0.6-0.9 s at 100,000 routines)."""
 
@@ -29,7 +29,10 @@ def flame_json(loaded: LoadedFolder, folder: str, min_percent: float) -> wire.Fl
     """The answer: frames in depth-first order (parents first); the frames' places read here (a
     cycle opens at its hottest member's source): call off the event loop."""
     p = loaded.profile
-    tree = loaded.flame.get((min_percent, MAX_FRAMES), lambda: flame_tree(p, min_percent / 100.0, MAX_FRAMES))
+    tree = loaded.flame.get(
+        (min_percent, MAX_FRAMES, True),
+        lambda: flame_tree(p, min_percent / 100.0, MAX_FRAMES, open_cycles=True),
+    )
     rids = {p.cycle(f.cycle).member_order[0] if f.cycle else f.routine for f in tree.frames}
     places = places_of(loaded, (rid for rid in rids if rid >= 0))
     return wire.flame_graph(p, loaded.generation, folder, tree, places, min_percent)

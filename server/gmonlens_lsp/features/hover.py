@@ -9,6 +9,7 @@ import asyncio
 
 from lsprotocol import types
 
+from gmonlens_ide import budgets, suite_views
 from gmonlens_ide.baseline import hover_table
 from gmonlens_ide.session import LoadedFolder
 
@@ -36,7 +37,8 @@ def _entry(loaded: LoadedFolder, rid: int, folder: str) -> str:
     if loaded.comparison is not None:
         table = hover_table(loaded.comparison, rid, loaded.profile)
         text = f"{table}\n\n---\n\n{text}" if table else text
-    return text
+    budget = to_lsp.budget_markdown(budgets.routine_budgets_of(loaded, rid))  # under a budget: first
+    return f"{budget}\n\n{text}" if budget else text
 
 
 def hover_parts(at: Cursor) -> list[str]:
@@ -45,8 +47,11 @@ def hover_parts(at: Cursor) -> list[str]:
     rids = at.routines()
     if len(rids) > 1:  # a template's instances: the hottest in full, the others listed
         parts.append(to_lsp.instances_markdown(loaded.profile, rids, MAX_INSTANCES))
-    parts += [_entry(loaded, rid, at.state.uri) for rid in rids[:MAX_INSTANCES]]
-    return parts + _inlined(loaded, at.word)
+    # copies without figures (a header's static in units that never call it) are counted above
+    active = [rid for rid in rids if loaded.profile.routines[rid].has_figures] or rids[:1]
+    parts += [_entry(loaded, rid, at.state.uri) for rid in active[:MAX_INSTANCES]]
+    tests = suite_views.hover_text(loaded, rids[0]) if rids else None  # which tests reach it: first
+    return ([tests] if tests else []) + parts + _inlined(loaded, at.word)
 
 
 def register(server: GmonlensServer) -> None:

@@ -1,9 +1,16 @@
-"""initialize / initialized / configuration / workspace folders: settings in, folders loaded."""
+"""initialize / initialized / configuration / workspace folders: settings in, folders loaded.
+
+Trust (`trustedWorkspace`) is taken from `initializationOptions` only: the client's launch
+configuration, which the user writes. Settings pulled (`workspace/configuration`) or pushed
+(`didChangeConfiguration`) later may come from the workspace's own files (eglot answers from a
+repository's `.dir-locals.el`, VS Code from `.vscode/settings.json`), so they never grant it;
+VS Code restarts the server when the user trusts the folder."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Mapping
 from typing import Any
 
 from lsprotocol import types
@@ -48,6 +55,10 @@ def register(server: GmonlensServer) -> None:
     def on_initialize(ls: GmonlensServer, params: types.InitializeParams) -> None:
         textsync.install(ls.workspace)  # edits of large documents spliced, not re-split
         ls.client_settings = client_section(params.initialization_options)
+        # the workspace's trust is the client's launch configuration's alone (module docstring)
+        ls.client_trust = (
+            isinstance(ls.client_settings, Mapping) and ls.client_settings.get("trustedWorkspace") is True
+        )
         ls.sync_folders()
 
     @server.feature(types.INITIALIZED)

@@ -4,17 +4,18 @@ and the custom request `gmonlens/lineHeat` (a file's per-line figures; PROTOCOL.
 from __future__ import annotations
 
 import asyncio
-from collections import OrderedDict
+from dataclasses import replace
 from typing import Any
 
 from lsprotocol import types
 
-from gmonlens_ide.heat_index import HeatIndex
+from gmonlens_ide.heat_index import FileHeat, HeatIndex
+from gmonlens_ide.linemap import LineMap
 from gmonlens_ide.session import LoadedFolder
-from gmonlens_ide.sourcetext import LineLocator, file_locator
+from gmonlens_ide.sourcetext import file_locator
 
 from .. import notices, reload, to_lsp, uris, wire
-from ..from_lsp import open_text
+from ..from_lsp import line_map, open_doc
 from ..server import GmonlensServer, safe
 
 LINE_HEAT = "gmonlens/lineHeat"
@@ -42,24 +43,13 @@ async def heat_for(
     return None if heat is None else (loaded, heat, path)
 
 
-_LOCATORS: OrderedDict[str, LineLocator] = OrderedDict()  # uri -> locator over its open text
-
-
-async def _text_lines(ls: GmonlensServer, uri: str, path: str) -> LineLocator:
-    """Line texts of the open document (else of the file on disk, read off the event loop). An
-    open document gets a `LineLocator` per text (pygls's `lines` splits the whole text on every
-    call: 30-50 ms on SQLite's 9 MB sqlite3.c; a locator finds a line in under 7 ms, first screen
-    under 1 ms); an edit gives a new text, hence a new locator."""
-    source = open_text(ls, uri)
-    if source is None:
+async def _text_lines(ls: GmonlensServer, uri: str, path: str) -> Any:
+    """Line texts (`.line(i)`) of the open document, else of the file on disk (a `LineLocator`,
+    read off the event loop)."""
+    doc = open_doc(ls, uri)
+    if doc is None:
         return await asyncio.to_thread(file_locator, path)
-    hit = _LOCATORS.get(uri)
-    if hit is None or hit.text is not source:
-        hit = _LOCATORS[uri] = LineLocator(source)
-        while len(_LOCATORS) > 8:
-            _LOCATORS.popitem(last=False)
-    _LOCATORS.move_to_end(uri)
-    return hit
+    return doc
 
 
 def register(server: GmonlensServer) -> None:
@@ -82,11 +72,27 @@ def register(server: GmonlensServer) -> None:
         minimum = loaded.settings.line_heat_min_percent
         template = loaded.settings.line_heat_label
         text = await _text_lines(ls, uri, path)
-        return [
-            to_lsp.inlay_hint(h, text.line(h.line - 1), template)
-            for h in file_heat.between(rng.start.line + 1, rng.end.line + 1)
-            if h.samples > 0 and h.percent >= minimum
-        ]
+        moved = line_map(ls, uri, loaded)
+        if moved is None:
+            return [
+                to_lsp.inlay_hint(h, text.line(h.line - 1), template)
+                for h in file_heat.between(rng.start.line + 1, rng.end.line + 1)
+                if h.samples > 0 and h.percent >= minimum
+            ]
+        # unsaved edits: each hot line where it is now (a line retyped: in its place); none where
+        # the edits changed the number of lines
+        first, last = moved.base(rng.start.line), moved.base(rng.end.line)
+        hints = []
+        for h in file_heat.between((first or 0) + 1, (last + 1) if last is not None else 1 << 40):
+            now = moved.line(h.line - 1)
+            if (
+                now is not None
+                and rng.start.line <= now <= rng.end.line
+                and h.samples > 0
+                and h.percent >= minimum
+            ):
+                hints.append(to_lsp.inlay_hint(replace(h, line=now + 1), text.line(now), template))
+        return hints
 
     @server.feature(LINE_HEAT)
     @safe()
@@ -99,4 +105,18 @@ def register(server: GmonlensServer) -> None:
         heat = hit[1] if hit is not None else None
         if hit is None or heat is None:
             return None
-        return wire.line_heat(uri, heat, heat.for_path(hit[2]))
+        file_heat = heat.for_path(hit[2])
+        moved = line_map(ls, uri, hit[0])
+        if moved is not None and file_heat is not None:
+            file_heat = _moved(file_heat, moved)
+        return wire.line_heat(uri, heat, file_heat)
+
+
+def _moved(file_heat: FileHeat, moved: LineMap) -> FileHeat:
+    """The file's hot lines where unsaved edits moved them (`LineMap.line`)."""
+    lines = []
+    for h in file_heat.lines:
+        now = moved.line(h.line - 1)
+        if now is not None:
+            lines.append(replace(h, line=now + 1))
+    return FileHeat(file_heat.path, tuple(lines), tuple(h.line for h in lines))

@@ -4,6 +4,7 @@
 ;; symbols (xref-find-apropos's backend). Writes what it saw as JSON to $GMONLENS_RESULT.
 (require 'cl-lib)
 (require 'json)
+(setq gmonlens-trusted-folders (list default-directory)) ; the configuration's: gmonlens-record may run here
 (find-file (getenv "GMONLENS_FILE"))
 (run-hooks 'post-command-hook) ; batch mode has no command loop: eglot-ensure connects here
 (defun gmonlens-test--overlays ()
@@ -28,11 +29,26 @@
           (disasm (progn (gmonlens-disasm)
                          (with-current-buffer "*gmonlens-disasm work*"
                            (buffer-substring-no-properties (point-min) (point-max))))))
-      (with-temp-file (getenv "GMONLENS_RESULT")
-        (insert (json-encode
-                 (list :lenses (vconcat lenses)
-                       :hover (plist-get (plist-get hover :contents) :value)
-                       :eldoc (and eldoc (substring-no-properties eldoc))
-                       :apropos (vconcat (mapcar #'xref-item-summary symbols))
-                       :disasm disasm)))))))
+      ;; M-x gmonlens-record: `./build/app 300`; once loaded, the lens above work says 300 calls
+      (gmonlens-record "./build/app 300")
+      (let ((deadline (+ (float-time) 120)))
+        (while (and (< (float-time) deadline) (not gmonlens-record-last))
+          (accept-process-output nil 0.2)))
+      (let ((deadline (+ (float-time) 60)) (after nil))
+        (while (and (< (float-time) deadline) (not after))
+          (setq after (cl-find-if (lambda (o) (string-match-p "300 calls" (overlay-get o 'before-string)))
+                                  (gmonlens-test--overlays)))
+          (unless after (accept-process-output nil 0.2)))
+        (with-temp-file (getenv "GMONLENS_RESULT")
+          (insert (json-encode
+                   (list :lenses (vconcat lenses)
+                         :hover (plist-get (plist-get hover :contents) :value)
+                         :eldoc (and eldoc (substring-no-properties eldoc))
+                         :apropos (vconcat (mapcar #'xref-item-summary symbols))
+                         :disasm disasm
+                         :record (list :usable (eq (plist-get gmonlens-record-last :usable) t)
+                                       :out_dir (plist-get gmonlens-record-last :out_dir)
+                                       :message (plist-get gmonlens-record-last :message))
+                         :lens_after_record (and after (substring-no-properties
+                                                        (overlay-get after 'before-string)))))))))))
 (kill-emacs 0)

@@ -6,7 +6,9 @@
 // Builds the fixture with gcc -pg -g, runs it, MOVES it away (DWARF paths then do not exist), installs
 // the .vsix with no settings into a fresh profile, opens the moved folder and checks what a person sees:
 // lenses with gprof's figures, a hover listing the callers, the call hierarchy from a lens click, the
-// status bar item, the report and hottest commands, and line heat on a real program (lineheat.mjs).
+// status bar item, the report and hottest commands, Record a Profile on a program never run
+// (record.mjs), line heat on a real program (lineheat.mjs), and a `gmonlens test` folder: the
+// hover's costliest test and a test picked (tests.mjs).
 // Screenshots go to test-results/.
 // Prints "SKIP e2e: <reason>" and exits 0 when chromium, gcc, gprof or code-server cannot be had.
 
@@ -20,6 +22,8 @@ import { checkCallGraph, checkCallGraphOn, checkReloaded, graphGeneration } from
 import { expectedLens, parseGprof, parseLens } from "./gprof.mjs";
 import { disasmChecks, pythonWithoutCapstone, universalChecks } from "./disasm.mjs";
 import { lineHeatChecks } from "./lineheat.mjs";
+import { recordChecks } from "./record.mjs";
+import { testsChecks } from "./tests.mjs";
 import { cursorOn, openWindow, quickOpen, sleep } from "./ui.mjs";
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
@@ -474,6 +478,12 @@ async function main() {
       await page.screenshot({ path: path.join(RESULTS, `7-multi-root-${name}.png`) });
       check(`multi-root: folder ${name} uses its own gmonlens.lensTitle`, seen.includes(wantTitle), `${seen} (want ${wantTitle})`);
     }
+
+    // gmonlens: Record a Profile on a program never run: launch.json's program, a terminal, lenses (record.mjs).
+    await recordChecks({ browser, port, work, results: RESULTS, check, runCommand });
+
+    // A gmonlens test folder: the whole suite, the hover's costliest test, one test picked (tests.mjs).
+    await testsChecks({ browser, port, repo: path.resolve(EXT, ".."), work, results: RESULTS, check, runCommand, goTo });
 
     // Line heat on a real program: gutter heat bar, inlay hints, hover, toggle (lineheat.mjs).
     await lineHeatChecks({ browser, port, repo: path.resolve(EXT, ".."), work, results: RESULTS, check, runCommand, goTo,

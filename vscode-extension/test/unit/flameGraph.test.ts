@@ -77,6 +77,21 @@ test("search, tooltips and the frames' HTML", () => {
   assert.match(frameTooltip(g, 2), /Estimate: a routine on this path has several callers/);
   assert.match(frameTooltip(g, 1), /Exact: every routine on this path/);
   assert.match(frameTooltip(g, 3), /folded into one frame/);
+  // a cycle's frame opened into its members (the server's `cycleMember`): their split is the estimate
+  const cyc = parseFlameGraph({
+    ...answer,
+    frames: [
+      frame(-1, "main", 2.0),
+      { ...frame(0, "<cycle 1 as a whole>", 1.5), routine: null, cycle: 1 },
+      frame(1, "expr", 1.0, { estimated: true, cycleMember: 1 }),
+      frame(2, "number", 0.5, { estimated: true }),
+    ],
+  });
+  assert.ok(cyc);
+  assert.equal(cyc.frames[2].cycleMember, 1);
+  assert.match(frameTooltip(cyc, 2), /Estimate: a member of cycle 1/);
+  assert.match(frameTooltip(cyc, 3), /Estimate: below a member of cycle 1/);
+  assert.match(frameTooltip(cyc, 1), /Exact: every routine/);
   const views = new Map(frameViews(g, layout(g), search(g, "parse")).map((v) => [v.index, v]));
   assert.equal(views.get(2)?.className, "frame estimated match");
   assert.equal(views.get(2)?.source, "parse.c:4");

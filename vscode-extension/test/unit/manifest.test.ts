@@ -29,6 +29,19 @@ test("contributed commands are the extension's, and each of its commands is regi
   }
 });
 
+test("Record a Profile runs a program: offered and enabled only in a trusted workspace, and said so", () => {
+  const command = manifest.contributes.commands.find((c: { command: string }) => c.command === COMMANDS.recordProfile);
+  assert.equal(command?.enablement, "isWorkspaceTrusted");
+  const palette = manifest.contributes.menus.commandPalette.find((c: { command: string }) => c.command === COMMANDS.recordProfile);
+  assert.equal(palette?.when, "isWorkspaceTrusted");
+  const untrusted = manifest.capabilities.untrustedWorkspaces;
+  assert.equal(untrusted.supported, "limited");
+  assert.match(untrusted.description, /Record a Profile/);
+  // and the command checks it itself (a keybinding or another extension can run it)
+  const source = fs.readFileSync(path.join(root, "src", "record.ts"), "utf8");
+  assert.match(source, /if \(!vscode\.workspace\.isTrusted\)/);
+});
+
 test("no client command shares a name with a server command (vscode-languageclient registers those)", () => {
   const server = new Set<string>(Object.values(SERVER_COMMANDS));
   for (const id of Object.values(COMMANDS)) {

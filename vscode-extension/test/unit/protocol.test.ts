@@ -23,8 +23,13 @@ import {
   parseHottest,
   parseLineHeat,
   parseListing,
+  parseRecording,
   parseStatus,
+  parseTests,
+  parseTestsList,
   pinnedAny,
+  recordParams,
+  selectTestArguments,
   wire,
 } from "../../src/protocol";
 import { arr, int, lit, nullable, obj, optional, str, tuple, union } from "../../src/schema";
@@ -152,6 +157,55 @@ describe("the readers lose nothing of a real message", () => {
     );
     assert.ok(pinnedAny(ex("command.gmonlens.pinBaseline.result")));
   });
+  test("gmonlens.tests and gmonlens.selectTest", () => {
+    const raw = ex("command.gmonlens.tests.result");
+    const [listing] = parseTests(raw);
+    const orUndefined = (v: unknown) => (v === null ? undefined : v);
+    const loose = (o: Record<string, unknown>) => Object.fromEntries(Object.entries(o).map(([k, v]) => [k, orUndefined(v)]));
+    assert.deepEqual(listing, { ...loose(raw[0]), tests: raw[0].tests.map(loose) });
+    for (const variant of ["", ".suite", ".auto"]) {
+      const chosen = ex(`command.gmonlens.selectTest.result${variant}`);
+      assert.equal(parseTestsList(chosen)?.mode, chosen.mode);
+      assert.equal(parseTestsList(chosen)?.tests.length, chosen.tests.length);
+    }
+  });
+});
+
+describe("gmonlens/record: the recording, read as the command's notifications use it", () => {
+  test("nothing of the findings, programs and profiles is lost", () => {
+    const raw = ex("gmonlens.record.result");
+    const rec = parseRecording(raw);
+    assert.ok(rec);
+    assert.equal(rec.usable, raw.usable);
+    assert.equal(rec.outDir, raw.out_dir);
+    assert.equal(rec.exitStatus, raw.exit_status);
+    assert.deepEqual(rec.argv, raw.command.argv);
+    assert.equal(rec.profiles, raw.profiles.length);
+    assert.deepEqual(rec.diagnosis, raw.diagnosis);
+    assert.deepEqual(
+      rec.programs,
+      raw.binaries.map((b: { binary: string; samples: number; seconds: number | null; top: { name: string }[] }) => ({
+        binary: b.binary,
+        samples: b.samples,
+        seconds: b.seconds,
+        hottest: b.top[0].name,
+      })),
+    );
+  });
+  test("not a recording, and a malformed finding", () => {
+    assert.equal(parseRecording({ schema: "gmonlens-profile/1" }), undefined);
+    assert.equal(parseRecording(null), undefined);
+    const raw = structuredClone(ex("gmonlens.record.result"));
+    raw.diagnosis.push({ code: 5 }, { code: "killed_by_signal", severity: "error", message: "m", fix: "f", rerun: ["--on-signal=exit", 3] });
+    const rec = parseRecording(raw);
+    assert.deepEqual(rec?.diagnosis.at(-1), { code: "killed_by_signal", severity: "error", message: "m", fix: "f", rerun: ["--on-signal=exit"] });
+    assert.equal(rec?.diagnosis.length, raw.diagnosis.length - 1);
+  });
+  test("what a client sends", () => {
+    const params = ex("gmonlens.record.params");
+    assert.deepEqual(recordParams(params.folder, params.argv, params.cwd, params.options, params.workDoneToken), params);
+    assert.deepEqual(wire.RecordParams.check(recordParams(undefined, ["./prog"])), []);
+  });
 });
 
 describe("a profile without a sampling rate: seconds null, read as 0, nothing dropped", () => {
@@ -223,6 +277,11 @@ describe("what the extension sends is what the examples show", () => {
       assert.deepEqual(folderArguments(args[0]), args, command);
     }
     assert.deepEqual(hottestArguments("self", HOTTEST_LIMIT), ex("command.gmonlens.hottest.arguments"));
+    const [folder, choice] = ex("command.gmonlens.selectTest.arguments");
+    assert.deepEqual(selectTestArguments(folder, { kind: "test", name: choice.test }), [folder, choice]);
+    assert.deepEqual(selectTestArguments(folder, { kind: "suite" }), ex("command.gmonlens.selectTest.arguments.suite"));
+    assert.deepEqual(selectTestArguments(folder, { kind: "auto" }), ex("command.gmonlens.selectTest.arguments.auto"));
+    assert.deepEqual(folderArguments(ex("command.gmonlens.tests.arguments")[0]), ex("command.gmonlens.tests.arguments"));
   });
   test("the settings: the keys the extension sends, read as the server reads them", () => {
     const settings = ex("initialize.initializationOptions");

@@ -142,6 +142,13 @@ describe("line heat settings", () => {
       assert.match(r.problems[0], /gmonlens.lineHeatMinPercent: expected a number from 0 to 100/);
     }
   });
+  test("budgets: a file made absolute against the folder; not a string reported", () => {
+    assert.deepEqual(serverSettings({ budgets: set("perf/budgets.yaml") }, ctx).settings, { budgets: "/ws/proj/perf/budgets.yaml" });
+    assert.deepEqual(serverSettings({ budgets: set("  ") }, ctx).settings, {});
+    const r = serverSettings({ budgets: set(["a.yaml"]) }, ctx);
+    assert.deepEqual(r.settings, {});
+    assert.match(r.problems[0], /gmonlens.budgets: expected a string/);
+  });
   test("clones: gprof or apart, anything else reported", () => {
     assert.deepEqual(serverSettings({ clones: set("apart") }, ctx).settings, { clones: "apart" });
     const r = serverSettings({ clones: set("separately") }, ctx);

@@ -1,6 +1,7 @@
-"""A budget file's YAML, read as untrusted input (I/O: one regular file, bounded).
+"""A YAML file of the user's (a budget file, a `gmonlens test` list of commands), read as untrusted
+input (I/O: one regular file, bounded).
 
-Contract of `read_yaml(path)`:
+Contract of `read_yaml(path, what)` (`what` names the kind of file in messages):
 - the file is a regular file of at most MAX_BYTES bytes, UTF-8 (a BOM allowed), read through
   `common.files.read_regular` (no FIFO, device or directory; a size that lies cannot make us read
   more than the cap);
@@ -10,7 +11,7 @@ Contract of `read_yaml(path)`:
   nesting deeper than MAX_DEPTH, more than MAX_NODES nodes, scalars longer than MAX_SCALAR;
 - the result is `Document`: the data and the 1-based line where each mapping and list of it
   starts (`line_of`), for messages that name the rule.
-Every refusal raises `BudgetFileError` with one line naming the file (and the line when known).
+Every refusal raises `YamlFileError` with one line naming the file (and the line when known).
 """
 
 from __future__ import annotations
@@ -26,20 +27,20 @@ from yaml.nodes import MappingNode, Node, SequenceNode
 from gmonlens.common.errors import GmonlensError
 from gmonlens.common.files import read_regular
 
-MAX_BYTES = 1 << 20  # a budget file of thousands of rules is well under 1 MiB
+MAX_BYTES = 1 << 20  # a budget file of thousands of rules, a list of thousands of tests: under 1 MiB
 MAX_DEPTH = 32
 MAX_NODES = 200_000
 MAX_SCALAR = 4096
 
 
-class BudgetFileError(GmonlensError):
-    """A budget file that cannot be used: `lines` holds one line per problem, each naming the file
-    (and the rule, where one is at fault). `str()` is the lines joined by newlines."""
+class YamlFileError(GmonlensError):
+    """A YAML file that cannot be used: `lines` holds one line per problem, each naming the file
+    (and the entry, where one is at fault). `str()` is the lines joined by newlines."""
 
     def __init__(self, path: str, lines: list[str]) -> None:
-        super().__init__(None, lines[0] if lines else f"{path}: bad budget file")
+        super().__init__(None, lines[0] if lines else f"{path}: bad YAML file")
         self.path = path
-        self.lines = list(lines) or [f"{path}: bad budget file"]
+        self.lines = list(lines) or [f"{path}: bad YAML file"]
 
     def __str__(self) -> str:
         return "\n".join(self.lines)
@@ -76,8 +77,9 @@ class _Loader(yaml.SafeLoader):
     """PyYAML's safe loader, refusing aliases, repeated keys, deep nesting and huge scalars, and
     recording where each mapping and list starts (`starts`, by the constructors below)."""
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, what: str) -> None:
         super().__init__(text)
+        self.what = what
         self.depth = 0
         self.nodes = 0
         self.starts: dict[object, int] = {}
@@ -89,7 +91,7 @@ class _Loader(yaml.SafeLoader):
 
     def compose_node(self, parent: Node | None, index: int) -> Node | None:
         if self.check_event(AliasEvent):
-            raise _Refused("aliases (*name) are not accepted in a budget file", self._here())
+            raise _Refused(f"aliases (*name) are not accepted in a {self.what}", self._here())
         self.nodes += 1
         if self.nodes > MAX_NODES:
             raise _Refused(f"more than {MAX_NODES} values", self._here())
@@ -144,39 +146,39 @@ _Loader.add_constructor("tag:yaml.org,2002:map", _construct_map)
 _Loader.add_constructor("tag:yaml.org,2002:seq", _construct_seq)
 
 
-def parse_yaml(text: str, path: str) -> Document:
-    """`text` (a budget file's content) as a Document; BudgetFileError when refused."""
-    loader = _Loader(text)
+def parse_yaml(text: str, path: str, what: str = "budget file") -> Document:
+    """`text` (the content of a `what`) as a Document; YamlFileError when refused."""
+    loader = _Loader(text, what)
     try:
         node = loader.get_single_node()
         data = loader.construct_document(node) if node is not None else None
     except _Refused as e:
-        raise BudgetFileError(path, [f"{path}:{e.line}: {e.message}"]) from None
+        raise YamlFileError(path, [f"{path}:{e.line}: {e.message}"]) from None
     except yaml.MarkedYAMLError as e:
         mark = e.problem_mark or e.context_mark
         where = f"{path}:{mark.line + 1}" if mark is not None else path
         what = " ".join(str(x) for x in (e.context, e.problem) if x)
-        raise BudgetFileError(path, [f"{where}: not valid YAML: {what or 'syntax error'}"]) from None
+        raise YamlFileError(path, [f"{where}: not valid YAML: {what or 'syntax error'}"]) from None
     except yaml.YAMLError as e:
-        raise BudgetFileError(path, [f"{path}: not valid YAML: {' '.join(str(e).split())}"]) from None
+        raise YamlFileError(path, [f"{path}: not valid YAML: {' '.join(str(e).split())}"]) from None
     except RecursionError:
-        raise BudgetFileError(path, [f"{path}: nested too deeply"]) from None
+        raise YamlFileError(path, [f"{path}: nested too deeply"]) from None
     finally:
         loader.dispose()
     return Document(data, dict(loader.starts))
 
 
-def read_yaml(path: str) -> Document:
-    """The budget file at `path` (module contract)."""
+def read_yaml(path: str, what: str = "budget file") -> Document:
+    """The `what` (a budget file, a list of tests) at `path` (module contract)."""
     try:
-        raw = read_regular(path, MAX_BYTES, "budget file (YAML)")
+        raw = read_regular(path, MAX_BYTES, f"{what} (YAML)")
     except GmonlensError as e:
-        raise BudgetFileError(path, [str(e)]) from None
+        raise YamlFileError(path, [str(e)]) from None
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as e:
         line = raw[: e.start].count(b"\n") + 1
-        raise BudgetFileError(path, [f"{path}:{line}: not UTF-8 text"]) from None
+        raise YamlFileError(path, [f"{path}:{line}: not UTF-8 text"]) from None
     if "\0" in text:
-        raise BudgetFileError(path, [f"{path}:{text[: text.index(chr(0))].count(chr(10)) + 1}: a NUL byte"])
-    return parse_yaml(text, path)
+        raise YamlFileError(path, [f"{path}:{text[: text.index(chr(0))].count(chr(10)) + 1}: a NUL byte"])
+    return parse_yaml(text, path, what)

@@ -15,6 +15,7 @@ import pytest
 
 from gmonlens.commands.dispatch import run
 from golden_programs import Call, Program, Routine, elf_bytes, gmon_bytes
+from routine_keys import named
 
 
 def program(
@@ -511,8 +512,8 @@ def test_routine_budgets_for_the_editor(base: Path) -> None:
     assert about_binary(load_budgets(str(path)), str(base / "prog"))
     assert not about_binary(load_budgets(str(path)), str(base / "budgets.yaml"))
     view = routine_budgets(load_budgets(str(path)), profile, "prog")
-    hash_id = next(r.id for r in profile.routines if r.name == "hash")
-    parse_id = next(r.id for r in profile.routines if r.name == "parse")
+    hash_id = named(profile.routines, "name")["hash"].id
+    parse_id = named(profile.routines, "name")["parse"].id
     assert [(b.text, b.verdict, b.measured, b.limit) for b in view.of(hash_id)] == [
         ("calls 1,000 of 1,200 allowed", "pass", 1000.0, 1200.0),
         ("calls from parse 1,000 (exactly 1,000 allowed)", "pass", 1000.0, 1000.0),

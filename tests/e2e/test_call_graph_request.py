@@ -118,7 +118,7 @@ async def test_flame_graph_adds_up_and_edges_marked(cproject: Path, tmp_path: Pa
         for r in profile.routines:
             if not r.cycle and r.total_ticks > 0:
                 assert per.get(r.id, 0.0) == pytest.approx(profile.seconds(r.total_ticks), abs=1e-4), r.name
-        work = next(f for f in frames if f.name == "work")
+        work = named(frames, "name")["work"]
         assert work.uri.endswith("/src/main.c") and work.line is not None
         assert frames[0].parent == -1 and all(f.parent < i for i, f in enumerate(frames))
         whole = await call_graph(client, {"whole": True, "nodeThreshold": 0, "edgeThreshold": 0})

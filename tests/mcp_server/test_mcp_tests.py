@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from routine_keys import named
 from suite_builds import build_suite_workspace
 
 from .test_mcp_programs import client
@@ -35,7 +36,11 @@ def test_tests_tool_and_test_selection(suite_ws: Path) -> None:
         assert alpha["reaching"][0]["test"] == "big"  # no samples: the most calls first
         mid = c.call("top_routines", test="mid", limit=5)["structuredContent"]
         top = mid["routines"]
-        assert {r["name"]: r["calls"] for r in top} == {"alpha": 10, "beta": 20, "work": 1}, top
+        assert {n: r["calls"] for n, r in named(top, "name").items()} == {
+            "alpha": 10,
+            "beta": 20,
+            "work": 1,
+        }, top
         whole = c.call("routine_entry", routine="alpha")["structuredContent"]
         assert whole["calls"] == sum(calls.values()), whole  # the workspace itself: the whole suite
         summary = c.call("profile_summary", test="forking")["structuredContent"]

@@ -18,6 +18,7 @@ from gmonlens_ide.settings import Settings, effective_settings
 from gmonlens_lsp import to_lsp
 from gmonlens_lsp.features.code_lens import _ROUTINES, budget_marks
 from golden_programs import Call, Program, Routine, elf_bytes, gmon_bytes
+from routine_keys import named
 
 NAMES = ["main", "parse", "hash", "sort", "cmp", "lookup", "x_*[weird]<b>", "zz_end"]
 SAMPLES = {"main": 30, "parse": 50, "hash": 200, "sort": 120, "cmp": 100}
@@ -57,7 +58,7 @@ def load(ws: Path, settings: Settings | None = None) -> LoadedFolder:
 
 
 def rid(loaded: LoadedFolder, name: str) -> int:
-    return next(r.id for r in loaded.profile.routines if r.name == name)
+    return named(loaded.profile.routines, "name")[name].id
 
 
 def computed(loaded: LoadedFolder) -> budgets.FolderBudgets:

@@ -19,6 +19,7 @@ from gmonlens_ide.settings import Settings
 from gmonlens_lsp import to_lsp
 from gmonlens_lsp.features.hover import hover_parts
 from gmonlens_lsp.from_lsp import Cursor
+from routine_keys import named
 
 from .conftest import line_of
 
@@ -66,7 +67,7 @@ def test_copies_without_figures_are_counted_not_listed(names_ws: Path) -> None:
 def test_spontaneous_called_cell_is_empty(names_ws: Path) -> None:
     loaded = loaded_of(names_ws)
     p = loaded.profile
-    main = next(r for r in p.routines if r.name == "main")
+    main = named(p.routines, "name")["main"]
     md = to_lsp.hover_markdown(p, {}, main.id)
     row = next(x for x in md.splitlines() if x.startswith("| **["))
     assert "****" not in md and row.split("|")[5].strip() == "", row

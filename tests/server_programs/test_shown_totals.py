@@ -22,6 +22,7 @@ from gmonlens_ide.settings import DEFAULT_LENS_TITLE, Settings
 from gmonlens_lsp import to_lsp
 from gmonlens_lsp.from_lsp import place_text
 from gmonwriter import Arc, Hist, gnu_file
+from routine_keys import named, named_values
 
 pytestmark = pytest.mark.integration
 
@@ -36,7 +37,9 @@ def ws(c_ws: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("totals") / "ws"
     shutil.copytree(c_ws, out, ignore=shutil.ignore_patterns(".cache", "gmon.out"))
     image = read_image(str(out / "build" / "app"))
-    funcs = {s.name: s.value for s in image.symbols if s.is_function and s.name in {*SAMPLES, "work"}}
+    funcs = named_values(
+        (s.name, s.value) for s in image.symbols if s.is_function and s.name in {*SAMPLES, "work"}
+    )
     low, high = image.text_start, image.text_end
     counts = [0] * ((high - low + 1) // 2)
     for name, n in SAMPLES.items():
@@ -60,7 +63,7 @@ def test_every_total_beside_its_parts_adds_up(ws: Path) -> None:
     loaded = load_folder(str(ws), Settings(), 1).loaded
     assert loaded is not None
     p = loaded.profile
-    main = next(r for r in p.routines if r.name == "main")
+    main = named(p.routines, "name")["main"]
     assert (main.prop_self_ticks, main.prop_child_ticks) == (24, 344)
     assert f"{p.seconds(main.total_ticks):.2f}" == "0.37"  # the total rounded alone
     f = to_lsp.figures(p, main)
@@ -82,7 +85,7 @@ def test_few_samples_only_above_zero(ws: Path) -> None:
     assert loaded is not None
     p = loaded.profile
     for name, few in (("is_even", True), ("clamp", False)):
-        r = next(r for r in p.routines if r.name == name and r.self_ticks)
+        r = named((r for r in p.routines if r.self_ticks), "name")[name]
         f = to_lsp.figures(p, r)
         assert f.few is few, (name, f)
         title = to_lsp.lens_title(DEFAULT_LENS_TITLE, f)

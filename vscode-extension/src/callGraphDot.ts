@@ -7,6 +7,7 @@
  */
 
 import type { CallGraph, GraphEdge, GraphNode } from "./protocol";
+import { NO_RATE, seconds } from "./units";
 
 const MAX_LABEL = 60;
 
@@ -59,8 +60,6 @@ export function callsText(calls: number, recursive: number): string {
   }
   return `${calls || recursive}×`;
 }
-
-const seconds = (s: number): string => `${s.toFixed(2)} s`;
 
 /** The DOT node id of a routine (also the SVG element id Graphviz writes, so clicks can find it). */
 export const nodeId = (id: number): string => `r${id}`;
@@ -146,5 +145,6 @@ export function summary(g: CallGraph): string {
       ? ` · ${g.prunedNodes} routines and ${g.prunedEdges} calls below ${g.nodeThreshold}% / ${g.edgeThreshold}% not shown`
       : "";
   const pending = g.certaintyPending ? " · estimate marks pending" : "";
-  return `${what} · ${g.nodes.length} routines, ${g.edges.length} calls · total ${seconds(g.totalSeconds)}${pruned}${pending}`;
+  const rate = g.totalSeconds === null ? ` (${NO_RATE}; colours and widths by percent)` : "";
+  return `${what} · ${g.nodes.length} routines, ${g.edges.length} calls · total ${seconds(g.totalSeconds)}${rate}${pruned}${pending}`;
 }

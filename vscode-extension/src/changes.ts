@@ -5,6 +5,7 @@
 
 import { place } from "./hottest";
 import type { ChangeKind, RoutineChange } from "./protocol";
+import { secondsFigure } from "./units";
 
 export interface ChangeItem {
   label: string;
@@ -23,7 +24,8 @@ const HEADINGS: Record<ChangeKind, string> = {
   gone: "Gone since the baseline",
 };
 
-const secs = (v: number | undefined) => (v === undefined ? "—" : v.toFixed(2));
+// undefined: the routine is missing on that side (new or gone)
+const secs = (v: number | undefined) => (v === undefined ? "—" : secondsFigure(v));
 const count = (v: number | undefined) => (v === undefined ? "—" : String(v));
 
 /** Quick pick items grouped by kind (separator rows between groups), in the server's order. */

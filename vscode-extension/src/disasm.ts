@@ -5,7 +5,8 @@
  */
 
 import { level, type Level } from "./lineheat";
-import type { Listing, ListingInstruction, ListingSource } from "./protocol";
+import type { Listing, ListingCall, ListingInstruction, ListingSource } from "./protocol";
+import { seconds } from "./units";
 
 export const DISASM_SCHEME = "gmonlens-disasm";
 
@@ -21,9 +22,20 @@ export function instructionsByLevel(listing: Listing): ListingInstruction[][] {
   return out;
 }
 
-/** The inlay hint after an instruction with samples. */
+/** Whether an instruction gets an inlay hint: it has time (without a sampling rate: samples, which
+ * its percent of the routine's self time counts). */
+export function hinted(i: ListingInstruction): boolean {
+  return i.seconds === null ? i.percent > 0 : i.seconds > 0;
+}
+
+/** The inlay hint after an instruction with samples ("n/a · 10.0%" without a sampling rate). */
 export function hintLabel(i: ListingInstruction): string {
-  return `${i.seconds.toFixed(2)} s · ${i.percent.toFixed(1)}%`;
+  return `${seconds(i.seconds)} · ${i.percent.toFixed(1)}%`;
+}
+
+/** The tooltip of a call's link to its callee: gprof's count and the time it propagates (an estimate). */
+export function callTooltip(c: ListingCall): string {
+  return `${c.callee}: ${c.count} calls, ${c.seconds === null ? seconds(null) : `~${seconds(c.seconds)}`} (gprof's estimate)`;
 }
 
 /** The listing lines of the instructions (and source headers) that come from `path`:`line` (1-based). */

@@ -11,7 +11,7 @@
 
 import * as vscode from "vscode";
 import type { Ctx } from "./ctx";
-import { DISASM_SCHEME, callSpan, hintLabel, instructionsByLevel, listingLinesOf, sourceOfLine } from "./disasm";
+import { DISASM_SCHEME, callSpan, callTooltip, hintLabel, hinted, instructionsByLevel, listingLinesOf, sourceOfLine } from "./disasm";
 import { COMMANDS } from "./ids";
 import { DISASSEMBLY, type Listing, disassemblyParams, listingError, parseListing } from "./protocol";
 
@@ -187,7 +187,7 @@ export class DisasmView implements vscode.Disposable {
       return [];
     }
     return listing.instructions
-      .filter((x) => x.seconds > 0 && x.line >= range.start.line && x.line <= range.end.line && x.line < doc.lineCount)
+      .filter((x) => hinted(x) && x.line >= range.start.line && x.line <= range.end.line && x.line < doc.lineCount)
       .map((x) => {
         const hint = new vscode.InlayHint(doc.lineAt(x.line).range.end, hintLabel(x));
         hint.paddingLeft = true;
@@ -211,7 +211,7 @@ export class DisasmView implements vscode.Disposable {
         const span = callSpan(text, c.callee);
         if (span && c.path) {
           const link = new vscode.DocumentLink(new vscode.Range(x.line, span[0], x.line, span[1]), target(c.path, c.sourceLine ?? 1));
-          link.tooltip = `${c.callee}: ${c.count} calls, ~${c.seconds.toFixed(2)} s (gprof's estimate)`;
+          link.tooltip = callTooltip(c);
           out.push(link);
         }
       }

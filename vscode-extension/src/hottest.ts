@@ -3,6 +3,7 @@
  */
 
 import type { HotRoutine, HottestBy } from "./protocol";
+import { seconds } from "./units";
 
 export interface HotItem {
   label: string;
@@ -38,8 +39,8 @@ export function place(uri: string | undefined, line: number | undefined, folderU
 /** Quick pick items in the server's order; the description leads with the sort key. */
 export function hottestItems(routines: HotRoutine[], by: HottestBy, folderUris: readonly string[]): HotItem[] {
   return routines.map((r) => {
-    const self = `self ${r.selfSeconds.toFixed(2)} s`;
-    const total = `total ${r.totalSeconds.toFixed(2)} s`;
+    const self = `self ${seconds(r.selfSeconds)}`;
+    const total = `total ${seconds(r.totalSeconds)}`;
     const calls = r.calls === "" ? "" : ` · ${r.calls} calls`;
     return {
       label: r.name,

@@ -4,6 +4,7 @@
  */
 
 import type { FileHeat, HeatLine } from "./protocol";
+import { NO_RATE, seconds, secondsFigure } from "./units";
 
 /** Share of the total time (percent) from which a line gets each level (index + 1) of the gutter bar. */
 export const LEVELS = [0, 1, 3, 10] as const;
@@ -41,12 +42,16 @@ export const FEW_SAMPLES = 10;
 /** Markdown for hovering a heated line: its figures and the routine(s) it belongs to. */
 export function hoverText(l: HeatLine): string {
   const escape = (s: string) => s.replace(/([\\`*_{}[\]()#+\-.!|<>])/g, "\\$1");
-  let text = `**Line heat**: ${l.seconds.toFixed(2)} s, ${l.percent.toFixed(1)}% of the total time, in \`${l.routine.replace(/`/g, "'")}\``;
+  let text = `**Line heat**: ${seconds(l.seconds)}, ${l.percent.toFixed(1)}% of the total time, in \`${l.routine.replace(/`/g, "'")}\``;
   if (l.routines.length > 1) {
-    text += "\n\n" + l.routines.map((r) => `- ${escape(r.name)}: ${r.seconds.toFixed(2)} s`).join("\n");
+    text += "\n\n" + l.routines.map((r) => `- ${escape(r.name)}: ${seconds(r.seconds)}`).join("\n");
   }
   if (l.samples !== undefined && l.errSeconds !== undefined) {
-    text += `\n\n${l.seconds.toFixed(2)} ± ${l.errSeconds.toFixed(2)} s from ${l.samples.toFixed(0)} samples (± one standard error of the sampling)`;
+    const samples = `${l.samples.toFixed(0)} samples`;
+    text +=
+      l.seconds === null || l.errSeconds === null
+        ? `\n\n${samples}; seconds ${seconds(null)}: ${NO_RATE}`
+        : `\n\n${secondsFigure(l.seconds)} ± ${seconds(l.errSeconds)} from ${samples} (± one standard error of the sampling)`;
     if (l.samples > 0 && l.samples < FEW_SAMPLES) {
       text += "; ⚠ few samples: mostly noise";
     }

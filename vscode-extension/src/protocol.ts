@@ -4,8 +4,9 @@
  * command with its params/arguments and result, the settings, as schemas (`wire`: exact JSON
  * shapes, checked by test/unit/protocol.test.ts against the server's real messages in
  * protocol/examples/); the readers that turn an answer into what the views use (lenient: a
- * malformed entry is dropped, a missing figure is 0, as before); and the builders of what the
- * extension sends. Pure: no `vscode` import.
+ * malformed entry is dropped, a missing figure is 0, as before; seconds stay null where the
+ * profile has no sampling rate, which the views show as units.ts's NO_TIME); and the builders of
+ * what the extension sends. Pure: no `vscode` import.
  */
 
 import {
@@ -512,25 +513,32 @@ export function hottestArguments(by: HottestBy, limit: number): [HottestBy, numb
 
 /** A wire object's keys, values unchecked: a reader may read only keys the wire has. */
 type Loose<T> = { [K in keyof T]?: unknown };
-/** A wire type whose figures `K` (seconds, null without a sampling rate) the views read as numbers
- * (0 for null, as the server sent them before it said null). */
-type Figures<T, K extends keyof T> = Omit<T, K> & { [P in K]: number };
+/** A wire type whose figures `K` (seconds) the views read: a number, or null where the profile has
+ * no sampling rate (seconds cannot be computed: the views say units.ts's NO_TIME, never 0). */
+type Figures<T, K extends keyof T> = Omit<T, K> & { [P in K]: number | null };
 
 const isNum = (v: unknown): v is number => typeof v === "number" && Number.isFinite(v);
 const isStr = (v: unknown): v is string => typeof v === "string";
 const isRec = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null;
-/** A figure: a number, 0 for null (no sampling rate), undefined for anything else (malformed). */
-const figure = (v: unknown): number | undefined => (isNum(v) ? v : v === null ? 0 : undefined);
+/** A figure in seconds: a number, null for null (no sampling rate), undefined for anything else
+ * (malformed). */
+const figure = (v: unknown): number | null | undefined => (isNum(v) ? v : v === null ? null : undefined);
+/** A figure in seconds, `d` where it is malformed or missing (null stays null: no sampling rate). */
+function figureOr(v: unknown, d: number): number | null {
+  const f = figure(v);
+  return f === undefined ? d : f;
+}
 
 // gmonlens/status
 
 export type StatusState = Wire<"Status">["state"];
 
-/** The server's `gmonlens/status` params (seconds are gprof's total time of the profile). */
+/** The server's `gmonlens/status` params (seconds are gprof's total time of the profile; null
+ * without a sampling rate, undefined when the server did not say). */
 export interface ServerStatus {
   state: StatusState;
   message?: string;
-  totalSeconds?: number;
+  totalSeconds?: number | null;
   routines?: number;
   /** The workspace folder's URI this status belongs to. */
   folder?: string;
@@ -614,7 +622,7 @@ export function parseStatus(params: unknown): ServerStatus | undefined {
   return {
     state: p.state as StatusState,
     message: str(p.message),
-    totalSeconds: num(p.totalSeconds),
+    totalSeconds: p.totalSeconds === null ? null : num(p.totalSeconds),
     routines: num(p.routines),
     folder: str(p.folder),
     ...(baseline === undefined ? {} : { baseline }),
@@ -624,21 +632,22 @@ export function parseStatus(params: unknown): ServerStatus | undefined {
 
 // gmonlens/lineHeat
 
-/** One line's figures (line 0-based; percent of the profile's total time). */
+/** One line's figures (line 0-based; percent of the profile's total time; seconds null without a
+ * sampling rate). */
 export interface HeatLine {
   line: number;
-  seconds: number;
+  seconds: number | null;
   percent: number;
   routine: string;
-  routines: { name: string; seconds: number }[];
+  routines: { name: string; seconds: number | null }[];
   /** the line's samples and one standard error in seconds (servers before 0.2 leave them out) */
   samples?: number;
-  errSeconds?: number;
+  errSeconds?: number | null;
 }
 
 export interface FileHeat {
   uri: string;
-  totalSeconds: number;
+  totalSeconds: number | null;
   lines: HeatLine[];
 }
 
@@ -664,12 +673,13 @@ export function parseLineHeat(result: unknown): FileHeat | undefined {
     const routines = Array.isArray(l.routines)
       ? l.routines
           .filter((p): p is { name: string; seconds: number | null } => isRec(p) && isStr(p.name) && figure(p.seconds) !== undefined)
-          .map((p) => ({ name: p.name, seconds: p.seconds ?? 0 }))
+          .map((p) => ({ name: p.name, seconds: p.seconds }))
       : [];
-    const sure = isNum(l.samples) && isNum(l.errSeconds) ? { samples: l.samples, errSeconds: l.errSeconds } : {};
+    const err = figure(l.errSeconds);
+    const sure = isNum(l.samples) && err !== undefined ? { samples: l.samples, errSeconds: err } : {};
     lines.push({ line: Math.floor(l.line), seconds, percent: l.percent, routine: isStr(l.routine) ? l.routine : "", routines, ...sure });
   }
-  return { uri: r.uri, totalSeconds: figure(r.totalSeconds) ?? 0, lines };
+  return { uri: r.uri, totalSeconds: figureOr(r.totalSeconds, 0), lines };
 }
 
 // gmonlens/callGraph
@@ -706,8 +716,8 @@ function parseNode(n: unknown): GraphNode | undefined {
     id: r.id,
     name: r.name,
     displayName: isStr(r.displayName) ? r.displayName : r.name,
-    selfSeconds: numOr(r.selfSeconds, 0),
-    totalSeconds: numOr(r.totalSeconds, 0),
+    selfSeconds: figureOr(r.selfSeconds, 0),
+    totalSeconds: figureOr(r.totalSeconds, 0),
     percent: numOr(r.percent, 0),
     selfPercent: numOr(r.selfPercent, 0),
     calls: numOr(r.calls, 0),
@@ -749,7 +759,7 @@ export function parseCallGraph(raw: unknown): CallGraph | undefined {
       caller: e.caller,
       callee: e.callee,
       calls: numOr(e.calls, 0),
-      seconds: numOr(e.seconds, 0),
+      seconds: figureOr(e.seconds, 0),
       percent: numOr(e.percent, 0),
       inCycle: e.inCycle === true,
       ...(typeof e.estimated === "boolean" ? { estimated: e.estimated } : {}),
@@ -767,7 +777,7 @@ export function parseCallGraph(raw: unknown): CallGraph | undefined {
     depth: intOrNull(r.depth),
     nodeThreshold: numOr(r.nodeThreshold, 0),
     edgeThreshold: numOr(r.edgeThreshold, 0),
-    totalSeconds: numOr(r.totalSeconds, 0),
+    totalSeconds: figureOr(r.totalSeconds, 0),
     prunedNodes: numOr(r.prunedNodes, 0),
     prunedEdges: numOr(r.prunedEdges, 0),
     nodes,
@@ -807,8 +817,8 @@ export function parseFlameGraph(raw: unknown): FlameGraph | undefined {
       routine: isNum(f.routine) ? f.routine : null,
       cycle: isNum(f.cycle) ? f.cycle : null,
       name: isStr(f.name) ? f.name : "?",
-      seconds: Math.max(width, 0),
-      selfSeconds: isNum(f.selfSeconds) ? Math.max(f.selfSeconds, 0) : 0,
+      seconds: width === null ? null : Math.max(width, 0),
+      selfSeconds: isNum(f.selfSeconds) ? Math.max(f.selfSeconds, 0) : f.selfSeconds === null ? null : 0,
       estimated: f.estimated === true,
       depth,
       uri: isStr(f.uri) ? f.uri : null,
@@ -819,7 +829,7 @@ export function parseFlameGraph(raw: unknown): FlameGraph | undefined {
   return {
     folder: isStr(r.folder) ? r.folder : "",
     generation: isNum(r.generation) ? r.generation : 0,
-    totalSeconds: isNum(r.totalSeconds) ? r.totalSeconds : 0,
+    totalSeconds: figureOr(r.totalSeconds, 0),
     minPercent: isNum(r.minPercent) ? r.minPercent : 0,
     truncated: r.truncated === true,
     frames,
@@ -893,7 +903,7 @@ export function parseListing(result: unknown): Listing | undefined {
   return {
     uri: r.uri,
     displayName: isStr(r.displayName) ? r.displayName : "",
-    selfSeconds: figure(r.selfSeconds) ?? 0,
+    selfSeconds: figureOr(r.selfSeconds, 0),
     text: r.text,
     instructions,
     sources,
@@ -925,12 +935,11 @@ export function parseHottest(result: unknown): HotRoutine[] {
       continue;
     }
     const e = item as Loose<Wire<"Hottest">>;
-    const num = (v: unknown) => (isNum(v) ? v : 0);
     out.push({
       name: e.name as string,
-      selfSeconds: num(e.selfSeconds),
-      totalSeconds: num(e.totalSeconds),
-      percent: num(e.percent),
+      selfSeconds: figureOr(e.selfSeconds, 0),
+      totalSeconds: figureOr(e.totalSeconds, 0),
+      percent: numOr(e.percent, 0),
       calls: typeof e.calls === "number" ? String(e.calls) : isStr(e.calls) ? e.calls : "",
       uri: isStr(e.uri) && e.uri !== "" ? e.uri : undefined,
       line: typeof e.line === "number" && e.line >= 0 ? e.line : undefined,

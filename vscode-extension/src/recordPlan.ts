@@ -9,6 +9,7 @@
 
 import type { LaunchPlan } from "./launch";
 import type { RecordSummary } from "./protocol";
+import { seconds } from "./units";
 
 /** What to record: the command (argv, no shell) and where it runs (absolute; undefined: the folder). */
 export interface RecordTarget {
@@ -217,9 +218,9 @@ export function recordNotices(rec: RecordSummary): RecordNotice[] {
   if (rec.usable) {
     const main = [...rec.programs].sort((a, b) => b.samples - a.samples)[0];
     const name = main ? main.binary.split("/").pop() : "the program";
-    const seconds = main?.seconds == null ? "" : `, ${main.seconds.toFixed(2)} s`;
+    const time = main === undefined ? "" : main.seconds === null ? `, seconds ${seconds(null)} (no sampling rate)` : `, ${seconds(main.seconds)}`;
     const hottest = main?.hottest ? `; hottest: ${main.hottest}` : "";
-    out.push({ level: "info", text: `gmonlens: recorded ${rec.profiles} profile${rec.profiles === 1 ? "" : "s"} of ${name}${seconds}${hottest}` });
+    out.push({ level: "info", text: `gmonlens: recorded ${rec.profiles} profile${rec.profiles === 1 ? "" : "s"} of ${name}${time}${hottest}` });
   } else if (findings.every((d) => d.severity !== "error")) {
     out.push({ level: "error", text: `gmonlens record: no usable profile (exit status ${rec.exitStatus}); see the terminal` });
   }

@@ -4,6 +4,7 @@
  */
 
 import type { BaselineStatus, HealthItem, ServerStatus } from "./protocol";
+import { NO_RATE, seconds } from "./units";
 
 /** The health items as tooltip lines ("" when healthy). */
 export function healthLines(health: HealthItem[] | undefined): string {
@@ -24,7 +25,7 @@ const MARKS = { up: "▲", down: "▼", noise: "≈" } as const;
 export function baselineText(b: BaselineStatus): string {
   const sign = b.deltaSeconds >= 0 ? "+" : "-";
   const pct = b.percent === undefined || b.verdict === "noise" ? "" : ` (${b.percent >= 0 ? "+" : ""}${b.percent.toFixed(0)}%)`;
-  return `${MARKS[b.verdict]} ${sign}${Math.abs(b.deltaSeconds).toFixed(2)} s${pct}`;
+  return `${MARKS[b.verdict]} ${sign}${seconds(Math.abs(b.deltaSeconds))}${pct}`;
 }
 
 /** The problem in a word or two, from the server's one-line message ("PATH: what is wrong", the CLI's words). */
@@ -50,11 +51,6 @@ export function problemWord(message: string | undefined): string {
   return "problem";
 }
 
-/** "1.23 s" with gprof's two decimals. */
-export function seconds(s: number): string {
-  return `${s.toFixed(2)} s`;
-}
-
 /** The status bar item's text and tooltip. `status` undefined = the server has said nothing yet. */
 export function statusView(status: ServerStatus | undefined, folderName?: string): StatusView {
   const where = folderName ? ` (${folderName})` : "";
@@ -77,12 +73,14 @@ export function statusView(status: ServerStatus | undefined, folderName?: string
       const b = status.baseline;
       const health = healthLines(status.health);
       const mark = health ? " $(warning)" : "";
+      // why the total reads n/a; the server's health items say whether more is wrong (no warning mark here)
+      const rate = status.totalSeconds === null ? `\nSeconds ${seconds(null)}: ${NO_RATE}.` : "";
       if (b !== undefined) {
         const counts = `${b.regressions} slower, ${b.improvements} faster beyond noise`;
         return {
           text: `$(flame) gprof: ${summary} · ${baselineText(b)}${mark}`,
           tooltip:
-            `gmonlens: profile loaded${where}: ${summary}${message}${health}\n` +
+            `gmonlens: profile loaded${where}: ${summary}${message}${rate}${health}\n` +
             `Against the baseline (${b.label}): ${seconds(b.totalBefore)} -> ${seconds(b.totalAfter)}, ` +
             `${baselineText(b)}; ${counts}.\nClick for the changes.`,
           kind: "normal",
@@ -91,7 +89,7 @@ export function statusView(status: ServerStatus | undefined, folderName?: string
       }
       return {
         text: `$(flame) gprof: ${summary}${mark}`,
-        tooltip: `gmonlens: profile loaded${where}: ${summary}${message}${health}\nClick for the log.`,
+        tooltip: `gmonlens: profile loaded${where}: ${summary}${message}${rate}${health}\nClick for the log.`,
         kind: "normal",
       };
     }

@@ -4,6 +4,7 @@
  */
 
 import type { SuiteTest, TestChoice, TestsListing } from "./protocol";
+import { seconds } from "./units";
 
 export interface TestItem {
   label: string;
@@ -13,8 +14,9 @@ export interface TestItem {
   picked: boolean;
 }
 
-function seconds(v: number | undefined): string {
-  return v === undefined ? "no time" : `${v.toFixed(2)} s`;
+/** Its profiled seconds; NO_TIME when its binary's profile has no sampling rate, "no time" without one. */
+function profiled(t: SuiteTest): string {
+  return t.seconds !== undefined ? seconds(t.seconds) : t.binary !== undefined ? seconds(null) : "no time";
 }
 
 function testItem(t: SuiteTest, listing: TestsListing): TestItem {
@@ -22,7 +24,7 @@ function testItem(t: SuiteTest, listing: TestsListing): TestItem {
   const icon = status === "passed" ? "$(pass)" : status === "skipped" ? "$(debug-step-over)" : "$(error)";
   return {
     label: `${icon} ${t.name}`,
-    description: `${seconds(t.seconds)} profiled · ${status}${t.duration === undefined ? "" : ` · ${t.duration.toFixed(2)} s wall`}`,
+    description: `${profiled(t)} profiled · ${status}${t.duration === undefined ? "" : ` · ${seconds(t.duration)} wall`}`,
     detail: t.binary,
     choice: { kind: "test", name: t.name },
     picked: listing.mode === "test" && listing.selected === t.name,

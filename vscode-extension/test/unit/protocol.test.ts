@@ -208,7 +208,7 @@ describe("gmonlens/record: the recording, read as the command's notifications us
   });
 });
 
-describe("a profile without a sampling rate: seconds null, read as 0, nothing dropped", () => {
+describe("a profile without a sampling rate: seconds null, kept null, nothing dropped", () => {
   /** The example with every seconds-like figure (`seconds`, `*Seconds`) null, as the server sends
    * them for a profile without a sampling rate. */
   function withoutRate(name: string): any {
@@ -227,18 +227,48 @@ describe("a profile without a sampling rate: seconds null, read as 0, nothing dr
       assert.deepEqual(MESSAGES[e.message][e.part]?.check(withoutRate(name)), [], name);
     }
   });
-  test("the readers keep every entry, at 0 s", () => {
+  test("the readers keep every entry, its seconds null (the views say n/a), never 0", () => {
+    for (const name of ["gmonlens.lineHeat.result", "gmonlens.flameGraph.result"]) {
+      const raw = withoutRate(name);
+      assert.deepEqual(name.includes("lineHeat") ? parseLineHeat(raw) : parseFlameGraph(raw), raw, name);
+    }
     const heat = parseLineHeat(withoutRate("gmonlens.lineHeat.result"));
-    assert.equal(heat?.lines.length, ex("gmonlens.lineHeat.result").lines.length);
-    assert.ok(heat?.lines.every((l) => l.seconds === 0 && l.errSeconds === undefined && l.routines.every((r) => r.seconds === 0)));
-    const flame = parseFlameGraph(withoutRate("gmonlens.flameGraph.result"));
-    assert.equal(flame?.frames.length, ex("gmonlens.flameGraph.result").frames.length);
+    assert.ok(heat?.lines.every((l) => l.seconds === null && l.errSeconds === null && l.samples! > 0 && l.routines.every((r) => r.seconds === null)));
     const graph = parseCallGraph(withoutRate("gmonlens.callGraph.result"));
-    assert.ok(graph?.nodes.every((n) => n.totalSeconds === 0));
+    assert.ok(graph && graph.totalSeconds === null);
+    assert.ok(graph.nodes.every((n) => n.totalSeconds === null && n.selfSeconds === null));
+    assert.ok(graph.edges.every((e) => e.seconds === null));
     const listing = parseListing(withoutRate("gmonlens.disassembly.result"));
     const raw = ex("gmonlens.disassembly.result");
+    assert.equal(listing?.selfSeconds, null);
     assert.equal(listing?.instructions.length, raw.instructions.length);
+    assert.ok(listing?.instructions.every((i) => i.seconds === null && i.calls.every((c) => c.seconds === null)));
     assert.equal(listing?.instructions.flatMap((i) => i.calls).length, raw.instructions.flatMap((i: { calls: unknown[] }) => i.calls).length);
+    const hot = parseHottest(withoutRate("command.gmonlens.hottest.result"));
+    assert.ok(hot.length > 0 && hot.every((h) => h.selfSeconds === null && h.totalSeconds === null));
+    assert.equal(parseStatus(withoutRate("gmonlens.status.params"))?.totalSeconds, null);
+    assert.equal(parseStatus({ state: "loaded" })?.totalSeconds, undefined);
+  });
+  test("a malformed figure (not a number, not null) is still refused, as before", () => {
+    const flame = ex("gmonlens.flameGraph.result");
+    assert.equal(parseFlameGraph({ ...flame, frames: [{ ...flame.frames[0], seconds: "1.0" }] }), undefined);
+    const heat = ex("gmonlens.lineHeat.result");
+    const lines = [{ ...heat.lines[0], seconds: "x" }, heat.lines[1], { ...heat.lines[1], seconds: null }];
+    assert.deepEqual(parseLineHeat({ ...heat, lines })?.lines.map((l) => l.seconds), [heat.lines[1].seconds, null]);
+    const dis = ex("gmonlens.disassembly.result");
+    const withCall = dis.instructions.find((i: { calls: unknown[] }) => i.calls.length > 0);
+    const bad = { ...withCall, calls: [{ ...withCall.calls[0], seconds: {} }, { ...withCall.calls[0], seconds: null }] };
+    const listing = parseListing({ ...dis, instructions: [{ ...dis.instructions[0], seconds: "x" }, bad] });
+    assert.deepEqual(listing?.instructions.map((i) => i.line), [withCall.line]);
+    assert.deepEqual(listing?.instructions[0].calls.map((c) => c.seconds), [null]);
+    // the call graph's and hottest's readers read a malformed figure as 0, as they did
+    const graph = ex("gmonlens.callGraph.result");
+    const g = parseCallGraph({ ...graph, totalSeconds: "x", nodes: [{ ...graph.nodes[0], totalSeconds: true }, graph.nodes[1]] });
+    assert.equal(g?.totalSeconds, 0);
+    assert.equal(g?.nodes[0].totalSeconds, 0);
+    const hot = ex("command.gmonlens.hottest.result");
+    assert.equal(parseHottest([{ ...hot[0], selfSeconds: "1" }])[0].selfSeconds, 0);
+    assert.equal(parseStatus({ state: "loaded", totalSeconds: "2" })?.totalSeconds, undefined);
   });
 });
 

@@ -72,15 +72,22 @@ def fetch(work: Path = WORK_DIR) -> Path:
 
 
 def build(
-    src: Path, *, opt: str = "-O2", work: Path = WORK_DIR, cc: str = "gcc", defines: list[str] | None = None
+    src: Path,
+    *,
+    opt: str = "-O2",
+    work: Path = WORK_DIR,
+    cc: str = "gcc",
+    defines: list[str] | None = None,
+    driver: Path = DRIVER,
 ) -> Path:
-    """Compile the amalgamation and the driver with ``-pg -g opt`` and ``defines`` (default DEFINES,
-    which the benchmark figures rest on); cached by inputs' digest."""
+    """Compile the amalgamation and the driver (default DRIVER, this checkout's) with
+    ``-pg -g opt`` and ``defines`` (default DEFINES, which the benchmark figures rest on); cached
+    by inputs' digest."""
     defines = DEFINES if defines is None else defines
     bdir = work / f"build{opt}"
     exe = bdir / "sqlite_workload"
     h = hashlib.sha256(" ".join([cc, opt, *defines]).encode())
-    for f in (src / "sqlite3.c", src / "sqlite3.h", DRIVER):
+    for f in (src / "sqlite3.c", src / "sqlite3.h", driver):
         h.update(f.read_bytes())
     digest = h.hexdigest()[:16]
     stamp = bdir / "digest"
@@ -90,7 +97,7 @@ def build(
     flags = ["-pg", "-g", opt, *defines, f"-I{src}"]
     # sqlite3.c keeps its name so the DWARF and the server benchmark see a 9 MB source file
     subprocess.run([cc, *flags, "-c", str(src / "sqlite3.c"), "-o", str(bdir / "sqlite3.o")], check=True)
-    subprocess.run([cc, *flags, "-c", str(DRIVER), "-o", str(bdir / "sqlite_workload.o")], check=True)
+    subprocess.run([cc, *flags, "-c", str(driver), "-o", str(bdir / "sqlite_workload.o")], check=True)
     subprocess.run(
         [
             cc,

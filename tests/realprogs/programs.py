@@ -198,8 +198,12 @@ def _fetch_sdist(spec: str, dest: Path) -> None:
     tgz.unlink()
 
 
+# part of every build key: how a build is laid out (a change here is a new key, built anew)
+BUILD_LAYOUT = b"drivers compiled from their copy in the build directory\n"
+
+
 def _digest(*parts: bytes) -> str:
-    h = hashlib.sha256()
+    h = hashlib.sha256(BUILD_LAYOUT)
     for p in parts:
         h.update(p)
     return h.hexdigest()[:16]
@@ -225,6 +229,18 @@ def _run_workload(exe: Path, *args: str, cwd: Path) -> Path:
 def run_dir(program: str, key: str, run: int) -> Path:
     """Where run `run` of the build `key` of `program` writes its profile (in this clone)."""
     return WORK / "runs" / program / key / f"run{run}"
+
+
+def _driver_copy(driver: Path, bdir: Path) -> Path:
+    """`driver` (a workload source of this clone) as the build compiles it: a copy in the build
+    directory, so that the binary's DWARF names a file that exists for every clone sharing the
+    build (a clone's own path would exist only in the clone that built it). Called with the
+    build's lock held; the key covers the driver's bytes, so an existing copy is the same file."""
+    copy = bdir / "driver" / driver.name
+    if not copy.exists():
+        copy.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(driver, copy)
+    return copy
 
 
 def _drop_objects(bdir: Path) -> None:
@@ -254,9 +270,10 @@ def sqlite(run: int = 0) -> RealProgram:
     inputs = (src / "sqlite3.c", src / "sqlite3.h", sqlite_prog.DRIVER)
     key = _digest(toolchain(), " ".join(["-O2", *defines]).encode(), *(f.read_bytes() for f in inputs))
     with cached_build("sqlite", key) as (bdir, _done):
-        exe = sqlite_prog.build(src, opt="-O2", work=bdir, defines=defines)
+        driver = _driver_copy(sqlite_prog.DRIVER, bdir)
+        exe = sqlite_prog.build(src, opt="-O2", work=bdir, defines=defines, driver=driver)
     gmon = _run_workload(exe, "1", cwd=run_dir("sqlite", key, run))
-    return RealProgram("sqlite", exe, gmon, (src / "sqlite3.c", sqlite_prog.DRIVER))
+    return RealProgram("sqlite", exe, gmon, (src / "sqlite3.c", driver))
 
 
 QJS_FILES = ("quickjs", "libregexp", "libunicode", "cutils", "libbf")
@@ -275,6 +292,7 @@ def quickjs_zstd_lz4(run: int = 0) -> RealProgram:
     sources = [*libs, driver]
     key = _digest(toolchain(), " ".join(flags + defines).encode(), *(s.read_bytes() for s in sources))
     with cached_build("qjs", key) as (bdir, done):
+        driver = sources[-1] = _driver_copy(driver, bdir)
         exe = bdir / "qjs_workload"
         if not done:
             jobs = [["gcc", *flags, *defines, "-c", str(c), "-o", str(bdir / f"{c.stem}.o")] for c in libs]
@@ -340,6 +358,7 @@ def leveldb_snappy(opt: str = "-O2", run: int = 0) -> RealProgram:
     sources = [*libs, driver]
     key = _digest(toolchain(), " ".join(flags + defines).encode(), *(s.read_bytes() for s in sources))
     with cached_build(f"leveldb{opt}", key) as (bdir, done):
+        sources[-1] = _driver_copy(driver, bdir)
         exe = bdir / "leveldb_workload"
         if not done:
             objs = [bdir / f"{c.stem}.o" for c in sources]
@@ -364,6 +383,7 @@ def libsass(opt: str = "-O2", run: int = 0) -> RealProgram:
     sources = [*sorted(src.glob("*.cpp")), *sorted(src.glob("*.c")), driver]
     key = _digest(toolchain(), " ".join(flags + defines).encode(), *(s.read_bytes() for s in sources))
     with cached_build(f"libsass{opt}", key) as (bdir, done):
+        sources[-1] = _driver_copy(driver, bdir)
         exe = bdir / "libsass_workload"
         if not done:
             objs = [bdir / f"{c.name}.o" for c in sources]
@@ -444,6 +464,7 @@ def tree_sitter_json(run: int = 0) -> RealProgram:
     flags = ["-pg", "-g", "-O2"]
     key = _digest(toolchain(), " ".join(flags).encode(), *(s.read_bytes() for s in sources))
     with cached_build("tree-sitter", key) as (bdir, done):
+        sources[-1] = _driver_copy(driver, bdir)
         exe = bdir / "ts_workload"
         if not done:
             inc = bdir / "inc" / "tree_sitter"

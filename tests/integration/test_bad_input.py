@@ -6,7 +6,9 @@ from __future__ import annotations
 import os
 import random
 import shutil
+import signal
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -116,24 +118,39 @@ def test_huge_histogram_fails_fast(prog: Built, tmp_path: Path, bins: int) -> No
     assert peak_kb < 300_000, f"peak RSS {peak_kb} kB"
 
 
+# Runs argv as a grandchild of a fresh Python and writes its peak RSS (kB) to argv[1]. Measured
+# from here directly, the figure would not be the command's own: Linux carries the forking
+# process's peak RSS into a forked child (the copied mm) and keeps it across exec (the signal
+# struct's maxrss), so a pytest grown past the limit by earlier tests fails this test whatever
+# the command does. The launcher is a fresh process of a few MB: what its child inherits is that.
+_LAUNCH = """
+import os, sys
+pid = os.fork()
+if pid == 0:
+    os.execv(sys.argv[2], sys.argv[2:])
+_, status, usage = os.wait4(pid, 0)
+with open(sys.argv[1], "w") as f:
+    f.write(str(usage.ru_maxrss))
+sys.exit(os.waitstatus_to_exitcode(status))
+"""
+
+
 def run_measured(argv: list[str], cwd: Path) -> tuple[Result, float, int]:
-    """Run argv; return its result, wall time and the child's own peak RSS (kB)."""
-    out, err = cwd / "stdout", cwd / "stderr"
+    """Run argv; return its result, wall time and its own peak RSS (kB; see _LAUNCH)."""
+    out, err, peak = cwd / "stdout", cwd / "stderr", cwd / "peak_rss_kb"
     t0 = time.perf_counter()
     with out.open("wb") as o, err.open("wb") as e:
-        proc = subprocess.Popen(argv, cwd=cwd, stdout=o, stderr=e)
-        deadline = t0 + 30
-        while True:
-            pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
-            if pid:
-                break
-            if time.perf_counter() > deadline:
-                proc.kill()
-                pytest.fail(f"{argv} still running after 30 s")
-            time.sleep(0.02)
+        launch = [sys.executable, "-I", "-c", _LAUNCH, str(peak), *argv]
+        proc = subprocess.Popen(launch, cwd=cwd, stdout=o, stderr=e, start_new_session=True)
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+            pytest.fail(f"{argv} still running after 30 s")
     elapsed = time.perf_counter() - t0
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    return Result(tuple(argv), proc.returncode, out.read_bytes(), err.read_bytes()), elapsed, usage.ru_maxrss
+    result = Result(tuple(argv), proc.returncode, out.read_bytes(), err.read_bytes())
+    return result, elapsed, int(peak.read_text())
 
 
 def test_binary_not_elf(prog: Built, tmp_path: Path) -> None:

@@ -42,7 +42,7 @@ typecheck: install
 # left out); passes on a machine with neither gcc nor gprof
 FAST := not integration and not e2e and not realprogs and not slow
 test-fast: install
-	$(VENV)/bin/pytest -q -m "$(FAST)"
+	$(VENV)/bin/pytest -q -n auto -m "$(FAST)"
 
 check: lint typecheck test-fast
 

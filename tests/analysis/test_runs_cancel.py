@@ -11,17 +11,7 @@ import time
 from pathlib import Path
 
 from gmonlens.runs.recording import RecordOptions, record
-
-
-def _gone(pid: int, within: float = 10.0) -> bool:
-    deadline = time.monotonic() + within
-    while time.monotonic() < deadline:
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            return True
-        time.sleep(0.05)
-    return False
+from processes import alive, wait_ended
 
 
 def test_cancel_stops_the_process_group_and_the_runs(tmp_path: Path) -> None:
@@ -53,7 +43,8 @@ def test_cancel_stops_the_process_group_and_the_runs(tmp_path: Path) -> None:
     assert int(group.read_text()) == rec.runs[0].pid  # the command led a process group of its own
     assert "killed_by_signal" in [d.code for d in rec.diagnosis]
     for pid in map(int, pids.read_text().split()):
-        assert _gone(pid), f"process {pid} of the cancelled command still runs"
+        wait_ended(pid)
+        assert not alive(pid), f"process {pid} of the cancelled command still runs"
 
 
 def test_a_cancel_before_the_first_run_runs_nothing(tmp_path: Path) -> None:

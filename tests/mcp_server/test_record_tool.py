@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 
+from processes import alive, wait_ended
 from protocol.example_program import MAIN_C, SOURCE, assemble, elf, gmon
 
 from .mcpclient import McpClient, facts
@@ -112,17 +113,6 @@ def test_record_with_the_sdk_client(tmp_path: Path) -> None:
     assert out["bad"] and "command" in out["bad"]
 
 
-def _gone(pid: int) -> bool:
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline:
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            return True
-        time.sleep(0.05)
-    return False
-
-
 def _pids(path: Path) -> list[int]:
     deadline = time.monotonic() + LIMIT
     while time.monotonic() < deadline:
@@ -150,7 +140,8 @@ def test_timeout_stops_the_command(tmp_path: Path) -> None:
         assert "killed_by_signal" in [d["code"] for d in sc["recording"]["diagnosis"]]
         assert "timeout_seconds" in result["content"][0]["text"]
         for pid in _pids(pids):
-            assert _gone(pid)
+            wait_ended(pid)  # stopped (a pytest-timeout if never)
+            assert not alive(pid)
 
 
 def test_a_cancelled_call_stops_the_command(tmp_path: Path) -> None:
@@ -170,7 +161,8 @@ def test_a_cancelled_call_stops_the_command(tmp_path: Path) -> None:
         started = _pids(pids)
         c.send({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 7}})
         for pid in started:
-            assert _gone(pid), f"{pid} still runs"
+            wait_ended(pid)
+            assert not alive(pid), f"{pid} still runs"
         assert c.request("ping")["result"] == {}  # no answer to 7 came first (the cancelled call's)
 
 

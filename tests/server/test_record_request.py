@@ -19,6 +19,7 @@ import pytest
 
 from gmonlens_lsp import reload
 from gmonlens_lsp.factory import create_server
+from processes import alive, wait_ended
 from protocol.example_program import MAIN_C, SOURCE, assemble, elf, gmon
 from protocol.wire_client import WireClient
 
@@ -134,17 +135,6 @@ def test_command_not_found(tmp_path: Path) -> None:
     _session(tmp_path, True, body)
 
 
-def _gone(pid: int) -> bool:
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline:
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            return True
-        time.sleep(0.05)
-    return False
-
-
 async def _started(pids: Path) -> list[int]:
     deadline = time.monotonic() + LIMIT
     while time.monotonic() < deadline:
@@ -175,7 +165,8 @@ def test_cancel_stops_the_command(tmp_path: Path, how: str) -> None:
             assert answer["result"]["runs"][0]["signal"] == "SIGTERM"
             assert "killed_by_signal" in [d["code"] for d in answer["result"]["diagnosis"]]
         for pid in started:
-            assert await asyncio.to_thread(_gone, pid), f"{pid} still runs"
+            await asyncio.to_thread(wait_ended, pid)  # stopped (a pytest-timeout if never)
+            assert not alive(pid), f"{pid} still runs"
 
     _session(tmp_path, True, body)
 

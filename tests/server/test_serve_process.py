@@ -12,6 +12,7 @@ import pytest
 from gmonlens.common import mallocpolicy
 from gmonlens_ide import isolation
 from gmonlens_lsp import factory, serve
+from processes import alive, wait_ended
 
 
 def test_serve_sets_up_the_process(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -73,30 +74,6 @@ def _children(pid: int) -> list[int]:
     return out
 
 
-def _alive(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat") as fh:
-            return fh.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except FileNotFoundError:
-        return False
-
-
-def _wait_gone(pid: int) -> None:
-    """Until `pid` (not our child) has ended: its pidfd turns readable when it exits (a zombie
-    counts). No deadline here: pytest-timeout fails a test whose process never ends."""
-    import os
-    import select
-
-    try:
-        fd = os.pidfd_open(pid)
-    except ProcessLookupError:
-        return  # gone already
-    try:
-        select.select([fd], [], [])
-    finally:
-        os.close(fd)
-
-
 @pytest.mark.timeout(300)
 @pytest.mark.parametrize("sig", ["SIGTERM", "SIGHUP"])
 def test_a_signal_ends_the_server_and_its_warm_up(sig: str) -> None:
@@ -120,8 +97,8 @@ def test_a_signal_ends_the_server_and_its_warm_up(sig: str) -> None:
     os.kill(proc.pid, getattr(signal, sig))
     assert proc.wait() == 128 + getattr(signal, sig)
     for kid in kids:
-        _wait_gone(kid)  # killed with the server: gone, or a zombie until its new parent reaps it
-        assert not _alive(kid)
+        wait_ended(kid)  # killed with the server: gone, or a zombie until its new parent reaps it
+        assert not alive(kid)
 
 
 PARENT = """
@@ -146,8 +123,8 @@ def test_the_warm_up_ends_with_a_server_killed_outright() -> None:
     server = subprocess.Popen([sys.executable, "-c", PARENT], stdout=subprocess.PIPE)
     assert server.stdout is not None
     child = int(server.stdout.readline())
-    assert _alive(child)
+    assert alive(child)
     os.kill(server.pid, signal.SIGKILL)
     server.wait()
-    _wait_gone(child)  # ended by the kernel with its parent (a pytest-timeout if never)
-    assert not _alive(child)
+    wait_ended(child)  # ended by the kernel with its parent (a pytest-timeout if never)
+    assert not alive(child)

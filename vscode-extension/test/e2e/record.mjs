@@ -9,7 +9,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { fileURLToPath } from "node:url";
 import { expectedLens, parseGprof } from "./gprof.mjs";
-import { openWindow, quickOpen, sleep } from "./ui.mjs";
+import { lensesWithLines, openWindow, quickOpen, sleep } from "./ui.mjs";
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const WANT = ["spin", "square", "mix", "churn"];
@@ -24,20 +24,6 @@ export function buildUnrun(dir) {
     { name: "Run prog", type: "cppdbg", request: "launch", program: "${workspaceFolder}/prog", args: [], cwd: "${workspaceFolder}" },
   ] };
   fs.writeFileSync(path.join(dir, ".vscode", "launch.json"), JSON.stringify(launch, null, 2));
-}
-
-async function lensTexts(page) {
-  return page.evaluate(() => {
-    const lines = [...document.querySelectorAll(".monaco-editor .view-lines .view-line")].map((el) => ({
-      top: el.getBoundingClientRect().top,
-      text: el.textContent.replace(/\u00a0/g, " "),
-    }));
-    return [...document.querySelectorAll(".monaco-editor .codelens-decoration")].map((el) => {
-      const bottom = el.getBoundingClientRect().bottom;
-      const below = lines.filter((l) => l.top >= bottom - 2).sort((a, b) => a.top - b.top)[0];
-      return { lens: el.textContent.replace(/\u00a0/g, " "), line: below ? below.text : "" };
-    });
-  });
 }
 
 async function notifications(page) {
@@ -64,7 +50,7 @@ export async function recordChecks({ browser, port, work, results, check, runCom
     await sleep(2000);
     await quickOpen(page, path.join(folder, "src", "work.c"), { hasText: "spin" });
     await sleep(3000);
-    check("record: before recording the folder has no profile, no lens", (await lensTexts(page)).length === 0);
+    check("record: before recording the folder has no profile, no lens", (await lensesWithLines(page)).length === 0);
 
     // The command offers launch.json's program; choosing it records in a terminal.
     await runCommand(page, "gmonlens: Record a Profile");
@@ -91,7 +77,7 @@ export async function recordChecks({ browser, port, work, results, check, runCom
     while (Date.now() < deadline) {
       await sleep(1000);
       await gather();
-      if (!panelClosed && fs.existsSync(path.join(recDir, "record.json")) && (await lensTexts(page)).length > 0) {
+      if (!panelClosed && fs.existsSync(path.join(recDir, "record.json")) && (await lensesWithLines(page)).length > 0) {
         await page.screenshot({ path: path.join(results, "record-2-terminal.png") });
         await runCommand(page, "View: Close Panel"); // the editor whole again: every lens in view
         panelClosed = true;
@@ -99,7 +85,7 @@ export async function recordChecks({ browser, port, work, results, check, runCom
       const profiles = fs.existsSync(recDir) ? fs.readdirSync(recDir).filter((f) => /^gmon\.out\.\d+$/.test(f)) : [];
       if (profiles.length === 0) continue;
       const gprof = parseGprof(execFileSync("gprof", ["-b", "prog", ...profiles.map((p) => `gmonlens-record/${p}`)], { cwd: folder, encoding: "utf8" }));
-      lenses = await lensTexts(page);
+      lenses = await lensesWithLines(page);
       problem = WANT.map((name) => {
         const seen = lenses.find((l) => new RegExp(`\\b${name}\\(`).test(l.line));
         return seen ? expectedLens(seen.lens, gprof.routines.get(name), gprof.totalSeconds) : `no lens above ${name}`;

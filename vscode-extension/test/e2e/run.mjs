@@ -24,7 +24,7 @@ import { disasmChecks, pythonWithoutCapstone, universalChecks } from "./disasm.m
 import { lineHeatChecks } from "./lineheat.mjs";
 import { recordChecks } from "./record.mjs";
 import { testsChecks } from "./tests.mjs";
-import { cursorOn, openWindow, quickOpen, sleep } from "./ui.mjs";
+import { cursorOn, lensesWithLines, openWindow, quickOpen, sleep } from "./ui.mjs";
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const EXT = path.resolve(HERE, "..", "..");
@@ -113,21 +113,6 @@ async function goTo(page, line, column) {
   await sleep(200);
   await page.keyboard.press("Enter");
   await sleep(300);
-}
-
-/** Each lens with the routine defined on the editor line right below it. */
-async function lensesWithLines(page) {
-  return page.evaluate(() => {
-    const lines = [...document.querySelectorAll(".monaco-editor .view-lines .view-line")].map((el) => ({
-      top: el.getBoundingClientRect().top,
-      text: el.textContent.replace(/\u00a0/g, " "),
-    }));
-    return [...document.querySelectorAll(".monaco-editor .codelens-decoration")].map((el) => {
-      const bottom = el.getBoundingClientRect().bottom;
-      const below = lines.filter((l) => l.top >= bottom - 2).sort((a, b) => a.top - b.top)[0];
-      return { lens: el.textContent.replace(/\u00a0/g, " "), line: below ? below.text : "" };
-    });
-  });
 }
 
 /** A fresh VS Code profile under `root` (settings of a first start, no gmonlens settings) with the

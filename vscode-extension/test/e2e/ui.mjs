@@ -35,3 +35,18 @@ export async function cursorOn(page, line, tries) {
   const tab = ((await page.locator(".tab.active").first().textContent().catch(() => "")) ?? "").trim();
   return { where, tab };
 }
+
+/** Each lens with the routine defined on the editor line right below it. */
+export async function lensesWithLines(page) {
+  return page.evaluate(() => {
+    const lines = [...document.querySelectorAll(".monaco-editor .view-lines .view-line")].map((el) => ({
+      top: el.getBoundingClientRect().top,
+      text: el.textContent.replace(/\u00a0/g, " "),
+    }));
+    return [...document.querySelectorAll(".monaco-editor .codelens-decoration")].map((el) => {
+      const bottom = el.getBoundingClientRect().bottom;
+      const below = lines.filter((l) => l.top >= bottom - 2).sort((a, b) => a.top - b.top)[0];
+      return { lens: el.textContent.replace(/\u00a0/g, " "), line: below ? below.text : "" };
+    });
+  });
+}
